@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the local control plane from Go modules (and the S3 server from crates.io) into a cache
+# outside the repository, keyed by version. A component already in the cache is not rebuilt.
+# Prints nothing but progress; exits non-zero naming the component that failed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../versions.env
+. "$here/versions.env"
+. "$here/scripts/lib.sh"
+
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
+need go; need cargo
+
+check_pin() { # module-dir module version
+  local got
+  got=$(cd "$here/go/$1" && go list -m -f '{{.Version}}' "$2")
+  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; run 'make testenv-pin'"
+}
+
+build_kubernetes() {
+  local dir; dir=$(cache_dir kubernetes "$KUBERNETES_VERSION")
+  [ -x "$dir/bin/kubectl" ] && return 0
+  check_pin kubernetes k8s.io/kubernetes "$KUBERNETES_VERSION"
+  log "building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $KUBERNETES_VERSION (first time: about 15 minutes)"
+  local minor=${KUBERNETES_VERSION#v1.}; minor=${minor%%.*}
+  local v=k8s.io/component-base/version c=k8s.io/client-go/pkg/version now
+  now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  local ld="-s -w"
+  for p in $v $c; do
+    ld="$ld -X $p.gitVersion=$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=$now"
+  done
+  mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/kubernetes" && go build -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ld" -o "$dir.tmp/bin/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+    k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl) || die "building Kubernetes $KUBERNETES_VERSION failed"
+  publish "$dir"
+}
+
+build_etcd() {
+  local dir; dir=$(cache_dir etcd "$ETCD_VERSION")
+  [ -x "$dir/bin/etcd" ] && return 0
+  check_pin etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
+  log "building etcd $ETCD_VERSION"
+  mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/etcd" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/etcd" go.etcd.io/etcd/server/v3) \
+    || die "building etcd $ETCD_VERSION failed"
+  publish "$dir"
+}
+
+build_kwok() {
+  local dir; dir=$(cache_dir kwok "$KWOK_VERSION")
+  [ -x "$dir/bin/kwok" ] && return 0
+  check_pin kwok sigs.k8s.io/kwok "$KWOK_VERSION"
+  log "building kwok $KWOK_VERSION"
+  mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/kwok" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/kwok" sigs.k8s.io/kwok/cmd/kwok) \
+    || die "building kwok $KWOK_VERSION failed"
+  local src; src=$(cd "$here/go/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  cp -r "$src/kustomize" "$dir.tmp/kustomize" && chmod -R u+w "$dir.tmp/kustomize"
+  publish "$dir"
+}
+
+fetch_gateway_api() {
+  local dir; dir=$(cache_dir gateway-api "$GATEWAY_API_VERSION")
+  [ -d "$dir/crds" ] && return 0
+  log "fetching Gateway API $GATEWAY_API_VERSION standard CRDs"
+  local src
+  src=$(cd "$here/go/gateway-api" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  [ -d "$src/config/crd/standard" ] || die "Gateway API $GATEWAY_API_VERSION has no config/crd/standard"
+  mkdir -p "$dir.tmp/crds"
+  cp "$src"/config/crd/standard/gateway.networking.k8s.io_*.yaml "$dir.tmp/crds/"
+  rm -f "$dir.tmp/crds/"*vap*
+  publish "$dir"
+}
+
+build_s3s_fs() {
+  local dir; dir=$(cache_dir s3s-fs "$S3S_FS_VERSION")
+  [ -x "$dir/bin/s3s-fs" ] && return 0
+  log "building s3s-fs $S3S_FS_VERSION (S3-compatible test server)"
+  cargo install --quiet --locked --root "$dir.tmp" "s3s-fs@$S3S_FS_VERSION" --features binary \
+    || die "building s3s-fs $S3S_FS_VERSION failed"
+  publish "$dir"
+}
+
+what=${1:-all}
+case $what in
+  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_kubernetes ;;
+  kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
+  gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs)" ;;
+esac
