@@ -1,1 +1,28 @@
-pub fn x(){}
+//! The `platform.celld.dev/v1alpha1` API: the [`CelldFleet`] and [`CelldObjectStore`] custom
+//! resources, their admission rules, and the storage resolution that the operator and the
+//! `kubectl celld` plugin share so that both see a fleet's object storage exactly alike.
+
+pub mod bucket;
+pub mod conditions;
+pub mod fleet;
+pub mod labels;
+pub mod object_store;
+pub mod resolve;
+pub mod validate;
+
+pub use bucket::BucketUrl;
+pub use fleet::{
+    CelldFleet, CelldFleetSpec, CelldFleetStatus, DeploymentStatus, Durability, GatewayRef,
+    IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType, PvcRetention,
+    SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef,
+};
+pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
+pub use resolve::{ResolveError, ResolvedStorage};
+pub use validate::{SpecError, Violation};
+
+/// The API group of every resource in this crate.
+pub const GROUP: &str = "platform.celld.dev";
+/// The API version of every resource in this crate.
+pub const VERSION: &str = "v1alpha1";
+/// The celld runtime image a fleet runs unless `spec.image` says otherwise.
+pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.4.0";

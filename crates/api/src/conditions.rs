@@ -1,0 +1,83 @@
+//! Condition types the operator reports, and a helper that keeps `lastTransitionTime` stable.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+/// The fleet serves its Worker: nodes ready, storage resolved, a deployment exists.
+pub const READY: &str = "Ready";
+/// The fleet is moving towards its spec (rolling pods, scaling).
+pub const PROGRESSING: &str = "Progressing";
+/// Something keeps the fleet from its spec (bad storage reference, missing route API, ...).
+pub const DEGRADED: &str = "Degraded";
+/// The object-storage connection and credentials Secret resolve.
+pub const STORAGE_RESOLVED: &str = "StorageResolved";
+/// The bucket prefix holds a Worker deployment (deploy/current.json).
+pub const DEPLOYED: &str = "Deployed";
+/// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
+pub const ROUTE_READY: &str = "RouteReady";
+
+/// `True`, `False` or `Unknown` as Kubernetes spells it.
+pub fn status_str(value: Option<bool>) -> &'static str {
+    match value {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "Unknown",
+    }
+}
+
+/// Builds a condition for `generation`, keeping the transition time of `previous` when the
+/// status did not change, so a reconcile that changes nothing writes the same conditions.
+pub fn make(
+    previous: &[Condition],
+    type_: &str,
+    status: Option<bool>,
+    reason: &str,
+    message: impl Into<String>,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Condition {
+    let status = status_str(status).to_string();
+    let last_transition_time = previous
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == status)
+        .map(|c| c.last_transition_time.clone())
+        .unwrap_or(Time(now));
+    Condition {
+        type_: type_.to_string(),
+        status,
+        reason: reason.to_string(),
+        message: message.into(),
+        observed_generation: generation,
+        last_transition_time,
+    }
+}
+
+/// The condition of `type_` in `conditions`, if any.
+pub fn find<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|c| c.type_ == type_)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_transition_time_while_status_holds() {
+        let t0 = Timestamp::from_second(1_000).unwrap();
+        let t1 = Timestamp::from_second(2_000).unwrap();
+        let first = make(&[], READY, Some(true), "Serving", "ok", Some(1), t0);
+        let again = make(
+            &[first.clone()],
+            READY,
+            Some(true),
+            "Serving",
+            "ok",
+            Some(2),
+            t1,
+        );
+        assert_eq!(again.last_transition_time, Time(t0));
+        let flipped = make(&[first], READY, Some(false), "NoNodes", "down", Some(2), t1);
+        assert_eq!(flipped.last_transition_time, Time(t1));
+        assert_eq!(flipped.status, "False");
+    }
+}

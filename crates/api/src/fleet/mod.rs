@@ -1,0 +1,206 @@
+//! The `CelldFleet` resource: one celld fleet serving one Worker application from one
+//! object-storage bucket prefix.
+
+mod pods;
+mod routing;
+mod status;
+mod storage;
+
+use k8s_openapi::api::core::v1::{
+    Affinity, EnvVar, LocalObjectReference, ResourceRequirements, Toleration,
+    TopologySpreadConstraint,
+};
+use kube::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use pods::Durability;
+pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
+pub use status::{CelldFleetStatus, DeploymentStatus, StorageStatus};
+pub use storage::{
+    LocalStorage, LocalStorageType, ObjectStorage, PvcRetention, SecretRef, StoreRef,
+};
+
+/// Desired state of a celld fleet: the nodes, their object storage, local work storage and how
+/// the Worker is reached.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "platform.celld.dev",
+    version = "v1alpha1",
+    kind = "CelldFleet",
+    namespaced,
+    status = "CelldFleetStatus",
+    shortname = "cf",
+    category = "celld",
+    doc = "A celld fleet: a StatefulSet of celld nodes serving one Worker application from one object-storage bucket prefix, with its Services and optional Ingress or HTTPRoute.",
+    cel,
+    validation = Rule::new("self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')").message("metadata.name: a CelldFleet name must start with a letter, contain only lowercase letters, digits and '-', and be at most 52 characters (it names the StatefulSet, its pods and Services)"),
+    printcolumn(name = "Ready", type_ = "string", json_path = r#".status.conditions[?(@.type=="Ready")].status"#, description = "Whether the fleet serves its Worker"),
+    printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas", description = "Desired celld nodes"),
+    printcolumn(name = "Available", type_ = "integer", json_path = ".status.readyReplicas", description = "Ready celld nodes"),
+    printcolumn(name = "URL", type_ = "string", json_path = ".status.url", description = "Where the Worker is served"),
+    printcolumn(name = "Bucket", type_ = "string", json_path = ".spec.objectStorage.bucket", description = "Object-storage bucket and prefix"),
+    printcolumn(name = "Version", type_ = "string", json_path = ".status.deployment.version", description = "Deployed Worker version", priority = 1),
+    printcolumn(name = "Store", type_ = "string", json_path = ".spec.storeRef.name", description = "Shared CelldObjectStore", priority = 1),
+    printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp")
+)]
+#[x_kube(validation = Rule::new("has(self.storeRef) != has(self.objectStorage.credentialsSecretRef)").message("set exactly one of spec.storeRef.name (a shared CelldObjectStore) or spec.objectStorage.credentialsSecretRef.name (an inline connection): it is where the nodes get their object-storage connection and credentials"))]
+#[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP))").message("spec.storeRef excludes spec.objectStorage.endpoint, region and allowHTTP: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
+#[serde(rename_all = "camelCase")]
+pub struct CelldFleetSpec {
+    /// Number of celld nodes (StatefulSet replicas). 0 stops the fleet without deleting it.
+    #[serde(default = "default_replicas")]
+    #[schemars(range(min = 0, max = 1000))]
+    pub replicas: i32,
+
+    /// celld runtime image the nodes run. Some celld upgrades must not be rolled (v0.3 to v0.4
+    /// for example): read the release notes before changing it.
+    #[serde(default = "default_image")]
+    #[schemars(length(min = 1, max = 512))]
+    pub image: String,
+
+    /// When the kubelet pulls the image: Always, IfNotPresent or Never. Defaults to the
+    /// Kubernetes default for the image's tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_policy: Option<ImagePullPolicy>,
+
+    /// A shared CelldObjectStore in the fleet's namespace that provides the object-storage
+    /// connection (endpoint, region, credentials). Excludes the inline connection fields of
+    /// objectStorage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_ref: Option<StoreRef>,
+
+    /// The bucket prefix this fleet serves from and, without storeRef, the inline connection.
+    pub object_storage: ObjectStorage,
+
+    /// Local work storage of each node (SQLite per cell, snapshots, follower log).
+    #[serde(default)]
+    pub local_storage: LocalStorage,
+
+    /// The public Service in front of the nodes (port 80 to celld's port 8080).
+    #[serde(default)]
+    pub service: ServiceSpec,
+
+    /// Public routing: an Ingress (ingressClass) or a Gateway API HTTPRoute (gatewayRefs). Omit
+    /// to reach the fleet through its Service only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ingress: Option<IngressSpec>,
+
+    /// CPU and memory requests and limits of the celld container. celld caps its memory at 80%
+    /// of the memory limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
+
+    /// When celld acknowledges a write: `fleet` (after a follower's fsync, celld's default) or
+    /// `bucket` (after the object-storage write).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durability: Option<Durability>,
+
+    /// Extra environment variables for the celld container (celld tunables such as
+    /// CELLD_MAX_RSS_MB or RUST_LOG). Names the operator sets itself are refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64))]
+    #[x_kube(validation = crate::validate::reserved_env_rule())]
+    pub env: Vec<EnvVar>,
+
+    /// Node labels a node must have to run this fleet's pods.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_selector: BTreeMap<String, String>,
+
+    /// Taints this fleet's pods tolerate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 32))]
+    pub tolerations: Vec<Toleration>,
+
+    /// Node and pod affinity of this fleet's pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+
+    /// How this fleet's pods spread across zones and nodes. Selectors may use the label
+    /// platform.celld.dev/fleet=<fleet name>.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 8))]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+
+    /// Extra annotations on the celld pods. Keys under platform.celld.dev/ are the operator's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[x_kube(validation = crate::validate::owned_keys_rule("spec.podAnnotations"))]
+    pub pod_annotations: BTreeMap<String, String>,
+
+    /// Extra labels on the celld pods. Keys under platform.celld.dev/ are the operator's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[x_kube(validation = crate::validate::owned_keys_rule("spec.podLabels"))]
+    pub pod_labels: BTreeMap<String, String>,
+
+    /// ServiceAccount the celld pods run as (for workload identity annotations). Its token is
+    /// not mounted into the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub service_account_name: Option<String>,
+
+    /// Secrets holding registry credentials for pulling the image.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 16))]
+    pub image_pull_secrets: Vec<LocalObjectReference>,
+}
+
+/// When the kubelet pulls a container image.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImagePullPolicy {
+    /// Pull on every pod start.
+    Always,
+    /// Pull only when the image is not on the node.
+    IfNotPresent,
+    /// Never pull; the image must be on the node.
+    Never,
+}
+
+impl ImagePullPolicy {
+    /// The value as Kubernetes spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Always => "Always",
+            Self::IfNotPresent => "IfNotPresent",
+            Self::Never => "Never",
+        }
+    }
+}
+
+fn default_replicas() -> i32 {
+    1
+}
+
+fn default_image() -> String {
+    crate::DEFAULT_IMAGE.to_string()
+}
+
+impl CelldFleetSpec {
+    /// A spec with every default applied and the given bucket; a starting point for builders
+    /// and tests.
+    pub fn with_bucket(bucket: impl Into<String>) -> Self {
+        Self {
+            replicas: default_replicas(),
+            image: default_image(),
+            image_pull_policy: None,
+            store_ref: None,
+            object_storage: ObjectStorage {
+                bucket: bucket.into(),
+                ..ObjectStorage::default()
+            },
+            local_storage: LocalStorage::default(),
+            service: ServiceSpec::default(),
+            ingress: None,
+            resources: None,
+            durability: None,
+            env: Vec::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+            affinity: None,
+            topology_spread_constraints: Vec::new(),
+            pod_annotations: BTreeMap::new(),
+            pod_labels: BTreeMap::new(),
+            service_account_name: None,
+            image_pull_secrets: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Observed state of a fleet, written by the operator.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// Observed state of a celld fleet.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CelldFleetStatus {
+    /// The metadata.generation this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+
+    /// celld nodes that exist.
+    #[serde(default)]
+    pub replicas: i32,
+
+    /// celld nodes that are ready to serve.
+    #[serde(default)]
+    pub ready_replicas: i32,
+
+    /// celld nodes running the current pod template.
+    #[serde(default)]
+    pub updated_replicas: i32,
+
+    /// Where the Worker is served: https only when TLS is configured for the route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+
+    /// The object storage the nodes use, as resolved from storeRef or the inline fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageStatus>,
+
+    /// The Worker deployment the bucket prefix points at (deploy/current.json).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<DeploymentStatus>,
+
+    /// Ready, Progressing, Degraded, StorageResolved, Deployed and RouteReady conditions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<Condition>,
+}
+
+/// The object storage a fleet resolved to. Never holds credentials.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageStatus {
+    /// CelldObjectStore the connection came from; absent for an inline connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+    /// Bucket and prefix, s3://NAME[/PREFIX].
+    pub bucket: String,
+    /// Endpoint URL; absent for AWS S3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// Region.
+    pub region: String,
+    /// Secret the credentials come from (its name only).
+    pub credentials_secret: String,
+}
+
+/// The deployed Worker, read from the bucket prefix's deploy/current.json.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStatus {
+    /// Version id of the deployment (16 hex digits).
+    pub version: String,
+    /// Worker script name, when the pointer names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script_name: Option<String>,
+    /// Share of traffic the version receives, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_percent: Option<u32>,
+}

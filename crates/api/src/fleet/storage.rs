@@ -1,0 +1,126 @@
+//! Object storage (the fleet's long-term authority) and local work storage of a fleet.
+
+use kube::KubeSchema;
+use serde::{Deserialize, Serialize};
+
+/// A reference to a CelldObjectStore in the fleet's namespace.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct StoreRef {
+    /// Name of the CelldObjectStore.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+}
+
+/// A reference to a Secret in the same namespace holding AWS_ACCESS_KEY_ID,
+/// AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct SecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+}
+
+/// The bucket prefix a fleet serves from and, when no storeRef is set, how to reach it.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(validation = crate::validate::allow_http_rule("spec.objectStorage"))]
+pub struct ObjectStorage {
+    /// Bucket and prefix as s3://NAME[/PREFIX], for example s3://company-celld/api. Each prefix
+    /// is a separate fleet; fleets may share a bucket with different prefixes.
+    #[schemars(length(min = 1, max = 1024))]
+    #[x_kube(validation = crate::validate::bucket_rule("spec.objectStorage.bucket"))]
+    pub bucket: String,
+
+    /// S3-compatible endpoint URL, for example https://ACCOUNT.r2.cloudflarestorage.com. Omit
+    /// for AWS S3. Switches to path-style addressing. Not allowed with storeRef.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 2048))]
+    #[x_kube(validation = crate::validate::endpoint_rule("spec.objectStorage.endpoint"))]
+    pub endpoint: Option<String>,
+
+    /// Region of the bucket (celld's default is us-east-1; use auto for R2). Not allowed with
+    /// storeRef.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 64))]
+    #[x_kube(validation = crate::validate::region_rule("spec.objectStorage.region"))]
+    pub region: Option<String>,
+
+    /// Allow a plain-text http:// endpoint (a local MinIO, for example). Not allowed with
+    /// storeRef.
+    #[serde(default, rename = "allowHTTP", skip_serializing_if = "Option::is_none")]
+    pub allow_http: Option<bool>,
+
+    /// Secret with the object-storage credentials. Required unless storeRef is set, and not
+    /// allowed with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_secret_ref: Option<SecretRef>,
+}
+
+/// Local work storage of each celld node.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(validation = Rule::new("(self.type == 'Ephemeral' && oldSelf.type == 'Ephemeral') || (self.type == oldSelf.type && self.size == oldSelf.size && (has(self.storageClassName) ? (has(oldSelf.storageClassName) && self.storageClassName == oldSelf.storageClassName) : !has(oldSelf.storageClassName)))").message("spec.localStorage: type, size and storageClassName cannot change once a fleet uses Persistent storage (a StatefulSet's volume claims are immutable); create a new fleet with the storage you want, or delete this one (its PVCs follow whenDeleted) and create it again"))]
+#[x_kube(validation = Rule::new("!has(self.storageClassName) || self.type == 'Persistent'").message("spec.localStorage.storageClassName applies to type Persistent only: set type: Persistent or remove storageClassName"))]
+pub struct LocalStorage {
+    /// Ephemeral: an emptyDir limited to size, lost when a pod is deleted. Persistent: one
+    /// PersistentVolumeClaim per node, kept across restarts (preserves SQLite working files,
+    /// caches and follower replication data).
+    #[serde(default, rename = "type")]
+    pub type_: LocalStorageType,
+
+    /// Size of each node's work storage (a Kubernetes quantity such as 10Gi): the emptyDir limit
+    /// or the PVC request.
+    #[serde(default = "default_size")]
+    #[schemars(length(min = 1, max = 64))]
+    #[x_kube(validation = Rule::new("isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))").message("spec.localStorage.size must be a positive Kubernetes quantity such as 10Gi or 500Mi"))]
+    pub size: String,
+
+    /// StorageClass of the PVCs (type Persistent only). Omit for the cluster's default class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253))]
+    pub storage_class_name: Option<String>,
+
+    /// What happens to the PVCs when the fleet is deleted (type Persistent only): Retain keeps
+    /// them (and the data) for a fleet of the same name, Delete removes them.
+    #[serde(default)]
+    pub when_deleted: PvcRetention,
+}
+
+impl Default for LocalStorage {
+    fn default() -> Self {
+        Self {
+            type_: LocalStorageType::default(),
+            size: default_size(),
+            storage_class_name: None,
+            when_deleted: PvcRetention::default(),
+        }
+    }
+}
+
+fn default_size() -> String {
+    "10Gi".to_string()
+}
+
+/// Kind of local work storage.
+#[derive(
+    Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Default,
+)]
+pub enum LocalStorageType {
+    /// An emptyDir with a size limit; lost when the pod goes.
+    #[default]
+    Ephemeral,
+    /// A PersistentVolumeClaim per node.
+    Persistent,
+}
+
+/// Fate of a fleet's PVCs when the fleet is deleted.
+#[derive(
+    Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Default,
+)]
+pub enum PvcRetention {
+    /// Keep the PVCs.
+    #[default]
+    Retain,
+    /// Delete the PVCs with the fleet.
+    Delete,
+}

@@ -1,0 +1,48 @@
+//! Label, annotation and environment names the operator owns. Users may not set them on a
+//! fleet's pods: the admission rules refuse them, and the operator would overwrite them.
+
+/// Prefix of every label and annotation key the operator owns on the objects it manages.
+pub const OWNED_PREFIX: &str = "platform.celld.dev/";
+/// Label naming the fleet an object belongs to (part of every selector).
+pub const FLEET: &str = "platform.celld.dev/fleet";
+/// Label naming an object's role in the fleet: `node` for celld pods, `deploy` for deploy pods.
+pub const ROLE: &str = "platform.celld.dev/role";
+/// Role value of the celld node pods.
+pub const ROLE_NODE: &str = "node";
+/// Role value of the short-lived deploy pods started by `kubectl celld deploy`.
+pub const ROLE_DEPLOY: &str = "deploy";
+/// Pod-template annotation holding a hash of the configuration the pods were started with, so a
+/// change of store, Secret name or Secret contents rolls the fleet.
+pub const CONFIG_HASH: &str = "platform.celld.dev/config-hash";
+
+/// Environment variable names the operator sets on celld containers. A fleet's `spec.env` may
+/// not use them.
+pub const RESERVED_ENV: &[&str] = &[
+    "CELLD_BUCKET",
+    "S3_ENDPOINT",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "CELLD_ADDR",
+    "CELLD_INTERNAL_ADDR",
+    "CELLD_ADVERTISE",
+    "CELLD_NODE",
+    "CELLD_WATCH",
+    "CELLD_DURABILITY",
+    "POD_NAME",
+    "POD_NAMESPACE",
+    "TMPDIR",
+];
+
+/// Keys a credentials Secret holds: the access key id, the secret key, and an optional session
+/// token, under the names the AWS SDKs read.
+pub mod secret_keys {
+    /// Required: the access key id.
+    pub const ACCESS_KEY_ID: &str = "AWS_ACCESS_KEY_ID";
+    /// Required: the secret access key.
+    pub const SECRET_ACCESS_KEY: &str = "AWS_SECRET_ACCESS_KEY";
+    /// Optional: a session token for temporary credentials.
+    pub const SESSION_TOKEN: &str = "AWS_SESSION_TOKEN";
+}

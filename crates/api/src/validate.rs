@@ -1,0 +1,115 @@
+//! Admission rules shared by several fields, and client-side validation of whole objects with
+//! exactly the CEL rules the API server enforces.
+
+use crate::{CelldFleet, CelldObjectStore, labels};
+use kube::core::{Rule, cel::ValidationErrors};
+use std::fmt;
+
+/// Rule: an http:// endpoint needs allowHTTP (`at` is the object's path, for the message).
+pub fn allow_http_rule(at: &str) -> Rule {
+    Rule::new("!has(self.endpoint) || !self.endpoint.startsWith('http://') || (has(self.allowHTTP) && self.allowHTTP)")
+        .message(format!("{at}.endpoint uses plain-text http://: set {at}.allowHTTP: true to allow it, or use an https:// endpoint").as_str())
+}
+
+/// Rule: an endpoint is an absolute http(s) URL without query or fragment.
+pub fn endpoint_rule(at: &str) -> Rule {
+    Rule::new(r"self.matches('^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^?#\\s]*)?$')").message(
+        format!("{at} must be an absolute http:// or https:// URL such as https://s3.example.com (host, optional port and path; no query)").as_str(),
+    )
+}
+
+/// Rule: a region is lowercase letters, digits and dashes (us-east-1, auto).
+pub fn region_rule(at: &str) -> Rule {
+    Rule::new("self.matches('^[a-z0-9-]+$')")
+        .message(format!("{at} must be a region name such as us-east-1 (or auto for R2)").as_str())
+}
+
+/// Rule: a bucket is s3://NAME[/PREFIX] with an S3 bucket name and celld's prefix characters.
+pub fn bucket_rule(at: &str) -> Rule {
+    Rule::new(r"self.matches('^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[A-Za-z0-9._-]+)*$')").message(
+        format!("{at} must be s3://NAME[/PREFIX]: NAME is an S3 bucket name (3-63 lowercase letters, digits, '.', '-'), PREFIX uses A-Z a-z 0-9 - _ . and / between non-empty parts, for example s3://company-celld/api").as_str(),
+    )
+}
+
+/// Rule: no environment variable the operator sets itself.
+pub fn reserved_env_rule() -> Rule {
+    let names = labels::RESERVED_ENV
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Rule::new(format!("self.all(e, !(e.name in [{names}]))")).message(
+        format!(
+            "spec.env may not set {}: the operator sets them from objectStorage, storeRef and the fleet's pods",
+            labels::RESERVED_ENV.join(", ")
+        )
+        .as_str(),
+    )
+}
+
+/// Rule: no map key under the operator's platform.celld.dev/ prefix.
+pub fn owned_keys_rule(at: &str) -> Rule {
+    Rule::new(format!(
+        "self.all(k, !k.startsWith('{}'))",
+        labels::OWNED_PREFIX
+    ))
+    .message(
+        format!(
+            "{at} may not use keys under {}: the operator owns them",
+            labels::OWNED_PREFIX
+        )
+        .as_str(),
+    )
+}
+
+/// One rule an object breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Path of the field the rule sits on, e.g. `spec.ingress`.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// The rules an object breaks, as the API server would report them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct SpecError {
+    /// Every broken rule.
+    pub violations: Vec<Violation>,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<&str> = self.violations.iter().map(|v| v.message.as_str()).collect();
+        write!(f, "{}", lines.join("; "))
+    }
+}
+
+impl From<ValidationErrors> for SpecError {
+    fn from(errors: ValidationErrors) -> Self {
+        Self {
+            violations: errors
+                .iter()
+                .map(|e| Violation {
+                    field: e.field_path.clone(),
+                    message: e.message.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Checks a fleet against the CRD's CEL rules, as admission would on create.
+pub fn fleet(fleet: &CelldFleet) -> Result<(), SpecError> {
+    fleet.validate_cel().map_err(SpecError::from)
+}
+
+/// Checks an update of a fleet against the CRD's CEL rules, transition rules included.
+pub fn fleet_update(fleet: &CelldFleet, old: &CelldFleet) -> Result<(), SpecError> {
+    fleet.validate_cel_update(old).map_err(SpecError::from)
+}
+
+/// Checks an object store against the CRD's CEL rules, as admission would on create.
+pub fn object_store(store: &CelldObjectStore) -> Result<(), SpecError> {
+    store.validate_cel().map_err(SpecError::from)
+}

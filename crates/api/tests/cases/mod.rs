@@ -1,0 +1,457 @@
+//! Accepted and refused CelldFleet / CelldObjectStore examples, shared by the client-side rule
+//! tests and the tests against the real API server, so both prove the same rules.
+
+/// One example: a manifest and, for a refused one, a piece of the message that must name the
+/// field and the fix.
+pub struct Case {
+    pub name: &'static str,
+    pub yaml: &'static str,
+    pub refused_with: Option<&'static str>,
+}
+
+/// An update: the object before and after, and, for a refused change, the expected message.
+pub struct UpdateCase {
+    pub name: &'static str,
+    pub old: &'static str,
+    pub new: &'static str,
+    pub refused_with: Option<&'static str>,
+}
+
+const fn ok(name: &'static str, yaml: &'static str) -> Case {
+    Case {
+        name,
+        yaml,
+        refused_with: None,
+    }
+}
+
+const fn bad(name: &'static str, yaml: &'static str, msg: &'static str) -> Case {
+    Case {
+        name,
+        yaml,
+        refused_with: Some(msg),
+    }
+}
+
+pub const FLEETS: &[Case] = &[
+    ok(
+        "inline-minimal",
+        r#"
+metadata: {name: inline-minimal}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+"#,
+    ),
+    ok(
+        "store-ref",
+        r#"
+metadata: {name: store-ref}
+spec:
+  storeRef: {name: minio}
+  objectStorage: {bucket: "s3://celld/local-poc"}
+"#,
+    ),
+    ok(
+        "everything",
+        r#"
+metadata: {name: everything}
+spec:
+  replicas: 3
+  image: ghcr.io/denoland/celld:v0.4.0
+  imagePullPolicy: IfNotPresent
+  objectStorage:
+    bucket: s3://company-celld/api/v1_x
+    endpoint: http://minio.celld-poc.svc:9000
+    region: us-east-1
+    allowHTTP: true
+    credentialsSecretRef: {name: creds}
+  localStorage: {type: Persistent, size: 20Gi, storageClassName: fast, whenDeleted: Delete}
+  service: {type: LoadBalancer, annotations: {a: b}}
+  ingress:
+    hostname: example.celld.dev
+    ingressClass: nginx
+    path: /api
+    stripPrefix: true
+    tls: {clusterIssuer: letsencrypt-prod}
+    annotations: {x: y}
+  durability: bucket
+  env: [{name: RUST_LOG, value: debug}, {name: CELLD_MAX_RSS_MB, value: "512"}]
+  nodeSelector: {kubernetes.io/os: linux}
+  tolerations: [{key: dedicated, operator: Equal, value: celld, effect: NoSchedule}]
+  podAnnotations: {prometheus.io/scrape: "false"}
+  podLabels: {team: edge}
+  serviceAccountName: celld
+  imagePullSecrets: [{name: regcred}]
+"#,
+    ),
+    ok(
+        "gateway",
+        r#"
+metadata: {name: gateway}
+spec:
+  objectStorage: {bucket: "s3://celld/gw", credentialsSecretRef: {name: creds}}
+  ingress:
+    hostname: gw.celld.dev
+    gatewayRefs: [{name: celld, namespace: infra, sectionName: http}]
+    path: /api
+    stripPrefix: true
+"#,
+    ),
+    ok(
+        "wildcard-host-exact-path",
+        r#"
+metadata: {name: wildcard}
+spec:
+  objectStorage: {bucket: "s3://celld", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: "*.apps.example.com", ingressClass: nginx, path: /hello, pathType: Exact}
+"#,
+    ),
+    bad(
+        "no-connection",
+        r#"
+metadata: {name: no-connection}
+spec:
+  objectStorage: {bucket: "s3://celld/app"}
+"#,
+        "set exactly one of spec.storeRef.name",
+    ),
+    bad(
+        "store-and-inline-credentials",
+        r#"
+metadata: {name: both}
+spec:
+  storeRef: {name: minio}
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+"#,
+        "set exactly one of spec.storeRef.name",
+    ),
+    bad(
+        "store-and-endpoint",
+        r#"
+metadata: {name: store-endpoint}
+spec:
+  storeRef: {name: minio}
+  objectStorage: {bucket: "s3://celld/app", endpoint: "https://s3.example.com"}
+"#,
+        "spec.storeRef excludes spec.objectStorage.endpoint",
+    ),
+    bad(
+        "store-and-region",
+        r#"
+metadata: {name: store-region}
+spec:
+  storeRef: {name: minio}
+  objectStorage: {bucket: "s3://celld/app", region: eu-west-1}
+"#,
+        "spec.storeRef excludes spec.objectStorage.endpoint, region and allowHTTP",
+    ),
+    bad(
+        "bucket-without-scheme",
+        r#"
+metadata: {name: bucket-scheme}
+spec:
+  objectStorage: {bucket: "celld/app", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+    ),
+    bad(
+        "bucket-bad-prefix-chars",
+        r#"
+metadata: {name: bucket-chars}
+spec:
+  objectStorage: {bucket: "s3://celld/app name", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+    ),
+    bad(
+        "bucket-trailing-slash",
+        r#"
+metadata: {name: bucket-slash}
+spec:
+  objectStorage: {bucket: "s3://celld/app/", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+    ),
+    bad(
+        "bucket-uppercase-name",
+        r#"
+metadata: {name: bucket-upper}
+spec:
+  objectStorage: {bucket: "s3://Celld/app", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+    ),
+    bad(
+        "endpoint-not-url",
+        r#"
+metadata: {name: endpoint-url}
+spec:
+  objectStorage: {bucket: "s3://celld/app", endpoint: "minio:9000", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.endpoint must be an absolute http:// or https:// URL",
+    ),
+    bad(
+        "endpoint-http-without-allow",
+        r#"
+metadata: {name: endpoint-http}
+spec:
+  objectStorage: {bucket: "s3://celld/app", endpoint: "http://minio:9000", credentialsSecretRef: {name: creds}}
+"#,
+        "set spec.objectStorage.allowHTTP: true",
+    ),
+    bad(
+        "endpoint-http-allow-false",
+        r#"
+metadata: {name: endpoint-http-false}
+spec:
+  objectStorage: {bucket: "s3://celld/app", endpoint: "http://minio:9000", allowHTTP: false, credentialsSecretRef: {name: creds}}
+"#,
+        "set spec.objectStorage.allowHTTP: true",
+    ),
+    bad(
+        "hostname-with-scheme",
+        r#"
+metadata: {name: host-scheme}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: "https://app.example.com", ingressClass: nginx}
+"#,
+        "spec.ingress.hostname must be a lowercase DNS name",
+    ),
+    bad(
+        "path-without-slash",
+        r#"
+metadata: {name: path-slash}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, path: api}
+"#,
+        "spec.ingress.path must start with /",
+    ),
+    bad(
+        "strip-prefix-root",
+        r#"
+metadata: {name: strip-root}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, stripPrefix: true}
+"#,
+        "spec.ingress.stripPrefix needs spec.ingress.path other than /",
+    ),
+    bad(
+        "strip-prefix-exact",
+        r#"
+metadata: {name: strip-exact}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, path: /api, pathType: Exact, stripPrefix: true}
+"#,
+        "spec.ingress.stripPrefix needs spec.ingress.pathType Prefix",
+    ),
+    bad(
+        "class-and-gateway",
+        r#"
+metadata: {name: class-gateway}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, gatewayRefs: [{name: gw}]}
+"#,
+        "spec.ingress: set exactly one of ingressClass",
+    ),
+    bad(
+        "neither-class-nor-gateway",
+        r#"
+metadata: {name: no-class}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com}
+"#,
+        "spec.ingress: set exactly one of ingressClass",
+    ),
+    bad(
+        "tls-both",
+        r#"
+metadata: {name: tls-both}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, tls: {clusterIssuer: le, secretName: s}}
+"#,
+        "spec.ingress.tls: set exactly one of clusterIssuer",
+    ),
+    bad(
+        "tls-neither",
+        r#"
+metadata: {name: tls-neither}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, ingressClass: nginx, tls: {}}
+"#,
+        "spec.ingress.tls: set exactly one of clusterIssuer",
+    ),
+    bad(
+        "tls-with-gateway",
+        r#"
+metadata: {name: tls-gateway}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  ingress: {hostname: app.example.com, gatewayRefs: [{name: gw}], tls: {secretName: s}}
+"#,
+        "spec.ingress.tls applies to an Ingress",
+    ),
+    bad(
+        "size-not-quantity",
+        r#"
+metadata: {name: size-bad}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {size: ten-gigs}
+"#,
+        "spec.localStorage.size must be a positive Kubernetes quantity",
+    ),
+    bad(
+        "class-on-ephemeral",
+        r#"
+metadata: {name: class-ephemeral}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Ephemeral, storageClassName: fast}
+"#,
+        "spec.localStorage.storageClassName applies to type Persistent only",
+    ),
+    bad(
+        "reserved-env",
+        r#"
+metadata: {name: reserved-env}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  env: [{name: RUST_LOG, value: info}, {name: CELLD_BUCKET, value: "s3://other"}]
+"#,
+        "spec.env may not set CELLD_BUCKET",
+    ),
+    bad(
+        "owned-pod-label",
+        r#"
+metadata: {name: owned-label}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  podLabels: {platform.celld.dev/fleet: other}
+"#,
+        "spec.podLabels may not use keys under platform.celld.dev/",
+    ),
+    bad(
+        "name-too-long",
+        r#"
+metadata: {name: a-fleet-name-that-is-far-too-long-for-a-statefulset-x}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+"#,
+        "at most 52 characters",
+    ),
+];
+
+pub const STORES: &[Case] = &[
+    ok(
+        "store-minio",
+        r#"
+metadata: {name: minio}
+spec: {endpoint: "http://minio.celld-poc.svc:9000", region: us-east-1, allowHTTP: true, credentialsSecretRef: {name: creds}}
+"#,
+    ),
+    ok(
+        "store-aws",
+        r#"
+metadata: {name: aws}
+spec: {credentialsSecretRef: {name: creds}}
+"#,
+    ),
+    bad(
+        "store-http-without-allow",
+        r#"
+metadata: {name: http}
+spec: {endpoint: "http://minio:9000", credentialsSecretRef: {name: creds}}
+"#,
+        "set spec.allowHTTP: true",
+    ),
+    bad(
+        "store-bad-endpoint",
+        r#"
+metadata: {name: bad-endpoint}
+spec: {endpoint: "s3.example.com", credentialsSecretRef: {name: creds}}
+"#,
+        "spec.endpoint must be an absolute http:// or https:// URL",
+    ),
+];
+
+const PERSISTENT: &str = r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Persistent, size: 10Gi}
+"#;
+
+const EPHEMERAL: &str = r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Ephemeral, size: 1Gi}
+"#;
+
+pub const FLEET_UPDATES: &[UpdateCase] = &[
+    UpdateCase {
+        name: "ephemeral-size-may-change",
+        old: EPHEMERAL,
+        new: r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Ephemeral, size: 2Gi}
+"#,
+        refused_with: None,
+    },
+    UpdateCase {
+        name: "persistent-retention-may-change",
+        old: PERSISTENT,
+        new: r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Persistent, size: 10Gi, whenDeleted: Delete}
+  replicas: 3
+"#,
+        refused_with: None,
+    },
+    UpdateCase {
+        name: "persistent-size-is-immutable",
+        old: PERSISTENT,
+        new: r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Persistent, size: 20Gi}
+"#,
+        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+    },
+    UpdateCase {
+        name: "persistent-class-is-immutable",
+        old: PERSISTENT,
+        new: r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Persistent, size: 10Gi, storageClassName: other}
+"#,
+        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+    },
+    UpdateCase {
+        name: "ephemeral-to-persistent-is-refused",
+        old: EPHEMERAL,
+        new: PERSISTENT,
+        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+    },
+    UpdateCase {
+        name: "persistent-to-ephemeral-is-refused",
+        old: PERSISTENT,
+        new: EPHEMERAL,
+        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+    },
+];

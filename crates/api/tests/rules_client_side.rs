@@ -1,0 +1,74 @@
+//! Every admission rule evaluated locally (kube's CEL support) on accepted and refused examples.
+
+mod cases;
+
+use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
+use celld_api::{CelldFleet, CelldObjectStore, validate};
+use serde_json::{Value, json};
+
+fn object(kind: &str, yaml: &str) -> Value {
+    let mut v: Value = serde_yaml::from_str(yaml).expect("case is YAML");
+    v["apiVersion"] = json!("platform.celld.dev/v1alpha1");
+    v["kind"] = json!(kind);
+    v["metadata"]["namespace"] = json!("default");
+    v
+}
+
+fn fleet(yaml: &str) -> CelldFleet {
+    serde_json::from_value(object("CelldFleet", yaml)).expect("case parses as a CelldFleet")
+}
+
+fn check(case: &Case, result: Result<(), validate::SpecError>) -> Option<String> {
+    match (case.refused_with, result) {
+        (None, Ok(())) => None,
+        (None, Err(e)) => Some(format!(
+            "{}: expected to be accepted, refused with: {e}",
+            case.name
+        )),
+        (Some(want), Ok(())) => Some(format!(
+            "{}: expected refusal containing {want:?}, was accepted",
+            case.name
+        )),
+        (Some(want), Err(e)) if e.to_string().contains(want) => None,
+        (Some(want), Err(e)) => Some(format!("{}: expected {want:?}, got: {e}", case.name)),
+    }
+}
+
+#[test]
+fn fleet_rules() {
+    let failures: Vec<String> = FLEETS
+        .iter()
+        .filter_map(|c| check(c, validate::fleet(&fleet(c.yaml))))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn object_store_rules() {
+    let failures: Vec<String> = STORES
+        .iter()
+        .filter_map(|c| {
+            let store: CelldObjectStore =
+                serde_json::from_value(object("CelldObjectStore", c.yaml))
+                    .expect("case parses as a CelldObjectStore");
+            check(c, validate::object_store(&store))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn fleet_transition_rules() {
+    let failures: Vec<String> = FLEET_UPDATES
+        .iter()
+        .filter_map(|u| {
+            let case = Case {
+                name: u.name,
+                yaml: u.new,
+                refused_with: u.refused_with,
+            };
+            check(&case, validate::fleet_update(&fleet(u.new), &fleet(u.old)))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
