@@ -71,5 +71,6 @@ pub struct DeploymentStatus {
     pub script_name: Option<String>,
     /// Share of traffic the version receives, in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rollout_percent: Option<u32>,
+    #[schemars(range(min = 0, max = 100))]
+    pub rollout_percent: Option<i32>,
 }

@@ -1,0 +1,3 @@
+//! The `celld-operator` binary.
+
+fn main() {}
