@@ -1,0 +1,109 @@
+//! One builder per child resource. Builders are pure: they turn a [`Desired`] fleet into the
+//! object the operator applies, and make no API calls.
+
+pub mod httproute;
+pub mod ingress;
+pub mod network_policy;
+pub mod pdb;
+pub mod peer_service;
+pub mod service;
+pub mod statefulset;
+
+use celld_api::{CelldFleet, ResolvedStorage, labels};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use kube::Resource;
+use std::collections::BTreeMap;
+
+/// The field manager of every object the operator applies.
+pub const MANAGER: &str = "celld-operator";
+
+/// Port of celld's public listener (the Worker).
+pub const HTTP_PORT: i32 = 8080;
+/// Port of celld's internal listener (peers and the unauthenticated operator API).
+pub const INTERNAL_PORT: i32 = 8081;
+/// celld's health path: a readiness and startup signal, never a liveness one.
+pub const HEALTH_PATH: &str = "/.well-known/celld/health";
+
+/// Everything a builder needs: the fleet and what the operator resolved for it.
+#[derive(Debug, Clone)]
+pub struct Desired<'a> {
+    /// The fleet.
+    pub fleet: &'a CelldFleet,
+    /// Its name.
+    pub name: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its resolved object storage.
+    pub storage: ResolvedStorage,
+    /// Hash of the configuration the pods must run with (storage and credentials contents).
+    pub config_hash: String,
+    /// StatefulSet replicas: the spec's, or 0 while the bucket holds no deployment.
+    pub replicas: i32,
+    /// Whether the route should claim https (TLS is configured on the Ingress or every Gateway
+    /// listener the HTTPRoute attaches to is HTTPS).
+    pub https: bool,
+}
+
+impl Desired<'_> {
+    /// Name of the headless peer Service.
+    pub fn peer_service_name(&self) -> String {
+        format!("{}-peer", self.name)
+    }
+
+    /// Labels on every child object.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            ("app.kubernetes.io/name".to_string(), "celld".to_string()),
+            ("app.kubernetes.io/instance".to_string(), self.name.clone()),
+            (
+                "app.kubernetes.io/managed-by".to_string(),
+                MANAGER.to_string(),
+            ),
+            (labels::FLEET.to_string(), self.name.clone()),
+        ])
+    }
+
+    /// The selector of the fleet's celld node pods.
+    pub fn node_selector(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            (labels::FLEET.to_string(), self.name.clone()),
+            (labels::ROLE.to_string(), labels::ROLE_NODE.to_string()),
+        ])
+    }
+
+    /// Metadata of a child named `name`, owned by the fleet.
+    pub fn meta(&self, name: String, annotations: Option<BTreeMap<String, String>>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(name),
+            namespace: Some(self.namespace.clone()),
+            labels: Some(self.labels()),
+            annotations: annotations.filter(|a| !a.is_empty()),
+            owner_references: self.owner_reference().map(|o| vec![o]),
+            ..ObjectMeta::default()
+        }
+    }
+
+    fn owner_reference(&self) -> Option<OwnerReference> {
+        self.fleet.controller_owner_ref(&())
+    }
+
+    /// The public URL of the Worker: through the route when one is asked for, otherwise the
+    /// Service's in-cluster address.
+    pub fn url(&self) -> String {
+        match &self.fleet.spec.ingress {
+            Some(ingress) => {
+                let scheme = if self.https { "https" } else { "http" };
+                let path = if ingress.path == "/" {
+                    ""
+                } else {
+                    ingress.path.as_str()
+                };
+                format!("{scheme}://{}{path}", ingress.hostname)
+            }
+            None => format!("http://{}.{}.svc", self.name, self.namespace),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures;

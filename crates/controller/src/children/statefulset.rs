@@ -1,0 +1,334 @@
+//! StatefulSet `<fleet>`: the celld nodes, following celld v0.4's runtime contract.
+
+use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT};
+use celld_api::{LocalStorageType, PvcRetention, labels};
+use k8s_openapi::api::apps::v1::{
+    StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
+};
+use k8s_openapi::api::core::v1::{
+    Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource,
+    HTTPGetAction, ObjectFieldSelector, PersistentVolumeClaim, PersistentVolumeClaimSpec,
+    PodSecurityContext, PodSpec, PodTemplateSpec, Probe, SeccompProfile, SecretKeySelector,
+    SecurityContext, Volume, VolumeMount, VolumeResourceRequirements,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use std::collections::BTreeMap;
+
+/// Where the work volume is mounted (CELLD_WATCH).
+pub const WORK_DIR: &str = "/var/lib/celld";
+/// uid and gid the nodes run as.
+pub const RUN_AS: i64 = 65532;
+/// celld's default graceful-shutdown bound (CELLD_SHUTDOWN_TOTAL_MS), in milliseconds.
+const SHUTDOWN_TOTAL_MS: i64 = 40_000;
+/// Time the kubelet grants beyond celld's own shutdown bound.
+const GRACE_MARGIN_S: i64 = 20;
+/// celld's readiness gate at start can hold for up to 120 s; the startup probe allows 180 s.
+const STARTUP_FAILURES: i32 = 36;
+
+const WORK_VOLUME: &str = "work";
+const TMP_VOLUME: &str = "tmp";
+
+/// The StatefulSet of a fleet.
+pub fn build(d: &Desired) -> StatefulSet {
+    let spec = &d.fleet.spec;
+    let persistent = spec.local_storage.type_ == LocalStorageType::Persistent;
+    StatefulSet {
+        metadata: d.meta(d.name.clone(), None),
+        spec: Some(StatefulSetSpec {
+            replicas: Some(d.replicas),
+            service_name: Some(d.peer_service_name()),
+            pod_management_policy: Some("Parallel".into()),
+            selector: LabelSelector {
+                match_labels: Some(d.node_selector()),
+                ..LabelSelector::default()
+            },
+            template: pod_template(d, persistent),
+            volume_claim_templates: persistent.then(|| vec![claim_template(d)]),
+            persistent_volume_claim_retention_policy: persistent.then(|| {
+                StatefulSetPersistentVolumeClaimRetentionPolicy {
+                    when_deleted: Some(
+                        match spec.local_storage.when_deleted {
+                            PvcRetention::Retain => "Retain",
+                            PvcRetention::Delete => "Delete",
+                        }
+                        .into(),
+                    ),
+                    when_scaled: Some("Retain".into()),
+                }
+            }),
+            ..StatefulSetSpec::default()
+        }),
+        status: None,
+    }
+}
+
+fn pod_template(d: &Desired, persistent: bool) -> PodTemplateSpec {
+    let spec = &d.fleet.spec;
+    let mut pod_labels = spec.pod_labels.clone();
+    pod_labels.extend(d.labels());
+    pod_labels.extend(d.node_selector());
+    pod_labels.insert("app.kubernetes.io/component".into(), "node".into());
+    let mut annotations = spec.pod_annotations.clone();
+    annotations.insert(labels::CONFIG_HASH.into(), d.config_hash.clone());
+
+    let mut volumes = vec![Volume {
+        name: TMP_VOLUME.into(),
+        empty_dir: Some(EmptyDirVolumeSource {
+            size_limit: Some(Quantity("1Gi".into())),
+            ..EmptyDirVolumeSource::default()
+        }),
+        ..Volume::default()
+    }];
+    if !persistent {
+        volumes.push(Volume {
+            name: WORK_VOLUME.into(),
+            empty_dir: Some(EmptyDirVolumeSource {
+                size_limit: Some(Quantity(spec.local_storage.size.clone())),
+                ..EmptyDirVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+    }
+
+    PodTemplateSpec {
+        metadata: Some(ObjectMeta {
+            labels: Some(pod_labels),
+            annotations: Some(annotations),
+            ..ObjectMeta::default()
+        }),
+        spec: Some(PodSpec {
+            containers: vec![container(d)],
+            volumes: Some(volumes),
+            service_account_name: spec.service_account_name.clone(),
+            automount_service_account_token: Some(false),
+            enable_service_links: Some(false),
+            termination_grace_period_seconds: Some(grace_period_seconds(&spec.env)),
+            security_context: Some(PodSecurityContext {
+                run_as_non_root: Some(true),
+                run_as_user: Some(RUN_AS),
+                run_as_group: Some(RUN_AS),
+                fs_group: Some(RUN_AS),
+                fs_group_change_policy: Some("OnRootMismatch".into()),
+                seccomp_profile: Some(SeccompProfile {
+                    type_: "RuntimeDefault".into(),
+                    ..SeccompProfile::default()
+                }),
+                ..PodSecurityContext::default()
+            }),
+            node_selector: non_empty_map(&spec.node_selector),
+            tolerations: non_empty(&spec.tolerations),
+            affinity: spec.affinity.clone(),
+            topology_spread_constraints: non_empty(&spec.topology_spread_constraints),
+            image_pull_secrets: non_empty(&spec.image_pull_secrets),
+            ..PodSpec::default()
+        }),
+    }
+}
+
+fn container(d: &Desired) -> Container {
+    let spec = &d.fleet.spec;
+    let health = |failure_threshold| Probe {
+        http_get: Some(HTTPGetAction {
+            path: Some(HEALTH_PATH.into()),
+            port: IntOrString::String("http".into()),
+            ..HTTPGetAction::default()
+        }),
+        period_seconds: Some(5),
+        timeout_seconds: Some(2),
+        failure_threshold: Some(failure_threshold),
+        ..Probe::default()
+    };
+    Container {
+        name: "celld".into(),
+        image: Some(spec.image.clone()),
+        image_pull_policy: spec.image_pull_policy.map(|p| p.as_str().into()),
+        ports: Some(vec![
+            port("http", HTTP_PORT),
+            port("internal", INTERNAL_PORT),
+        ]),
+        env: Some(env(d)),
+        resources: spec.resources.clone(),
+        readiness_probe: Some(health(3)),
+        startup_probe: Some(health(STARTUP_FAILURES)),
+        volume_mounts: Some(vec![
+            VolumeMount {
+                name: WORK_VOLUME.into(),
+                mount_path: WORK_DIR.into(),
+                ..VolumeMount::default()
+            },
+            VolumeMount {
+                name: TMP_VOLUME.into(),
+                mount_path: "/tmp".into(),
+                ..VolumeMount::default()
+            },
+        ]),
+        security_context: Some(SecurityContext {
+            allow_privilege_escalation: Some(false),
+            read_only_root_filesystem: Some(true),
+            run_as_non_root: Some(true),
+            capabilities: Some(Capabilities {
+                drop: Some(vec!["ALL".into()]),
+                ..Capabilities::default()
+            }),
+            ..SecurityContext::default()
+        }),
+        ..Container::default()
+    }
+}
+
+fn port(name: &str, port: i32) -> ContainerPort {
+    ContainerPort {
+        name: Some(name.into()),
+        container_port: port,
+        protocol: Some("TCP".into()),
+        ..ContainerPort::default()
+    }
+}
+
+fn value(name: &str, value: impl Into<String>) -> EnvVar {
+    EnvVar {
+        name: name.into(),
+        value: Some(value.into()),
+        ..EnvVar::default()
+    }
+}
+
+fn field(name: &str, path: &str) -> EnvVar {
+    EnvVar {
+        name: name.into(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: path.into(),
+                ..ObjectFieldSelector::default()
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    }
+}
+
+fn secret(name: &str, secret: &str, optional: bool) -> EnvVar {
+    EnvVar {
+        name: name.into(),
+        value_from: Some(EnvVarSource {
+            secret_key_ref: Some(SecretKeySelector {
+                name: secret.into(),
+                key: name.into(),
+                optional: optional.then_some(true),
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    }
+}
+
+/// The celld environment: POD_NAME and POD_NAMESPACE first so later values can expand them.
+fn env(d: &Desired) -> Vec<EnvVar> {
+    use celld_api::labels::secret_keys;
+    let s = &d.storage;
+    let mut env = vec![
+        field("POD_NAME", "metadata.name"),
+        field("POD_NAMESPACE", "metadata.namespace"),
+        value("CELLD_BUCKET", s.bucket.to_string()),
+        value("AWS_REGION", s.region.clone()),
+    ];
+    if let Some(endpoint) = &s.endpoint {
+        env.push(value("S3_ENDPOINT", endpoint.clone()));
+    }
+    env.extend([
+        value("CELLD_ADDR", format!("0.0.0.0:{HTTP_PORT}")),
+        value("CELLD_INTERNAL_ADDR", format!("0.0.0.0:{INTERNAL_PORT}")),
+        value(
+            "CELLD_ADVERTISE",
+            format!(
+                "$(POD_NAME).{}.$(POD_NAMESPACE).svc:{INTERNAL_PORT}",
+                d.peer_service_name()
+            ),
+        ),
+        value("CELLD_NODE", "$(POD_NAME)"),
+        value("CELLD_WATCH", WORK_DIR),
+        value("TMPDIR", "/tmp"),
+    ]);
+    if let Some(durability) = d.fleet.spec.durability {
+        env.push(value("CELLD_DURABILITY", durability.as_str()));
+    }
+    env.extend([
+        secret(secret_keys::ACCESS_KEY_ID, &s.credentials_secret, false),
+        secret(secret_keys::SECRET_ACCESS_KEY, &s.credentials_secret, false),
+        secret(secret_keys::SESSION_TOKEN, &s.credentials_secret, true),
+    ]);
+    env.extend(d.fleet.spec.env.iter().cloned());
+    env
+}
+
+/// terminationGracePeriodSeconds: above celld's shutdown bound, which a literal
+/// CELLD_SHUTDOWN_TOTAL_MS in spec.env may raise.
+fn grace_period_seconds(user_env: &[EnvVar]) -> i64 {
+    let total_ms = user_env
+        .iter()
+        .find(|e| e.name == "CELLD_SHUTDOWN_TOTAL_MS")
+        .and_then(|e| e.value.as_deref())
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|ms| *ms > 0)
+        .unwrap_or(SHUTDOWN_TOTAL_MS);
+    (total_ms + 999) / 1000 + GRACE_MARGIN_S
+}
+
+fn claim_template(d: &Desired) -> PersistentVolumeClaim {
+    let local = &d.fleet.spec.local_storage;
+    PersistentVolumeClaim {
+        metadata: ObjectMeta {
+            name: Some(WORK_VOLUME.into()),
+            labels: Some(d.labels()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec!["ReadWriteOnce".into()]),
+            storage_class_name: local.storage_class_name.clone(),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([(
+                    "storage".to_string(),
+                    Quantity(local.size.clone()),
+                )])),
+                ..VolumeResourceRequirements::default()
+            }),
+            ..PersistentVolumeClaimSpec::default()
+        }),
+        status: None,
+    }
+}
+
+fn non_empty<T: Clone>(items: &[T]) -> Option<Vec<T>> {
+    (!items.is_empty()).then(|| items.to_vec())
+}
+
+fn non_empty_map(map: &BTreeMap<String, String>) -> Option<BTreeMap<String, String>> {
+    (!map.is_empty()).then(|| map.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::children::fixtures;
+
+    #[test]
+    fn full_fleet() {
+        let fleet = fixtures::fleet(fixtures::FULL);
+        insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
+    }
+
+    #[test]
+    fn minimal_fleet() {
+        let fleet = fixtures::fleet(fixtures::MINIMAL);
+        insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
+    }
+
+    #[test]
+    fn grace_period_exceeds_the_shutdown_bound() {
+        assert_eq!(grace_period_seconds(&[]), 60);
+        let env = [value("CELLD_SHUTDOWN_TOTAL_MS", "90500")];
+        assert_eq!(grace_period_seconds(&env), 111);
+    }
+}
