@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/scripts/lib.sh"
 
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
-need go; need cargo
+need go; need cargo; need patch
 
 check_pin() { # module-dir module version
   local got
@@ -48,14 +48,24 @@ build_etcd() {
 }
 
 build_kwok() {
-  local dir; dir=$(cache_dir kwok "$KWOK_VERSION")
+  local dir; dir=$(kwok_cache_dir)
   [ -x "$dir/bin/kwok" ] && return 0
   check_pin kwok sigs.k8s.io/kwok "$KWOK_VERSION"
-  log "building kwok $KWOK_VERSION"
-  mkdir -p "$dir.tmp/bin"
-  (cd "$here/go/kwok" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/kwok" sigs.k8s.io/kwok/cmd/kwok) \
-    || die "building kwok $KWOK_VERSION failed"
+  log "building kwok $KWOK_VERSION (with testenv/go/kwok/patches)"
   local src; src=$(cd "$here/go/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  # Build from a patched copy of the module (the module cache is read-only and go build refuses
+  # overlays inside it): a throwaway go.mod (-modfile) replaces sigs.k8s.io/kwok with the copy.
+  local work=$dir.tmp/work p
+  mkdir -p "$dir.tmp/bin" "$work"
+  cp -r "$src" "$work/kwok" && chmod -R u+w "$work/kwok"
+  for p in "$here"/go/kwok/patches/*.patch; do
+    patch -s -d "$work/kwok" -p1 <"$p" || die "$p does not apply to kwok $KWOK_VERSION"
+  done
+  cp "$here/go/kwok/go.mod" "$work/go.mod" && cp "$here/go/kwok/go.sum" "$work/go.sum"
+  (cd "$here/go/kwok" && go mod edit -modfile="$work/go.mod" -replace="sigs.k8s.io/kwok=$work/kwok" \
+    && go build -modfile="$work/go.mod" -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/kwok" sigs.k8s.io/kwok/cmd/kwok) \
+    || die "building kwok $KWOK_VERSION failed"
+  rm -rf "$work"
   cp -r "$src/kustomize" "$dir.tmp/kustomize" && chmod -R u+w "$dir.tmp/kustomize"
   publish "$dir"
 }

@@ -9,3 +9,30 @@ cache_dir() { printf '%s/%s-%s' "$(cache_root)" "$1" "$2"; }
 
 # Moves a finished build from DIR.tmp to DIR, so an interrupted build never looks complete.
 publish() { rm -rf "$1"; mv "$1.tmp" "$1"; }
+
+# --- Running the local control plane (up.sh / down.sh) ---------------------------------------
+
+# Root of the repository (the state dir lives there, gitignored).
+repo_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
+# State of a running local control plane: kubeconfig, PKI, data, pid files, logs.
+state_dir() { printf '%s/.testenv' "$(repo_root)"; }
+
+# Prints a free TCP port on 127.0.0.1 in 20000-32767 (below the kernel's ephemeral range), not
+# one of the ports given as arguments (already handed out in this run).
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 12768))
+    case " $* " in *" $p "*) continue ;; esac
+    if [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then printf '%s' "$p"; return 0; fi
+  done
+  die "no free port found on 127.0.0.1"
+}
+
+# Is the process whose pid is in FILE alive?
+pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && ! grep -q "^State:.*zombie" "/proc/$(cat "$1")/status" 2>/dev/null; }
+
+# kwok is built with the patches in testenv/go/kwok/patches (see there); the cache key includes
+# their hash, so changing a patch rebuilds kwok.
+kwok_patches_hash() { cat "$(repo_root)"/testenv/go/kwok/patches/*.patch | sha256sum | cut -c1-8; }
+kwok_cache_dir() { cache_dir kwok "$KWOK_VERSION-p$(kwok_patches_hash)"; }
