@@ -1,0 +1,346 @@
+#!/usr/bin/env bash
+# Starts the local control plane on 127.0.0.1 (free ports): etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs) and an
+# S3 server (s3s-fs). Binaries come from the cache filled by build.sh; all state goes to the
+# gitignored .testenv/ at the repository root. Idempotent: when everything is already up and
+# healthy it says so; when it is half up, it tears it down first.
+#
+# Environment:
+#   CELLD_TESTENV_NODES    number of fake nodes (default 1)
+#   CELLD_TESTENV_TIMEOUT  seconds to wait for each component (default 45)
+#   CELLD_TESTENV_KEEP_ON_FAILURE=1  leave a failed start running for inspection
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../versions.env
+. "$here/versions.env"
+. "$here/scripts/lib.sh"
+
+need openssl; need curl; need ss; need setsid
+nodes=${CELLD_TESTENV_NODES:-1}
+timeout=${CELLD_TESTENV_TIMEOUT:-45}
+state=$(state_dir)
+pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
+kubeconfig=$state/kubeconfig
+started=$SECONDS
+
+k8s_bin=$(cache_dir kubernetes "$KUBERNETES_VERSION")/bin
+etcd_bin=$(cache_dir etcd "$ETCD_VERSION")/bin
+kwok_dir=$(kwok_cache_dir)
+gateway_crds=$(cache_dir gateway-api "$GATEWAY_API_VERSION")/crds
+s3_bin=$(cache_dir s3s-fs "$S3S_FS_VERSION")/bin
+for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
+  "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs"; do
+  [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
+done
+[ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
+
+kubectl() { "$k8s_bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
+s3_request() { # KEY:SECRET curl-args...: an empty-bodied, SigV4-signed request to the S3 server
+  local user=$1; shift
+  curl -fsS -o /dev/null --max-time 5 --aws-sigv4 "aws:amz:us-east-1:s3" --user "$user" \
+    -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$@"
+}
+
+# --- already up? ---------------------------------------------------------------------------
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok s3s-fs)
+healthy() {
+  [ -f "$state/ready" ] || return 1
+  local c
+  for c in "${components[@]}"; do pid_alive "$run/$c.pid" || return 1; done
+  kubectl get --raw /readyz >/dev/null 2>&1 || return 1
+  # shellcheck disable=SC1091,SC2153
+  (. "$state/ports.env" && curl -fsSk -o /dev/null --max-time 5 "https://127.0.0.1:$KWOK_PORT/healthz") || return 1
+  # shellcheck disable=SC1091
+  (. "$state/s3.env" && s3_request "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "$S3_ENDPOINT/$S3_BUCKET") || return 1
+}
+usage() {
+  cat <<EOF
+testenv: the local control plane is up (state in $state, logs in $logs).
+Use it from a shell:
+  export KUBECONFIG=$kubeconfig PATH=$bin:\$PATH
+  set -a; . $state/s3.env; set +a
+  kubectl get nodes
+Run the harness tests:   cargo test -p celld-testkit
+Stop it:                 make cluster-down   (or bash testenv/scripts/down.sh)
+EOF
+}
+if healthy; then
+  log "already up and healthy"
+  usage
+  exit 0
+fi
+if [ -d "$run" ] || [ -f "$kubeconfig" ]; then
+  log "found a half-started control plane; tearing it down first"
+  bash "$here/scripts/down.sh"
+fi
+
+# --- on failure: name what did not come up, then tear down -----------------------------------
+fail() {
+  printf 'testenv: error: %s\n' "$1" >&2
+  if [ -n "${2:-}" ] && [ -f "$2" ]; then
+    printf 'testenv: last lines of %s:\n' "$2" >&2
+    tail -n 15 "$2" | sed 's/^/    /' >&2
+  fi
+  if [ "${CELLD_TESTENV_KEEP_ON_FAILURE:-}" != 1 ]; then
+    log "tearing down what was started (logs are kept in $logs; CELLD_TESTENV_KEEP_ON_FAILURE=1 keeps it running)"
+    bash "$here/scripts/down.sh" >&2 || true
+  fi
+  exit 1
+}
+trap 'fail "up.sh failed at line $LINENO"' ERR
+
+mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/kwok" "$state/exec-root" "$state/pod-path"
+for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs"; do ln -sfn "$f" "$bin/"; done
+
+# --- ports -----------------------------------------------------------------------------------
+taken=()
+port() { local p; p=$(free_port "${taken[@]}"); printf '%s' "$p"; }
+etcd_port=$(port); taken+=("$etcd_port")
+etcd_peer_port=$(port); taken+=("$etcd_peer_port")
+api_port=$(port); taken+=("$api_port")
+kcm_port=$(port); taken+=("$kcm_port")
+sched_port=$(port); taken+=("$sched_port")
+kwok_port=$(port); taken+=("$kwok_port")
+s3_port=$(port); taken+=("$s3_port")
+cat >"$state/ports.env" <<EOF
+ETCD_PORT=$etcd_port
+APISERVER_PORT=$api_port
+KWOK_PORT=$kwok_port
+S3_PORT=$s3_port
+EOF
+
+# --- PKI (openssl; SANs and v3 extensions, since rustls insists on them) ---------------------
+ossl() { openssl "$@" 2>>"$logs/openssl.log" >/dev/null || fail "openssl $1 failed" "$logs/openssl.log"; }
+ec_key() { ossl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1"; }
+ec_key "$pki/ca.key"
+ossl req -x509 -new -key "$pki/ca.key" -days 30 -subj /CN=celld-testenv-ca -out "$pki/ca.crt" \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign,digitalSignature
+sign() { # name subject extensions
+  ec_key "$pki/$1.key"
+  ossl req -new -key "$pki/$1.key" -subj "$2" -out "$pki/$1.csr"
+  printf '%b' "$3" >"$pki/$1.ext"
+  ossl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" -CAcreateserial -days 30 \
+    -extfile "$pki/$1.ext" -out "$pki/$1.crt"
+}
+sign apiserver /CN=kube-apiserver \
+  'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,IP:10.96.0.1\n'
+sign admin '/O=system:masters/CN=celld-testenv-admin' \
+  'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n'
+ossl genrsa -out "$pki/sa.key" 2048
+ossl rsa -in "$pki/sa.key" -pubout -out "$pki/sa.pub"
+
+b64() { base64 -w0 <"$1"; }
+umask 077
+cat >"$kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: celld-testenv
+  cluster:
+    server: https://127.0.0.1:$api_port
+    certificate-authority-data: $(b64 "$pki/ca.crt")
+users:
+- name: celld-testenv-admin
+  user:
+    client-certificate-data: $(b64 "$pki/admin.crt")
+    client-key-data: $(b64 "$pki/admin.key")
+contexts:
+- name: celld-testenv
+  context: {cluster: celld-testenv, user: celld-testenv-admin, namespace: default}
+current-context: celld-testenv
+EOF
+umask 022
+
+# --- processes ---------------------------------------------------------------------------------
+# Each component runs in its own session and process group (pgid = pid), so down.sh can end it
+# and everything it spawned (kwok's exec commands) with one signal.
+start() { # name command...
+  local name=$1; shift
+  printf '\n==== %s: starting %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logs/$name.log"
+  setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$run/$name.pid"
+}
+wait_for() { # name what command...: polls until command succeeds, the process dies or time is up
+  local name=$1 what=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    pid_alive "$run/$name.pid" || fail "$name exited while waiting for $what" "$logs/$name.log"
+    [ "$SECONDS" -lt "$deadline" ] || fail "$what did not come up within ${timeout}s" "$logs/$name.log"
+    sleep 0.2
+  done
+}
+
+start etcd "$etcd_bin/etcd" --name=celld-testenv --data-dir="$state/etcd" \
+  --listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls="http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster="celld-testenv=http://127.0.0.1:$etcd_peer_port" \
+  --unsafe-no-fsync --log-level=warn
+
+s3_key=celld-test-access-key s3_secret=celld-test-secret-key s3_bucket=celld-test
+start s3s-fs "$s3_bin/s3s-fs" --host 127.0.0.1 --port "$s3_port" \
+  --access-key "$s3_key" --secret-key "$s3_secret" "$state/s3"
+
+wait_for etcd "etcd (http://127.0.0.1:$etcd_port/health)" curl -fsS "http://127.0.0.1:$etcd_port/health"
+
+start kube-apiserver "$k8s_bin/kube-apiserver" \
+  --etcd-servers="http://127.0.0.1:$etcd_port" \
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$api_port" \
+  --tls-cert-file="$pki/apiserver.crt" --tls-private-key-file="$pki/apiserver.key" \
+  --client-ca-file="$pki/ca.crt" \
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
+  --service-cluster-ip-range=10.96.0.0/24 \
+  --authorization-mode=RBAC --allow-privileged=true \
+  --endpoint-reconciler-type=none \
+  --kubelet-preferred-address-types=InternalIP,Hostname \
+  --enable-priority-and-fairness=false --max-requests-inflight=0 --max-mutating-requests-inflight=0 \
+  --disable-admission-plugins=TaintNodesByCondition --profiling=false
+
+wait_for kube-apiserver "kube-apiserver (https://127.0.0.1:$api_port/readyz)" \
+  curl -fsS --cacert "$pki/ca.crt" "https://127.0.0.1:$api_port/readyz"
+
+# Controllers an operator with StatefulSets, Jobs and PVCs relies on (the apiserver admits pods
+# only once the serviceaccount controller made the namespace's "default" ServiceAccount).
+controllers=serviceaccount-token-controller,serviceaccount-controller,namespace-controller
+controllers+=,garbage-collector-controller,statefulset-controller,replicaset-controller
+controllers+=,deployment-controller,job-controller,cronjob-controller,ttl-after-finished-controller
+controllers+=,pod-garbage-collector-controller,disruption-controller,resourcequota-controller
+controllers+=,persistentvolume-binder-controller,persistentvolumeclaim-protection-controller
+controllers+=,persistentvolume-protection-controller,endpoints-controller,endpointslice-controller
+controllers+=,endpointslice-mirroring-controller,root-ca-certificate-publisher-controller
+start kube-controller-manager "$k8s_bin/kube-controller-manager" \
+  --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port="$kcm_port" \
+  --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
+  --controllers="$controllers" --concurrent-gc-syncs=5 --profiling=false
+
+start kube-scheduler "$k8s_bin/kube-scheduler" \
+  --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port="$sched_port" --profiling=false
+
+# --- CRDs and cluster objects ------------------------------------------------------------------
+crds=$kwok_dir/kustomize/crd/bases
+kubectl apply --server-side --force-conflicts \
+  -f "$crds/kwok.x-k8s.io_clusterexecs.yaml" -f "$crds/kwok.x-k8s.io_execs.yaml" \
+  -f "$crds/kwok.x-k8s.io_clusterlogs.yaml" -f "$crds/kwok.x-k8s.io_logs.yaml" \
+  -f "$gateway_crds" >>"$logs/kubectl.log" 2>&1 || fail "applying the kwok and Gateway API CRDs failed" "$logs/kubectl.log"
+kubectl apply -f "$kwok_dir/kustomize/stage/volume/fast/storage-class.yaml" >>"$logs/kubectl.log" 2>&1 \
+  || fail "creating the default StorageClass failed" "$logs/kubectl.log"
+kubectl wait --for=condition=Established --timeout="${timeout}s" crd --all >>"$logs/kubectl.log" 2>&1 \
+  || fail "the kwok and Gateway API CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+
+# --- kwok --------------------------------------------------------------------------------------
+# A fake runtime log every pod shows unless a Logs rule says otherwise (CRI log format: kwok
+# reads log files like a kubelet does).
+now=$(date -u +%Y-%m-%dT%H:%M:%S.000000000Z)
+cat >"$state/kwok/default-pod.log" <<EOF
+$now stdout F [kwok] container started by the celld testenv fake runtime
+$now stdout F [kwok] no real process runs here; create a Logs rule to show other lines
+EOF
+stages=$kwok_dir/kustomize/stage
+# kwok resolves a pod exec's command name on its own PATH, not on the PATH an Exec rule sets. So
+# pod-path/ comes first on kwok's PATH: a link NAME -> .dispatch there makes `exec POD -- NAME`
+# run the NAME found on the PATH of the pod's Exec rule (see testenv/README.md, "exec").
+cat >"$state/pod-path/.dispatch" <<'EOF'
+#!/bin/sh
+# Runs the command this link is named after from the PATH the pod's Exec rule set.
+name=${0##*/}
+self=$(cd "${0%/*}" && pwd)
+IFS=:
+for d in $PATH; do
+  [ -n "$d" ] && [ "$d" != "$self" ] && [ -f "$d/$name" ] && [ -x "$d/$name" ] && exec "$d/$name" "$@"
+done
+echo "testenv: $name: not found on the pod's PATH ($PATH)" >&2
+exit 127
+EOF
+chmod +x "$state/pod-path/.dispatch"
+PATH="$state/pod-path:$PATH" start kwok "$kwok_dir/bin/kwok" \
+  --kubeconfig="$kubeconfig" \
+  --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --manage-nodes-with-label-selector= --manage-single-node= \
+  --cidr=10.244.0.0/16 --node-ip=127.0.0.1 --node-name=localhost \
+  --node-port="$kwok_port" --server-address="127.0.0.1:$kwok_port" \
+  --node-lease-duration-seconds=40 \
+  --enable-crds=ClusterExec,Exec,ClusterLogs,Logs \
+  -c "$stages/node/fast/node-initialize.yaml" \
+  -c "$stages/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+  -c "$stages/pod/fast/pod-ready.yaml" -c "$stages/pod/fast/pod-delete.yaml" \
+  -c "$here/kwok/pod-complete-on-annotation.yaml" \
+  -c "$stages/volume/fast/pvc-provision.yaml" -c "$stages/volume/fast/pv-bind.yaml" \
+  -c "$stages/volume/fast/pvc-delete.yaml" -c "$stages/volume/fast/pv-delete.yaml"
+
+{
+  cat <<EOF
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata: {name: testenv-default}
+spec:
+  logs:
+  - logsFile: $state/kwok/default-pod.log
+    previousLogsFile: $state/kwok/default-pod.log
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata: {name: testenv-default}
+spec:
+  execs:
+  - local:
+      workDir: $state/exec-root
+EOF
+  for i in $(seq 0 $((nodes - 1))); do
+    cat <<EOF
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-node-$i
+  annotations: {node.alpha.kubernetes.io/ttl: "0", kwok.x-k8s.io/node: fake}
+  labels: {kubernetes.io/hostname: kwok-node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64, type: kwok}
+status:
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
+EOF
+  done
+} >"$state/kwok/objects.yaml"
+kubectl apply -f "$state/kwok/objects.yaml" >>"$logs/kubectl.log" 2>&1 \
+  || fail "creating the fake nodes and default exec/logs rules failed" "$logs/kubectl.log"
+
+# --- S3 bucket -----------------------------------------------------------------------------------
+s3() { s3_request "$s3_key:$s3_secret" "$@"; }
+wait_for s3s-fs "the S3 server (http://127.0.0.1:$s3_port)" s3 "http://127.0.0.1:$s3_port/"
+s3 -X PUT "http://127.0.0.1:$s3_port/$s3_bucket" 2>>"$logs/s3s-fs.log" || fail "creating bucket $s3_bucket failed" "$logs/s3s-fs.log"
+cat >"$state/s3.env" <<EOF
+S3_ENDPOINT=http://127.0.0.1:$s3_port
+AWS_ACCESS_KEY_ID=$s3_key
+AWS_SECRET_ACCESS_KEY=$s3_secret
+AWS_REGION=us-east-1
+S3_BUCKET=$s3_bucket
+EOF
+
+# --- ready? --------------------------------------------------------------------------------------
+wait_for kwok "kwok's exec/logs server (https://127.0.0.1:$kwok_port/healthz)" \
+  curl -fsSk "https://127.0.0.1:$kwok_port/healthz"
+for i in $(seq 0 $((nodes - 1))); do
+  wait_for kwok "node kwok-node-$i (Ready)" kubectl wait --for=condition=Ready --timeout=2s "node/kwok-node-$i"
+done
+wait_for kube-scheduler "kube-scheduler (https://127.0.0.1:$sched_port/readyz)" \
+  curl -fsSk "https://127.0.0.1:$sched_port/readyz"
+for ns in default kube-system; do
+  wait_for kube-controller-manager "ServiceAccount $ns/default (made by kube-controller-manager)" \
+    kubectl get serviceaccount default --namespace="$ns"
+done
+# End to end: a pod is scheduled, Running and Ready, and exec and logs reach kwok's default rules.
+probe=(--namespace=kube-system testenv-probe)
+kubectl run "${probe[@]}" --image=testenv.invalid/probe --restart=Never >>"$logs/kubectl.log" 2>&1 \
+  || fail "creating the probe pod kube-system/testenv-probe failed" "$logs/kubectl.log"
+wait_for kwok "probe pod kube-system/testenv-probe (Ready; scheduled by kube-scheduler, run by kwok)" \
+  kubectl wait --for=condition=Ready --timeout=2s pod "${probe[@]}"
+exec_works() { [ "$(kubectl exec "${probe[@]}" -- pwd)" = "$state/exec-root" ]; }
+wait_for kwok "kubectl exec into the probe pod (default ClusterExec)" exec_works
+logs_work() { kubectl logs "${probe[@]}" | grep -q 'celld testenv fake runtime'; }
+wait_for kwok "kubectl logs of the probe pod (default ClusterLogs)" logs_work
+kubectl delete pod "${probe[@]}" --wait=false >>"$logs/kubectl.log" 2>&1
+trap - ERR
+touch "$state/ready"
+log "up in $((SECONDS - started))s"
+usage
