@@ -1,5 +1,7 @@
 //! The generated manifests, as (relative path, YAML) pairs.
 
+pub mod install;
+
 use celld_api::{CelldFleet, CelldObjectStore};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -28,6 +30,12 @@ pub enum Error {
         #[source]
         source: serde_yaml::Error,
     },
+    /// The VERSION file does not hold a release version.
+    #[error("VERSION must hold a release version X.Y.Z, found {0:?}")]
+    Version(String),
+    /// config/manager/manager.yaml cannot be pinned.
+    #[error("config/manager/manager.yaml: {0}")]
+    Manager(String),
     /// A file could not be written.
     #[error("writing {path} failed: {source}")]
     Write {
@@ -72,31 +80,32 @@ pub fn rbac() -> (ClusterRole, Role) {
     (cluster_role, role)
 }
 
-/// Every generated file, relative to `config/`.
+/// Every generated file, relative to `config/` (so `../install-operator.yaml` is the install
+/// manifest at the repository root).
 pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
     let (cluster_role, role) = rbac();
+    let fleets = yaml("the CelldFleet CRD", &CelldFleet::crd())?;
+    let stores = yaml("the CelldObjectStore CRD", &CelldObjectStore::crd())?;
+    let roles = format!(
+        "{}---\n{}",
+        yaml("the operator ClusterRole", &cluster_role)?,
+        yaml("the leader-election Role", &role)?
+    );
+    let install = install::install_manifest(&[&fleets, &stores], &roles)?;
     Ok(vec![
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldfleets.yaml"),
-            format!(
-                "{HEADER}{}",
-                yaml("the CelldFleet CRD", &CelldFleet::crd())?
-            ),
+            format!("{HEADER}{fleets}"),
         ),
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldobjectstores.yaml"),
-            format!(
-                "{HEADER}{}",
-                yaml("the CelldObjectStore CRD", &CelldObjectStore::crd())?
-            ),
+            format!("{HEADER}{stores}"),
         ),
+        (PathBuf::from("rbac/role.yaml"), format!("{HEADER}{roles}")),
         (
-            PathBuf::from("rbac/role.yaml"),
-            format!(
-                "{HEADER}{}---\n{}",
-                yaml("the operator ClusterRole", &cluster_role)?,
-                yaml("the leader-election Role", &role)?
-            ),
+            PathBuf::from("default/kustomization.yaml"),
+            install::default_kustomization()?,
         ),
+        (PathBuf::from("../install-operator.yaml"), install),
     ])
 }

@@ -1,5 +1,7 @@
 //! `celld-manifests DIR`: writes the generated manifests under DIR (the repository's `config/`):
-//! the CRDs from the API types and the operator's RBAC from the rules it uses.
+//! the CRDs from the API types, the operator's RBAC from the rules it uses, the image tag of
+//! `config/default`, and `DIR/../install-operator.yaml` (everything in one file, image pinned to
+//! `VERSION`).
 
 use celld_manifests::{Error, generated};
 use std::path::PathBuf;

@@ -1,0 +1,124 @@
+//! The checked-in generated files are what the generator writes now (`make manifests` fixes a
+//! failure), and the install manifest is complete and pinned.
+
+#![allow(clippy::unwrap_used)] // test helpers, outside #[test] functions
+
+use celld_manifests::{generated, install};
+use k8s_openapi::api::apps::v1::Deployment;
+use std::path::Path;
+
+fn config_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../config"))
+}
+
+#[test]
+fn checked_in_manifests_match_the_generator() {
+    let mut stale = Vec::new();
+    for (path, content) in generated().unwrap() {
+        let on_disk = std::fs::read_to_string(config_dir().join(&path)).unwrap_or_default();
+        if on_disk != content {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated files (relative to config/), run `make manifests`: {stale:?}"
+    );
+}
+
+fn documents(yaml: &str) -> Vec<serde_yaml::Value> {
+    yaml.split("\n---\n")
+        .map(|doc| serde_yaml::from_str(doc).unwrap())
+        .collect()
+}
+
+fn kind_and_name(doc: &serde_yaml::Value) -> String {
+    format!(
+        "{}/{}",
+        doc["kind"].as_str().unwrap(),
+        doc["metadata"]["name"].as_str().unwrap()
+    )
+}
+
+#[test]
+fn install_manifest_has_every_object_in_apply_order() {
+    let (_, install) = generated()
+        .unwrap()
+        .into_iter()
+        .find(|(path, _)| path.ends_with("install-operator.yaml"))
+        .unwrap();
+    let kinds: Vec<String> = documents(&install).iter().map(kind_and_name).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace/celld-system",
+            "CustomResourceDefinition/celldfleets.platform.celld.dev",
+            "CustomResourceDefinition/celldobjectstores.platform.celld.dev",
+            "ServiceAccount/celld-operator",
+            "ClusterRole/celld-operator",
+            "Role/celld-operator-leader-election",
+            "ClusterRoleBinding/celld-operator",
+            "RoleBinding/celld-operator-leader-election",
+            "Service/celld-operator-metrics",
+            "Deployment/celld-operator",
+        ]
+    );
+}
+
+#[test]
+fn the_deployment_is_pinned_restricted_and_probed() {
+    let image = install::image().unwrap();
+    assert_eq!(
+        image,
+        format!(
+            "ghcr.io/anthaathi/celld-operator:v{}",
+            std::fs::read_to_string(config_dir().join("../VERSION"))
+                .unwrap()
+                .trim()
+        )
+    );
+    let deployment: Deployment =
+        serde_yaml::from_str(&install::pinned_manager(&image).unwrap()).unwrap();
+    let pod = deployment.spec.unwrap().template.spec.unwrap();
+    assert_eq!(pod.service_account_name.as_deref(), Some("celld-operator"));
+    let pod_security = pod.security_context.unwrap();
+    assert_eq!(pod_security.run_as_non_root, Some(true));
+    assert_eq!(
+        pod_security.seccomp_profile.unwrap().type_,
+        "RuntimeDefault"
+    );
+    let manager = &pod.containers[0];
+    assert_eq!(manager.image.as_deref(), Some(image.as_str()));
+    let security = manager.security_context.clone().unwrap();
+    assert_eq!(security.read_only_root_filesystem, Some(true));
+    assert_eq!(security.allow_privilege_escalation, Some(false));
+    assert_eq!(
+        security.capabilities.unwrap().drop,
+        Some(vec!["ALL".to_string()])
+    );
+    let probe_path = |p: &Option<k8s_openapi::api::core::v1::Probe>| {
+        p.as_ref()
+            .and_then(|p| p.http_get.as_ref())
+            .and_then(|h| h.path.clone())
+    };
+    assert_eq!(
+        probe_path(&manager.liveness_probe).as_deref(),
+        Some("/healthz")
+    );
+    assert_eq!(
+        probe_path(&manager.readiness_probe).as_deref(),
+        Some("/readyz")
+    );
+    let resources = manager.resources.clone().unwrap();
+    assert!(resources.requests.is_some() && resources.limits.is_some());
+    let env = manager.env.clone().unwrap();
+    let pod_namespace = env.iter().find(|e| e.name == "POD_NAMESPACE").unwrap();
+    assert_eq!(
+        pod_namespace
+            .value_from
+            .as_ref()
+            .and_then(|v| v.field_ref.as_ref())
+            .map(|f| f.field_path.as_str()),
+        Some("metadata.namespace")
+    );
+}
