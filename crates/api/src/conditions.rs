@@ -67,7 +67,7 @@ mod tests {
         let t1 = Timestamp::from_second(2_000).unwrap();
         let first = make(&[], READY, Some(true), "Serving", "ok", Some(1), t0);
         let again = make(
-            &[first.clone()],
+            std::slice::from_ref(&first),
             READY,
             Some(true),
             "Serving",

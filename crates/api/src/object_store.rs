@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 /// An S3-compatible object-storage connection that fleets in the same namespace reference with
 /// spec.storeRef. Changing it, or the contents of its Secret, rolls every fleet that uses it.
+// printcolumn attributes repeat keys by design.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[kube(
     group = "platform.celld.dev",

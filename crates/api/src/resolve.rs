@@ -77,7 +77,7 @@ pub enum ResolveError {
         what: String,
         /// The client error.
         #[source]
-        source: kube::Error,
+        source: Box<kube::Error>,
     },
 }
 
@@ -160,7 +160,7 @@ pub async fn fetch(
             .await
             .map_err(|source| ResolveError::Api {
                 what: format!("CelldObjectStore '{}'", r.name),
-                source,
+                source: Box::new(source),
             })?,
         None => None,
     };

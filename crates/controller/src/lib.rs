@@ -1,5 +1,25 @@
 //! celld-operator: reconciles every CelldFleet into a StatefulSet of celld nodes, its Services,
 //! routing, NetworkPolicy and PodDisruptionBudget, and keeps it that way.
+//!
+//! A reconcile reads its inputs (store, Secret, deployment pointer), builds the desired children
+//! with pure [`children`] builders, applies them with server-side apply under one field manager
+//! (skipping objects that already match), prunes what the spec no longer asks for, and writes
+//! the status only when it changed.
 
+pub mod apply;
+pub mod args;
 pub mod children;
+pub mod config_hash;
+pub mod context;
+pub mod controller;
+pub mod discovery;
+pub mod error;
+pub mod events;
+pub mod gateway;
+pub mod metrics;
+pub mod pointer;
 pub mod rbac;
+pub mod reconcile;
+pub mod run;
+pub mod server;
+pub mod status;

@@ -1,3 +1,87 @@
-//! The `celld-operator` binary.
+//! The `celld-operator` binary: flags, logging, the health server, and the operator.
 
-fn main() {}
+use celld_operator::args::{Args, LogFormat};
+use celld_operator::metrics::Metrics;
+use celld_operator::run::{RunError, run};
+use celld_operator::server::{Health, serve};
+use clap::Parser;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use tracing::{error, info};
+use tracing_subscriber::EnvFilter;
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {},
+                    _ = tokio::signal::ctrl_c() => {},
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    info!("shutdown requested");
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let filter = EnvFilter::try_new(&args.log_level).unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match args.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+
+    let client = match kube::Client::try_default().await {
+        Ok(client) => client,
+        Err(e) => {
+            error!(error = %e, "no Kubernetes configuration: run in a pod or set KUBECONFIG");
+            return ExitCode::FAILURE;
+        }
+    };
+    let metrics = Arc::new(Metrics::default());
+    let ready = Arc::new(AtomicBool::new(false));
+    let health = Health {
+        metrics: metrics.clone(),
+        ready: ready.clone(),
+    };
+    let addr = args.metrics_addr;
+    tokio::spawn(async move {
+        if let Err(e) = serve(addr, health).await {
+            error!(error = %e, %addr, "the health and metrics server stopped");
+        }
+    });
+
+    match run(
+        client,
+        args.settings(),
+        args.leader(),
+        metrics,
+        ready,
+        shutdown_signal(),
+    )
+    .await
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e @ RunError::LostLeadership) => {
+            error!(error = %e);
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            error!(error = %e);
+            ExitCode::FAILURE
+        }
+    }
+}

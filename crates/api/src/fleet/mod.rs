@@ -23,6 +23,8 @@ pub use storage::{
 
 /// Desired state of a celld fleet: the nodes, their object storage, local work storage and how
 /// the Worker is reached.
+// printcolumn attributes repeat keys by design.
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[kube(
     group = "platform.celld.dev",

@@ -67,7 +67,6 @@ pub fn build(d: &Desired) -> Option<HttpRoute> {
                 }]),
                 ..HttpRouteRules::default()
             }]),
-            ..HttpRouteSpec::default()
         },
     );
     route.metadata = d.meta(d.name.clone(), Some(ingress.annotations.clone()));

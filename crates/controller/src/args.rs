@@ -1,0 +1,96 @@
+//! Command-line flags, each with an environment fallback.
+
+use crate::context::Settings;
+use crate::run::Leader;
+use clap::{Parser, ValueEnum};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// celld-operator: reconciles CelldFleets into celld StatefulSets, Services and routes.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+pub struct Args {
+    /// Watch only this namespace (default: every namespace).
+    #[arg(long, env = "WATCH_NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Address of the /healthz, /readyz and /metrics endpoints.
+    #[arg(long, env = "METRICS_ADDR", default_value = "0.0.0.0:8080")]
+    pub metrics_addr: SocketAddr,
+
+    /// Log format.
+    #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+
+    /// Log filter, in RUST_LOG syntax.
+    #[arg(long, env = "RUST_LOG", default_value = "info")]
+    pub log_level: String,
+
+    /// Elect a leader through a Lease so that only one replica writes.
+    #[arg(long, env = "LEADER_ELECT", default_value_t = true, action = clap::ArgAction::Set)]
+    pub leader_elect: bool,
+
+    /// Name of the leader Lease.
+    #[arg(long, env = "LEASE_NAME", default_value = "celld-operator")]
+    pub lease_name: String,
+
+    /// Namespace of the leader Lease (the operator's namespace).
+    #[arg(long, env = "POD_NAMESPACE", default_value = "celld-system")]
+    pub lease_namespace: String,
+
+    /// This replica's identity in the Lease (its pod name).
+    #[arg(long, env = "POD_NAME")]
+    pub identity: Option<String>,
+
+    /// Seconds the Lease stays valid after its last renewal.
+    #[arg(long, env = "LEASE_DURATION_SECONDS", default_value_t = 15)]
+    pub lease_duration_seconds: u64,
+
+    /// Seconds between reconciles of a healthy fleet (refreshes the deployed Worker version).
+    #[arg(long, env = "RESYNC_SECONDS", default_value_t = 60)]
+    pub resync_seconds: u64,
+
+    /// Seconds between checks of a fleet whose bucket has no deployment yet.
+    #[arg(long, env = "PENDING_RESYNC_SECONDS", default_value_t = 15)]
+    pub pending_resync_seconds: u64,
+
+    /// Seconds one object-storage read may take.
+    #[arg(long, env = "S3_TIMEOUT_SECONDS", default_value_t = 5)]
+    pub s3_timeout_seconds: u64,
+}
+
+impl Args {
+    /// The controller settings these flags describe.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            namespace: self.namespace.clone(),
+            resync: Duration::from_secs(self.resync_seconds.max(1)),
+            pending_resync: Duration::from_secs(self.pending_resync_seconds.max(1)),
+            s3_timeout: Duration::from_secs(self.s3_timeout_seconds.max(1)),
+            reporter: "celld-operator".into(),
+            instance: self.identity.clone(),
+        }
+    }
+
+    /// Leader election settings, when enabled.
+    pub fn leader(&self) -> Option<Leader> {
+        self.leader_elect.then(|| Leader {
+            namespace: self.lease_namespace.clone(),
+            lease: self.lease_name.clone(),
+            identity: self
+                .identity
+                .clone()
+                .unwrap_or_else(|| format!("celld-operator-{}", std::process::id())),
+            duration_seconds: self.lease_duration_seconds.max(2),
+        })
+    }
+}

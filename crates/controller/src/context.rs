@@ -1,0 +1,118 @@
+//! What every reconcile shares: the client, the event recorder, metrics, settings and the
+//! per-fleet error backoff.
+
+use crate::metrics::Metrics;
+use celld_api::CelldFleet;
+use kube::Client;
+use kube::core::DeserializeGuard;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::reflector::Store;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Settings of the controller.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Watch only this namespace; None watches every namespace.
+    pub namespace: Option<String>,
+    /// How often a healthy fleet is reconciled again (to refresh the deployed version).
+    pub resync: Duration,
+    /// How often a fleet without a deployment is checked again.
+    pub pending_resync: Duration,
+    /// Time bound of one object-storage read.
+    pub s3_timeout: Duration,
+    /// The name reported on Events (the operator Deployment's name).
+    pub reporter: String,
+    /// The instance reported on Events (the pod's name).
+    pub instance: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            namespace: None,
+            resync: Duration::from_secs(60),
+            pending_resync: Duration::from_secs(15),
+            s3_timeout: Duration::from_secs(5),
+            reporter: "celld-operator".into(),
+            instance: None,
+        }
+    }
+}
+
+/// State shared by the reconciles.
+pub struct Context {
+    /// The API client.
+    pub client: Client,
+    /// Publishes Events on fleets.
+    pub recorder: Recorder,
+    /// The operator's metrics.
+    pub metrics: Arc<Metrics>,
+    /// Settings.
+    pub settings: Settings,
+    /// Whether the cluster serves the HTTPRoute CRD.
+    pub gateway_api: AtomicBool,
+    /// Consecutive failures per fleet (namespace/name), for exponential backoff.
+    failures: Mutex<HashMap<String, u32>>,
+    /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
+    pub fleets: Store<DeserializeGuard<CelldFleet>>,
+}
+
+impl Context {
+    /// A context for `client`.
+    pub fn new(
+        client: Client,
+        metrics: Arc<Metrics>,
+        settings: Settings,
+        gateway_api: bool,
+        fleets: Store<DeserializeGuard<CelldFleet>>,
+    ) -> Self {
+        let recorder = Recorder::new(
+            client.clone(),
+            Reporter {
+                controller: settings.reporter.clone(),
+                instance: settings.instance.clone(),
+            },
+        );
+        Self {
+            client,
+            recorder,
+            metrics,
+            settings,
+            gateway_api: AtomicBool::new(gateway_api),
+            failures: Mutex::new(HashMap::new()),
+            fleets,
+        }
+    }
+
+    /// Records a failure of `key` and returns how long to wait before retrying: 1 s doubling
+    /// up to 5 minutes.
+    pub fn backoff(&self, key: &str) -> Duration {
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let n = failures.entry(key.to_string()).or_insert(0);
+        *n = n.saturating_add(1);
+        let secs = 1u64 << (*n - 1).min(9);
+        Duration::from_secs(secs.min(300))
+    }
+
+    /// Forgets the failures of `key` after a successful reconcile.
+    pub fn succeeded(&self, key: &str) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// Whether HTTPRoute is served; asks the API server again when it was not, so installing
+    /// the Gateway API CRDs later is noticed.
+    pub async fn http_route_served(&self) -> bool {
+        if self.gateway_api.load(Ordering::Relaxed) {
+            return true;
+        }
+        let served = crate::discovery::http_route_served(&self.client).await;
+        self.gateway_api.store(served, Ordering::Relaxed);
+        served
+    }
+}

@@ -1,0 +1,131 @@
+//! The deployment pointer: `deploy/current.json` under the fleet's bucket prefix, read with the
+//! fleet's own endpoint, region and credentials.
+
+use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region, timeout::TimeoutConfig};
+use aws_sdk_s3::error::SdkError;
+use celld_api::{DeploymentStatus, ResolvedStorage, labels::secret_keys};
+use k8s_openapi::api::core::v1::Secret;
+use serde::Deserialize;
+use std::time::Duration;
+
+/// Key of the fleet pointer under the bucket prefix.
+pub const POINTER_KEY: &str = "deploy/current.json";
+
+/// What the bucket says about the deployed Worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pointer {
+    /// A deployment exists.
+    Deployed(DeploymentStatus),
+    /// No deployment yet: celld nodes would exit at boot.
+    Missing,
+    /// The bucket could not be read; the message says why.
+    Unknown(String),
+}
+
+#[derive(Deserialize)]
+struct CurrentJson {
+    script_name: Option<String>,
+    version: String,
+    rollout: Option<Rollout>,
+}
+
+#[derive(Deserialize)]
+struct Rollout {
+    percent: Option<i32>,
+}
+
+/// Parses the pointer JSON celld writes.
+pub fn parse(body: &[u8]) -> Pointer {
+    match serde_json::from_slice::<CurrentJson>(body) {
+        Ok(p) => Pointer::Deployed(DeploymentStatus {
+            version: p.version,
+            script_name: p.script_name,
+            rollout_percent: p.rollout.and_then(|r| r.percent),
+        }),
+        Err(e) => Pointer::Unknown(format!(
+            "{POINTER_KEY} is not a celld deployment pointer: {e}"
+        )),
+    }
+}
+
+fn string(secret: &Secret, key: &str) -> Option<String> {
+    secret
+        .data
+        .as_ref()
+        .and_then(|d| d.get(key))
+        .and_then(|v| String::from_utf8(v.0.clone()).ok())
+}
+
+/// Reads the pointer of `storage` with the credentials in `secret`, within `timeout`.
+pub async fn read(storage: &ResolvedStorage, secret: &Secret, timeout: Duration) -> Pointer {
+    let (Some(ak), Some(sk)) = (
+        string(secret, secret_keys::ACCESS_KEY_ID),
+        string(secret, secret_keys::SECRET_ACCESS_KEY),
+    ) else {
+        return Pointer::Unknown("the credentials Secret's keys are not UTF-8".into());
+    };
+    let credentials = Credentials::new(
+        ak,
+        sk,
+        string(secret, secret_keys::SESSION_TOKEN),
+        None,
+        "celld-credentials-secret",
+    );
+    let mut config = aws_sdk_s3::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(storage.region.clone()))
+        .credentials_provider(credentials)
+        .timeout_config(TimeoutConfig::builder().operation_timeout(timeout).build());
+    if let Some(endpoint) = &storage.endpoint {
+        config = config.endpoint_url(endpoint).force_path_style(true);
+    }
+    let client = aws_sdk_s3::Client::from_conf(config.build());
+    let key = storage.bucket.key(POINTER_KEY);
+    let result = client
+        .get_object()
+        .bucket(&storage.bucket.name)
+        .key(&key)
+        .send()
+        .await;
+    match result {
+        Ok(out) => match out.body.collect().await {
+            Ok(bytes) => parse(&bytes.into_bytes()),
+            Err(e) => Pointer::Unknown(format!("reading s3://{}/{key}: {e}", storage.bucket.name)),
+        },
+        Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => Pointer::Missing,
+        Err(e) => Pointer::Unknown(format!(
+            "reading s3://{}/{key} failed: {}",
+            storage.bucket.name,
+            aws_sdk_s3::error::DisplayErrorContext(&e)
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_celld_pointer() {
+        let body = br#"{"script_name":"hello","version":"0123456789abcdef","prefix":"deploy/hello/0123456789abcdef","rollout":{"percent":100}}"#;
+        assert_eq!(
+            parse(body),
+            Pointer::Deployed(DeploymentStatus {
+                version: "0123456789abcdef".into(),
+                script_name: Some("hello".into()),
+                rollout_percent: Some(100),
+            })
+        );
+    }
+
+    #[test]
+    fn script_name_may_be_absent() {
+        let body = br#"{"version":"0123456789abcdef","prefix":"deploy/x/0123456789abcdef","rollout":{"percent":100}}"#;
+        assert!(matches!(parse(body), Pointer::Deployed(d) if d.script_name.is_none()));
+    }
+
+    #[test]
+    fn garbage_is_unknown_not_missing() {
+        assert!(matches!(parse(b"not json"), Pointer::Unknown(_)));
+    }
+}

@@ -1,0 +1,135 @@
+//! The operator's life: stand by until this replica holds the leader Lease, reconcile while it
+//! does, and stop writing the moment it does not.
+
+use crate::context::Settings;
+use crate::controller;
+use crate::metrics::Metrics;
+use kube::Client;
+use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{oneshot, watch};
+use tracing::{info, warn};
+
+/// Leader election settings.
+#[derive(Debug, Clone)]
+pub struct Leader {
+    /// Namespace of the Lease (the operator's own).
+    pub namespace: String,
+    /// Name of the Lease.
+    pub lease: String,
+    /// This replica's identity (its pod name).
+    pub identity: String,
+    /// Seconds a lease is valid after its last renewal.
+    pub duration_seconds: u64,
+}
+
+/// Why the operator stopped other than by a shutdown request.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Another replica took the Lease; the process should exit and start again as a standby.
+    #[error("lost the leader Lease; exiting so that only the new leader writes")]
+    LostLeadership,
+    /// The Lease could not be used.
+    #[error(
+        "leader election failed: {0}; check that the operator may get, create and update Leases in its namespace"
+    )]
+    Lease(#[from] LeaseManagerError),
+}
+
+async fn until_leader(rx: &mut watch::Receiver<bool>) -> bool {
+    loop {
+        if *rx.borrow_and_update() {
+            return true;
+        }
+        if rx.changed().await.is_err() {
+            return false;
+        }
+    }
+}
+
+async fn until_not_leader(rx: &mut watch::Receiver<bool>) {
+    loop {
+        if rx.changed().await.is_err() || !*rx.borrow_and_update() {
+            return;
+        }
+    }
+}
+
+/// Runs the operator until `shutdown` resolves or, with leader election, leadership is lost.
+pub async fn run(
+    client: Client,
+    settings: Settings,
+    leader: Option<Leader>,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
+    let Some(leader) = leader else {
+        ready.store(true, Ordering::Relaxed);
+        metrics.set_leader(true);
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let controller = controller::run(client, settings, metrics, async move {
+            let _ = stop_rx.await;
+        });
+        tokio::pin!(controller);
+        tokio::select! {
+            () = &mut controller => {}
+            () = shutdown => {
+                let _ = stop_tx.send(());
+                controller.await;
+            }
+        }
+        return Ok(());
+    };
+    let manager = LeaseManagerBuilder::new(client.clone(), &leader.lease)
+        .with_namespace(&leader.namespace)
+        .with_identity(&leader.identity)
+        .with_duration(leader.duration_seconds)
+        .with_grace(leader.duration_seconds.div_ceil(3).max(1))
+        .build()
+        .await?;
+    let (mut rx, lease_task) = manager.watch().await;
+    ready.store(true, Ordering::Relaxed);
+    info!(lease = %leader.lease, identity = %leader.identity, "standing by for the leader Lease");
+
+    tokio::pin!(shutdown);
+    let became_leader = tokio::select! {
+        leading = until_leader(&mut rx) => leading,
+        () = &mut shutdown => false,
+    };
+    if !became_leader {
+        drop(rx);
+        let _ = lease_task.await;
+        return Ok(());
+    }
+    info!(identity = %leader.identity, "holding the leader Lease; reconciling");
+    metrics.set_leader(true);
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let mut controller = tokio::spawn(controller::run(
+        client,
+        settings,
+        metrics.clone(),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    let outcome = tokio::select! {
+        () = &mut shutdown => {
+            let _ = stop_tx.send(());
+            let _ = (&mut controller).await;
+            Ok(())
+        }
+        () = until_not_leader(&mut rx) => {
+            warn!("the leader Lease was lost; stopping all writes");
+            controller.abort();
+            Err(RunError::LostLeadership)
+        }
+        _ = &mut controller => Ok(()),
+    };
+    metrics.set_leader(false);
+    drop(rx);
+    let _ = lease_task.await;
+    outcome
+}
