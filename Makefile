@@ -20,3 +20,38 @@ cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler
 
 cluster-down: ## stop the local control plane and the S3 server
 	$(TESTENV)/down.sh
+
+## Packaging, Kind demo and release (Docker and kind only here, never in `make test`) -------
+# Section owned by packaging; other targets live above.
+DOCKER ?= docker
+OPERATOR_DEV_IMAGE ?= celld-operator:dev
+DEPLOYER_DEV_IMAGE ?= celld-deployer:latest
+
+.PHONY: check-packaging image deployer-image poc-up poc-deploy poc-check poc-down dist-plugin krew-manifest
+check-packaging: ## lint Dockerfiles (hadolint) and workflows (actionlint), bundle and run the POC Worker, check release asset names (no cluster, no Docker)
+	hack/check-packaging.sh
+
+image: ## build the operator image for this machine as $(OPERATOR_DEV_IMAGE) (Docker)
+	$(DOCKER) build -t $(OPERATOR_DEV_IMAGE) .
+
+deployer-image: ## build the stream-mode deployer (celld v0.4.0 + esbuild) as $(DEPLOYER_DEV_IMAGE) (Docker)
+	$(DOCKER) build -f deployer.Dockerfile -t $(DEPLOYER_DEV_IMAGE) .
+
+poc-up: ## Kind demo: cluster, operator, ingress-nginx, MinIO, bucket, deploy Job, fleets local and local-api (Docker, kind)
+	hack/poc.sh up
+
+poc-deploy: ## Kind demo: rebuild the POC deployer with poc/worker and publish it again
+	hack/poc.sh deploy
+
+poc-check: ## Kind demo: curl /hello and /api/hello through ingress-nginx and compare the JSON
+	hack/poc.sh check
+
+poc-down: ## Kind demo: delete the Kind cluster
+	hack/poc.sh down
+
+dist-plugin: ## release helper: build kubectl-celld for this machine into dist/ as kubectl-celld_<os>_<uname -m> (+ .sha256, .tar.gz)
+	hack/dist-plugin.sh
+
+krew-manifest: ## release helper: render the krew manifest for VERSION from the archives in dist/ (all four platforms)
+	hack/render-krew.sh "$$(tr -d '[:space:]' < VERSION)" dist > dist/celld.yaml
+	@echo "wrote dist/celld.yaml"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Packaging checks that need no cluster, no Docker and no network beyond the package registries
+# (the pinned tools come from npm, PyPI and the Go module proxy through hack/tools.sh):
+#
+#   - the three Dockerfiles pass hadolint;
+#   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts);
+#   - the scripts in hack/ pass shellcheck;
+#   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild);
+#   - poc/worker bundles with esbuild and its GET /hello answers the demo's exact JSON (node test);
+#   - the release names the plugin assets kubectl-celld_<os>_<uname -m>, with checksums, as the
+#     README's install snippet fetches them, and the krew template renders for those assets;
+#   - config/default builds with kustomize (when kubectl is available).
+#
+# Usage: hack/check-packaging.sh   (make check-packaging)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 failures=()
+check() { # NAME COMMAND...: runs one check and records the result
+  local name=$1; shift
+  printf '\n--- %s\n' "$name"
+  if "$@"; then
+    passed=$((passed + 1)); printf 'ok   %s\n' "$name"
+  else
+    failed=$((failed + 1)); failures+=("$name"); printf 'FAIL %s\n' "$name"
+  fi
+}
+tool() { hack/tools.sh "$1"; }
+
+hadolint_dockerfiles() {
+  local hadolint; hadolint=$(tool hadolint)
+  "$hadolint" Dockerfile deployer.Dockerfile poc/deployer.Dockerfile
+}
+
+actionlint_workflows() {
+  local actionlint shellcheck
+  actionlint=$(tool actionlint) shellcheck=$(tool shellcheck)
+  "$actionlint" -shellcheck "$shellcheck" -pyflakes= .github/workflows/*.yml
+}
+
+shellcheck_scripts() {
+  local shellcheck; shellcheck=$(tool shellcheck)
+  "$shellcheck" hack/*.sh
+}
+
+# ARG NAME=VALUE in a Dockerfile, NAME: "VALUE" in a workflow env, NAME=VALUE in tools.sh.
+dockerfile_arg() { sed -n "s/^ARG $2=\(.*\)$/\1/p" "$1"; }
+workflow_env() { sed -n "s/^  $2: \"\{0,1\}\([^\"]*\)\"\{0,1\}$/\1/p" "$1"; }
+pins_agree() {
+  local ok=0 a b
+  a=$(dockerfile_arg deployer.Dockerfile ESBUILD_VERSION) b=$(hack/tools.sh version esbuild)
+  [ -n "$a" ] && [ "$a" = "$b" ] || { echo "esbuild: deployer.Dockerfile has '$a', hack/tools.sh has '$b'"; ok=1; }
+  for pin in ZIG_VERSION CARGO_ZIGBUILD_VERSION; do
+    a=$(dockerfile_arg Dockerfile "$pin") b=$(workflow_env .github/workflows/release.yml "$pin")
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "$pin: Dockerfile has '$a', release.yml has '$b'"; ok=1; }
+  done
+  [ "$ok" = 0 ] && echo "esbuild $(hack/tools.sh version esbuild), zig and cargo-zigbuild pins agree"
+  return "$ok"
+}
+
+worker_bundle() {
+  ESBUILD=$(tool esbuild) node --test poc/test/worker.test.mjs
+}
+
+# Packages a stand-in binary for every release target exactly as the release workflow does, then
+# checks that the install snippet's `kubectl-celld_${OS}_${ARCH}` (OS from uname -s, ARCH from
+# uname -m) finds an asset and its checksum on each supported platform.
+release_asset_names() {
+  local tmp ok=0 target platform
+  tmp=$(mktemp -d)
+  printf '#!/bin/sh\necho kubectl-celld stand-in\n' > "$tmp/kubectl-celld"
+  chmod +x "$tmp/kubectl-celld"
+  for target in x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin; do
+    grep -q "target: $target," .github/workflows/release.yml || { echo "release.yml does not build $target"; ok=1; }
+    DIST=$tmp/dist hack/dist-plugin.sh --target "$target" --binary "$tmp/kubectl-celld" >/dev/null || ok=1
+  done
+  # `uname -s | tr '[:upper:]' '[:lower:]'` and `uname -m` on each supported platform.
+  for platform in "Linux x86_64" "Linux aarch64" "Darwin x86_64" "Darwin arm64"; do
+    local os arch asset
+    os=$(printf '%s' "${platform% *}" | tr '[:upper:]' '[:lower:]') arch=${platform#* }
+    asset=kubectl-celld_${os}_${arch}
+    if [ -x "$tmp/dist/$asset" ] && (cd "$tmp/dist" && sha256sum -c --quiet "$asset.sha256"); then
+      echo "$platform -> $asset (+ .sha256, .tar.gz)"
+    else
+      echo "$platform: no release asset $asset"; ok=1
+    fi
+  done
+  if [ -f README.md ]; then
+    # shellcheck disable=SC2016 # the README's literal shell text
+    for snippet in 'ARCH=$(uname -m)' 'kubectl-celld_${OS}_${ARCH}' "OS=\$(uname -s | tr '[:upper:]' '[:lower:]')"; do
+      grep -qF "$snippet" README.md || { echo "README.md lacks the install snippet part: $snippet"; ok=1; }
+    done
+  fi
+  hack/render-krew.sh "$(tr -d '[:space:]' < VERSION)" "$tmp/dist" > "$tmp/celld.yaml" || ok=1
+  rm -rf "$tmp"
+  return "$ok"
+}
+
+kustomize_builds() {
+  local kubectl
+  kubectl=$(command -v kubectl || true)
+  [ -n "$kubectl" ] || [ ! -x .testenv/bin/kubectl ] || kubectl=.testenv/bin/kubectl
+  if [ -z "$kubectl" ]; then echo "no kubectl on PATH: skipped"; return 0; fi
+  local out; out=$("$kubectl" kustomize config/default)
+  grep -q "image: ghcr.io/anthaathi/celld-operator:v$(tr -d '[:space:]' < VERSION)$" <<<"$out" ||
+    { echo "config/default does not pin the operator image to VERSION"; return 1; }
+  echo "kubectl kustomize config/default: $(grep -c '^kind:' <<<"$out") objects, image pinned"
+}
+
+check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadolint_dockerfiles
+check "actionlint: .github/workflows" actionlint_workflows
+check "shellcheck: hack/*.sh" shellcheck_scripts
+check "pinned versions agree" pins_agree
+check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle
+check "release asset names match the install snippet; krew manifest renders" release_asset_names
+check "kustomize build of config/default" kustomize_builds
+
+printf '\n'
+for f in "${failures[@]}"; do printf 'failed: %s\n' "$f"; done
+printf 'check-packaging: %d passed, %d failed\n' "$passed" "$failed"
+[ "$failed" = 0 ]
