@@ -1,0 +1,44 @@
+//! Test support for integration tests against the local Kubernetes control plane of
+//! `testenv/scripts/up.sh` (`make cluster-up`): etcd, kube-apiserver, kube-controller-manager,
+//! kube-scheduler and kwok on 127.0.0.1, plus an S3 server.
+//!
+//! Each test typically starts with [`TestEnv::new`], which gives an admin [`kube::Client`], a
+//! fresh namespace (deleted on drop) and kubectl. If the control plane is not up, it fails with a
+//! message saying to run `make cluster-up`; it never skips.
+//!
+//! Pods on the fake nodes become Running and Ready at once and stay so (also a Job's pods). To
+//! complete a pod, annotate it with [`COMPLETE_ANNOTATION`] `=Succeeded` or `=Failed`.
+//! [`ExecRule`] sets what `kubectl exec` into a pod runs (a local command), [`LogsRule`] what
+//! `kubectl logs` shows.
+
+mod auth;
+mod client;
+mod error;
+mod exec_rule;
+mod kubectl;
+mod kwok_api;
+mod logs_rule;
+mod names;
+mod namespace;
+pub mod paths;
+mod pods;
+mod s3;
+mod test_env;
+mod wait;
+
+pub use auth::{client_as_service_account, service_account_token};
+pub use client::{client, config, config_from};
+pub use error::{Error, Result};
+pub use exec_rule::{ExecRule, RULE_MARKER_ENV};
+pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};
+pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
+pub use names::unique_name;
+pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
+pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
+pub use s3::S3Settings;
+pub use test_env::TestEnv;
+pub use wait::{Check, DEFAULT_TIMEOUT, wait_for_deletion, wait_for_object, wait_until};
+
+/// Pod annotation that makes kwok end a Running pod: `Succeeded` (exit code 0) or `Failed`
+/// (exit code 1). Set it in a Job's pod template to complete the Job.
+pub const COMPLETE_ANNOTATION: &str = "testenv.celld.dev/complete";

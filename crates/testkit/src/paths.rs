@@ -1,0 +1,50 @@
+//! Where the local control plane keeps its state: `<workspace root>/.testenv/`, written by
+//! `testenv/scripts/up.sh`.
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable that points the kit at another kubeconfig.
+pub const KUBECONFIG_ENV: &str = "CELLD_TEST_KUBECONFIG";
+
+/// The workspace root (two levels above this crate's manifest).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| manifest.to_path_buf())
+}
+
+/// The state directory of the local control plane (`<workspace root>/.testenv`).
+pub fn state_dir() -> PathBuf {
+    workspace_root().join(".testenv")
+}
+
+/// The kubeconfig to use: `$CELLD_TEST_KUBECONFIG` if set, else `.testenv/kubeconfig`.
+pub fn kubeconfig() -> PathBuf {
+    match std::env::var_os(KUBECONFIG_ENV) {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => state_dir().join("kubeconfig"),
+    }
+}
+
+/// The kubectl built for the local control plane (`.testenv/bin/kubectl`).
+pub fn kubectl() -> PathBuf {
+    state_dir().join("bin").join("kubectl")
+}
+
+/// The S3 settings file written by up.sh (`.testenv/s3.env`).
+pub fn s3_env() -> PathBuf {
+    state_dir().join("s3.env")
+}
+
+/// The directory kwok puts first on its PATH to look up exec commands (`.testenv/pod-path`).
+pub fn pod_path() -> PathBuf {
+    state_dir().join("pod-path")
+}
+
+/// Per-test scratch space (`.testenv/scratch`), removed by down.sh.
+pub fn scratch_root() -> PathBuf {
+    state_dir().join("scratch")
+}

@@ -1,0 +1,17 @@
+//! Tests of the local control plane itself (`make cluster-up` first): what the operator's and the
+//! kubectl plugin's integration tests rely on. One test binary, one module per topic.
+
+// Test code: a panic with a message is the failure report.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cascade;
+mod exec;
+mod gateway_api;
+mod jobs;
+mod logs;
+mod rbac;
+mod s3;
+mod statefulset;
+
+/// A test's result: any error fails the test with its message.
+type TestResult = Result<(), Box<dyn std::error::Error>>;

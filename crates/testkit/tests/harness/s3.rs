@@ -1,0 +1,52 @@
+//! The S3 server of the local control plane honours conditional writes.
+
+use aws_sdk_s3::primitives::ByteStream;
+use celld_testkit::S3Settings;
+
+use crate::TestResult;
+
+#[tokio::test]
+async fn put_object_if_none_match_star_refuses_an_existing_key_with_412() -> TestResult {
+    let settings = S3Settings::load()?;
+    assert!(
+        settings.endpoint.starts_with("http://127.0.0.1:"),
+        "{settings:?}"
+    );
+    let s3 = settings.client();
+    let key = format!("{}object", settings.unique_prefix("if-none-match"));
+
+    s3.put_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .if_none_match("*")
+        .body(ByteStream::from_static(b"first"))
+        .send()
+        .await?;
+
+    let second = s3
+        .put_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .if_none_match("*")
+        .body(ByteStream::from_static(b"second"))
+        .send()
+        .await
+        .expect_err("a second create of the same key must be refused");
+    let status = second.raw_response().map(|r| r.status().as_u16());
+    assert_eq!(status, Some(412), "{second:?}");
+
+    let body = s3
+        .get_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .send()
+        .await?;
+    let bytes = body.body.collect().await?.into_bytes();
+    assert_eq!(&bytes[..], b"first");
+    s3.delete_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .send()
+        .await?;
+    Ok(())
+}
