@@ -101,6 +101,11 @@ impl Metrics {
         self.leader.set(i64::from(leading));
     }
 
+    /// Whether this replica leads.
+    pub fn leading(&self) -> bool {
+        self.leader.get() == 1
+    }
+
     /// Total writes so far (for tests and the no-op guarantee).
     pub fn total_writes(&self) -> u64 {
         self.total_writes.load(Ordering::Relaxed)

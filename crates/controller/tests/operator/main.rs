@@ -1,0 +1,13 @@
+//! The operator against the local control plane (`make cluster-up`): real API server,
+//! controller-manager, scheduler, kwok nodes and an S3 server. Each test runs its own operator,
+//! watching only the test's namespace, as a service account holding exactly the permissions of
+//! config/rbac/role.yaml.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod support;
+
+mod leader;
+mod lifecycle;
+mod routes;
+mod storage;

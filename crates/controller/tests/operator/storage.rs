@@ -1,0 +1,212 @@
+//! Storage through a shared CelldObjectStore: a missing store or Secret is reported and healed
+//! when it appears; rotating the Secret's contents or moving the store rolls the nodes.
+
+use crate::support::*;
+use celld_api::CelldObjectStore;
+use celld_testkit::wait_for_object;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Event, Secret};
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+fn config_hash(sts: &StatefulSet) -> Option<String> {
+    sts.spec
+        .as_ref()?
+        .template
+        .metadata
+        .as_ref()?
+        .annotations
+        .as_ref()?
+        .get(celld_api::labels::CONFIG_HASH)
+        .cloned()
+}
+
+fn store(s3: &celld_testkit::S3Settings, secret: &str) -> CelldObjectStore {
+    serde_json::from_value(json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore",
+        "metadata": {"name": "s3"},
+        "spec": {"endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region, "credentialsSecretRef": {"name": secret}},
+    }))
+    .expect("a CelldObjectStore")
+}
+
+#[tokio::test]
+async fn a_missing_store_is_reported_then_healed() {
+    let (env, op) = env_with_operator("nostore").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = s3
+        .unique_prefix("nostore")
+        .trim_end_matches('/')
+        .to_string();
+    publish_pointer(&s3, &prefix, "00000000000000e1").await;
+    let fleet = fleet(
+        "shop",
+        json!({"storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}}),
+    );
+    apply_fleet(&env, &fleet).await;
+
+    let f = wait_condition(
+        &env,
+        "shop",
+        "StorageResolved",
+        "False",
+        Some("StoreNotFound"),
+    )
+    .await;
+    let c = celld_api::conditions::find(
+        &f.status.as_ref().expect("status").conditions,
+        "StorageResolved",
+    )
+    .expect("condition")
+    .clone();
+    assert!(
+        c.message.contains("CelldObjectStore 's3'") && c.message.contains("create it"),
+        "{}",
+        c.message
+    );
+    wait_condition(&env, "shop", "Degraded", "True", Some("StoreNotFound")).await;
+    assert!(
+        env.api::<StatefulSet>()
+            .get_opt("shop")
+            .await
+            .expect("read")
+            .is_none(),
+        "no pods with half a configuration"
+    );
+    let events = env
+        .api::<Event>()
+        .list(&ListParams::default())
+        .await
+        .expect("events");
+    assert!(
+        events
+            .items
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("StoreNotFound")
+                && e.type_.as_deref() == Some("Warning"))
+    );
+
+    env.api::<CelldObjectStore>()
+        .create(&PostParams::default(), &store(&s3, "creds"))
+        .await
+        .expect("store created");
+    wait_condition(
+        &env,
+        "shop",
+        "StorageResolved",
+        "False",
+        Some("SecretNotFound"),
+    )
+    .await;
+    create_credentials(&env, "creds", &s3).await;
+    let f = wait_condition(&env, "shop", "Ready", "True", None).await;
+    assert_eq!(
+        f.status
+            .and_then(|s| s.storage)
+            .and_then(|s| s.store)
+            .as_deref(),
+        Some("s3")
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn a_secret_without_its_keys_is_reported() {
+    let (env, op) = env_with_operator("nokey").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = s3.unique_prefix("nokey").trim_end_matches('/').to_string();
+    let secret: Secret = serde_json::from_value(
+        json!({"metadata": {"name": "creds"}, "stringData": {"AWS_ACCESS_KEY_ID": "x"}}),
+    )
+    .expect("Secret");
+    env.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("Secret");
+    apply_fleet(&env, &inline_fleet("keyless", &s3, &prefix, json!({}))).await;
+    let f = wait_condition(
+        &env,
+        "keyless",
+        "StorageResolved",
+        "False",
+        Some("SecretKeyMissing"),
+    )
+    .await;
+    let message =
+        celld_api::conditions::find(&f.status.expect("status").conditions, "StorageResolved")
+            .expect("cond")
+            .message
+            .clone();
+    assert!(message.contains("AWS_SECRET_ACCESS_KEY"), "{message}");
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
+    let (env, op) = env_with_operator("rotate").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = s3.unique_prefix("rotate").trim_end_matches('/').to_string();
+    publish_pointer(&s3, &prefix, "00000000000000f1").await;
+    create_credentials(&env, "creds", &s3).await;
+    env.api::<CelldObjectStore>()
+        .create(&PostParams::default(), &store(&s3, "creds"))
+        .await
+        .expect("store");
+    apply_fleet(&env, &fleet("rolling", json!({"replicas": 2, "storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}}))).await;
+    wait_condition(&env, "rolling", "Ready", "True", None).await;
+    let sts_api = env.api::<StatefulSet>();
+    let first = config_hash(&sts_api.get("rolling").await.expect("sts")).expect("config hash");
+
+    // Same key names, new contents (the test server accepts only its own credentials, so
+    // add a session token: it is part of what the nodes read).
+    let patch = json!({"stringData": {"AWS_SESSION_TOKEN": "rotated-token"}});
+    env.api::<Secret>()
+        .patch("creds", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("Secret rotated");
+    let rotated = wait_for_object(
+        &sts_api,
+        "rolling",
+        "a new config hash after the rotation",
+        TIMEOUT,
+        |s| config_hash(s).is_some_and(|h| h != first),
+    )
+    .await
+    .expect("rotation rolls the pod template");
+    let second = config_hash(&rotated).expect("hash");
+    wait_for_object(
+        &sts_api,
+        "rolling",
+        "every node on the new template",
+        TIMEOUT,
+        |s| {
+            s.status.as_ref().is_some_and(|st| {
+                st.updated_replicas == Some(2)
+                    && st.ready_replicas == Some(2)
+                    && st.current_revision == st.update_revision
+            })
+        },
+    )
+    .await
+    .expect("pods rolled");
+
+    // Moving the store (region) rolls again.
+    let patch = json!({"spec": {"region": "eu-west-1"}});
+    env.api::<CelldObjectStore>()
+        .patch("s3", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("store moved");
+    wait_for_object(
+        &sts_api,
+        "rolling",
+        "a new config hash after the store changed",
+        TIMEOUT,
+        |s| config_hash(s).is_some_and(|h| h != second),
+    )
+    .await
+    .expect("store change rolls the pod template");
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}

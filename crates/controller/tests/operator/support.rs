@@ -1,0 +1,323 @@
+//! Starting an operator under the generated RBAC, and the fixtures tests share.
+
+use celld_api::CelldFleet;
+use celld_operator::context::Settings;
+use celld_operator::metrics::Metrics;
+use celld_operator::run::{Leader, run};
+use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
+use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+const TESTS: &str = "celld-operator-tests";
+
+fn repo(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+}
+
+fn yaml_docs(path: &str) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(repo(path)).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|d| serde::Deserialize::deserialize(d).expect("YAML document"))
+        .filter(|v: &serde_json::Value| !v.is_null())
+        .collect()
+}
+
+/// Installs the generated CRDs (idempotent) and waits until they are served.
+pub async fn install_crds(client: &Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for file in [
+        "config/crd/bases/platform.celld.dev_celldfleets.yaml",
+        "config/crd/bases/platform.celld.dev_celldobjectstores.yaml",
+    ] {
+        for doc in yaml_docs(file) {
+            let crd: CustomResourceDefinition = serde_json::from_value(doc).expect("a CRD");
+            let name = crd.name_any();
+            crds.patch(
+                &name,
+                &PatchParams::apply(TESTS).force(),
+                &Patch::Apply(&crd),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("installing CRD {name}: {e}"));
+            wait_until(format!("CRD {name} to be established"), TIMEOUT, || async {
+                let crd = crds.get(&name).await;
+                let established = crd
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| c.status.as_ref())
+                    .and_then(|s| s.conditions.as_ref())
+                    .is_some_and(|cs| {
+                        cs.iter()
+                            .any(|c| c.type_ == "Established" && c.status == "True")
+                    });
+                if established {
+                    Check::Done(())
+                } else {
+                    Check::Pending(format!("{crd:?}"))
+                }
+            })
+            .await
+            .expect("CRD established");
+        }
+    }
+}
+
+/// A running operator: its metrics and how to stop it.
+pub struct Operator {
+    pub metrics: Arc<Metrics>,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), celld_operator::run::RunError>>,
+}
+
+impl Operator {
+    /// Stops the operator gracefully and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(20), &mut self.task).await;
+    }
+
+    /// Kills the operator without a graceful shutdown (its Lease is left to expire).
+    pub fn kill(self) {
+        self.task.abort();
+    }
+
+    /// Whether this operator holds the leader Lease.
+    pub fn leads(&self) -> bool {
+        self.metrics.leading()
+    }
+}
+
+/// Grants the service account `celld-operator` in the test namespace exactly the rules of
+/// config/rbac/role.yaml (the ClusterRole bound in this namespace, the leader-election Role
+/// recreated here) and returns a client that authenticates as it.
+pub async fn operator_client(env: &TestEnv) -> Client {
+    let admin = env.client();
+    let ns = env.namespace();
+    let pp = PatchParams::apply(TESTS).force();
+    let docs = yaml_docs("config/rbac/role.yaml");
+    let cluster_role: ClusterRole =
+        serde_json::from_value(docs[0].clone()).expect("ClusterRole first");
+    let mut role: Role = serde_json::from_value(docs[1].clone()).expect("Role second");
+    Api::<ClusterRole>::all(admin.clone())
+        .patch(&cluster_role.name_any(), &pp, &Patch::Apply(&cluster_role))
+        .await
+        .expect("ClusterRole applied");
+    role.metadata.namespace = Some(ns.to_string());
+    env.api::<Role>()
+        .patch(&role.name_any(), &pp, &Patch::Apply(&role))
+        .await
+        .expect("Role applied");
+    let sa = ServiceAccount {
+        metadata: kube::api::ObjectMeta {
+            name: Some("celld-operator".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    env.api::<ServiceAccount>()
+        .patch("celld-operator", &pp, &Patch::Apply(&sa))
+        .await
+        .expect("ServiceAccount");
+    for (name, kind, role_name) in [
+        ("celld-operator", "ClusterRole", cluster_role.name_any()),
+        ("celld-operator-leader-election", "Role", role.name_any()),
+    ] {
+        let binding: RoleBinding = serde_json::from_value(json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role_name},
+            "subjects": [{"kind": "ServiceAccount", "name": "celld-operator", "namespace": ns}],
+        }))
+        .expect("RoleBinding");
+        env.api::<RoleBinding>()
+            .patch(name, &pp, &Patch::Apply(&binding))
+            .await
+            .expect("RoleBinding applied");
+    }
+    client_as_service_account(&admin, ns, "celld-operator")
+        .await
+        .expect("service account client")
+}
+
+/// Settings that make the operator quick in tests.
+pub fn settings(env: &TestEnv, identity: &str) -> Settings {
+    Settings {
+        namespace: Some(env.namespace().to_string()),
+        resync: Duration::from_secs(2),
+        pending_resync: Duration::from_secs(1),
+        s3_timeout: Duration::from_secs(3),
+        reporter: "celld-operator".into(),
+        instance: Some(identity.to_string()),
+    }
+}
+
+/// Starts an operator with leader election in the test namespace.
+pub fn start(client: Client, settings: Settings) -> Operator {
+    let metrics = Arc::new(Metrics::default());
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let leader = Leader {
+        namespace: settings
+            .namespace
+            .clone()
+            .expect("tests watch one namespace"),
+        lease: "celld-operator".into(),
+        identity: settings.instance.clone().expect("tests name each operator"),
+        duration_seconds: 3,
+    };
+    let task = tokio::spawn(run(
+        client,
+        settings,
+        Some(leader),
+        metrics.clone(),
+        Arc::new(AtomicBool::new(false)),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    Operator {
+        metrics,
+        stop: Some(stop_tx),
+        task,
+    }
+}
+
+/// A test namespace with the CRDs installed and one operator running in it.
+pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
+    let env = TestEnv::new(test)
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    install_crds(&env.client()).await;
+    let client = operator_client(&env).await;
+    let op = start(client, settings(&env, "op-1"));
+    (env, op)
+}
+
+/// Creates the credentials Secret `name` for the test S3 server.
+pub async fn create_credentials(env: &TestEnv, name: &str, s3: &S3Settings) {
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "stringData": {"AWS_ACCESS_KEY_ID": s3.access_key_id, "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
+    }))
+    .expect("Secret");
+    env.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("Secret created");
+}
+
+/// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
+/// `celld deploy` does last.
+pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
+    let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
+    s3.client()
+        .put_object()
+        .bucket(&s3.bucket)
+        .key(format!("{prefix}/deploy/current.json"))
+        .body(body.to_string().into_bytes().into())
+        .send()
+        .await
+        .expect("pointer written to the test S3 server");
+}
+
+/// A fleet with an inline connection to the test S3 server under `prefix`.
+pub fn inline_fleet(
+    name: &str,
+    s3: &S3Settings,
+    prefix: &str,
+    extra: serde_json::Value,
+) -> CelldFleet {
+    let mut spec = json!({
+        "replicas": 2,
+        "objectStorage": {
+            "bucket": format!("s3://{}/{prefix}", s3.bucket),
+            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
+            "credentialsSecretRef": {"name": "creds"},
+        },
+    });
+    merge(&mut spec, extra);
+    fleet(name, spec)
+}
+
+/// A CelldFleet object from a spec.
+pub fn fleet(name: &str, spec: serde_json::Value) -> CelldFleet {
+    serde_json::from_value(json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
+        "metadata": {"name": name}, "spec": spec,
+    }))
+    .expect("a valid CelldFleet")
+}
+
+fn merge(into: &mut serde_json::Value, from: serde_json::Value) {
+    match (into, from) {
+        (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Applies a fleet as a user would (server-side apply, the tests' own field manager).
+pub async fn apply_fleet(env: &TestEnv, fleet: &CelldFleet) {
+    env.api::<CelldFleet>()
+        .patch(
+            &fleet.name_any(),
+            &PatchParams::apply("kubectl-test").force(),
+            &Patch::Apply(fleet),
+        )
+        .await
+        .expect("fleet applied");
+}
+
+/// Waits until the fleet's condition `type_` has `status` (and `reason`, if given).
+pub async fn wait_condition(
+    env: &TestEnv,
+    name: &str,
+    type_: &str,
+    status: &str,
+    reason: Option<&str>,
+) -> CelldFleet {
+    let api = env.api::<CelldFleet>();
+    wait_until(
+        format!("fleet {name}: {type_}={status} {reason:?}"),
+        TIMEOUT,
+        || async {
+            match api.get_opt(name).await {
+                Ok(Some(f)) => {
+                    let hit = f
+                        .status
+                        .as_ref()
+                        .and_then(|s| celld_api::conditions::find(&s.conditions, type_))
+                        .is_some_and(|c| {
+                            c.status == status && reason.is_none_or(|r| c.reason == r)
+                        });
+                    if hit {
+                        Check::Done(f)
+                    } else {
+                        Check::Pending(format!("{:?}", f.status))
+                    }
+                }
+                other => Check::Pending(format!("{other:?}")),
+            }
+        },
+    )
+    .await
+    .expect("condition reached")
+}
