@@ -1,0 +1,148 @@
+//! The same accepted and refused examples as the client-side rule tests, applied to the real
+//! API server of the local control plane (`make cluster-up`) with the generated CRDs installed:
+//! accepted ones are admitted, refused ones are refused with the expected message.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cases;
+
+use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
+use celld_testkit::{Check, TestEnv, wait_until};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::{Api, Client, CustomResourceExt, ResourceExt};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+async fn install_crds(client: &Client) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in [
+        celld_api::CelldFleet::crd(),
+        celld_api::CelldObjectStore::crd(),
+    ] {
+        let name = crd.name_any();
+        crds.patch(
+            &name,
+            &PatchParams::apply("celld-api-tests").force(),
+            &Patch::Apply(&crd),
+        )
+        .await
+        .expect("CRD installed");
+        wait_until(
+            format!("CRD {name} established"),
+            Duration::from_secs(30),
+            || async {
+                let c = crds.get(&name).await.ok();
+                let ok = c
+                    .as_ref()
+                    .and_then(|c| c.status.as_ref())
+                    .and_then(|s| s.conditions.as_ref())
+                    .is_some_and(|cs| {
+                        cs.iter()
+                            .any(|c| c.type_ == "Established" && c.status == "True")
+                    });
+                if ok {
+                    Check::Done(())
+                } else {
+                    Check::Pending(format!("{c:?}"))
+                }
+            },
+        )
+        .await
+        .expect("CRD established");
+    }
+}
+
+fn api(env: &TestEnv, kind: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("platform.celld.dev", "v1alpha1", kind);
+    Api::namespaced_with(env.client(), env.namespace(), &ApiResource::from_gvk(&gvk))
+}
+
+fn object(kind: &str, yaml: &str) -> Value {
+    let mut v: Value = serde_yaml::from_str(yaml).expect("case is YAML");
+    v["apiVersion"] = json!("platform.celld.dev/v1alpha1");
+    v["kind"] = json!(kind);
+    v
+}
+
+async fn apply(api: &Api<DynamicObject>, obj: &Value, dry_run: bool) -> Result<(), String> {
+    let name = obj["metadata"]["name"]
+        .as_str()
+        .expect("case has a name")
+        .to_string();
+    let mut params = PatchParams::apply("celld-api-tests").force();
+    params.dry_run = dry_run;
+    api.patch(&name, &params, &Patch::Apply(obj))
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+fn check(case: &Case, result: Result<(), String>) -> Option<String> {
+    match (case.refused_with, result) {
+        (None, Ok(())) => None,
+        (None, Err(e)) => Some(format!("{}: expected admission, refused: {e}", case.name)),
+        (Some(want), Ok(())) => Some(format!(
+            "{}: expected refusal containing {want:?}, was admitted",
+            case.name
+        )),
+        (Some(want), Err(e)) if e.contains(want) => None,
+        (Some(want), Err(e)) => Some(format!("{}: expected {want:?}, got: {e}", case.name)),
+    }
+}
+
+async fn run(kind: &str, cases: &[Case], env: &TestEnv) -> Vec<String> {
+    let api = api(env, kind);
+    let mut failures = Vec::new();
+    for case in cases {
+        if let Some(f) = check(case, apply(&api, &object(kind, case.yaml), true).await) {
+            failures.push(f);
+        }
+    }
+    failures
+}
+
+#[tokio::test]
+async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() {
+    let env = TestEnv::new("admission")
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    install_crds(&env.client()).await;
+    let mut failures = run("CelldFleet", FLEETS, &env).await;
+    failures.extend(run("CelldObjectStore", STORES, &env).await);
+
+    let fleets = api(&env, "CelldFleet");
+    for update in FLEET_UPDATES {
+        // Each update starts from a freshly created object.
+        let old = object("CelldFleet", update.old);
+        apply(&fleets, &old, false)
+            .await
+            .expect("old object admitted");
+        let case = Case {
+            name: update.name,
+            yaml: update.new,
+            refused_with: update.refused_with,
+        };
+        if let Some(f) = check(
+            &case,
+            apply(&fleets, &object("CelldFleet", update.new), true).await,
+        ) {
+            failures.push(f);
+        }
+        fleets
+            .delete("storage", &Default::default())
+            .await
+            .expect("deleted");
+        wait_until("fleet storage deleted", Duration::from_secs(30), || async {
+            match fleets.get_opt("storage").await {
+                Ok(None) => Check::Done(()),
+                other => Check::Pending(format!("{other:?}")),
+            }
+        })
+        .await
+        .expect("gone");
+    }
+    env.cleanup().await.expect("cleanup");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
