@@ -1,5 +1,7 @@
 //! Every admission rule evaluated locally (kube's CEL support) on accepted and refused examples.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod cases;
 
 use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
