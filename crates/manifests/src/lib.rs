@@ -1,6 +1,7 @@
 //! The generated manifests, as (relative path, YAML) pairs.
 
 pub mod install;
+pub mod reference;
 
 use celld_api::{CelldFleet, CelldObjectStore};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
@@ -36,6 +37,18 @@ pub enum Error {
     /// config/manager/manager.yaml cannot be pinned.
     #[error("config/manager/manager.yaml: {0}")]
     Manager(String),
+    /// README.md lacks the markers of the generated reference.
+    #[error("{0} has no generated-reference markers; add the lines `{begin}` and `{end}` where the field reference goes", begin = reference::BEGIN, end = reference::END)]
+    ReadmeMarkers(PathBuf),
+    /// A file could not be read.
+    #[error("reading {path} failed: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A file could not be written.
     #[error("writing {path} failed: {source}")]
     Write {

@@ -122,3 +122,14 @@ fn the_deployment_is_pinned_restricted_and_probed() {
         Some("metadata.namespace")
     );
 }
+
+#[test]
+fn readme_field_reference_matches_the_crds() {
+    let readme = std::fs::read_to_string(config_dir().join("../README.md")).unwrap();
+    let spliced = celld_manifests::reference::splice(&readme)
+        .expect("README.md has the generated-reference markers");
+    assert!(
+        spliced == readme,
+        "README.md's field reference is stale: run `make manifests`"
+    );
+}
