@@ -14,8 +14,9 @@ publish() { rm -rf "$1"; mv "$1.tmp" "$1"; }
 
 # Root of the repository (the state dir lives there, gitignored).
 repo_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
-# State of a running local control plane: kubeconfig, PKI, data, pid files, logs.
-state_dir() { printf '%s/.testenv' "$(repo_root)"; }
+# State of a running local control plane: kubeconfig, PKI, data, pid files, logs. Override with
+# CELLD_TESTENV_DIR (an absolute path) to run a second, independent control plane.
+state_dir() { printf '%s' "${CELLD_TESTENV_DIR:-$(repo_root)/.testenv}"; }
 
 # Prints a free TCP port on 127.0.0.1 in 20000-32767 (below the kernel's ephemeral range), not
 # one of the ports given as arguments (already handed out in this run).

@@ -54,14 +54,16 @@ healthy() {
   (. "$state/s3.env" && s3_request "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "$S3_ENDPOINT/$S3_BUCKET") || return 1
 }
 usage() {
+  local dir_env=""
+  [ -z "${CELLD_TESTENV_DIR:-}" ] || dir_env="CELLD_TESTENV_DIR=$state "
   cat <<EOF
 testenv: the local control plane is up (state in $state, logs in $logs).
 Use it from a shell:
   export KUBECONFIG=$kubeconfig PATH=$bin:\$PATH
   set -a; . $state/s3.env; set +a
   kubectl get nodes
-Run the harness tests:   cargo test -p celld-testkit
-Stop it:                 make cluster-down   (or bash testenv/scripts/down.sh)
+Run the harness tests:   ${dir_env}cargo test -p celld-testkit
+Stop it:                 ${dir_env}bash testenv/scripts/down.sh   (or make cluster-down)
 EOF
 }
 if healthy; then
@@ -212,7 +214,7 @@ start kube-controller-manager "$k8s_bin/kube-controller-manager" \
   --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port="$kcm_port" \
   --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
-  --controllers="$controllers" --concurrent-gc-syncs=5 --profiling=false
+  --controllers="$controllers" --concurrent-gc-syncs=5 --kube-api-qps=1000 --kube-api-burst=2000 --profiling=false
 
 start kube-scheduler "$k8s_bin/kube-scheduler" \
   --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
