@@ -18,9 +18,9 @@ pub const TEST_LABEL: &str = "testenv.celld.dev/test";
 /// Set to `1` to keep test namespaces (and scratch dirs) for debugging.
 pub const KEEP_ENV: &str = "CELLD_TEST_KEEP_NAMESPACES";
 
-/// A namespace owned by one test. Dropping it deletes the namespace (without waiting, through
-/// kubectl, since `Drop` cannot await); [`TestNamespace::cleanup`] deletes it through the API and
-/// waits until it is gone.
+/// A namespace owned by one test. Dropping it deletes the namespace (through kubectl, since
+/// `Drop` cannot await); [`TestNamespace::cleanup`] deletes it through the API and reports errors;
+/// [`TestNamespace::cleanup_and_wait`] also waits until it is gone.
 pub struct TestNamespace {
     client: Client,
     name: String,
@@ -56,25 +56,38 @@ impl TestNamespace {
         &self.name
     }
 
-    /// Deletes the namespace and waits (up to 30 s) until the namespace controller removed it and
-    /// everything in it.
+    /// Deletes the namespace (with everything in it) and returns without waiting: the namespace
+    /// controller holds every deletion for 5 s before it starts removing the contents.
     pub async fn cleanup(mut self) -> Result<()> {
         self.deleted = true;
         if keep() {
             return Ok(());
         }
+        self.delete().await
+    }
+
+    /// Deletes the namespace and waits (up to 30 s) until the namespace controller removed it and
+    /// everything in it (at least 5 s).
+    pub async fn cleanup_and_wait(mut self) -> Result<()> {
+        self.deleted = true;
+        if keep() {
+            return Ok(());
+        }
+        self.delete().await?;
+        let api = Api::<Namespace>::all(self.client.clone());
+        wait_for_deletion(&api, &self.name, DEFAULT_TIMEOUT).await
+    }
+
+    async fn delete(&self) -> Result<()> {
         let api = Api::<Namespace>::all(self.client.clone());
         match api.delete(&self.name, &DeleteParams::background()).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(status)) if status.code == 404 => return Ok(()),
-            Err(e) => {
-                return Err(Error::kube(
-                    format!("deleting test namespace {}", self.name),
-                    e,
-                ));
-            }
+            Ok(_) => Ok(()),
+            Err(kube::Error::Api(status)) if status.code == 404 => Ok(()),
+            Err(e) => Err(Error::kube(
+                format!("deleting test namespace {}", self.name),
+                e,
+            )),
         }
-        wait_for_deletion(&api, &self.name, DEFAULT_TIMEOUT).await
     }
 }
 

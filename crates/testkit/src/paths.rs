@@ -1,10 +1,13 @@
-//! Where the local control plane keeps its state: `<workspace root>/.testenv/`, written by
-//! `testenv/scripts/up.sh`.
+//! Where the local control plane keeps its state: `<workspace root>/.testenv/` (or
+//! `$CELLD_TESTENV_DIR`), written by `testenv/scripts/up.sh`.
 
 use std::path::{Path, PathBuf};
 
 /// Environment variable that points the kit at another kubeconfig.
 pub const KUBECONFIG_ENV: &str = "CELLD_TEST_KUBECONFIG";
+
+/// Environment variable that points the kit (and up.sh/down.sh) at another state directory.
+pub const STATE_DIR_ENV: &str = "CELLD_TESTENV_DIR";
 
 /// The workspace root (two levels above this crate's manifest).
 pub fn workspace_root() -> PathBuf {
@@ -16,9 +19,13 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| manifest.to_path_buf())
 }
 
-/// The state directory of the local control plane (`<workspace root>/.testenv`).
+/// The state directory of the local control plane: `$CELLD_TESTENV_DIR` if set, else
+/// `<workspace root>/.testenv`.
 pub fn state_dir() -> PathBuf {
-    workspace_root().join(".testenv")
+    match std::env::var_os(STATE_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root().join(".testenv"),
+    }
 }
 
 /// The kubeconfig to use: `$CELLD_TEST_KUBECONFIG` if set, else `.testenv/kubeconfig`.

@@ -105,12 +105,22 @@ impl TestEnv {
         Ok(dir.clone())
     }
 
-    /// Deletes the namespace, waits until it is gone, and removes the scratch directory.
+    /// Removes the scratch directory and deletes the namespace, without waiting for the namespace
+    /// controller (see [`TestNamespace::cleanup`]).
     pub async fn cleanup(self) -> Result<()> {
         let TestEnv {
             namespace, scratch, ..
         } = self;
         drop(scratch);
         namespace.cleanup().await
+    }
+
+    /// Like [`TestEnv::cleanup`], then waits until the namespace and its contents are gone.
+    pub async fn cleanup_and_wait(self) -> Result<()> {
+        let TestEnv {
+            namespace, scratch, ..
+        } = self;
+        drop(scratch);
+        namespace.cleanup_and_wait().await
     }
 }

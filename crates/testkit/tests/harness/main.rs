@@ -9,6 +9,7 @@ mod exec;
 mod gateway_api;
 mod jobs;
 mod logs;
+mod namespace;
 mod rbac;
 mod s3;
 mod statefulset;
