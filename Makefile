@@ -11,7 +11,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 ## Local control plane (no Docker) --------------------------------------------
-.PHONY: testenv cluster-up cluster-down
+.PHONY: testenv cluster-up cluster-down test-testkit
 testenv: ## build (once, cached outside the repo) the control plane binaries and the S3 server
 	$(TESTENV)/build.sh all
 
@@ -20,6 +20,9 @@ cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler
 
 cluster-down: ## stop the local control plane and the S3 server
 	$(TESTENV)/down.sh
+
+test-testkit: cluster-up ## test the local control plane itself (celld-testkit's harness tests)
+	$(CARGO) test -p celld-testkit
 
 ## Packaging, Kind demo and release (Docker and kind only here, never in `make test`) -------
 # Section owned by packaging; other targets live above.
