@@ -10,6 +10,34 @@ TESTENV := testenv/scripts
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
+## Build, generated files and tests ----------------------------------------------------
+.PHONY: build manifests verify lint test demo demo-down
+build: ## build every crate (debug)
+	$(CARGO) build --workspace --locked
+
+manifests: ## write the CRDs, RBAC, install-operator.yaml and the README field reference from the Rust code
+	$(CARGO) run -q --locked -p celld-manifests -- config
+
+verify: manifests ## fail when the generated files differ from the checked-in ones
+	@if [ -n "$$(git status --porcelain -- config install-operator.yaml README.md)" ]; then \
+	  git --no-pager diff --stat -- config install-operator.yaml README.md; \
+	  echo "generated files are stale: run 'make manifests' and commit the result" >&2; exit 1; \
+	fi
+
+lint: ## rustfmt and clippy, warnings are errors
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+test: testenv lint verify ## everything: lints, manifest drift, unit and integration tests on the local control plane, packaging checks
+	$(TESTENV)/with-cluster.sh $(CARGO) test --workspace --all-targets --locked
+	$(MAKE) check-packaging
+
+demo: cluster-up ## no Docker: the operator reconciles sample fleets on the local control plane; shows `kubectl celld status`
+	hack/demo.sh up
+
+demo-down: ## stop the demo operator and delete its namespace
+	hack/demo.sh down
+
 ## Local control plane (no Docker) --------------------------------------------
 .PHONY: testenv cluster-up cluster-down test-testkit
 testenv: ## build (once, cached outside the repo) the control plane binaries and the S3 server
