@@ -4,6 +4,7 @@
 use crate::context::{Context, Settings};
 use crate::metrics::Metrics;
 use crate::reconcile::{error_policy, reconcile};
+use crate::store_status;
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
 use gateway_api::httproutes::HttpRoute;
@@ -47,6 +48,18 @@ fn fleets_using_store(
         .collect()
 }
 
+fn store_names_in(
+    stores: &kube::runtime::reflector::Store<CelldObjectStore>,
+    ns: &str,
+) -> Vec<String> {
+    stores
+        .state()
+        .iter()
+        .filter(|s| s.namespace().as_deref() == Some(ns))
+        .map(|s| s.name_any())
+        .collect()
+}
+
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended.
 pub async fn run(
     client: Client,
@@ -85,6 +98,8 @@ pub async fn run(
     // the Secret itself. Fleets use a Secret directly or through their store, so a reflector
     // of stores answers which stores name a Secret.
     let (store_cache, store_writer) = reflector::store::<CelldObjectStore>();
+    let store_cache_for_status = store_cache.clone();
+    let store_cache_for_fleets = store_cache.clone();
     let store_stream = reflector(
         store_writer,
         watcher(
@@ -121,16 +136,59 @@ pub async fn run(
             .collect::<Vec<_>>()
     });
 
+    let stores_api: Api<DeserializeGuard<CelldObjectStore>> = api(&client, &settings);
+    let secrets_for_stores: Api<PartialObjectMeta<Secret>> = api(&client, &settings);
+    let fleets_for_stores: Api<PartialObjectMeta<CelldFleet>> = api(&client, &settings);
+    let store_controller = Controller::new(stores_api, watcher::Config::default().any_semantic())
+        .watches(secrets_for_stores, watcher::Config::default(), {
+            let stores = store_cache_for_status.clone();
+            move |secret| {
+                let ns = secret.namespace().unwrap_or_default();
+                let name = secret.name_any();
+                stores
+                    .state()
+                    .iter()
+                    .filter(|s| {
+                        s.namespace().as_deref() == Some(ns.as_str())
+                            && s.spec.credentials_secret_ref.name == name
+                    })
+                    .map(|s| ObjectRef::new(&s.name_any()).within(&ns))
+                    .collect::<Vec<_>>()
+            }
+        })
+        .watches(
+            fleets_for_stores,
+            watcher::Config::default(),
+            move |fleet| {
+                // A fleet's storeRef may have moved from one store to another: look at every store
+                // of its namespace (their status lists the fleets that use them).
+                let ns = fleet.namespace().unwrap_or_default();
+                store_names_in(&store_cache_for_fleets, &ns)
+                    .into_iter()
+                    .map(|n| ObjectRef::new(&n).within(&ns))
+                    .collect::<Vec<_>>()
+            },
+        );
+
     let ctx = Arc::new(Context::new(client, metrics, settings, gateway_api, fleets));
-    controller
-        .graceful_shutdown_on(shutdown)
-        .run(reconcile, error_policy, ctx)
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let fleet_loop = controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(reconcile, error_policy, ctx.clone())
         .for_each(|result| async move {
             match result {
                 Ok((obj, _)) => debug!(fleet = %obj, "reconciled"),
                 Err(e) => debug!(error = %e, "reconcile did not complete"),
             }
-        })
-        .await;
+        });
+    let store_loop = store_controller
+        .graceful_shutdown_on(shutdown)
+        .run(store_status::reconcile, store_status::error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                debug!(error = %e, "store status did not complete");
+            }
+        });
+    futures::future::join(fleet_loop, store_loop).await;
     info!("controller stopped");
 }

@@ -23,3 +23,4 @@ pub mod reconcile;
 pub mod run;
 pub mod server;
 pub mod status;
+pub mod store_status;
