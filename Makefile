@@ -52,6 +52,14 @@ cluster-down: ## stop the local control plane and the S3 server
 test-testkit: cluster-up ## test the local control plane itself (celld-testkit's harness tests)
 	$(CARGO) test -p celld-testkit
 
+## kubectl plugin ------------------------------------------------------------------
+.PHONY: plugin
+plugin: ## build the kubectl plugin (release) into bin/kubectl-celld; with bin/ on PATH, `kubectl celld` runs it
+	$(CARGO) build --release --locked -p kubectl-celld
+	mkdir -p bin
+	install -m 0755 "$${CARGO_TARGET_DIR:-target}/release/kubectl-celld" bin/kubectl-celld
+	@echo "built bin/kubectl-celld; try: PATH=\$$PWD/bin:\$$PATH kubectl celld --help"
+
 ## Packaging, Kind demo and release (Docker and kind only here, never in `make test`) -------
 # Section owned by packaging; other targets live above.
 DOCKER ?= docker

@@ -1,0 +1,117 @@
+//! The command line: global kubeconfig flags and one subcommand per workflow step.
+
+use crate::{deploy, init, logs, status};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  # Upload a local Worker project and make it live on every node of fleet 'web'
+  kubectl celld deploy ./my-worker --fleet web -n apps
+
+  # Deploy an image that holds the source at /app
+  kubectl celld deploy --image registry.example.com/web-src:1.2.0 --fleet web
+
+  # What a fleet serves, from where, and how its nodes are doing
+  kubectl celld status web
+  kubectl celld status -A
+
+  # Follow the logs of every node, including nodes that start later
+  kubectl celld logs web --follow
+
+  # Create (or update) a fleet from flags
+  kubectl celld init web --store minio --bucket s3://celld/web \\
+    --hostname web.example.com --ingress-class nginx --apply
+
+  # Shell completions
+  source <(kubectl-celld completion bash)";
+
+/// kubectl plugin for celld fleets: deploy Workers, inspect fleets, stream node logs, and
+/// bootstrap new fleets.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-celld",
+    bin_name = "kubectl celld",
+    version,
+    after_help = EXAMPLES,
+    propagate_version = true,
+    arg_required_else_help = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// How to reach the cluster.
+    #[command(flatten)]
+    pub globals: Globals,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command takes, with kubectl's names and defaults.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Cluster")]
+pub struct Globals {
+    /// Path to the kubeconfig file (default: the files in $KUBECONFIG, else ~/.kube/config, else
+    /// the in-cluster service account)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context to use (default: the current context)
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Kubeconfig cluster to use instead of the context's
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+
+    /// Kubeconfig user to use instead of the context's
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Namespace of the fleet (default: the context's namespace, else default)
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Deploy a Worker to a fleet's bucket and make every ready node adopt it now
+    Deploy(deploy::DeployArgs),
+    /// Show one fleet in detail, or a table of the fleets in the namespace
+    Status(status::StatusArgs),
+    /// Print the logs of every node of a fleet, each line prefixed with its pod
+    Logs(logs::LogsArgs),
+    /// Print a CelldFleet built from flags, or create/update it with --apply
+    Init(Box<init::InitArgs>),
+    /// Print a shell completion script
+    Completion(CompletionArgs),
+}
+
+/// `completion SHELL`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  # bash (current shell, or for good: add the line to ~/.bashrc)
+  source <(kubectl-celld completion bash)
+
+  # zsh
+  kubectl-celld completion zsh > \"${fpath[1]}/_kubectl-celld\"
+
+  # fish
+  kubectl-celld completion fish > ~/.config/fish/completions/kubectl-celld.fish")]
+pub struct CompletionArgs {
+    /// The shell to complete in
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `-o` formats for scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// YAML
+    Yaml,
+    /// JSON
+    Json,
+}

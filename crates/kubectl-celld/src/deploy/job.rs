@@ -1,0 +1,284 @@
+//! The deploy Job: one restricted pod in the fleet's namespace that stays up (for a bounded
+//! time) while the plugin drives it over `pods/exec`. Its labels are the ones the operator's
+//! NetworkPolicy lets reach the nodes' internal port.
+
+use celld_api::labels;
+use celld_api::{CelldFleet, ResolvedStorage};
+use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    Capabilities, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, PodSecurityContext,
+    PodSpec, PodTemplateSpec, ResourceRequirements, SeccompProfile, SecretKeySelector,
+    SecurityContext, Volume, VolumeMount,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
+use kube::Resource;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The deployer image of this plugin's release: celld, esbuild and curl, no source.
+pub const DEFAULT_DEPLOYER_IMAGE: &str = concat!(
+    "ghcr.io/anthaathi/celld-operator-deployer:v",
+    env!("CARGO_PKG_VERSION")
+);
+/// Name of the deploy container.
+pub const CONTAINER: &str = "deploy";
+/// The container's working directory, an emptyDir; every exec path is relative to it.
+pub const WORK_DIR: &str = "/work";
+/// Where an upload is extracted, relative to [`WORK_DIR`].
+pub const UPLOAD_DIR: &str = "src";
+/// Where an `--image` deployer holds the Worker source.
+pub const IMAGE_SOURCE_DIR: &str = "/app";
+/// Seconds a finished Job stays before Kubernetes deletes it, should the plugin not.
+pub const TTL_AFTER_FINISHED: i32 = 300;
+/// The uid and gid the pod runs as (the image may have no USER).
+pub const RUN_AS: i64 = 65532;
+/// Value of `app.kubernetes.io/managed-by` on deploy Jobs and pods.
+pub const MANAGED_BY: &str = "kubectl-celld";
+
+/// What the Job is built from.
+pub struct Input<'a> {
+    /// The fleet deployed to.
+    pub fleet: &'a CelldFleet,
+    /// Its resolved storage (only the Secret's name is used).
+    pub storage: &'a ResolvedStorage,
+    /// The image the pod runs: the deployer, or the `--image` with the source at /app.
+    pub image: &'a str,
+    /// How long the pod may live at most.
+    pub lifetime: Duration,
+    /// Whether the Job is kept after the deploy (no TTL then).
+    pub keep: bool,
+}
+
+/// Labels of the Job and its pod.
+pub fn pod_labels(fleet: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (labels::FLEET.to_string(), fleet.to_string()),
+        (labels::ROLE.to_string(), labels::ROLE_DEPLOY.to_string()),
+        (
+            "app.kubernetes.io/managed-by".to_string(),
+            MANAGED_BY.to_string(),
+        ),
+    ])
+}
+
+/// `generateName` of the Job: the fleet's name cut so that the Job's name (plus the 5 random
+/// characters) still fits in a 63-character label value.
+pub fn generate_name(fleet: &str) -> String {
+    const SUFFIX: &str = "-deploy-";
+    let keep = 63 - 5 - SUFFIX.len();
+    let base: String = fleet.chars().take(keep).collect();
+    format!("{}{SUFFIX}", base.trim_end_matches('-'))
+}
+
+/// The keep-alive command: a bounded sleep loop that ends at once on SIGTERM.
+pub fn keepalive(lifetime: Duration) -> Vec<String> {
+    let secs = lifetime.as_secs().max(60);
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!(
+            "trap 'exit 0' TERM INT; i=0; while [ \"$i\" -lt {secs} ]; do sleep 1; i=$((i+1)); done"
+        ),
+    ]
+}
+
+fn secret_env(name: &str, secret: &str, optional: bool) -> EnvVar {
+    EnvVar {
+        name: name.to_string(),
+        value_from: Some(EnvVarSource {
+            secret_key_ref: Some(SecretKeySelector {
+                name: secret.to_string(),
+                key: name.to_string(),
+                optional: optional.then_some(true),
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    }
+}
+
+fn plain_env(name: &str, value: &str) -> EnvVar {
+    EnvVar {
+        name: name.to_string(),
+        value: Some(value.to_string()),
+        ..EnvVar::default()
+    }
+}
+
+fn owner(fleet: &CelldFleet) -> Option<OwnerReference> {
+    Some(OwnerReference {
+        api_version: CelldFleet::api_version(&()).to_string(),
+        kind: CelldFleet::kind(&()).to_string(),
+        name: fleet.metadata.name.clone()?,
+        uid: fleet.metadata.uid.clone()?,
+        ..OwnerReference::default()
+    })
+}
+
+/// Builds the Job. Pure: no API calls.
+pub fn build(input: &Input<'_>) -> Job {
+    use celld_api::labels::secret_keys;
+    let fleet_name = input.fleet.metadata.name.clone().unwrap_or_default();
+    let labels = pod_labels(&fleet_name);
+    let secret = input.storage.credentials_secret.as_str();
+    let container = Container {
+        name: CONTAINER.to_string(),
+        image: Some(input.image.to_string()),
+        command: Some(keepalive(input.lifetime)),
+        working_dir: Some(WORK_DIR.to_string()),
+        env: Some(vec![
+            plain_env("HOME", WORK_DIR),
+            plain_env("TMPDIR", WORK_DIR),
+            secret_env(secret_keys::ACCESS_KEY_ID, secret, false),
+            secret_env(secret_keys::SECRET_ACCESS_KEY, secret, false),
+            secret_env(secret_keys::SESSION_TOKEN, secret, true),
+        ]),
+        volume_mounts: Some(vec![VolumeMount {
+            name: "work".into(),
+            mount_path: WORK_DIR.into(),
+            ..VolumeMount::default()
+        }]),
+        resources: Some(ResourceRequirements {
+            requests: Some(BTreeMap::from([
+                ("cpu".to_string(), Quantity("100m".into())),
+                ("memory".to_string(), Quantity("256Mi".into())),
+            ])),
+            ..ResourceRequirements::default()
+        }),
+        security_context: Some(SecurityContext {
+            allow_privilege_escalation: Some(false),
+            read_only_root_filesystem: Some(true),
+            run_as_non_root: Some(true),
+            capabilities: Some(Capabilities {
+                drop: Some(vec!["ALL".into()]),
+                ..Capabilities::default()
+            }),
+            ..SecurityContext::default()
+        }),
+        ..Container::default()
+    };
+    let pull_secrets = &input.fleet.spec.image_pull_secrets;
+    let pod = PodSpec {
+        containers: vec![container],
+        restart_policy: Some("Never".into()),
+        automount_service_account_token: Some(false),
+        enable_service_links: Some(false),
+        termination_grace_period_seconds: Some(5),
+        image_pull_secrets: (!pull_secrets.is_empty()).then(|| pull_secrets.clone()),
+        security_context: Some(PodSecurityContext {
+            run_as_non_root: Some(true),
+            run_as_user: Some(RUN_AS),
+            run_as_group: Some(RUN_AS),
+            fs_group: Some(RUN_AS),
+            seccomp_profile: Some(SeccompProfile {
+                type_: "RuntimeDefault".into(),
+                ..SeccompProfile::default()
+            }),
+            ..PodSecurityContext::default()
+        }),
+        volumes: Some(vec![Volume {
+            name: "work".into(),
+            empty_dir: Some(EmptyDirVolumeSource::default()),
+            ..Volume::default()
+        }]),
+        ..PodSpec::default()
+    };
+    let lifetime = i64::try_from(input.lifetime.as_secs()).unwrap_or(i64::MAX / 2);
+    Job {
+        metadata: ObjectMeta {
+            generate_name: Some(generate_name(&fleet_name)),
+            namespace: input.fleet.metadata.namespace.clone(),
+            labels: Some(labels.clone()),
+            owner_references: owner(input.fleet).map(|o| vec![o]),
+            ..ObjectMeta::default()
+        },
+        spec: Some(JobSpec {
+            backoff_limit: Some(0),
+            active_deadline_seconds: Some(lifetime.max(60) + 60),
+            ttl_seconds_after_finished: (!input.keep).then_some(TTL_AFTER_FINISHED),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod),
+            },
+            ..JobSpec::default()
+        }),
+        status: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_api::{BucketUrl, CelldFleetSpec};
+    use k8s_openapi::api::core::v1::LocalObjectReference;
+
+    fn fleet() -> CelldFleet {
+        let mut spec = CelldFleetSpec::with_bucket("s3://celld/web");
+        spec.image_pull_secrets = vec![LocalObjectReference {
+            name: "regcred".into(),
+        }];
+        let mut f = CelldFleet::new("web", spec);
+        f.metadata.namespace = Some("apps".into());
+        f.metadata.uid = Some("0b8f6d1e-0000-4000-8000-000000000001".into());
+        f
+    }
+
+    fn storage() -> ResolvedStorage {
+        ResolvedStorage {
+            store: Some("minio".into()),
+            bucket: BucketUrl::parse("s3://celld/web").unwrap(),
+            endpoint: Some("http://minio.storage.svc:9000".into()),
+            region: "us-east-1".into(),
+            allow_http: true,
+            credentials_secret: "s3-creds".into(),
+        }
+    }
+
+    #[test]
+    fn job_yaml() {
+        let (f, s) = (fleet(), storage());
+        let job = build(&Input {
+            fleet: &f,
+            storage: &s,
+            image: DEFAULT_DEPLOYER_IMAGE,
+            lifetime: Duration::from_secs(1800),
+            keep: false,
+        });
+        insta::assert_yaml_snapshot!(job, {
+            ".spec.template.spec.containers[0].image" => "[deployer image]"
+        });
+    }
+
+    #[test]
+    fn keep_job_has_no_ttl() {
+        let (f, s) = (fleet(), storage());
+        let job = build(&Input {
+            fleet: &f,
+            storage: &s,
+            image: "img",
+            lifetime: Duration::from_secs(600),
+            keep: true,
+        });
+        let spec = job.spec.unwrap();
+        assert_eq!(spec.ttl_seconds_after_finished, None);
+        assert_eq!(spec.active_deadline_seconds, Some(660));
+    }
+
+    #[test]
+    fn names_fit_label_values() {
+        let long = "a".repeat(52);
+        assert_eq!(generate_name(&long).len() + 5, 63);
+        assert_eq!(generate_name("web"), "web-deploy-");
+        let dashy = format!("{}-b", "a".repeat(49));
+        assert_eq!(generate_name(&dashy), format!("{}-deploy-", "a".repeat(49)));
+    }
+
+    #[test]
+    fn default_image_follows_the_release() {
+        assert!(DEFAULT_DEPLOYER_IMAGE.ends_with(&format!("v{}", env!("CARGO_PKG_VERSION"))));
+    }
+}

@@ -1,0 +1,362 @@
+//! `deploy`: publish a Worker to a fleet's bucket prefix from a short-lived pod in the fleet's
+//! namespace, then make every ready node adopt it at once.
+//!
+//! Steps: resolve the fleet's storage exactly as the operator does; create the deploy Job; wait
+//! for its pod; stream the directory in as a tar (or use the source baked into `--image` at
+//! /app); run `celld deploy` there with the fleet's bucket, endpoint and region, streaming its
+//! output; `POST /reload` to each ready node; delete the Job.
+
+pub mod archive;
+pub mod job;
+pub mod pod_wait;
+pub mod preflight;
+pub mod progress;
+pub mod reload;
+pub mod upload;
+
+use crate::cli::Globals;
+use crate::error::{Error, Result, status_code};
+use crate::exec::{self, Sink, Spec};
+use crate::kubeconfig::{self, Target};
+use crate::{fleets, human};
+use celld_api::{CelldFleet, ResolvedStorage};
+use clap::Args;
+use job::{CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Event, Pod, Secret};
+use kube::Api;
+use kube::api::{DeleteParams, PostParams};
+use progress::Progress;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `deploy`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  # Upload ./my-worker (skipping .git, node_modules and what .celldignore lists) and deploy it
+  kubectl celld deploy ./my-worker --fleet web -n apps
+
+  # Deploy the source baked into an image at /app; no directory needed
+  kubectl celld deploy --image registry.example.com/web-src:1.2.0 --fleet web
+
+  # Check the project builds and uploads, without publishing
+  kubectl celld deploy ./my-worker --fleet web --dry-run
+
+  # Keep the deploy pod for inspection; do not ask the nodes to reload
+  kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload")]
+pub struct DeployArgs {
+    /// Worker project directory (with wrangler.jsonc or wrangler.json) to upload
+    #[arg(
+        value_name = "DIR",
+        required_unless_present = "image",
+        conflicts_with = "image"
+    )]
+    pub dir: Option<PathBuf>,
+
+    /// Fleet to deploy to
+    #[arg(long, value_name = "FLEET")]
+    pub fleet: String,
+
+    /// Deploy from this image, which holds the Worker source at /app (and celld, esbuild, curl),
+    /// instead of uploading DIR
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+
+    /// Image of the deploy pod when uploading DIR: celld, esbuild and curl, no source
+    #[arg(long, value_name = "IMAGE", default_value = DEFAULT_DEPLOYER_IMAGE, conflicts_with = "image")]
+    pub deployer_image: String,
+
+    /// Keep the deploy Job and its pod (for inspection) instead of deleting them
+    #[arg(long)]
+    pub keep_job: bool,
+
+    /// Do not ask the nodes to reload; they adopt the new version within 30s
+    #[arg(long)]
+    pub no_reload: bool,
+
+    /// Run celld deploy --dry-run: build and check, publish nothing (implies --no-reload)
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Longest time the deploy pod lives (the Job's deadline)
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::parse::duration)]
+    pub timeout: Duration,
+
+    /// How long to wait for the deploy pod to start
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::parse::duration)]
+    pub pod_timeout: Duration,
+}
+
+/// Where the Worker source comes from.
+enum Source {
+    /// A packed local directory, uploaded into the pod.
+    Upload(archive::Archive),
+    /// Baked into the image at /app.
+    Image,
+}
+
+/// The `celld deploy` command for the fleet's storage, reading the source from `source`.
+pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) -> Vec<String> {
+    let mut cmd = vec![
+        "celld".to_string(),
+        "deploy".to_string(),
+        source.to_string(),
+        "--bucket".to_string(),
+        storage.bucket.to_string(),
+    ];
+    if let Some(endpoint) = &storage.endpoint {
+        cmd.extend(["--endpoint".to_string(), endpoint.clone()]);
+    }
+    cmd.extend(["--region".to_string(), storage.region.clone()]);
+    if dry_run {
+        cmd.push("--dry-run".to_string());
+    }
+    cmd
+}
+
+/// One line naming where the deploy writes (never a credential).
+pub fn describe_storage(storage: &ResolvedStorage) -> String {
+    let mut s = format!("bucket {}", storage.bucket);
+    if let Some(e) = &storage.endpoint {
+        s.push_str(&format!(", endpoint {e}"));
+    }
+    s.push_str(&format!(", region {}", storage.region));
+    match &storage.store {
+        Some(store) => s.push_str(&format!(" (from CelldObjectStore {store}")),
+        None => s.push_str(" (inline"),
+    }
+    s.push_str(&format!(
+        ", credentials from Secret {})",
+        storage.credentials_secret
+    ));
+    s
+}
+
+/// Runs `deploy`; returns the process exit code (celld deploy's).
+pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
+    let mut progress = Progress::new();
+    let source = match (&args.dir, &args.image) {
+        (Some(dir), None) => {
+            let d = dir.clone();
+            let packed = tokio::task::spawn_blocking(move || archive::pack(&d))
+                .await
+                .map_err(|e| Error::Deploy(format!("packing the directory failed: {e}")))??;
+            progress.note(&format!(
+                "Packed {} files ({}) from {}",
+                packed.files.len(),
+                human::bytes(packed.bytes.len() as u64),
+                archive::display(dir).display()
+            ));
+            Source::Upload(packed)
+        }
+        (None, Some(_)) => Source::Image,
+        _ => {
+            return Err(Error::Deploy(
+                "pass either DIR or --image IMAGE (not both)".into(),
+            ));
+        }
+    };
+    let target = kubeconfig::connect(globals).await?;
+    let fleet = fleets::get(&target, &args.fleet).await?;
+    let ns = target.namespace.clone();
+    let storage = celld_api::resolve::fetch(&target.client, &ns, &fleet.spec)
+        .await
+        .map_err(|source| Error::Storage {
+            fleet: args.fleet.clone(),
+            source: Box::new(source),
+        })?;
+    check_secret(&target, &args.fleet, &storage).await?;
+    progress.note(&format!(
+        "Fleet {ns}/{}: {}",
+        args.fleet,
+        describe_storage(&storage)
+    ));
+
+    let image = args.image.clone().unwrap_or(args.deployer_image.clone());
+    let jobs: Api<Job> = Api::namespaced(target.client.clone(), &ns);
+    let job = job::build(&job::Input {
+        fleet: &fleet,
+        storage: &storage,
+        image: &image,
+        lifetime: args.timeout,
+        keep: args.keep_job,
+    });
+    let job = jobs
+        .create(&PostParams::default(), &job)
+        .await
+        .map_err(|e| Error::api("create", "jobs.batch", Some(&ns), e))?;
+    let job_name = job.metadata.name.clone().unwrap_or_default();
+    progress.note(&format!("Created Job {ns}/{job_name} (image {image})"));
+
+    let steps = steps(
+        &target,
+        &fleet,
+        &storage,
+        &job,
+        &args,
+        source,
+        &mut progress,
+    );
+    let result = tokio::select! {
+        r = steps => r,
+        _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+    };
+    finish(&jobs, &job_name, &ns, &args, &mut progress).await;
+    result
+}
+
+/// Fails early when the credentials Secret does not exist. Reads only its metadata (never the
+/// values); skipped when RBAC does not allow it.
+async fn check_secret(target: &Target, fleet: &str, storage: &ResolvedStorage) -> Result<()> {
+    let ns = target.namespace.as_str();
+    let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
+    match secrets.get_metadata_opt(&storage.credentials_secret).await {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(Error::Storage {
+            fleet: fleet.to_string(),
+            source: Box::new(celld_api::ResolveError::SecretNotFound {
+                name: storage.credentials_secret.clone(),
+                namespace: ns.to_string(),
+            }),
+        }),
+        Err(e) if status_code(&e) == Some(403) => Ok(()),
+        Err(e) => Err(Error::api("get", "secrets", Some(ns), e)),
+    }
+}
+
+async fn steps(
+    target: &Target,
+    fleet: &CelldFleet,
+    storage: &ResolvedStorage,
+    job: &Job,
+    args: &DeployArgs,
+    source: Source,
+    progress: &mut Progress,
+) -> Result<u8> {
+    let ns = target.namespace.as_str();
+    let pods: Api<Pod> = Api::namespaced(target.client.clone(), ns);
+    let events: Api<Event> = Api::namespaced(target.client.clone(), ns);
+    let job_name = job.metadata.name.clone().unwrap_or_default();
+    let job_uid = job.metadata.uid.clone().unwrap_or_default();
+    let pod = pod_wait::wait(
+        &pods,
+        &events,
+        &job_name,
+        &job_uid,
+        &storage.credentials_secret,
+        args.pod_timeout,
+        progress,
+    )
+    .await?;
+    progress.note(&format!("Pod {ns}/{pod} is running"));
+    let uploading = matches!(source, Source::Upload(_));
+    let reloading = !args.no_reload && !args.dry_run;
+    let image = args.image.as_deref().unwrap_or(&args.deployer_image);
+    preflight::check(&pods, &pod, image, &preflight::tools(uploading, reloading)).await?;
+
+    let source_dir = match source {
+        Source::Upload(packed) => {
+            let (files, size) = (packed.files.len(), packed.bytes.len() as u64);
+            upload::upload(&pods, &pod, packed).await?;
+            progress.note(&format!(
+                "Uploaded {files} files ({}) into {pod}:{}/{UPLOAD_DIR}",
+                human::bytes(size),
+                job::WORK_DIR
+            ));
+            UPLOAD_DIR
+        }
+        Source::Image => IMAGE_SOURCE_DIR,
+    };
+
+    let command = deploy_command(source_dir, storage, args.dry_run);
+    progress.note(&format!("Running: {}", command.join(" ")));
+    let done = exec::run(
+        &pods,
+        &pod,
+        Spec {
+            command,
+            container: CONTAINER.into(),
+            stdout: Sink::Stdout,
+            stderr: Sink::Stderr,
+            stdin: None,
+        },
+    )
+    .await?;
+    if done.code != 0 {
+        progress.note(&format!(
+            "celld deploy failed with exit code {}; nothing was made live",
+            done.code
+        ));
+        return Ok(u8::try_from(done.code).unwrap_or(1));
+    }
+    if args.dry_run {
+        progress.note("Dry run done: nothing was published");
+        return Ok(0);
+    }
+    let fleet_name = fleet.metadata.name.clone().unwrap_or_default();
+    if args.no_reload {
+        progress.note(&format!(
+            "Deployed to fleet {fleet_name}; its nodes adopt the new version within 30s (--no-reload)"
+        ));
+        return Ok(0);
+    }
+    let nodes = reload::nodes(&pods, &fleet_name).await?;
+    let results = reload::reload(&pods, &pod, &nodes).await;
+    print!("{}", reload::report(&nodes, &results));
+    Ok(0)
+}
+
+async fn finish(jobs: &Api<Job>, name: &str, ns: &str, args: &DeployArgs, progress: &mut Progress) {
+    if args.keep_job {
+        progress.note(&format!(
+            "Kept Job {ns}/{name}: its pod stays up to {}s for inspection (kubectl exec -n {ns} job/{name} -- sh); delete it with: kubectl delete job -n {ns} {name}",
+            args.timeout.as_secs()
+        ));
+        return;
+    }
+    match jobs.delete(name, &DeleteParams::background()).await {
+        Ok(_) => progress.note(&format!("Deleted Job {ns}/{name}")),
+        Err(e) => progress.note(&format!(
+            "warning: could not delete Job {ns}/{name} ({}); Kubernetes removes it {}s after it ends",
+            Error::api("delete", "jobs.batch", Some(ns), e),
+            job::TTL_AFTER_FINISHED
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_api::BucketUrl;
+
+    fn storage(endpoint: Option<&str>, store: Option<&str>) -> ResolvedStorage {
+        ResolvedStorage {
+            store: store.map(Into::into),
+            bucket: BucketUrl::parse("s3://celld/web").unwrap(),
+            endpoint: endpoint.map(Into::into),
+            region: "auto".into(),
+            allow_http: false,
+            credentials_secret: "creds".into(),
+        }
+    }
+
+    #[test]
+    fn deploy_command_has_bucket_endpoint_region() {
+        let s = storage(Some("https://acct.r2.cloudflarestorage.com"), None);
+        assert_eq!(
+            deploy_command("src", &s, false).join(" "),
+            "celld deploy src --bucket s3://celld/web --endpoint https://acct.r2.cloudflarestorage.com --region auto"
+        );
+        let s = storage(None, Some("aws"));
+        assert_eq!(
+            deploy_command("/app", &s, true).join(" "),
+            "celld deploy /app --bucket s3://celld/web --region auto --dry-run"
+        );
+    }
+
+    #[test]
+    fn storage_line_names_no_secret_value() {
+        insta::assert_snapshot!(describe_storage(&storage(Some("http://minio:9000"), Some("minio"))), @"bucket s3://celld/web, endpoint http://minio:9000, region auto (from CelldObjectStore minio, credentials from Secret creds)");
+    }
+}

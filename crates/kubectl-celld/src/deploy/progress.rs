@@ -1,0 +1,66 @@
+//! Progress lines of a deploy, on stderr (stdout carries celld's own output). On a terminal the
+//! upload counter redraws in place; otherwise it prints at each quarter.
+
+use crate::human;
+use std::io::{IsTerminal, Write};
+
+/// Reports what the deploy is doing.
+pub struct Progress {
+    tty: bool,
+    quarter: u64,
+    drawing: bool,
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Progress {
+    /// Progress on stderr.
+    pub fn new() -> Self {
+        Self {
+            tty: std::io::stderr().is_terminal(),
+            quarter: 0,
+            drawing: false,
+        }
+    }
+
+    /// A line about a step.
+    pub fn note(&mut self, line: &str) {
+        self.end_drawing();
+        eprintln!("{line}");
+    }
+
+    /// `sent` of `total` bytes are uploaded.
+    pub fn upload(&mut self, sent: u64, total: u64) {
+        let pct = (sent * 100).checked_div(total).unwrap_or(100);
+        let line = format!(
+            "Uploading: {} of {} ({pct}%)",
+            human::bytes(sent),
+            human::bytes(total)
+        );
+        if self.tty {
+            eprint!("\r\x1b[2K{line}");
+            let _ = std::io::stderr().flush();
+            self.drawing = true;
+        } else if pct / 25 > self.quarter || (sent == total && self.quarter < 4) {
+            self.quarter = pct / 25;
+            eprintln!("{line}");
+        }
+    }
+
+    fn end_drawing(&mut self) {
+        if self.drawing {
+            eprintln!();
+            self.drawing = false;
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.end_drawing();
+    }
+}

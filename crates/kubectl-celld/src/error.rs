@@ -1,0 +1,286 @@
+//! The plugin's errors. Each message says what went wrong and what to do about it.
+
+use std::path::PathBuf;
+
+/// Everything that can stop a command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No kubeconfig was found and the plugin does not run inside a cluster.
+    #[error(
+        "no kubeconfig found: pass --kubeconfig PATH, set KUBECONFIG, create ~/.kube/config, or run the plugin inside a cluster"
+    )]
+    NoKubeconfig,
+
+    /// The kubeconfig could not be read or does not have the asked-for context.
+    #[error("cannot use the kubeconfig{}: {source}; check --kubeconfig, KUBECONFIG and --context (list contexts with: kubectl config get-contexts)", path_note(.path))]
+    Kubeconfig {
+        /// The file, when one was named with --kubeconfig.
+        path: Option<PathBuf>,
+        /// What kube could not do with it.
+        #[source]
+        source: Box<kube::config::KubeconfigError>,
+    },
+
+    /// The in-cluster configuration could not be read.
+    #[error(
+        "no kubeconfig found and the in-cluster configuration is unusable ({0}); pass --kubeconfig PATH or set KUBECONFIG"
+    )]
+    InCluster(#[source] Box<kube::config::InClusterError>),
+
+    /// The client could not be built from the configuration (TLS, auth plugin, proxy).
+    #[error(
+        "cannot create a Kubernetes client: {0}; check the cluster and user entries of the kubeconfig context"
+    )]
+    Client(#[source] Box<kube::Error>),
+
+    /// The cluster has no CelldFleet/CelldObjectStore resources.
+    #[error(
+        "the celld CRDs are not installed in this cluster (the API server does not know {resource}.platform.celld.dev): install the operator and its CRDs first, e.g. kubectl apply --server-side -f config/crd/bases/ (or check --context)"
+    )]
+    CrdsMissing {
+        /// The plural resource name that was missing.
+        resource: &'static str,
+    },
+
+    /// The named fleet does not exist.
+    #[error("{}", fleet_not_found(.name, .namespace, .near, .elsewhere))]
+    FleetNotFound {
+        /// The name asked for.
+        name: String,
+        /// The namespace looked in.
+        namespace: String,
+        /// Fleets in that namespace with similar names.
+        near: Vec<String>,
+        /// Other namespaces holding a fleet of exactly that name.
+        elsewhere: Vec<String>,
+    },
+
+    /// RBAC refused a request.
+    #[error(
+        "forbidden: you may not {verb} {resource}{}: ask a cluster admin for a Role granting '{verb}' on '{resource}' (check with: kubectl auth can-i {verb} {resource}{})",
+        ns_note(.namespace), ns_flag(.namespace)
+    )]
+    Forbidden {
+        /// The verb, as RBAC names it (get, list, create, patch, delete, watch).
+        verb: &'static str,
+        /// The resource, as RBAC names it (pods/exec, jobs.batch, celldfleets.platform.celld.dev).
+        resource: String,
+        /// The namespace, unless the request was cluster-wide.
+        namespace: Option<String>,
+    },
+
+    /// Any other API error.
+    #[error("{verb} {resource}{} failed: {source}", ns_note(.namespace))]
+    Api {
+        /// The verb that failed.
+        verb: &'static str,
+        /// The resource it was applied to.
+        resource: String,
+        /// The namespace, unless cluster-wide.
+        namespace: Option<String>,
+        /// The client error.
+        #[source]
+        source: Box<kube::Error>,
+    },
+
+    /// The fleet's object storage does not resolve.
+    #[error("fleet '{fleet}': {source}")]
+    Storage {
+        /// The fleet.
+        fleet: String,
+        /// Why (the message says what to fix).
+        #[source]
+        source: Box<celld_api::ResolveError>,
+    },
+
+    /// The spec built from the flags would be refused by the API server.
+    #[error("{0}")]
+    InvalidSpec(String),
+
+    /// A local file or directory problem.
+    #[error("{what} '{}': {source}", .path.display())]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A deploy step failed in the pod.
+    #[error("{0}")]
+    Deploy(String),
+
+    /// Writing output failed (a closed pipe, for example).
+    #[error("writing output failed: {0}")]
+    Output(String),
+
+    /// The user interrupted the command.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn path_note(path: &Option<PathBuf>) -> String {
+    path.as_ref()
+        .map(|p| format!(" '{}'", p.display()))
+        .unwrap_or_default()
+}
+
+fn ns_note(namespace: &Option<String>) -> String {
+    namespace
+        .as_ref()
+        .map(|n| format!(" in namespace '{n}'"))
+        .unwrap_or_else(|| " cluster-wide".to_string())
+}
+
+fn ns_flag(namespace: &Option<String>) -> String {
+    namespace
+        .as_ref()
+        .map(|n| format!(" -n {n}"))
+        .unwrap_or_else(|| " -A".to_string())
+}
+
+fn fleet_not_found(name: &str, namespace: &str, near: &[String], elsewhere: &[String]) -> String {
+    let mut msg = format!("CelldFleet '{name}' does not exist in namespace '{namespace}'");
+    if !elsewhere.is_empty() {
+        msg.push_str(&format!(
+            "; a fleet of that name exists in namespace {}: add -n {}",
+            elsewhere
+                .iter()
+                .map(|n| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            elsewhere[0]
+        ));
+    }
+    if near.is_empty() {
+        msg.push_str(&format!(
+            "; list the fleets with: kubectl celld status -n {namespace} (or -A), or create one with: kubectl celld init {name}"
+        ));
+    } else {
+        msg.push_str(&format!("; did you mean {}?", near.join(", ")));
+    }
+    msg
+}
+
+impl Error {
+    /// Wraps a client error for `verb` on `resource`: 403 names the verb and the resource, a 404
+    /// of a celld resource means the CRDs are missing, anything else keeps the client's message.
+    pub fn api(
+        verb: &'static str,
+        resource: impl Into<String>,
+        namespace: Option<&str>,
+        source: kube::Error,
+    ) -> Self {
+        let resource = resource.into();
+        let namespace = namespace.map(str::to_string);
+        match status_code(&source) {
+            Some(403) => Self::Forbidden {
+                verb,
+                resource,
+                namespace,
+            },
+            _ => Self::Api {
+                verb,
+                resource,
+                namespace,
+                source: Box::new(source),
+            },
+        }
+    }
+
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Interrupted => 130,
+            _ => 1,
+        }
+    }
+}
+
+/// The HTTP status of a failed request, if the API server answered.
+pub fn status_code(err: &kube::Error) -> Option<u16> {
+    match err {
+        kube::Error::Api(status) => Some(status.code),
+        kube::Error::UpgradeConnection(kube::client::UpgradeConnectionError::ProtocolSwitch(
+            code,
+        )) => Some(code.as_u16()),
+        _ => None,
+    }
+}
+
+/// Whether the API server answered 404 because the resource type itself is unknown (as opposed
+/// to an object that does not exist): its Status then names no object.
+pub fn is_unknown_resource(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(status) if status.code == 404 => status
+            .details
+            .as_ref()
+            .is_none_or(|d| d.name.is_empty() && d.kind.is_empty()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forbidden_names_verb_and_resource() {
+        let e = Error::Forbidden {
+            verb: "create",
+            resource: "pods/exec".into(),
+            namespace: Some("team-a".into()),
+        };
+        insta::assert_snapshot!(e.to_string(), @"forbidden: you may not create pods/exec in namespace 'team-a': ask a cluster admin for a Role granting 'create' on 'pods/exec' (check with: kubectl auth can-i create pods/exec -n team-a)");
+    }
+
+    #[test]
+    fn unknown_resource_is_told_from_a_missing_object() {
+        use kube::core::Status;
+        // The API server answers an unknown resource with a plain-text 404, which kube turns
+        // into a Status without details.
+        let unknown =
+            Status::failure("404 page not found\n", "Failed to parse error data").with_code(404);
+        assert!(is_unknown_resource(&kube::Error::Api(unknown.boxed())));
+        let mut missing = Status::failure(
+            "celldfleets.platform.celld.dev \"nope\" not found",
+            "NotFound",
+        )
+        .with_code(404);
+        missing.details = Some(kube::core::response::StatusDetails {
+            name: "nope".into(),
+            group: "platform.celld.dev".into(),
+            kind: "celldfleets".into(),
+            uid: String::new(),
+            causes: Vec::new(),
+            retry_after_seconds: 0,
+        });
+        let missing = kube::Error::Api(missing.boxed());
+        assert!(!is_unknown_resource(&missing));
+        assert_eq!(status_code(&missing), Some(404));
+    }
+
+    #[test]
+    fn fleet_not_found_suggests() {
+        let e = Error::FleetNotFound {
+            name: "demo-ap".into(),
+            namespace: "team-a".into(),
+            near: vec!["demo-app".into(), "demo-api".into()],
+            elsewhere: vec![],
+        };
+        insta::assert_snapshot!(e.to_string(), @"CelldFleet 'demo-ap' does not exist in namespace 'team-a'; did you mean demo-app, demo-api?");
+        let e = Error::FleetNotFound {
+            name: "web".into(),
+            namespace: "default".into(),
+            near: vec![],
+            elsewhere: vec!["prod".into()],
+        };
+        insta::assert_snapshot!(e.to_string(), @"CelldFleet 'web' does not exist in namespace 'default'; a fleet of that name exists in namespace 'prod': add -n prod; list the fleets with: kubectl celld status -n default (or -A), or create one with: kubectl celld init web");
+    }
+}

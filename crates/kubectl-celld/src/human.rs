@@ -1,0 +1,96 @@
+//! Human-readable ages and sizes, in kubectl's style.
+
+use jiff::Timestamp;
+
+/// An age as kubectl prints it: `45s`, `3m20s`, `25m`, `5h10m`, `20h`, `3d4h`, `12d`, `2y30d`.
+pub fn duration(seconds: i64) -> String {
+    let s = seconds.max(0);
+    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        match s % 60 {
+            0 => format!("{m}m"),
+            rem => format!("{m}m{rem}s"),
+        }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        match m % 60 {
+            0 => format!("{h}h"),
+            rem => format!("{h}h{rem}m"),
+        }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if d < 8 {
+        match h % 24 {
+            0 => format!("{d}d"),
+            rem => format!("{d}d{rem}h"),
+        }
+    } else if d < 365 * 2 {
+        format!("{d}d")
+    } else if d < 365 * 8 {
+        let y = d / 365;
+        match d % 365 {
+            0 => format!("{y}y"),
+            rem => format!("{y}y{rem}d"),
+        }
+    } else {
+        format!("{}y", d / 365)
+    }
+}
+
+/// The age of `then` at `now`; `<unknown>` without a time.
+pub fn age(then: Option<Timestamp>, now: Timestamp) -> String {
+    match then {
+        Some(t) => duration(now.as_second() - t.as_second()),
+        None => "<unknown>".to_string(),
+    }
+}
+
+/// A byte count in binary units: `512 B`, `1.5 KiB`, `3.2 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_like_kubectl() {
+        let cases = [
+            (5, "5s"),
+            (119, "119s"),
+            (200, "3m20s"),
+            (240, "4m"),
+            (25 * 60, "25m"),
+            (5 * 3600 + 600, "5h10m"),
+            (20 * 3600, "20h"),
+            (3 * 86_400 + 4 * 3600, "3d4h"),
+            (12 * 86_400, "12d"),
+            (800 * 86_400, "2y70d"),
+            (-5, "0s"),
+        ];
+        for (secs, want) in cases {
+            assert_eq!(duration(secs), want, "{secs}s");
+        }
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(3 * 1024 * 1024 + 200 * 1024), "3.2 MiB");
+    }
+}

@@ -1,0 +1,27 @@
+//! `init`: a CelldFleet from flags, checked with the admission rules, printed or applied.
+
+pub mod apply;
+pub mod args;
+pub mod build;
+pub mod hints;
+
+pub use args::InitArgs;
+
+use crate::cli::Globals;
+use crate::error::Result;
+use crate::{kubeconfig, output};
+
+/// Runs `init`.
+pub async fn run(globals: &Globals, args: &InitArgs) -> Result<u8> {
+    if args.apply {
+        let target = kubeconfig::connect(globals).await?;
+        let built = build::build(args, Some(&target.namespace))?;
+        let outcome = apply::apply(&target, &built, args.force_conflicts).await?;
+        output::print(&format!("{}\n", apply::line(&args.name, outcome)))?;
+    } else {
+        let namespace = kubeconfig::namespace_offline(globals).await;
+        let built = build::build(args, namespace.as_deref())?;
+        output::print(&output::serialize(&built.document, args.output)?)?;
+    }
+    Ok(0)
+}

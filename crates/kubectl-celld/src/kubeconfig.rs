@@ -1,0 +1,106 @@
+//! Connecting to a cluster the way kubectl does: `--kubeconfig`, else every file in
+//! `KUBECONFIG` merged, else `~/.kube/config`, else the in-cluster service account; `--context`,
+//! `--cluster` and `--user` pick entries; the namespace is `-n`, else the context's, else
+//! `default`. Exec and OIDC auth plugins named in the kubeconfig work as in kubectl.
+
+use crate::cli::Globals;
+use crate::error::{Error, Result};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use std::path::PathBuf;
+
+/// A client and the namespace commands act in.
+#[derive(Clone)]
+pub struct Target {
+    /// The API client.
+    pub client: Client,
+    /// The namespace from `-n`, the context, or `default`.
+    pub namespace: String,
+}
+
+/// Where the configuration came from.
+enum Source {
+    File(Box<Kubeconfig>, Option<PathBuf>),
+    InCluster,
+}
+
+fn options(globals: &Globals) -> KubeConfigOptions {
+    KubeConfigOptions {
+        context: globals.context.clone(),
+        cluster: globals.cluster.clone(),
+        user: globals.user.clone(),
+    }
+}
+
+fn home_kubeconfig() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    let path = PathBuf::from(home).join(".kube").join("config");
+    path.is_file().then_some(path)
+}
+
+fn source(globals: &Globals) -> Result<Source> {
+    let read = |path: PathBuf| {
+        Kubeconfig::read_from(&path)
+            .map(|k| Source::File(Box::new(k), Some(path.clone())))
+            .map_err(|source| Error::Kubeconfig {
+                path: Some(path),
+                source: Box::new(source),
+            })
+    };
+    if let Some(path) = &globals.kubeconfig {
+        return read(path.clone());
+    }
+    match Kubeconfig::from_env() {
+        Ok(Some(k)) => return Ok(Source::File(Box::new(k), None)),
+        Ok(None) => {}
+        Err(source) => {
+            return Err(Error::Kubeconfig {
+                path: None,
+                source: Box::new(source),
+            });
+        }
+    }
+    match home_kubeconfig() {
+        Some(path) => read(path),
+        None if in_cluster_available() => Ok(Source::InCluster),
+        None => Err(Error::NoKubeconfig),
+    }
+}
+
+fn in_cluster_available() -> bool {
+    std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+}
+
+async fn config(globals: &Globals) -> Result<Config> {
+    match source(globals)? {
+        Source::File(kubeconfig, path) => {
+            Config::from_custom_kubeconfig(*kubeconfig, &options(globals))
+                .await
+                .map_err(|source| Error::Kubeconfig {
+                    path,
+                    source: Box::new(source),
+                })
+        }
+        Source::InCluster => Config::incluster().map_err(|e| Error::InCluster(Box::new(e))),
+    }
+}
+
+/// Builds the client and picks the namespace.
+pub async fn connect(globals: &Globals) -> Result<Target> {
+    let config = config(globals).await?;
+    let namespace = globals
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
+    let client = Client::try_from(config).map_err(|e| Error::Client(Box::new(e)))?;
+    Ok(Target { client, namespace })
+}
+
+/// The namespace commands would act in, without contacting the cluster: `-n`, else the
+/// context's namespace, else `default`. None when no configuration can be read at all.
+pub async fn namespace_offline(globals: &Globals) -> Option<String> {
+    if let Some(ns) = &globals.namespace {
+        return Some(ns.clone());
+    }
+    config(globals).await.ok().map(|c| c.default_namespace)
+}

@@ -1,0 +1,35 @@
+//! `kubectl celld`: a kubectl plugin for celld fleets. Deploys Workers into a fleet's bucket
+//! from a short-lived in-cluster pod and makes the nodes adopt them at once, shows a fleet's
+//! state, streams its node logs, and builds new fleets from flags.
+//!
+//! The binary is a thin `main`; everything lives here so tests can drive it.
+
+pub mod cli;
+pub mod completion;
+pub mod deploy;
+pub mod error;
+pub mod exec;
+pub mod fleets;
+pub mod human;
+pub mod init;
+pub mod kubeconfig;
+pub mod logs;
+pub mod near;
+pub mod output;
+pub mod parse;
+pub mod status;
+pub mod table;
+
+use cli::{Cli, Command};
+
+/// Runs the parsed command line; returns the process exit code.
+pub async fn run(cli: Cli) -> error::Result<u8> {
+    let g = &cli.globals;
+    match cli.command {
+        Command::Deploy(args) => deploy::run(g, args).await,
+        Command::Status(args) => status::run(g, args).await,
+        Command::Logs(args) => logs::run(g, args).await,
+        Command::Init(args) => init::run(g, &args).await,
+        Command::Completion(args) => completion::run(args.shell),
+    }
+}

@@ -1,0 +1,452 @@
+//! What `status FLEET` shows, gathered from the API: the fleet and its status, the storage as
+//! the operator resolves it, the StatefulSet, the node pods and recent Events. A part that
+//! cannot be read is reported as a warning, so a broken fleet still gets a full report.
+
+use crate::error::{Error, status_code};
+use crate::kubeconfig::Target;
+use celld_api::{CelldFleet, CelldObjectStore, labels};
+use jiff::Timestamp;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Event, Pod, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::Api;
+use kube::api::ListParams;
+use serde::Serialize;
+
+/// Everything `status FLEET` shows; also its `-o yaml|json` form.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetReport {
+    /// Fleet name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// When the fleet was created.
+    pub created: Option<Time>,
+    /// Where the Worker is served, as the operator reports it.
+    pub url: Option<String>,
+    /// celld image of the nodes.
+    pub image: String,
+    /// Desired nodes.
+    pub replicas: i32,
+    /// Whether the operator has written any status yet.
+    pub status_reported: bool,
+    /// The deployed Worker version, as the operator read it from the bucket.
+    pub worker: Option<WorkerReport>,
+    /// Storage resolution.
+    pub storage: StorageReport,
+    /// The StatefulSet's rollout.
+    pub rollout: RolloutReport,
+    /// The node pods.
+    pub pods: Vec<PodReport>,
+    /// The fleet's conditions.
+    pub conditions: Vec<ConditionReport>,
+    /// Recent Events of the fleet, its StatefulSet, its pods and deploy Jobs; oldest first.
+    pub events: Vec<EventReport>,
+    /// Parts that could not be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// The deployed Worker.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerReport {
+    /// Version id.
+    pub version: String,
+    /// Script name, when the pointer names it.
+    pub script_name: Option<String>,
+    /// Traffic share of the version.
+    pub rollout_percent: Option<i32>,
+}
+
+/// Storage resolution; names and locations only, never credentials.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageReport {
+    /// The CelldObjectStore the connection comes from.
+    pub store: Option<String>,
+    /// Bucket and prefix.
+    pub bucket: String,
+    /// Endpoint; None for AWS S3.
+    pub endpoint: Option<String>,
+    /// Region.
+    pub region: Option<String>,
+    /// The credentials Secret's name.
+    pub credentials_secret: Option<String>,
+    /// Whether that Secret exists; None when it could not be checked.
+    pub secret_exists: Option<bool>,
+    /// Why the storage does not resolve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The StatefulSet's rollout.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutReport {
+    /// The StatefulSet's name.
+    pub stateful_set: String,
+    /// Whether it exists.
+    pub found: bool,
+    /// Desired replicas of the StatefulSet.
+    pub replicas: i32,
+    /// Ready replicas.
+    pub ready_replicas: i32,
+    /// Replicas on the update revision.
+    pub updated_replicas: i32,
+    /// The revision the current pods run.
+    pub current_revision: Option<String>,
+    /// The revision being rolled out.
+    pub update_revision: Option<String>,
+    /// Whether the operator has caught up with the fleet's latest spec.
+    pub spec_observed: bool,
+}
+
+/// One node pod.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodReport {
+    /// Pod name.
+    pub name: String,
+    /// Phase, or the waiting reason of a container (CrashLoopBackOff...), or Terminating.
+    pub phase: String,
+    /// Ready containers / containers.
+    pub ready: String,
+    /// Container restarts.
+    pub restarts: i32,
+    /// When the pod was created.
+    pub created: Option<Time>,
+    /// Pod IP.
+    pub ip: Option<String>,
+    /// Node it runs on.
+    pub node: Option<String>,
+}
+
+/// One condition.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionReport {
+    /// Type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// True, False or Unknown.
+    pub status: String,
+    /// CamelCase reason.
+    pub reason: String,
+    /// What it means.
+    pub message: String,
+    /// When the status last changed.
+    pub last_transition_time: Option<Time>,
+}
+
+/// One Event.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventReport {
+    /// Normal or Warning.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// CamelCase reason.
+    pub reason: String,
+    /// Kind/name of the object it is about.
+    pub object: String,
+    /// What happened.
+    pub message: String,
+    /// How often.
+    pub count: i32,
+    /// When it last happened.
+    pub last_seen: Option<Time>,
+}
+
+/// Builds the report of `fleet`.
+pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> FleetReport {
+    let ns = target.namespace.as_str();
+    let name = fleet.metadata.name.clone().unwrap_or_default();
+    let mut warnings = Vec::new();
+    let status = fleet.status.as_ref();
+
+    let storage = storage(target, fleet, &mut warnings).await;
+    let rollout = rollout(target, fleet, &mut warnings).await;
+    let pod_list = pods(target, &name, &mut warnings).await;
+    let pods: Vec<PodReport> = pod_list.iter().map(pod_report).collect();
+    let pod_names: Vec<String> = pods.iter().map(|p| p.name.clone()).collect();
+    let events = events(target, &name, &pod_names, max_events, &mut warnings).await;
+
+    FleetReport {
+        namespace: ns.to_string(),
+        created: fleet.metadata.creation_timestamp.clone(),
+        url: status.and_then(|s| s.url.clone()),
+        image: fleet.spec.image.clone(),
+        replicas: fleet.spec.replicas,
+        status_reported: status.is_some(),
+        worker: status
+            .and_then(|s| s.deployment.as_ref())
+            .map(|d| WorkerReport {
+                version: d.version.clone(),
+                script_name: d.script_name.clone(),
+                rollout_percent: d.rollout_percent,
+            }),
+        storage,
+        rollout,
+        pods,
+        conditions: status
+            .map(|s| {
+                s.conditions
+                    .iter()
+                    .map(|c| ConditionReport {
+                        type_: c.type_.clone(),
+                        status: c.status.clone(),
+                        reason: c.reason.clone(),
+                        message: c.message.clone(),
+                        last_transition_time: Some(c.last_transition_time.clone()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        events,
+        warnings,
+        name,
+    }
+}
+
+async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>) -> StorageReport {
+    let ns = target.namespace.as_str();
+    match celld_api::resolve::fetch(&target.client, ns, &fleet.spec).await {
+        Ok(r) => {
+            let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
+            let secret_exists = match secrets.get_metadata_opt(&r.credentials_secret).await {
+                Ok(found) => Some(found.is_some()),
+                Err(e) => {
+                    if status_code(&e) != Some(403) {
+                        warnings.push(Error::api("get", "secrets", Some(ns), e).to_string());
+                    }
+                    None
+                }
+            };
+            StorageReport {
+                store: r.store,
+                bucket: r.bucket.to_string(),
+                endpoint: r.endpoint,
+                region: Some(r.region),
+                credentials_secret: Some(r.credentials_secret),
+                secret_exists,
+                error: None,
+            }
+        }
+        Err(e) => StorageReport {
+            store: fleet.spec.store_ref.as_ref().map(|s| s.name.clone()),
+            bucket: fleet.spec.object_storage.bucket.clone(),
+            error: Some(e.to_string()),
+            ..StorageReport::default()
+        },
+    }
+}
+
+/// Resolves a fleet's storage against an already-listed set of stores (for the table).
+pub fn resolve_with(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> StorageReport {
+    let ns = fleet.metadata.namespace.clone().unwrap_or_default();
+    let store = fleet.spec.store_ref.as_ref().and_then(|r| {
+        stores.iter().find(|s| {
+            s.metadata.name.as_deref() == Some(r.name.as_str())
+                && s.metadata.namespace.as_deref() == Some(ns.as_str())
+        })
+    });
+    match celld_api::resolve::resolve(&fleet.spec, &ns, store) {
+        Ok(r) => StorageReport {
+            store: r.store,
+            bucket: r.bucket.to_string(),
+            endpoint: r.endpoint,
+            region: Some(r.region),
+            credentials_secret: Some(r.credentials_secret),
+            secret_exists: None,
+            error: None,
+        },
+        Err(e) => StorageReport {
+            store: fleet.spec.store_ref.as_ref().map(|s| s.name.clone()),
+            bucket: fleet.spec.object_storage.bucket.clone(),
+            error: Some(e.reason().to_string()),
+            ..StorageReport::default()
+        },
+    }
+}
+
+async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>) -> RolloutReport {
+    let ns = target.namespace.as_str();
+    let name = fleet.metadata.name.clone().unwrap_or_default();
+    let spec_observed = fleet
+        .status
+        .as_ref()
+        .and_then(|s| s.observed_generation)
+        .is_some_and(|g| Some(g) >= fleet.metadata.generation);
+    let mut report = RolloutReport {
+        stateful_set: name.clone(),
+        spec_observed,
+        ..RolloutReport::default()
+    };
+    let api: Api<StatefulSet> = Api::namespaced(target.client.clone(), ns);
+    match api.get_opt(&name).await {
+        Ok(Some(sts)) => {
+            let status = sts.status.unwrap_or_default();
+            report.found = true;
+            report.replicas = sts.spec.and_then(|s| s.replicas).unwrap_or(1);
+            report.ready_replicas = status.ready_replicas.unwrap_or(0);
+            report.updated_replicas = status.updated_replicas.unwrap_or(0);
+            report.current_revision = status.current_revision;
+            report.update_revision = status.update_revision;
+        }
+        Ok(None) => {}
+        Err(e) => warnings.push(Error::api("get", "statefulsets.apps", Some(ns), e).to_string()),
+    }
+    report
+}
+
+/// The fleet's node pods, in ordinal order.
+async fn pods(target: &Target, fleet: &str, warnings: &mut Vec<String>) -> Vec<Pod> {
+    let ns = target.namespace.as_str();
+    let api: Api<Pod> = Api::namespaced(target.client.clone(), ns);
+    let selector = format!(
+        "{}={fleet},{}={}",
+        labels::FLEET,
+        labels::ROLE,
+        labels::ROLE_NODE
+    );
+    match api.list(&ListParams::default().labels(&selector)).await {
+        Ok(list) => {
+            let mut pods = list.items;
+            pods.sort_by_key(|p| natural_key(p.metadata.name.as_deref().unwrap_or_default()));
+            pods
+        }
+        Err(e) => {
+            warnings.push(Error::api("list", "pods", Some(ns), e).to_string());
+            Vec::new()
+        }
+    }
+}
+
+fn natural_key(name: &str) -> (String, u64) {
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (stem, num) = name.split_at(name.len() - digits);
+    (stem.to_string(), num.parse().unwrap_or(0))
+}
+
+/// A pod as `status` shows it (kubectl's STATUS column logic, simplified).
+pub fn pod_report(pod: &Pod) -> PodReport {
+    let status = pod.status.clone().unwrap_or_default();
+    let containers = status.container_statuses.clone().unwrap_or_default();
+    let total = pod
+        .spec
+        .as_ref()
+        .map(|s| s.containers.len())
+        .unwrap_or(containers.len());
+    let ready = containers.iter().filter(|c| c.ready).count();
+    let restarts = containers.iter().map(|c| c.restart_count).sum();
+    let waiting = containers.iter().find_map(|c| {
+        c.state
+            .as_ref()
+            .and_then(|s| s.waiting.as_ref())
+            .and_then(|w| w.reason.clone())
+    });
+    let phase = if pod.metadata.deletion_timestamp.is_some() {
+        "Terminating".to_string()
+    } else {
+        waiting.unwrap_or_else(|| status.phase.clone().unwrap_or_else(|| "Pending".into()))
+    };
+    PodReport {
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        phase,
+        ready: format!("{ready}/{total}"),
+        restarts,
+        created: pod.metadata.creation_timestamp.clone(),
+        ip: status.pod_ip.filter(|ip| !ip.is_empty()),
+        node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+    }
+}
+
+/// Whether an Event is about this fleet: the fleet, its StatefulSet, its pods (current ones,
+/// or `<fleet>-N` ones that are gone) or its deploy Jobs and their pods.
+pub fn concerns(event: &Event, fleet: &str, pods: &[String]) -> bool {
+    let o = &event.involved_object;
+    let name = o.name.as_deref().unwrap_or_default();
+    let kind = o.kind.as_deref().unwrap_or_default();
+    let deploy_prefix = crate::deploy::job::generate_name(fleet);
+    match kind {
+        "CelldFleet" | "StatefulSet" => name == fleet,
+        "Pod" => {
+            pods.iter().any(|p| p == name)
+                || name.strip_prefix(&format!("{fleet}-")).is_some_and(|rest| {
+                    !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit())
+                })
+                || name.starts_with(&deploy_prefix)
+        }
+        "Job" => name.starts_with(&deploy_prefix),
+        "PersistentVolumeClaim" => name.rsplit_once('-').is_some_and(|(head, ordinal)| {
+            head.ends_with(&format!("-{fleet}")) && ordinal.chars().all(|c| c.is_ascii_digit())
+        }),
+        _ => false,
+    }
+}
+
+/// When an Event last happened, whichever API wrote it.
+pub fn last_seen(e: &Event) -> Option<Timestamp> {
+    e.series
+        .as_ref()
+        .and_then(|s| s.last_observed_time.as_ref().map(|t| t.0))
+        .or_else(|| e.last_timestamp.as_ref().map(|t| t.0))
+        .or_else(|| e.event_time.as_ref().map(|t| t.0))
+        .or_else(|| e.metadata.creation_timestamp.as_ref().map(|t| t.0))
+}
+
+async fn events(
+    target: &Target,
+    fleet: &str,
+    pods: &[String],
+    max: usize,
+    warnings: &mut Vec<String>,
+) -> Vec<EventReport> {
+    let ns = target.namespace.as_str();
+    let api: Api<Event> = Api::namespaced(target.client.clone(), ns);
+    let list = match api.list(&ListParams::default()).await {
+        Ok(l) => l.items,
+        Err(e) => {
+            warnings.push(Error::api("list", "events", Some(ns), e).to_string());
+            return Vec::new();
+        }
+    };
+    select_events(list, fleet, pods, max)
+}
+
+/// The `max` most recent Events about the fleet, oldest first.
+pub fn select_events(
+    list: Vec<Event>,
+    fleet: &str,
+    pods: &[String],
+    max: usize,
+) -> Vec<EventReport> {
+    let mut mine: Vec<Event> = list
+        .into_iter()
+        .filter(|e| concerns(e, fleet, pods))
+        .collect();
+    mine.sort_by_key(last_seen);
+    let skip = mine.len().saturating_sub(max);
+    mine.into_iter()
+        .skip(skip)
+        .map(|e| EventReport {
+            type_: e.type_.clone().unwrap_or_else(|| "Normal".into()),
+            reason: e.reason.clone().unwrap_or_default(),
+            object: format!(
+                "{}/{}",
+                e.involved_object.kind.as_deref().unwrap_or_default(),
+                e.involved_object.name.as_deref().unwrap_or_default()
+            ),
+            message: e.message.clone().unwrap_or_default().trim().to_string(),
+            count: e
+                .series
+                .as_ref()
+                .map(|s| s.count.unwrap_or(1))
+                .or(e.count)
+                .unwrap_or(1),
+            last_seen: last_seen(&e).map(Time),
+        })
+        .collect()
+}

@@ -1,0 +1,223 @@
+//! Argument handling: what each command accepts and refuses, and the help texts (snapshots).
+
+use clap::{CommandFactory, Parser};
+use kubectl_celld::cli::{Cli, Command, OutputFormat};
+use std::time::Duration;
+
+fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    Cli::try_parse_from(std::iter::once("kubectl-celld").chain(args.iter().copied()))
+}
+
+fn refused(args: &[&str]) -> String {
+    match parse(args) {
+        Ok(cli) => panic!("{args:?} should be refused, parsed as {cli:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn global_flags_work_before_and_after_the_command() {
+    let cli = parse(&[
+        "--kubeconfig",
+        "/tmp/kc",
+        "status",
+        "--context",
+        "prod",
+        "-n",
+        "apps",
+    ])
+    .unwrap();
+    assert_eq!(
+        cli.globals.kubeconfig.as_deref(),
+        Some(std::path::Path::new("/tmp/kc"))
+    );
+    assert_eq!(cli.globals.context.as_deref(), Some("prod"));
+    assert_eq!(cli.globals.namespace.as_deref(), Some("apps"));
+}
+
+#[test]
+fn deploy_takes_a_directory_or_an_image() {
+    let Command::Deploy(d) = parse(&["deploy", "./w", "--fleet", "web"]).unwrap().command else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.dir.as_deref(), Some(std::path::Path::new("./w")));
+    assert!(d.image.is_none());
+    assert!(
+        d.deployer_image
+            .starts_with("ghcr.io/anthaathi/celld-operator-deployer:v")
+    );
+    assert_eq!(d.timeout, Duration::from_secs(1800));
+    assert_eq!(d.pod_timeout, Duration::from_secs(300));
+
+    let Command::Deploy(d) = parse(&["deploy", "--image", "src:1", "--fleet", "web"])
+        .unwrap()
+        .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.image.as_deref(), Some("src:1"));
+    assert!(d.dir.is_none());
+
+    let e = refused(&["deploy", "--fleet", "web"]);
+    assert!(e.contains("<DIR>"), "{e}");
+    let e = refused(&["deploy", "./w", "--image", "src:1", "--fleet", "web"]);
+    assert!(e.contains("cannot be used with"), "{e}");
+    let e = refused(&[
+        "deploy",
+        "--image",
+        "i",
+        "--deployer-image",
+        "d",
+        "--fleet",
+        "web",
+    ]);
+    assert!(e.contains("cannot be used with"), "{e}");
+    let e = refused(&["deploy", "./w"]);
+    assert!(e.contains("--fleet"), "{e}");
+    let e = refused(&["deploy", "./w", "--fleet", "web", "--timeout", "soon"]);
+    assert!(e.contains("is not a duration"), "{e}");
+}
+
+#[test]
+fn status_lists_or_shows_one() {
+    let Command::Status(s) = parse(&["status", "-A", "-o", "json"]).unwrap().command else {
+        panic!("not status")
+    };
+    assert!(s.all_namespaces);
+    assert_eq!(s.output, Some(OutputFormat::Json));
+    assert!(refused(&["status", "web", "-A"]).contains("cannot be used with"));
+    assert!(refused(&["status", "-o", "table"]).contains("invalid value"));
+}
+
+#[test]
+fn logs_flags() {
+    let Command::Logs(l) = parse(&[
+        "logs",
+        "web",
+        "-f",
+        "--tail",
+        "-1",
+        "--since",
+        "5m",
+        "--timestamps",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not logs")
+    };
+    assert!(l.follow && l.timestamps);
+    assert_eq!(l.tail, -1);
+    assert_eq!(l.since, Some(Duration::from_secs(300)));
+    let Command::Logs(l) = parse(&["logs", "web"]).unwrap().command else {
+        panic!("not logs")
+    };
+    assert_eq!(l.tail, 10);
+    assert!(refused(&["logs", "web", "-f", "-p"]).contains("cannot be used with"));
+    assert!(refused(&["logs"]).contains("<FLEET>"));
+}
+
+#[test]
+fn init_flags() {
+    let Command::Init(i) = parse(&[
+        "init",
+        "web",
+        "--bucket",
+        "s3://celld/web",
+        "--store",
+        "minio",
+        "--hostname",
+        "web.example.com",
+        "--gateway",
+        "infra/public:https",
+        "--local-storage",
+        "persistent",
+        "--env",
+        "RUST_LOG=debug",
+        "--toleration",
+        "dedicated=celld:NoSchedule",
+        "--apply",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not init")
+    };
+    assert!(i.apply);
+    assert_eq!(i.gateways.len(), 1);
+    assert_eq!(i.env[0].key, "RUST_LOG");
+    assert!(refused(&["init", "web"]).contains("--bucket"));
+    let e = refused(&[
+        "init",
+        "web",
+        "--bucket",
+        "s3://b/p",
+        "--ingress-class",
+        "nginx",
+    ]);
+    assert!(e.contains("--hostname"), "{e}");
+    let e = refused(&["init", "web", "--bucket", "s3://b/p", "--force-conflicts"]);
+    assert!(e.contains("--apply"), "{e}");
+    let e = refused(&["init", "web", "--bucket", "s3://b/p", "--cpu-limit", "lots"]);
+    assert!(e.contains("not a Kubernetes quantity"), "{e}");
+    let e = refused(&["init", "web", "--bucket", "s3://b/p", "--env", "NOVALUE"]);
+    assert!(e.contains("KEY=VALUE"), "{e}");
+}
+
+#[test]
+fn completion_scripts() {
+    for (shell, marker) in [
+        (
+            "bash",
+            "complete -F _kubectl__celld -o nosort -o bashdefault -o default kubectl-celld",
+        ),
+        ("zsh", "#compdef kubectl-celld"),
+        ("fish", "complete -c kubectl-celld"),
+    ] {
+        let Command::Completion(c) = parse(&["completion", shell]).unwrap().command else {
+            panic!("not completion")
+        };
+        let script = kubectl_celld::completion::script(c.shell);
+        assert!(script.contains(marker), "{shell}: no {marker}");
+        for sub in ["deploy", "status", "logs", "init"] {
+            assert!(script.contains(sub), "{shell}: no {sub}");
+        }
+    }
+    assert!(refused(&["completion", "tcsh"]).contains("invalid value"));
+}
+
+#[test]
+fn version_is_the_crate_version() {
+    let e = parse(&["--version"]).unwrap_err();
+    assert_eq!(e.kind(), clap::error::ErrorKind::DisplayVersion);
+    assert_eq!(
+        e.to_string().trim(),
+        format!("kubectl-celld {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn clap_definition_is_consistent() {
+    Cli::command().debug_assert();
+}
+
+fn help(path: &[&str]) -> String {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut sub = &mut cmd;
+    for p in path {
+        sub = sub.find_subcommand_mut(p).expect("subcommand");
+    }
+    // The default deployer image names the release; keep the snapshots release-independent.
+    sub.render_help()
+        .to_string()
+        .replace(env!("CARGO_PKG_VERSION"), "[version]")
+}
+
+#[test]
+fn help_texts() {
+    insta::assert_snapshot!("help", help(&[]));
+    for sub in ["deploy", "status", "logs", "init", "completion"] {
+        insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
+    }
+}

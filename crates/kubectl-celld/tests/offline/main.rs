@@ -1,0 +1,8 @@
+//! Tests that need no cluster: argument handling, help texts, `init` output and admission
+//! checks, and the text of `status` (snapshots). One test binary, to link once.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
+
+mod cli_args;
+mod init_output;
+mod status_render;

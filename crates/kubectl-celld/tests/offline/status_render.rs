@@ -1,0 +1,233 @@
+//! The text of `status`: one healthy and one broken fleet, and the fleet table (snapshots).
+
+use celld_api::{CelldFleet, CelldFleetSpec, CelldFleetStatus, CelldObjectStore, DeploymentStatus};
+use jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kubectl_celld::status::list;
+use kubectl_celld::status::render::render;
+use kubectl_celld::status::report::{
+    ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
+    WorkerReport,
+};
+
+fn at(secs_ago: i64) -> Option<Time> {
+    Some(Time(
+        now()
+            .checked_sub(jiff::SignedDuration::from_secs(secs_ago))
+            .unwrap(),
+    ))
+}
+
+fn now() -> Timestamp {
+    "2026-11-29T12:00:00Z".parse().unwrap()
+}
+
+fn pod(name: &str, phase: &str, ready: &str, restarts: i32, ip: Option<&str>) -> PodReport {
+    PodReport {
+        name: name.into(),
+        phase: phase.into(),
+        ready: ready.into(),
+        restarts,
+        created: at(3600),
+        ip: ip.map(Into::into),
+        node: Some("kwok-node-0".into()),
+    }
+}
+
+#[test]
+fn healthy_fleet() {
+    let report = FleetReport {
+        name: "web".into(),
+        namespace: "apps".into(),
+        created: at(86_400 * 3),
+        url: Some("https://web.example.com/api".into()),
+        image: "ghcr.io/denoland/celld:v0.4.0".into(),
+        replicas: 2,
+        status_reported: true,
+        worker: Some(WorkerReport {
+            version: "0123456789abcdef".into(),
+            script_name: Some("web".into()),
+            rollout_percent: Some(100),
+        }),
+        storage: StorageReport {
+            store: Some("minio".into()),
+            bucket: "s3://celld/web".into(),
+            endpoint: Some("http://minio.storage.svc:9000".into()),
+            region: Some("us-east-1".into()),
+            credentials_secret: Some("s3-creds".into()),
+            secret_exists: Some(true),
+            error: None,
+        },
+        rollout: RolloutReport {
+            stateful_set: "web".into(),
+            found: true,
+            replicas: 2,
+            ready_replicas: 2,
+            updated_replicas: 2,
+            current_revision: Some("web-6d5f7c9b8".into()),
+            update_revision: Some("web-6d5f7c9b8".into()),
+            spec_observed: true,
+        },
+        pods: vec![
+            pod("web-0", "Running", "1/1", 0, Some("10.244.0.5")),
+            pod("web-1", "Running", "1/1", 2, Some("10.244.0.6")),
+        ],
+        conditions: vec![ConditionReport {
+            type_: "Ready".into(),
+            status: "True".into(),
+            reason: "Serving".into(),
+            message: "2/2 nodes ready".into(),
+            last_transition_time: at(1800),
+        }],
+        events: vec![EventReport {
+            type_: "Normal".into(),
+            reason: "Reconciled".into(),
+            object: "CelldFleet/web".into(),
+            message: "applied StatefulSet, Services and Ingress".into(),
+            count: 3,
+            last_seen: at(120),
+        }],
+        warnings: vec![],
+    };
+    insta::assert_snapshot!(render(&report, now()));
+    insta::assert_snapshot!(
+        "healthy_fleet_json",
+        serde_json::to_string_pretty(&report).unwrap()
+    );
+}
+
+#[test]
+fn broken_fleet() {
+    let report = FleetReport {
+        name: "broken".into(),
+        namespace: "apps".into(),
+        created: at(300),
+        url: None,
+        image: "ghcr.io/denoland/celld:v0.4.0".into(),
+        replicas: 1,
+        status_reported: true,
+        worker: None,
+        storage: StorageReport {
+            store: Some("missing-store".into()),
+            bucket: "s3://celld/broken".into(),
+            error: Some("CelldObjectStore 'missing-store' (spec.storeRef.name) does not exist in namespace 'apps': create it or fix spec.storeRef.name".into()),
+            ..StorageReport::default()
+        },
+        rollout: RolloutReport {
+            stateful_set: "broken".into(),
+            spec_observed: false,
+            ..RolloutReport::default()
+        },
+        pods: vec![pod("broken-0", "CrashLoopBackOff", "0/1", 7, None)],
+        conditions: vec![ConditionReport {
+            type_: "Ready".into(),
+            status: "False".into(),
+            reason: "StoreNotFound".into(),
+            message: "CelldObjectStore 'missing-store' does not exist".into(),
+            last_transition_time: at(290),
+        }],
+        events: vec![EventReport {
+            type_: "Warning".into(),
+            reason: "StoreNotFound".into(),
+            object: "CelldFleet/broken".into(),
+            message: "CelldObjectStore 'missing-store' does not exist".into(),
+            count: 1,
+            last_seen: at(30),
+        }],
+        warnings: vec!["forbidden: you may not list events in namespace 'apps': ask a cluster admin".into()],
+    };
+    insta::assert_snapshot!(render(&report, now()));
+}
+
+#[test]
+fn no_status_yet() {
+    let report = FleetReport {
+        name: "new".into(),
+        namespace: "apps".into(),
+        created: at(5),
+        url: None,
+        image: "ghcr.io/denoland/celld:v0.4.0".into(),
+        replicas: 1,
+        status_reported: false,
+        worker: None,
+        storage: StorageReport {
+            bucket: "s3://celld/new".into(),
+            region: Some("us-east-1".into()),
+            credentials_secret: Some("creds".into()),
+            secret_exists: Some(false),
+            ..StorageReport::default()
+        },
+        rollout: RolloutReport {
+            stateful_set: "new".into(),
+            spec_observed: false,
+            ..RolloutReport::default()
+        },
+        pods: vec![],
+        conditions: vec![],
+        events: vec![],
+        warnings: vec![],
+    };
+    insta::assert_snapshot!(render(&report, now()));
+}
+
+fn fleet(ns: &str, name: &str, store: Option<&str>) -> CelldFleet {
+    let mut spec = CelldFleetSpec::with_bucket(format!("s3://celld/{name}"));
+    match store {
+        Some(s) => spec.store_ref = Some(celld_api::StoreRef { name: s.into() }),
+        None => {
+            spec.object_storage.credentials_secret_ref = Some(celld_api::SecretRef {
+                name: "creds".into(),
+            });
+            spec.object_storage.region = Some("auto".into());
+            spec.object_storage.endpoint = Some("https://acct.r2.cloudflarestorage.com".into());
+        }
+    }
+    let mut f = CelldFleet::new(name, spec);
+    f.metadata.namespace = Some(ns.into());
+    f.metadata.creation_timestamp = at(7200);
+    f
+}
+
+#[test]
+fn fleet_table() {
+    let mut web = fleet("apps", "web", Some("minio"));
+    web.status = Some(CelldFleetStatus {
+        ready_replicas: 1,
+        url: Some("http://web.example.com/".into()),
+        deployment: Some(DeploymentStatus {
+            version: "0123456789abcdef".into(),
+            ..DeploymentStatus::default()
+        }),
+        conditions: vec![Condition {
+            type_: "Ready".into(),
+            status: "True".into(),
+            reason: "Serving".into(),
+            message: String::new(),
+            observed_generation: None,
+            last_transition_time: Time(now()),
+        }],
+        ..CelldFleetStatus::default()
+    });
+    let api = fleet("edge", "api", None);
+    let broken = fleet("apps", "broken", Some("gone"));
+    let mut minio = CelldObjectStore::new(
+        "minio",
+        celld_api::CelldObjectStoreSpec {
+            endpoint: Some("http://minio:9000".into()),
+            region: None,
+            allow_http: Some(true),
+            credentials_secret_ref: celld_api::SecretRef { name: "s3".into() },
+        },
+    );
+    minio.metadata.namespace = Some("apps".into());
+    let stores = vec![minio];
+    let rows: Vec<list::FleetRow> = [&api, &broken, &web]
+        .iter()
+        .map(|f| list::row(f, &stores))
+        .collect();
+    insta::assert_snapshot!("table_all_namespaces", list::render(&rows, true, now()));
+    insta::assert_snapshot!(
+        "table_one_namespace",
+        list::render(&rows[1..], false, now())
+    );
+}
