@@ -120,6 +120,10 @@ pub async fn wait(
     let selector = format!("batch.kubernetes.io/controller-uid={job_uid}");
     let started = Instant::now();
     let mut last = String::new();
+    progress.note(&format!(
+        "Waiting for the deploy pod of Job {job} to start (up to {}s)",
+        timeout.as_secs()
+    ));
     loop {
         let list = pods
             .list(&ListParams::default().labels(&selector))
@@ -135,7 +139,7 @@ pub async fn wait(
                             "{why} (pod {ns}/{name}; see kubectl describe pod -n {ns} {name})"
                         )));
                     }
-                    PodState::Waiting(why) => format!("pod {name}: {why}"),
+                    PodState::Waiting(why) => format!("  pod {name}: {why}"),
                 }
             }
             None => {
@@ -144,17 +148,18 @@ pub async fn wait(
                         "the deploy Job {ns}/{job} cannot create its pod: {why}"
                     )));
                 }
-                format!("Job {job} to create its pod")
+                "  the Job has no pod yet".to_string()
             }
         };
         if shown != last {
-            progress.note(&format!("Waiting for {shown}"));
+            progress.note(&shown);
             last = shown;
         }
         if started.elapsed() > timeout {
             return Err(Error::Deploy(format!(
-                "the deploy pod did not start within {}s (last seen: {last}); raise --pod-timeout, or see kubectl describe job -n {ns} {job}",
-                timeout.as_secs()
+                "the deploy pod did not start within {}s (last seen: {}); raise --pod-timeout, or see kubectl describe job -n {ns} {job}",
+                timeout.as_secs(),
+                last.trim()
             )));
         }
         tokio::time::sleep(Duration::from_millis(500)).await;

@@ -1,0 +1,16 @@
+//! Integration tests on the local control plane (`make cluster-up`): a real kube-apiserver,
+//! controller-manager and scheduler, with kwok running pods, `exec` and `logs`. Each test gets
+//! its own namespace. Without the control plane they fail, saying to run `make cluster-up`.
+//!
+//! The operator is not needed (and must not run cluster-wide while these run): the tests make
+//! the StatefulSets, pods, fleet status and Events themselves.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
+
+mod deploy;
+mod errors;
+mod init;
+mod kubectl_plugin;
+mod logs;
+mod status;
+mod support;

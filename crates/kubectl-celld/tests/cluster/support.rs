@@ -1,0 +1,474 @@
+//! Shared pieces of the cluster tests: the CRDs, fixtures (Secret, CelldObjectStore, fleet,
+//! node pods), running the plugin binary, fake `celld` and `curl` tools for the deploy pod, and
+//! pausing the plugin while a kwok Exec rule is put in place for its deploy pod.
+
+use celld_api::{CelldFleet, CelldFleetSpec, CelldObjectStore, CelldObjectStoreSpec, labels};
+use celld_testkit::{Check, ExecRule, S3Settings, TestEnv, wait_until};
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::Api;
+use kube::api::{ListParams, ObjectMeta, PostParams};
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::Command;
+use tokio::sync::OnceCell;
+
+/// What the tests return.
+pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// The plugin binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_kubectl-celld");
+
+/// Longest a plugin run may take.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+
+static CRDS: OnceCell<()> = OnceCell::const_new();
+
+/// Installs (server-side apply, idempotent) the CRDs from config/crd/bases and waits until the
+/// API serves them.
+pub async fn ensure_crds() -> TestResult {
+    CRDS.get_or_try_init(|| async {
+        let dir = celld_testkit::paths::workspace_root().join("config/crd/bases");
+        let kubectl = celld_testkit::Kubectl::new();
+        kubectl
+            .run([
+                "apply".as_ref(),
+                "--server-side".as_ref(),
+                "--force-conflicts".as_ref(),
+                "--field-manager=kubectl-celld-tests".as_ref(),
+                "-f".as_ref(),
+                dir.as_os_str(),
+            ])
+            .await?;
+        kubectl
+            .run([
+                "wait",
+                "--for=condition=Established",
+                "--timeout=30s",
+                "crd/celldfleets.platform.celld.dev",
+                "crd/celldobjectstores.platform.celld.dev",
+            ])
+            .await?;
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    })
+    .await?;
+    Ok(())
+}
+
+/// A test namespace with the CRDs installed.
+pub async fn env(test: &str) -> TestResult<TestEnv> {
+    ensure_crds().await?;
+    Ok(TestEnv::new(test).await?)
+}
+
+/// A bucket URL under a prefix no other test uses, in the test S3 server's bucket.
+pub fn bucket(s3: &S3Settings, test: &str) -> String {
+    format!(
+        "s3://{}/{}",
+        s3.bucket,
+        s3.unique_prefix(test).trim_end_matches('/')
+    )
+}
+
+/// Creates the credentials Secret `name` with the test S3 server's keys.
+pub async fn secret(env: &TestEnv, name: &str) -> TestResult {
+    let s3 = env.s3()?;
+    let secret = Secret {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..ObjectMeta::default()
+        },
+        string_data: Some(BTreeMap::from([
+            (
+                labels::secret_keys::ACCESS_KEY_ID.to_string(),
+                s3.access_key_id.clone(),
+            ),
+            (
+                labels::secret_keys::SECRET_ACCESS_KEY.to_string(),
+                s3.secret_access_key.clone(),
+            ),
+        ])),
+        ..Secret::default()
+    };
+    env.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await?;
+    Ok(())
+}
+
+/// Creates a CelldObjectStore `name` pointing at the test S3 server, with Secret `secret`.
+pub async fn store(env: &TestEnv, name: &str, secret: &str) -> TestResult {
+    let s3 = env.s3()?;
+    let store = CelldObjectStore::new(
+        name,
+        CelldObjectStoreSpec {
+            endpoint: Some(s3.endpoint.clone()),
+            region: Some(s3.region.clone()),
+            allow_http: Some(true),
+            credentials_secret_ref: celld_api::SecretRef {
+                name: secret.into(),
+            },
+        },
+    );
+    env.api::<CelldObjectStore>()
+        .create(&PostParams::default(), &store)
+        .await?;
+    Ok(())
+}
+
+/// Creates fleet `name` on store `store` with `bucket`.
+pub async fn fleet(env: &TestEnv, name: &str, store: &str, bucket: &str) -> TestResult<CelldFleet> {
+    let mut spec = CelldFleetSpec::with_bucket(bucket);
+    spec.store_ref = Some(celld_api::StoreRef { name: store.into() });
+    let fleet = CelldFleet::new(name, spec);
+    Ok(env
+        .api::<CelldFleet>()
+        .create(&PostParams::default(), &fleet)
+        .await?)
+}
+
+/// Labels of a fleet's node pods.
+pub fn node_labels(fleet: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (labels::FLEET.to_string(), fleet.to_string()),
+        (labels::ROLE.to_string(), labels::ROLE_NODE.to_string()),
+    ])
+}
+
+/// Creates node pod `name` of `fleet` (as the operator's StatefulSet would) and waits until it
+/// is Running and Ready; returns it with its pod IP.
+pub async fn node_pod(env: &TestEnv, fleet: &str, name: &str) -> TestResult<Pod> {
+    let mut pod = celld_testkit::fake_pod(name);
+    pod.metadata.labels = Some(node_labels(fleet));
+    Ok(celld_testkit::create_running_pod(&env.api(), &pod).await?)
+}
+
+/// The IP of a pod.
+pub fn ip(pod: &Pod) -> String {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.pod_ip.clone())
+        .unwrap_or_default()
+}
+
+/// Writes an executable shell script.
+pub fn script(path: &Path, body: &str) -> TestResult {
+    std::fs::write(path, body)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(())
+}
+
+/// Where the fake tools run and record what they saw.
+pub struct FakeTools {
+    /// The tools: `celld` and `curl`.
+    pub bin: PathBuf,
+    /// The exec working directory (the deploy container's working directory).
+    pub work: PathBuf,
+    /// What the tools recorded: `args`, `files`, `tree/`, `curl.log`; `answers/<ip>` for curl.
+    pub record: PathBuf,
+}
+
+/// A fake `celld` that records its arguments, the files under the source directory (its 2nd
+/// argument) and a copy of them, prints a deploy-like output on stdout and stderr, and exits
+/// with `$CELLD_FAKE_EXIT` (0 by default).
+const FAKE_CELLD: &str = r#"#!/bin/sh
+rec=$CELLD_FAKE_RECORD
+printf '%s\n' "$@" >"$rec/args"
+if [ -d "$2" ]; then
+  (cd "$2" && find . -type f | sed 's#^\./##' | LC_ALL=C sort) >"$rec/files"
+  cp -R "$2" "$rec/tree"
+fi
+echo "celld deploy: bundling $2"
+echo "esbuild: 2 modules bundled" >&2
+echo "celld deploy: published version 0123456789abcdef to $4"
+exit "${CELLD_FAKE_EXIT:-0}"
+"#;
+
+/// A fake `curl` for the reload script: logs the URL, answers from `answers/<host>` (first
+/// line the HTTP code, then the body) or fails like an unreachable host.
+const FAKE_CURL: &str = r#"#!/bin/sh
+out= url=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out=$2; shift ;;
+    -w|-X|--max-time|--connect-timeout) shift ;;
+    http*) url=$1 ;;
+  esac
+  shift
+done
+echo "$url" >>"$CELLD_FAKE_RECORD/curl.log"
+host=${url#http://}; host=${host%%:*}
+answer="$CELLD_FAKE_RECORD/answers/$host"
+if [ ! -f "$answer" ]; then
+  echo "curl: (7) Failed to connect to $host port 8081: Connection refused" >&2
+  printf 000
+  exit 7
+fi
+tail -n +2 "$answer" >"$out"
+printf %s "$(head -n 1 "$answer")"
+"#;
+
+impl FakeTools {
+    /// Writes the tools into the test's scratch directory.
+    pub fn new(env: &TestEnv) -> TestResult<Self> {
+        let root = env.scratch_dir()?;
+        let tools = FakeTools {
+            bin: root.join("bin"),
+            work: root.join("work"),
+            record: root.join("record"),
+        };
+        for d in [
+            &tools.bin,
+            &tools.work,
+            &tools.record,
+            &tools.record.join("answers"),
+        ] {
+            std::fs::create_dir_all(d)?;
+        }
+        script(&tools.bin.join("celld"), FAKE_CELLD)?;
+        script(&tools.bin.join("curl"), FAKE_CURL)?;
+        Ok(tools)
+    }
+
+    /// Makes the node at `ip` answer `/reload` with `code` and `body`.
+    pub fn answer(&self, ip: &str, code: u16, body: &str) -> TestResult {
+        std::fs::write(
+            self.record.join("answers").join(ip),
+            format!("{code}\n{body}"),
+        )?;
+        Ok(())
+    }
+
+    /// The kwok Exec rule that makes the deploy pod `pod` run these tools.
+    pub fn rule(&self, pod: &str) -> ExecRule {
+        ExecRule::for_pod(pod)
+            .work_dir(&self.work)
+            .path([self.bin.clone(), "/usr/bin".into(), "/bin".into()])
+            .env("CELLD_FAKE_RECORD", self.record.display().to_string())
+            .dispatch(["celld"])
+    }
+
+    /// A file the tools recorded, or empty.
+    pub fn recorded(&self, name: &str) -> String {
+        std::fs::read_to_string(self.record.join(name)).unwrap_or_default()
+    }
+}
+
+/// The outcome of a plugin run.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Everything on stdout.
+    pub stdout: String,
+    /// Everything on stderr.
+    pub stderr: String,
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit code {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// The plugin with the test kubeconfig (unless `args` name one) and the test namespace
+/// (unless `args` name one), global flags after the command.
+pub fn plugin(env: &TestEnv, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    if !args.contains(&"--kubeconfig") {
+        cmd.arg("--kubeconfig")
+            .arg(celld_testkit::paths::kubeconfig());
+    }
+    if !args.iter().any(|a| matches!(*a, "-n" | "--namespace")) {
+        cmd.args(["-n", env.namespace()]);
+    }
+    cmd.env_remove("KUBECONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Runs the plugin to its end.
+pub async fn run(env: &TestEnv, args: &[&str]) -> TestResult<Run> {
+    let out = tokio::time::timeout(RUN_TIMEOUT, plugin(env, args).output())
+        .await
+        .map_err(|_| format!("kubectl-celld {args:?} did not finish within {RUN_TIMEOUT:?}"))??;
+    Ok(Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// Collects a stream's lines; `seen` reports each line as it comes.
+pub fn collect(
+    stream: impl AsyncRead + Unpin + Send + 'static,
+    seen: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+) -> (Arc<Mutex<String>>, tokio::task::JoinHandle<()>) {
+    let text = Arc::new(Mutex::new(String::new()));
+    let t = text.clone();
+    let task = tokio::spawn(async move {
+        let mut lines = BufReader::new(stream).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Ok(mut s) = t.lock() {
+                s.push_str(&line);
+                s.push('\n');
+            }
+            if let Some(tx) = &seen {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    (text, task)
+}
+
+/// Sends a signal (STOP, CONT) to a process.
+pub fn signal(pid: u32, sig: &str) -> TestResult {
+    let status = std::process::Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()?;
+    if !status.success() {
+        return Err(format!("kill -{sig} {pid} failed").into());
+    }
+    Ok(())
+}
+
+/// Waits for a line containing `needle` on `rx`.
+pub async fn wait_line(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    needle: &str,
+    timeout: Duration,
+) -> TestResult<String> {
+    let found = tokio::time::timeout(timeout, async {
+        while let Some(line) = rx.recv().await {
+            if line.contains(needle) {
+                return Some(line);
+            }
+        }
+        None
+    })
+    .await;
+    match found {
+        Ok(Some(line)) => Ok(line),
+        Ok(None) => Err(format!("the output ended without a line containing {needle:?}").into()),
+        Err(_) => Err(format!("no line containing {needle:?} within {timeout:?}").into()),
+    }
+}
+
+/// Waits until the collected text contains `needle`.
+pub async fn wait_text(text: &Arc<Mutex<String>>, needle: &str, timeout: Duration) -> TestResult {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if text.lock().map(|t| t.contains(needle)).unwrap_or(false) {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(format!("no {needle:?} in the output within {timeout:?}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The Running deploy pod of `fleet`.
+pub async fn deploy_pod(env: &TestEnv, fleet: &str) -> TestResult<String> {
+    let pods: Api<Pod> = env.api();
+    let selector = format!(
+        "{}={fleet},{}={}",
+        labels::FLEET,
+        labels::ROLE,
+        labels::ROLE_DEPLOY
+    );
+    let name = wait_until(
+        format!("the deploy pod of fleet {fleet} to run"),
+        Duration::from_secs(60),
+        || async {
+            match pods.list(&ListParams::default().labels(&selector)).await {
+                Ok(list) => match list
+                    .items
+                    .iter()
+                    .find(|p| celld_testkit::is_running_and_ready(p))
+                {
+                    Some(p) => Check::Done(p.metadata.name.clone().unwrap_or_default()),
+                    None => {
+                        Check::Pending(format!("{} deploy pods, none running", list.items.len()))
+                    }
+                },
+                Err(e) => Check::Pending(e.to_string()),
+            }
+        },
+    )
+    .await?;
+    Ok(name)
+}
+
+/// Runs `deploy` (args after `deploy`) with the fake tools: the plugin is paused (SIGSTOP) as
+/// soon as it created its Job, until kwok applies an Exec rule for the Job's pod, so that every
+/// exec of the plugin runs the fake tools. Returns the finished run.
+pub async fn deploy(
+    env: &TestEnv,
+    tools: &FakeTools,
+    fleet: &str,
+    args: &[&str],
+) -> TestResult<Run> {
+    deploy_with(env, fleet, args, |pod| tools.rule(pod)).await
+}
+
+/// [`deploy`] with a custom Exec rule.
+pub async fn deploy_with(
+    env: &TestEnv,
+    fleet: &str,
+    args: &[&str],
+    rule: impl FnOnce(&str) -> ExecRule,
+) -> TestResult<Run> {
+    let mut full = vec!["deploy"];
+    full.extend_from_slice(args);
+    let mut child = plugin(env, &full).spawn()?;
+    let pid = child.id().ok_or("the plugin exited at once")?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (stderr, err_task) = collect(child.stderr.take().ok_or("no stderr")?, Some(tx));
+    let (stdout, out_task) = collect(child.stdout.take().ok_or("no stdout")?, None);
+
+    let created = wait_line(&mut rx, "Created Job", Duration::from_secs(60)).await;
+    let ruled = match created {
+        Ok(_) => {
+            signal(pid, "STOP")?;
+            let applied = async {
+                let pod = deploy_pod(env, fleet).await?;
+                rule(&pod).apply(&env.client(), env.namespace()).await?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+            }
+            .await;
+            signal(pid, "CONT")?;
+            applied
+        }
+        Err(e) => Err(e),
+    };
+    let status = match tokio::time::timeout(RUN_TIMEOUT, child.wait()).await {
+        Ok(s) => s.ok(),
+        Err(_) => {
+            let _ = child.kill().await;
+            None
+        }
+    };
+    let _ = tokio::join!(err_task, out_task);
+    let run = Run {
+        code: status.and_then(|s| s.code()).unwrap_or(-1),
+        stdout: stdout.lock().map(|s| s.clone()).unwrap_or_default(),
+        stderr: stderr.lock().map(|s| s.clone()).unwrap_or_default(),
+    };
+    if let Err(e) = ruled {
+        return Err(format!("setting up the deploy pod's Exec rule failed: {e}\n{run}").into());
+    }
+    Ok(run)
+}
