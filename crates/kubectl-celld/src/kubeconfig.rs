@@ -50,21 +50,35 @@ fn source(globals: &Globals) -> Result<Source> {
     if let Some(path) = &globals.kubeconfig {
         return read(path.clone());
     }
-    match Kubeconfig::from_env() {
-        Ok(Some(k)) => return Ok(Source::File(Box::new(k), None)),
-        Ok(None) => {}
-        Err(source) => {
-            return Err(Error::Kubeconfig {
-                path: None,
-                source: Box::new(source),
-            });
-        }
+    if let Some(k) = from_env()? {
+        return Ok(Source::File(Box::new(k), None));
     }
     match home_kubeconfig() {
         Some(path) => read(path),
         None if in_cluster_available() => Ok(Source::InCluster),
         None => Err(Error::NoKubeconfig),
     }
+}
+
+/// The files listed in `KUBECONFIG`, merged (the first to set a value wins). As in kubectl,
+/// files that do not exist are skipped; None when the variable names no existing file.
+fn from_env() -> Result<Option<Kubeconfig>> {
+    let Some(value) = std::env::var_os("KUBECONFIG") else {
+        return Ok(None);
+    };
+    let mut merged: Option<Kubeconfig> = None;
+    for path in std::env::split_paths(&value).filter(|p| p.is_file()) {
+        let wrap = |source| Error::Kubeconfig {
+            path: Some(path.clone()),
+            source: Box::new(source),
+        };
+        let next = Kubeconfig::read_from(&path).map_err(wrap)?;
+        merged = Some(match merged {
+            Some(m) => m.merge(next).map_err(wrap)?,
+            None => next,
+        });
+    }
+    Ok(merged)
 }
 
 fn in_cluster_available() -> bool {

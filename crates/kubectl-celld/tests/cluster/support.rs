@@ -61,8 +61,10 @@ pub async fn ensure_crds() -> TestResult {
 
 /// A test namespace with the CRDs installed.
 pub async fn env(test: &str) -> TestResult<TestEnv> {
+    // First: without a control plane this fails saying to run `make cluster-up`.
+    let env = TestEnv::new(test).await?;
     ensure_crds().await?;
-    Ok(TestEnv::new(test).await?)
+    Ok(env)
 }
 
 /// A bucket URL under a prefix no other test uses, in the test S3 server's bucket.

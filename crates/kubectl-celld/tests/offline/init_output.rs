@@ -37,10 +37,14 @@ struct Run {
 
 fn init(args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
+    init_with(args, kubeconfig(dir.path()).as_os_str())
+}
+
+fn init_with(args: &[&str], kubeconfig_env: &std::ffi::OsStr) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-celld"))
         .arg("init")
         .args(args)
-        .env("KUBECONFIG", kubeconfig(dir.path()))
+        .env("KUBECONFIG", kubeconfig_env)
         .env_remove("HOME")
         .output()
         .unwrap();
@@ -206,6 +210,24 @@ fn minimal_fleet_omits_defaults() {
         "other",
     ]);
     assert!(yaml.contains("namespace: other-ns"), "{yaml}");
+}
+
+/// KUBECONFIG lists several files, like kubectl: missing ones are skipped, the rest merged
+/// (the first file to set current-context wins).
+#[test]
+fn kubeconfig_list_is_merged_and_missing_files_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = kubeconfig(dir.path());
+    let first = dir.path().join("first");
+    std::fs::write(
+        &first,
+        "apiVersion: v1\nkind: Config\ncurrent-context: other\n",
+    )
+    .unwrap();
+    let list = std::env::join_paths([dir.path().join("missing"), first, full]).unwrap();
+    let r = init_with(&["m", "--store", "s", "--bucket", "s3://celld/m"], &list);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("namespace: other-ns"), "{}", r.stdout);
 }
 
 #[test]
