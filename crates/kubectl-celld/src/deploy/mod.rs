@@ -251,9 +251,28 @@ async fn steps(
     .await?;
     progress.note(&format!("Pod {ns}/{pod} is running"));
     let uploading = matches!(source, Source::Upload(_));
-    let reloading = !args.no_reload && !args.dry_run;
+    let mut reloading = !args.no_reload && !args.dry_run;
     let image = args.image.as_deref().unwrap_or(&args.deployer_image);
-    preflight::check(&pods, &pod, image, &preflight::tools(uploading, reloading)).await?;
+    let optional: &[&str] = if reloading {
+        &[preflight::RELOAD_TOOL]
+    } else {
+        &[]
+    };
+    let missing = preflight::check(
+        &pods,
+        &pod,
+        image,
+        &preflight::required(uploading),
+        optional,
+    )
+    .await?;
+    if !missing.is_empty() {
+        reloading = false;
+        progress.note(&format!(
+            "warning: the deploy image {image} has no {}: the nodes will not be asked to reload, they adopt the new version within 30s",
+            missing.join(", ")
+        ));
+    }
 
     let source_dir = match source {
         Source::Upload(packed) => {
@@ -295,9 +314,10 @@ async fn steps(
         return Ok(0);
     }
     let fleet_name = fleet.metadata.name.clone().unwrap_or_default();
-    if args.no_reload {
+    if !reloading {
         progress.note(&format!(
-            "Deployed to fleet {fleet_name}; its nodes adopt the new version within 30s (--no-reload)"
+            "Deployed to fleet {fleet_name}; its nodes adopt the new version within 30s{}",
+            if args.no_reload { " (--no-reload)" } else { "" }
         ));
         return Ok(0);
     }

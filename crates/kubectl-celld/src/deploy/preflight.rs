@@ -8,28 +8,27 @@ use crate::exec::{self, Sink, Spec};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 
-/// Exit code of the check when tools are missing.
-const MISSING: i32 = 3;
 /// Exit code of the check when the working directory is not writable.
 const READ_ONLY: i32 = 4;
 
+/// Prints `missing: NAME...` (the tools not on PATH), then checks the working directory.
 const SCRIPT: &str = r#"missing=
 for t in "$@"; do command -v "$t" >/dev/null 2>&1 || missing="$missing $t"; done
-if [ -n "$missing" ]; then echo "$missing"; exit 3; fi
+echo "missing:$missing"
 touch .celld-preflight 2>/dev/null && rm -f .celld-preflight || exit 4"#;
 
-/// The tools the deploy needs: celld always, head and tar to receive an upload, curl to
-/// reload the nodes.
-pub fn tools(upload: bool, reload: bool) -> Vec<&'static str> {
+/// The tools a deploy cannot do without: celld always, head and tar to receive an upload.
+pub fn required(upload: bool) -> Vec<&'static str> {
     let mut t = vec!["celld"];
     if upload {
         t.extend(["head", "tar"]);
     }
-    if reload {
-        t.push("curl");
-    }
     t
 }
+
+/// The tool the reload needs. Without it the deploy still runs; the nodes then adopt the new
+/// version at their next poll.
+pub const RELOAD_TOOL: &str = "curl";
 
 /// The check, as an exec command.
 pub fn command(tools: &[&str]) -> Vec<String> {
@@ -43,13 +42,30 @@ pub fn command(tools: &[&str]) -> Vec<String> {
     cmd
 }
 
-/// Runs the check in `pod`, which runs `image`.
-pub async fn check(pods: &Api<Pod>, pod: &str, image: &str, tools: &[&str]) -> Result<()> {
+/// The tools the check's output names as missing.
+pub fn missing(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("missing:"))
+        .map(|rest| rest.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Runs the check in `pod` (which runs `image`): fails when a `required` tool is missing or the
+/// working directory is not writable; returns the `optional` tools that are missing.
+pub async fn check(
+    pods: &Api<Pod>,
+    pod: &str,
+    image: &str,
+    required: &[&str],
+    optional: &[&str],
+) -> Result<Vec<String>> {
+    let all: Vec<&str> = required.iter().chain(optional).copied().collect();
     let done = exec::run(
         pods,
         pod,
         Spec {
-            command: command(tools),
+            command: command(&all),
             container: CONTAINER.into(),
             stdout: Sink::Capture,
             stderr: Sink::Capture,
@@ -57,26 +73,36 @@ pub async fn check(pods: &Api<Pod>, pod: &str, image: &str, tools: &[&str]) -> R
         },
     )
     .await?;
-    let out = String::from_utf8_lossy(&done.stdout);
     match done.code {
-        0 => Ok(()),
-        MISSING => Err(Error::Deploy(format!(
-            "the deploy image {image} lacks{}: deploying needs celld (and esbuild), receiving a directory needs head and tar, reloading the nodes needs curl; use an image that has them (--deployer-image, or --image for source baked in at /app){}",
-            out.trim_end(),
-            if tools.contains(&"curl") {
-                ", or skip the reload with --no-reload"
-            } else {
-                ""
-            }
-        ))),
-        READ_ONLY => Err(Error::Deploy(format!(
-            "the deploy pod's working directory is not writable (image {image}): the Job mounts an emptyDir there; check PodSecurity or admission policies that change the pod"
-        ))),
-        code => Err(Error::Deploy(format!(
-            "checking the deploy pod failed (exit code {code}): {}",
-            String::from_utf8_lossy(&done.stderr).trim()
-        ))),
+        0 => {}
+        READ_ONLY => {
+            return Err(Error::Deploy(format!(
+                "the deploy pod's working directory is not writable (image {image}): the Job mounts an emptyDir there; check PodSecurity or admission policies that change the pod"
+            )));
+        }
+        code => {
+            return Err(Error::Deploy(format!(
+                "checking the deploy pod failed (exit code {code}): {}; the image needs sh",
+                String::from_utf8_lossy(&done.stderr).trim()
+            )));
+        }
     }
+    let missing = missing(&String::from_utf8_lossy(&done.stdout));
+    let lacking: Vec<&str> = required
+        .iter()
+        .copied()
+        .filter(|t| missing.iter().any(|m| m == t))
+        .collect();
+    if !lacking.is_empty() {
+        return Err(Error::Deploy(format!(
+            "the deploy image {image} lacks {}: deploying needs celld (and esbuild), receiving a directory needs head and tar; use an image that has them (--deployer-image, or --image for source baked in at /app)",
+            lacking.join(", ")
+        )));
+    }
+    Ok(missing
+        .into_iter()
+        .filter(|m| optional.contains(&m.as_str()))
+        .collect())
 }
 
 #[cfg(test)]
@@ -84,19 +110,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tools_per_mode() {
-        assert_eq!(tools(true, true), vec!["celld", "head", "tar", "curl"]);
-        assert_eq!(tools(false, false), vec!["celld"]);
+    fn required_tools_per_mode() {
+        assert_eq!(required(true), vec!["celld", "head", "tar"]);
+        assert_eq!(required(false), vec!["celld"]);
     }
 
     #[test]
     fn script_reports_missing_tools() {
+        let dir = tempfile::tempdir().unwrap();
         let out = std::process::Command::new("sh")
-            .args(command(&["sh", "no-such-tool-xyz"]).iter().skip(1))
-            .current_dir(std::env::temp_dir())
+            .args(
+                command(&["sh", "no-such-tool-xyz", "no-such-tool-abc"])
+                    .iter()
+                    .skip(1),
+            )
+            .current_dir(dir.path())
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(MISSING));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), " no-such-tool-xyz\n");
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            missing(&String::from_utf8_lossy(&out.stdout)),
+            vec!["no-such-tool-xyz", "no-such-tool-abc"]
+        );
+        assert!(missing("missing:\n").is_empty());
     }
 }

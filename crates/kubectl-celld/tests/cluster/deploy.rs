@@ -379,3 +379,53 @@ async fn deploy_refuses_unresolvable_storage_before_creating_a_job() -> TestResu
     env.cleanup().await?;
     Ok(())
 }
+
+#[tokio::test]
+async fn deploy_without_curl_in_the_image_still_deploys_and_skips_the_reload() -> TestResult {
+    let env = support::env("plugin-deploy-nocurl").await?;
+    let s3 = env.s3()?;
+    support::secret(&env, "s3-creds").await?;
+    support::store(&env, "minio", "s3-creds").await?;
+    support::fleet(&env, "web", "minio", &support::bucket(&s3, "nocurl")).await?;
+    support::node_pod(&env, "web", "web-0").await?;
+    let tools = FakeTools::new(&env)?;
+    // An image with the deploy tools but no curl: a PATH of links to exactly those tools.
+    let only = env.scratch_dir()?.join("only");
+    std::fs::create_dir_all(&only)?;
+    std::os::unix::fs::symlink(tools.bin.join("celld"), only.join("celld"))?;
+    for tool in [
+        "rm", "mkdir", "head", "tar", "touch", "find", "sed", "sort", "cp", "cat",
+    ] {
+        let real = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| Path::new(d).join(tool))
+            .find(|p| p.exists())
+            .ok_or(tool)?;
+        std::os::unix::fs::symlink(real, only.join(tool))?;
+    }
+    let dir = env.scratch_dir()?.join("worker");
+    worker(&dir)?;
+
+    let run = support::deploy_with(
+        &env,
+        "web",
+        &[dir.to_str().ok_or("path")?, "--fleet", "web"],
+        |pod| tools.rule(pod).path([only.clone()]),
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(
+        tools.recorded("args").lines().next(),
+        Some("deploy"),
+        "{run}"
+    );
+    assert!(
+        run.stderr
+            .contains("has no curl: the nodes will not be asked to reload"),
+        "{run}"
+    );
+    assert!(!run.stdout.contains("Reload:"), "{run}");
+    wait_jobs_gone(&env, "web").await?;
+    env.cleanup().await?;
+    Ok(())
+}
