@@ -299,8 +299,8 @@ metadata:
   annotations: {node.alpha.kubernetes.io/ttl: "0", kwok.x-k8s.io/node: fake}
   labels: {kubernetes.io/hostname: kwok-node-$i, kubernetes.io/os: linux, kubernetes.io/arch: amd64, type: kwok}
 status:
-  allocatable: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
-  capacity: {cpu: "32", memory: 256Gi, pods: "110", ephemeral-storage: 1Ti}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "1000", ephemeral-storage: 1Ti}
+  capacity: {cpu: "32", memory: 256Gi, pods: "1000", ephemeral-storage: 1Ti}
 EOF
   done
 } >"$state/kwok/objects.yaml"
