@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1.7
 #
-# The deployer: the celld v0.4.0 release binary plus esbuild, for `celld deploy` Jobs.
+# The deployer: the celld v0.4.0 release binary plus esbuild (and curl), for `celld deploy` Jobs.
 # The official celld runtime image has no esbuild, so Worker projects cannot be deployed from it.
 #
 # ENTRYPOINT is celld and WORKDIR is /app: mount or copy a Worker project (wrangler.jsonc or
@@ -38,6 +38,13 @@ LABEL org.opencontainers.image.title="celld-operator-deployer" \
       org.opencontainers.image.description="celld v0.4.0 and esbuild, for celld deploy Jobs" \
       org.opencontainers.image.source="https://github.com/anthaathi/celld-operator" \
       org.opencontainers.image.licenses="Apache-2.0"
+# curl: `kubectl celld deploy` asks every ready node to adopt the new version at once
+# (POST /reload on celld's internal port) from inside this pod. Debian's current curl for the
+# base image's release; security updates replace old versions, so it is not pinned.
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends curl \
+ && rm -rf /var/lib/apt/lists/*
 COPY --from=esbuild /out/bin/esbuild /usr/local/bin/esbuild
 COPY --from=esbuild --chown=65532:65532 /out/app /app
 ENV CELLD_ESBUILD=/usr/local/bin/esbuild \
