@@ -7,6 +7,7 @@ pub mod conditions;
 pub mod fleet;
 pub mod labels;
 pub mod object_store;
+pub mod pod_security;
 pub mod resolve;
 pub mod validate;
 

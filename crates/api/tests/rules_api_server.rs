@@ -1,5 +1,5 @@
 //! The same accepted and refused examples as the client-side rule tests, applied to the real
-//! API server of the local control plane (`make cluster-up`) with the generated CRDs installed:
+//! API server of the local control plane (`make cluster-up`) with the checked-in CRDs installed:
 //! accepted ones are admitted, refused ones are refused with the expected message.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -8,51 +8,11 @@ mod cases;
 
 use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
 use celld_testkit::{Check, TestEnv, wait_until};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind};
-use kube::{Api, Client, CustomResourceExt, ResourceExt};
 use serde_json::{Value, json};
 use std::time::Duration;
-
-async fn install_crds(client: &Client) {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for crd in [
-        celld_api::CelldFleet::crd(),
-        celld_api::CelldObjectStore::crd(),
-    ] {
-        let name = crd.name_any();
-        crds.patch(
-            &name,
-            &PatchParams::apply("celld-api-tests").force(),
-            &Patch::Apply(&crd),
-        )
-        .await
-        .expect("CRD installed");
-        wait_until(
-            format!("CRD {name} established"),
-            Duration::from_secs(30),
-            || async {
-                let c = crds.get(&name).await.ok();
-                let ok = c
-                    .as_ref()
-                    .and_then(|c| c.status.as_ref())
-                    .and_then(|s| s.conditions.as_ref())
-                    .is_some_and(|cs| {
-                        cs.iter()
-                            .any(|c| c.type_ == "Established" && c.status == "True")
-                    });
-                if ok {
-                    Check::Done(())
-                } else {
-                    Check::Pending(format!("{c:?}"))
-                }
-            },
-        )
-        .await
-        .expect("CRD established");
-    }
-}
 
 fn api(env: &TestEnv, kind: &str) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk("platform.celld.dev", "v1alpha1", kind);
@@ -108,7 +68,9 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
     let env = TestEnv::new("admission")
         .await
         .expect("the local control plane is up (make cluster-up)");
-    install_crds(&env.client()).await;
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
     let mut failures = run("CelldFleet", FLEETS, &env).await;
     failures.extend(run("CelldObjectStore", STORES, &env).await);
 

@@ -12,7 +12,6 @@ use celld_testkit::TestEnv;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Namespace, Pod, PodTemplateSpec, ServiceAccount};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{
     Api, DynamicObject, GroupVersionKind, ObjectMeta, Patch, PatchParams, PostParams,
     ValidationDirective,
@@ -20,7 +19,6 @@ use kube::api::{
 use kube::discovery::{Scope, pinned_kind};
 use kube::{Client, Error as KubeError};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Files under poc/ and examples/ that are configuration for other tools, not Kubernetes
 /// objects: each must exist and name an API group the cluster does not serve.
@@ -76,36 +74,6 @@ fn gvk_of(doc: &serde_yaml::Value, what: &str) -> GroupVersionKind {
     GroupVersionKind::gvk(group, version, kind)
 }
 
-/// Applies the CRDs for real and waits until the API server serves them.
-async fn install_crds(client: &Client) {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let params = PatchParams::apply(FIELD_MANAGER).force();
-    for file in yaml_files("config/crd/bases") {
-        for doc in documents(&file) {
-            let crd: CustomResourceDefinition = serde_yaml::from_value(doc).unwrap();
-            let name = crd.metadata.name.clone().unwrap();
-            crds.patch(&name, &params, &Patch::Apply(&crd))
-                .await
-                .unwrap_or_else(|e| panic!("applying {file}: {e}"));
-        }
-    }
-    for kind in ["CelldFleet", "CelldObjectStore"] {
-        let gvk = GroupVersionKind::gvk("platform.celld.dev", "v1alpha1", kind);
-        let mut served = false;
-        for _ in 0..50 {
-            if pinned_kind(client, &gvk).await.is_ok() {
-                served = true;
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        assert!(
-            served,
-            "the API server does not serve {kind} after applying its CRD"
-        );
-    }
-}
-
 /// Server-side applies one document with dryRun=All into `namespace` (when namespaced).
 async fn dry_run(
     client: &Client,
@@ -143,7 +111,7 @@ async fn dry_run(
 async fn every_yaml_in_poc_and_examples_and_the_install_manifest_passes_a_dry_run() {
     let env = TestEnv::new("manifests-dry-run").await.unwrap();
     let client = env.client();
-    install_crds(&client).await;
+    celld_testkit::install_crds(&client).await.unwrap();
 
     let mut files: Vec<String> = ["poc", "examples"]
         .iter()

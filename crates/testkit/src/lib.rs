@@ -13,6 +13,7 @@
 
 mod auth;
 mod client;
+mod crds;
 mod error;
 mod exec_rule;
 mod kubectl;
@@ -28,6 +29,7 @@ mod wait;
 
 pub use auth::{client_as_service_account, service_account_token};
 pub use client::{client, config, config_from};
+pub use crds::install_crds;
 pub use error::{Error, Result};
 pub use exec_rule::{ExecRule, RULE_MARKER_ENV};
 pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};

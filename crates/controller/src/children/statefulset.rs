@@ -1,15 +1,15 @@
 //! StatefulSet `<fleet>`: the celld nodes, following celld v0.4's runtime contract.
 
 use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT};
-use celld_api::{LocalStorageType, PvcRetention, labels};
+use celld_api::{LocalStorageType, PvcRetention, labels, pod_security};
 use k8s_openapi::api::apps::v1::{
     StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
 };
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource,
-    HTTPGetAction, ObjectFieldSelector, PersistentVolumeClaim, PersistentVolumeClaimSpec,
-    PodSecurityContext, PodSpec, PodTemplateSpec, Probe, SeccompProfile, SecretKeySelector,
-    SecurityContext, Volume, VolumeMount, VolumeResourceRequirements,
+    Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
+    ObjectFieldSelector, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSecurityContext,
+    PodSpec, PodTemplateSpec, Probe, SecretKeySelector, Volume, VolumeMount,
+    VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -18,8 +18,6 @@ use std::collections::BTreeMap;
 
 /// Where the work volume is mounted (CELLD_WATCH).
 pub const WORK_DIR: &str = "/var/lib/celld";
-/// uid and gid the nodes run as.
-pub const RUN_AS: i64 = 65532;
 /// celld's default graceful-shutdown bound (CELLD_SHUTDOWN_TOTAL_MS), in milliseconds.
 const SHUTDOWN_TOTAL_MS: i64 = 40_000;
 /// Time the kubelet grants beyond celld's own shutdown bound.
@@ -106,16 +104,8 @@ fn pod_template(d: &Desired, persistent: bool) -> PodTemplateSpec {
             enable_service_links: Some(false),
             termination_grace_period_seconds: Some(grace_period_seconds(&spec.env)),
             security_context: Some(PodSecurityContext {
-                run_as_non_root: Some(true),
-                run_as_user: Some(RUN_AS),
-                run_as_group: Some(RUN_AS),
-                fs_group: Some(RUN_AS),
                 fs_group_change_policy: Some("OnRootMismatch".into()),
-                seccomp_profile: Some(SeccompProfile {
-                    type_: "RuntimeDefault".into(),
-                    ..SeccompProfile::default()
-                }),
-                ..PodSecurityContext::default()
+                ..pod_security::pod()
             }),
             node_selector: non_empty_map(&spec.node_selector),
             tolerations: non_empty(&spec.tolerations),
@@ -164,16 +154,7 @@ fn container(d: &Desired) -> Container {
                 ..VolumeMount::default()
             },
         ]),
-        security_context: Some(SecurityContext {
-            allow_privilege_escalation: Some(false),
-            read_only_root_filesystem: Some(true),
-            run_as_non_root: Some(true),
-            capabilities: Some(Capabilities {
-                drop: Some(vec!["ALL".into()]),
-                ..Capabilities::default()
-            }),
-            ..SecurityContext::default()
-        }),
+        security_context: Some(pod_security::container()),
         ..Container::default()
     }
 }

@@ -7,7 +7,6 @@ use celld_operator::run::{Leader, run};
 use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
@@ -34,46 +33,6 @@ fn yaml_docs(path: &str) -> Vec<serde_json::Value> {
         .map(|d| serde::Deserialize::deserialize(d).expect("YAML document"))
         .filter(|v: &serde_json::Value| !v.is_null())
         .collect()
-}
-
-/// Installs the generated CRDs (idempotent) and waits until they are served.
-pub async fn install_crds(client: &Client) {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for file in [
-        "config/crd/bases/platform.celld.dev_celldfleets.yaml",
-        "config/crd/bases/platform.celld.dev_celldobjectstores.yaml",
-    ] {
-        for doc in yaml_docs(file) {
-            let crd: CustomResourceDefinition = serde_json::from_value(doc).expect("a CRD");
-            let name = crd.name_any();
-            crds.patch(
-                &name,
-                &PatchParams::apply(TESTS).force(),
-                &Patch::Apply(&crd),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("installing CRD {name}: {e}"));
-            wait_until(format!("CRD {name} to be established"), TIMEOUT, || async {
-                let crd = crds.get(&name).await;
-                let established = crd
-                    .as_ref()
-                    .ok()
-                    .and_then(|c| c.status.as_ref())
-                    .and_then(|s| s.conditions.as_ref())
-                    .is_some_and(|cs| {
-                        cs.iter()
-                            .any(|c| c.type_ == "Established" && c.status == "True")
-                    });
-                if established {
-                    Check::Done(())
-                } else {
-                    Check::Pending(format!("{crd:?}"))
-                }
-            })
-            .await
-            .expect("CRD established");
-        }
-    }
 }
 
 /// A running operator: its metrics and how to stop it.
@@ -202,7 +161,9 @@ pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
     let env = TestEnv::new(test)
         .await
         .expect("the local control plane is up (make cluster-up)");
-    install_crds(&env.client()).await;
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
     let client = operator_client(&env).await;
     let op = start(client, settings(&env, "op-1"));
     (env, op)

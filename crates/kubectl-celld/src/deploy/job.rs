@@ -2,13 +2,12 @@
 //! time) while the plugin drives it over `pods/exec`. Its labels are the ones the operator's
 //! NetworkPolicy lets reach the nodes' internal port.
 
-use celld_api::labels;
 use celld_api::{CelldFleet, ResolvedStorage};
+use celld_api::{labels, pod_security};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Capabilities, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, PodSecurityContext,
-    PodSpec, PodTemplateSpec, ResourceRequirements, SeccompProfile, SecretKeySelector,
-    SecurityContext, Volume, VolumeMount,
+    Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, PodSpec, PodTemplateSpec,
+    ResourceRequirements, SecretKeySelector, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -31,8 +30,6 @@ pub const UPLOAD_DIR: &str = "src";
 pub const IMAGE_SOURCE_DIR: &str = "/app";
 /// Seconds a finished Job stays before Kubernetes deletes it, should the plugin not.
 pub const TTL_AFTER_FINISHED: i32 = 300;
-/// The uid and gid the pod runs as (the image may have no USER).
-pub const RUN_AS: i64 = 65532;
 /// Value of `app.kubernetes.io/managed-by` on deploy Jobs and pods.
 pub const MANAGED_BY: &str = "kubectl-celld";
 
@@ -146,16 +143,7 @@ pub fn build(input: &Input<'_>) -> Job {
             ])),
             ..ResourceRequirements::default()
         }),
-        security_context: Some(SecurityContext {
-            allow_privilege_escalation: Some(false),
-            read_only_root_filesystem: Some(true),
-            run_as_non_root: Some(true),
-            capabilities: Some(Capabilities {
-                drop: Some(vec!["ALL".into()]),
-                ..Capabilities::default()
-            }),
-            ..SecurityContext::default()
-        }),
+        security_context: Some(pod_security::container()),
         ..Container::default()
     };
     let pull_secrets = &input.fleet.spec.image_pull_secrets;
@@ -166,17 +154,7 @@ pub fn build(input: &Input<'_>) -> Job {
         enable_service_links: Some(false),
         termination_grace_period_seconds: Some(5),
         image_pull_secrets: (!pull_secrets.is_empty()).then(|| pull_secrets.clone()),
-        security_context: Some(PodSecurityContext {
-            run_as_non_root: Some(true),
-            run_as_user: Some(RUN_AS),
-            run_as_group: Some(RUN_AS),
-            fs_group: Some(RUN_AS),
-            seccomp_profile: Some(SeccompProfile {
-                type_: "RuntimeDefault".into(),
-                ..SeccompProfile::default()
-            }),
-            ..PodSecurityContext::default()
-        }),
+        security_context: Some(pod_security::pod()),
         volumes: Some(vec![Volume {
             name: "work".into(),
             empty_dir: Some(EmptyDirVolumeSource::default()),

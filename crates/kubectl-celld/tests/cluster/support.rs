@@ -32,28 +32,8 @@ static CRDS: OnceCell<()> = OnceCell::const_new();
 /// API serves them.
 pub async fn ensure_crds() -> TestResult {
     CRDS.get_or_try_init(|| async {
-        let dir = celld_testkit::paths::workspace_root().join("config/crd/bases");
-        let kubectl = celld_testkit::Kubectl::new();
-        kubectl
-            .run([
-                "apply".as_ref(),
-                "--server-side".as_ref(),
-                "--force-conflicts".as_ref(),
-                "--field-manager=kubectl-celld-tests".as_ref(),
-                "-f".as_ref(),
-                dir.as_os_str(),
-            ])
-            .await?;
-        kubectl
-            .run([
-                "wait",
-                "--for=condition=Established",
-                "--timeout=30s",
-                "crd/celldfleets.platform.celld.dev",
-                "crd/celldobjectstores.platform.celld.dev",
-            ])
-            .await?;
-        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+        let client = celld_testkit::client().await?;
+        celld_testkit::install_crds(&client).await
     })
     .await?;
     Ok(())
