@@ -11,7 +11,7 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 ## Build, generated files and tests ----------------------------------------------------
-.PHONY: build manifests verify lint test demo demo-down
+.PHONY: build manifests verify lint test demo demo-down bench
 build: ## build every crate (debug)
 	$(CARGO) build --workspace --locked
 
@@ -37,6 +37,11 @@ demo: cluster-up ## no Docker: the operator reconciles sample fleets on the loca
 
 demo-down: ## stop the demo operator and delete its namespace
 	hack/demo.sh down
+
+BENCH_FLEETS ?= 10 50 100
+bench: cluster-up ## measure the operator (time to Ready, memory, API writes) for $(BENCH_FLEETS) fleets; writes bench/REPORT.md
+	$(CARGO) build --release --locked -p celld-operator -p celld-bench
+	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/release/celld-bench" $(BENCH_FLEETS)
 
 ## Local control plane (no Docker) --------------------------------------------
 .PHONY: testenv cluster-up cluster-down test-testkit
