@@ -64,10 +64,11 @@ pub async fn transitions(
         if old.is_some_and(|o| o.status == c.status && o.reason == c.reason) {
             continue;
         }
+        // Nodes not ready yet is what a rollout looks like, not a fault.
         let bad = if c.type_ == conditions::DEGRADED {
             c.status == "True"
         } else {
-            c.status == "False"
+            c.status == "False" && c.reason != "NodesNotReady"
         };
         if old.is_none() && !bad {
             continue;
