@@ -94,3 +94,43 @@ impl Args {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_elect_a_leader_and_watch_everything() {
+        let args = Args::try_parse_from(["celld-operator", "--identity", "pod-a"]).unwrap();
+        let settings = args.settings();
+        assert_eq!(settings.namespace, None);
+        assert_eq!(settings.resync, Duration::from_secs(60));
+        let leader = args.leader().unwrap();
+        assert_eq!(
+            (leader.lease.as_str(), leader.identity.as_str()),
+            ("celld-operator", "pod-a")
+        );
+    }
+
+    #[test]
+    fn one_namespace_without_leader_election() {
+        let args = Args::try_parse_from([
+            "celld-operator",
+            "--namespace",
+            "apps",
+            "--leader-elect",
+            "false",
+            "--log-format",
+            "json",
+        ])
+        .unwrap();
+        assert_eq!(args.settings().namespace.as_deref(), Some("apps"));
+        assert!(args.leader().is_none());
+        assert!(matches!(args.log_format, LogFormat::Json));
+    }
+
+    #[test]
+    fn a_bad_flag_value_is_refused() {
+        assert!(Args::try_parse_from(["celld-operator", "--log-format", "xml"]).is_err());
+    }
+}

@@ -43,11 +43,57 @@ async fn metrics(State(h): State<Health>) -> ([(&'static str, &'static str); 1],
 
 /// Serves the endpoints on `addr` until the task is dropped.
 pub async fn serve(addr: SocketAddr, health: Health) -> std::io::Result<()> {
+    serve_on(tokio::net::TcpListener::bind(addr).await?, health).await
+}
+
+/// Serves the endpoints on an already bound listener.
+pub async fn serve_on(listener: tokio::net::TcpListener, health: Health) -> std::io::Result<()> {
     let app = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .with_state(health);
-    let listener = tokio::net::TcpListener::bind(addr).await?;
     axum::serve(listener, app).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn get(addr: SocketAddr, path: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+    }
+
+    #[tokio::test]
+    async fn health_readiness_and_metrics() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let metrics = Arc::new(Metrics::default());
+        metrics.reconciled(true, 0.01);
+        let ready = Arc::new(AtomicBool::new(false));
+        tokio::spawn(serve_on(
+            listener,
+            Health {
+                metrics,
+                ready: ready.clone(),
+            },
+        ));
+
+        assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
+        assert!(get(addr, "/readyz").await.starts_with("HTTP/1.0 503"));
+        ready.store(true, Ordering::Relaxed);
+        assert!(get(addr, "/readyz").await.starts_with("HTTP/1.0 200"));
+        let body = get(addr, "/metrics").await;
+        assert!(
+            body.contains("celld_operator_reconciles_total{result=\"ok\"} 1"),
+            "{body}"
+        );
+        assert!(body.contains("celld_operator_leader 0"), "{body}");
+    }
 }
