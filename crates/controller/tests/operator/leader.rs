@@ -11,7 +11,7 @@ async fn only_the_leader_writes_and_a_standby_takes_over() {
     let (env, first) = env_with_operator("leader").await;
     let second = start(operator_client(&env).await, settings(&env, "op-2"));
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("leader").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "leader");
     create_credentials(&env, "creds", &s3).await;
     publish_pointer(&s3, &prefix, "0000000000000201").await;
     apply_fleet(&env, &inline_fleet("led", &s3, &prefix, json!({}))).await;

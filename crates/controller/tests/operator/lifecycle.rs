@@ -5,7 +5,7 @@ use crate::support::*;
 use celld_api::CelldFleet;
 use celld_testkit::{Check, wait_for_deletion, wait_for_object, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Event, Service};
+use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::api::{DeleteParams, ListParams};
@@ -26,7 +26,7 @@ fn env_value(sts: &StatefulSet, name: &str) -> Option<String> {
 async fn fleet_reaches_ready_with_every_child() {
     let (env, op) = env_with_operator("ready").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("ready").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "ready");
     create_credentials(&env, "creds", &s3).await;
     publish_pointer(&s3, &prefix, "00000000000000a1").await;
     let fleet = inline_fleet(
@@ -119,17 +119,8 @@ async fn fleet_reaches_ready_with_every_child() {
         .await
         .expect("PodDisruptionBudget (replicas 2)");
 
-    let events = env
-        .api::<Event>()
-        .list(&ListParams::default())
-        .await
-        .expect("events");
     assert!(
-        events
-            .items
-            .iter()
-            .any(|e| e.involved_object.name.as_deref() == Some("web")
-                && e.reason.as_deref() == Some("Applied")),
+        has_event(&env, "web", "Applied", Some("Normal")).await,
         "an Applied event on the fleet"
     );
     op.stop().await;
@@ -140,10 +131,7 @@ async fn fleet_reaches_ready_with_every_child() {
 async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
     let (env, op) = env_with_operator("pending").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3
-        .unique_prefix("pending")
-        .trim_end_matches('/')
-        .to_string();
+    let prefix = prefix(&s3, "pending");
     create_credentials(&env, "creds", &s3).await;
     apply_fleet(&env, &inline_fleet("app", &s3, &prefix, json!({}))).await;
 
@@ -206,7 +194,7 @@ async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
 async fn reconciles_that_change_nothing_write_nothing() {
     let (env, op) = env_with_operator("noop").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("noop").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "noop");
     create_credentials(&env, "creds", &s3).await;
     publish_pointer(&s3, &prefix, "00000000000000c1").await;
     apply_fleet(
@@ -306,10 +294,7 @@ async fn reconciles_that_change_nothing_write_nothing() {
 async fn deleting_a_fleet_deletes_what_it_owns() {
     let (env, op) = env_with_operator("cascade").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3
-        .unique_prefix("cascade")
-        .trim_end_matches('/')
-        .to_string();
+    let prefix = prefix(&s3, "cascade");
     create_credentials(&env, "creds", &s3).await;
     publish_pointer(&s3, &prefix, "00000000000000d1").await;
     apply_fleet(

@@ -14,7 +14,7 @@ use serde_json::json;
 async fn switching_routes_prunes_the_old_one() {
     let (env, op) = env_with_operator("routes").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("routes").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "routes");
     create_credentials(&env, "creds", &s3).await;
     publish_pointer(&s3, &prefix, "0000000000000101").await;
     let gateway: Gateway = serde_json::from_value(json!({

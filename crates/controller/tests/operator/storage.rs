@@ -5,8 +5,8 @@ use crate::support::*;
 use celld_api::CelldObjectStore;
 use celld_testkit::wait_for_object;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Event, Secret};
-use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::json;
 
 fn config_hash(sts: &StatefulSet) -> Option<String> {
@@ -34,10 +34,7 @@ fn store(s3: &celld_testkit::S3Settings, secret: &str) -> CelldObjectStore {
 async fn a_missing_store_is_reported_then_healed() {
     let (env, op) = env_with_operator("nostore").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3
-        .unique_prefix("nostore")
-        .trim_end_matches('/')
-        .to_string();
+    let prefix = prefix(&s3, "nostore");
     publish_pointer(&s3, &prefix, "00000000000000e1").await;
     let fleet = fleet(
         "shop",
@@ -73,17 +70,9 @@ async fn a_missing_store_is_reported_then_healed() {
             .is_none(),
         "no pods with half a configuration"
     );
-    let events = env
-        .api::<Event>()
-        .list(&ListParams::default())
-        .await
-        .expect("events");
     assert!(
-        events
-            .items
-            .iter()
-            .any(|e| e.reason.as_deref() == Some("StoreNotFound")
-                && e.type_.as_deref() == Some("Warning"))
+        has_event(&env, "shop", "StoreNotFound", Some("Warning")).await,
+        "a Warning event on the fleet"
     );
 
     env.api::<CelldObjectStore>()
@@ -115,7 +104,7 @@ async fn a_missing_store_is_reported_then_healed() {
 async fn a_secret_without_its_keys_is_reported() {
     let (env, op) = env_with_operator("nokey").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("nokey").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "nokey");
     let secret: Secret = serde_json::from_value(
         json!({"metadata": {"name": "creds"}, "stringData": {"AWS_ACCESS_KEY_ID": "x"}}),
     )
@@ -147,7 +136,7 @@ async fn a_secret_without_its_keys_is_reported() {
 async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
     let (env, op) = env_with_operator("rotate").await;
     let s3 = env.s3().expect("S3 settings");
-    let prefix = s3.unique_prefix("rotate").trim_end_matches('/').to_string();
+    let prefix = prefix(&s3, "rotate");
     publish_pointer(&s3, &prefix, "00000000000000f1").await;
     create_credentials(&env, "creds", &s3).await;
     env.api::<CelldObjectStore>()

@@ -282,3 +282,22 @@ pub async fn wait_condition(
     .await
     .expect("condition reached")
 }
+
+/// A key prefix in the test bucket that no other test uses (no trailing slash).
+pub fn prefix(s3: &S3Settings, test: &str) -> String {
+    s3.unique_prefix(test).trim_end_matches('/').to_string()
+}
+
+/// Whether an Event with `reason` (and `type_`, if given) was recorded on the object `name`.
+pub async fn has_event(env: &TestEnv, name: &str, reason: &str, type_: Option<&str>) -> bool {
+    let events = env
+        .api::<k8s_openapi::api::core::v1::Event>()
+        .list(&kube::api::ListParams::default())
+        .await
+        .expect("events listed");
+    events.items.iter().any(|e| {
+        e.involved_object.name.as_deref() == Some(name)
+            && e.reason.as_deref() == Some(reason)
+            && type_.is_none_or(|t| e.type_.as_deref() == Some(t))
+    })
+}
