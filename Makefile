@@ -44,7 +44,7 @@ bench: cluster-up ## measure the operator (time to Ready, memory, API writes) fo
 	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/release/celld-bench" $(BENCH_FLEETS)
 
 ## Local control plane (no Docker) --------------------------------------------
-.PHONY: testenv cluster-up cluster-down test-testkit
+.PHONY: testenv cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit
 testenv: ## build (once, cached outside the repo) the control plane binaries and the S3 server
 	$(TESTENV)/build.sh all
 
@@ -53,6 +53,12 @@ cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler
 
 cluster-down: ## stop the local control plane and the S3 server
 	$(TESTENV)/down.sh
+
+cluster-up-bare: testenv ## start a second control plane without the Gateway API CRDs (state in .testenv-bare/)
+	CELLD_TESTENV_DIR="$(CURDIR)/.testenv-bare" CELLD_TESTENV_GATEWAY_API=0 $(TESTENV)/up.sh
+
+cluster-down-bare: ## stop the control plane without the Gateway API CRDs
+	CELLD_TESTENV_DIR="$(CURDIR)/.testenv-bare" $(TESTENV)/down.sh
 
 test-testkit: cluster-up ## test the local control plane itself (celld-testkit's harness tests)
 	$(CARGO) test -p celld-testkit

@@ -7,6 +7,7 @@
 #
 # Environment:
 #   CELLD_TESTENV_NODES    number of fake nodes (default 1)
+#   CELLD_TESTENV_GATEWAY_API=0  do not install the Gateway API CRDs (a cluster without them)
 #   CELLD_TESTENV_TIMEOUT  seconds to wait for each component (default 45)
 #   CELLD_TESTENV_KEEP_ON_FAILURE=1  leave a failed start running for inspection
 set -euo pipefail
@@ -225,7 +226,11 @@ crds=$kwok_dir/kustomize/crd/bases
 kubectl apply --server-side --force-conflicts \
   -f "$crds/kwok.x-k8s.io_clusterexecs.yaml" -f "$crds/kwok.x-k8s.io_execs.yaml" \
   -f "$crds/kwok.x-k8s.io_clusterlogs.yaml" -f "$crds/kwok.x-k8s.io_logs.yaml" \
-  -f "$gateway_crds" >>"$logs/kubectl.log" 2>&1 || fail "applying the kwok and Gateway API CRDs failed" "$logs/kubectl.log"
+  >>"$logs/kubectl.log" 2>&1 || fail "applying the kwok CRDs failed" "$logs/kubectl.log"
+if [ "${CELLD_TESTENV_GATEWAY_API:-1}" != 0 ]; then
+  kubectl apply --server-side --force-conflicts -f "$gateway_crds" >>"$logs/kubectl.log" 2>&1 \
+    || fail "applying the Gateway API CRDs failed" "$logs/kubectl.log"
+fi
 kubectl apply -f "$kwok_dir/kustomize/stage/volume/fast/storage-class.yaml" >>"$logs/kubectl.log" 2>&1 \
   || fail "creating the default StorageClass failed" "$logs/kubectl.log"
 kubectl wait --for=condition=Established --timeout="${timeout}s" crd --all >>"$logs/kubectl.log" 2>&1 \

@@ -9,5 +9,6 @@ mod support;
 
 mod leader;
 mod lifecycle;
+mod no_gateway_api;
 mod routes;
 mod storage;
