@@ -2,7 +2,7 @@
 //! per-fleet error backoff.
 
 use crate::metrics::Metrics;
-use celld_api::CelldFleet;
+use celld_api::{CelldFleet, CelldFleetStatus};
 use kube::Client;
 use kube::core::DeserializeGuard;
 use kube::runtime::events::{Recorder, Reporter};
@@ -58,6 +58,10 @@ pub struct Context {
     failures: Mutex<HashMap<String, u32>>,
     /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
     pub fleets: Store<DeserializeGuard<CelldFleet>>,
+    /// The status last written per fleet uid, with the resourceVersion of the fleet it was
+    /// computed from: a reconcile that sees that same version again (the cache has not caught
+    /// up with the write yet) starts from what was written, not from the stale status.
+    written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
 }
 
 impl Context {
@@ -84,6 +88,7 @@ impl Context {
             gateway_api: AtomicBool::new(gateway_api),
             failures: Mutex::new(HashMap::new()),
             fleets,
+            written: Mutex::new(HashMap::new()),
         }
     }
 
@@ -103,6 +108,30 @@ impl Context {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(key);
+    }
+
+    /// The status written for fleet `uid` when it was at `resource_version`, if that is the
+    /// version seen now.
+    pub fn written_status(&self, uid: &str, resource_version: &str) -> Option<CelldFleetStatus> {
+        let written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written
+            .get(uid)
+            .filter(|(rv, _)| rv == resource_version)
+            .map(|(_, status)| status.clone())
+    }
+
+    /// Remembers the status written for fleet `uid` at `resource_version`, forgetting fleets
+    /// that no longer exist.
+    pub fn remember_status(&self, uid: &str, resource_version: &str, status: CelldFleetStatus) {
+        let live: std::collections::HashSet<String> = self
+            .fleets
+            .state()
+            .iter()
+            .filter_map(|g| g.0.as_ref().ok().and_then(|f| f.metadata.uid.clone()))
+            .collect();
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.retain(|uid, _| live.contains(uid));
+        written.insert(uid.to_string(), (resource_version.to_string(), status));
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

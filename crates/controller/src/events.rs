@@ -57,7 +57,11 @@ pub async fn transitions(
 ) {
     let before = previous.map_or(&[][..], |p| p.conditions.as_slice());
     for c in &status.conditions {
-        if c.type_ == conditions::PROGRESSING {
+        // Progressing flips on every rollout; a Ready=False that only points at another
+        // condition (storage, deployment, route) would repeat that condition's own Event.
+        let echo = c.type_ == conditions::READY
+            && ["StorageUnresolved", "NoDeployment", "RouteNotReady"].contains(&c.reason.as_str());
+        if c.type_ == conditions::PROGRESSING || echo {
             continue;
         }
         let old = conditions::find(before, &c.type_);

@@ -309,7 +309,10 @@ async fn write_status(
     observed: &Observed<'_>,
     pointer: Option<&Pointer>,
 ) -> Result<(), Error> {
-    let previous = fleet.status.as_ref();
+    let uid = fleet.uid().unwrap_or_default();
+    let seen = fleet.resource_version().unwrap_or_default();
+    let written = ctx.written_status(&uid, &seen);
+    let previous = written.as_ref().or(fleet.status.as_ref());
     let status = status::compute(previous, observed, Timestamp::now());
     if previous == Some(&status) {
         return Ok(());
@@ -333,6 +336,7 @@ async fn write_status(
         )
     })?;
     ctx.metrics.write("CelldFleet", "status");
+    ctx.remember_status(&uid, &seen, status.clone());
     events::transitions(ctx, fleet, previous, &status, pointer).await;
     Ok(())
 }
