@@ -4,7 +4,7 @@
 #
 #   - the three Dockerfiles pass hadolint;
 #   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts);
-#   - the scripts in hack/ pass shellcheck;
+#   - the scripts in hack/, testenv/scripts/ and .ci/run pass shellcheck;
 #   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild);
 #   - poc/worker bundles with esbuild and its GET /hello answers the demo's exact JSON (node test);
 #   - the release names the plugin assets kubectl-celld_<os>_<uname -m>, with checksums, as the
@@ -41,6 +41,7 @@ actionlint_workflows() {
 shellcheck_scripts() {
   local shellcheck; shellcheck=$(tool shellcheck)
   "$shellcheck" hack/*.sh
+  "$shellcheck" --severity=warning testenv/scripts/*.sh .ci/run
 }
 
 # ARG NAME=VALUE in a Dockerfile, NAME: "VALUE" in a workflow env, NAME=VALUE in tools.sh.
@@ -109,7 +110,7 @@ kustomize_builds() {
 
 check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadolint_dockerfiles
 check "actionlint: .github/workflows" actionlint_workflows
-check "shellcheck: hack/*.sh" shellcheck_scripts
+check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle
 check "release asset names match the install snippet; krew manifest renders" release_asset_names

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the testenv scripts (sourced, not run).
 log() { printf 'testenv: %s\n' "$*" >&2; }
 die() { printf 'testenv: error: %s\n' "$*" >&2; exit 1; }

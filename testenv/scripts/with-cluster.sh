@@ -7,6 +7,7 @@
 #   testenv/scripts/with-cluster.sh cargo test --workspace
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
 . "$here/lib.sh"
 [ $# -gt 0 ] || die "usage: with-cluster.sh COMMAND [ARG...]"
 
@@ -14,6 +15,7 @@ bare=$(repo_root)/.testenv-bare
 started=0 started_bare=0
 [ -f "$(state_dir)/ready" ] || started=1
 [ -f "$bare/ready" ] || started_bare=1
+# shellcheck disable=SC2329 # run by the EXIT trap
 stop() {
   if [ "$started" = 1 ]; then "$here/down.sh" || true; fi
   if [ "$started_bare" = 1 ]; then CELLD_TESTENV_DIR=$bare "$here/down.sh" || true; fi
