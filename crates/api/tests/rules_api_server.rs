@@ -108,3 +108,33 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
     env.cleanup().await.expect("cleanup");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[tokio::test]
+async fn kubectl_apply_refuses_every_bad_fleet_naming_the_field() {
+    let env = TestEnv::new("kubectl-apply")
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
+    let mut failures = Vec::new();
+    for case in FLEETS {
+        let manifest = serde_json::to_vec(&object("CelldFleet", case.yaml)).expect("JSON");
+        let out = env
+            .kubectl()
+            .output(["apply", "--dry-run=server", "-f", "-"], Some(&manifest))
+            .await
+            .expect("kubectl runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        let result = if out.status.success() {
+            Ok(())
+        } else {
+            Err(stderr)
+        };
+        if let Some(f) = check(case, result) {
+            failures.push(f);
+        }
+    }
+    env.cleanup().await.expect("cleanup");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
