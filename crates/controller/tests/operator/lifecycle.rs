@@ -206,6 +206,7 @@ async fn reconciles_that_change_nothing_write_nothing() {
             json!({
                 "ingress": {"hostname": "quiet.example.com", "ingressClass": "nginx"},
                 "resources": {"requests": {"cpu": "1000m", "memory": "1024Mi"}},
+                "localStorage": {"type": "Persistent", "size": "1Gi"},
             }),
         ),
     )

@@ -3,10 +3,11 @@
 
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_testkit::{wait_for_deletion, wait_for_object};
+use celld_testkit::{Check, wait_for_deletion, wait_for_object, wait_until};
 use gateway_api::gateways::Gateway;
 use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::networking::v1::Ingress;
+use kube::ResourceExt;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -82,6 +83,34 @@ async fn switching_routes_prunes_the_old_one() {
     )
     .await
     .expect("url follows the route");
+
+    // Reconciles that change nothing leave the HTTPRoute alone.
+    let routes = env.api::<HttpRoute>();
+    let version = routes
+        .get("site")
+        .await
+        .expect("HTTPRoute")
+        .resource_version();
+    let before = op.metrics.ok_reconciles();
+    wait_until("3 more reconciles", TIMEOUT, || async {
+        let n = op.metrics.ok_reconciles();
+        if n >= before + 3 {
+            Check::Done(())
+        } else {
+            Check::Pending(format!("{n}"))
+        }
+    })
+    .await
+    .expect("periodic reconciles");
+    assert_eq!(
+        routes
+            .get("site")
+            .await
+            .expect("HTTPRoute")
+            .resource_version(),
+        version,
+        "the HTTPRoute was rewritten"
+    );
 
     // An HTTP listener on the same Gateway: no longer every listener is TLS.
     let patch = json!({"spec": {"listeners": [
