@@ -13,9 +13,8 @@ use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::reflector::{self, reflector};
-use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use std::future::Future;
 use std::sync::Arc;
@@ -32,31 +31,52 @@ where
     }
 }
 
-/// Fleets whose storage goes through `store` (same namespace, storeRef.name).
-fn fleets_using_store(
-    fleets: &kube::runtime::reflector::Store<DeserializeGuard<CelldFleet>>,
-    ns: &str,
-    store: &str,
-) -> Vec<ObjectRef<DeserializeGuard<CelldFleet>>> {
+type Fleets = Store<DeserializeGuard<CelldFleet>>;
+type Stores = Store<DeserializeGuard<CelldObjectStore>>;
+
+/// The stores of namespace `ns` that parse.
+fn stores_in(stores: &Stores, ns: &str) -> Vec<CelldObjectStore> {
+    stores
+        .state()
+        .iter()
+        .filter_map(|g| g.0.as_ref().ok())
+        .filter(|s| s.namespace().as_deref() == Some(ns))
+        .cloned()
+        .collect()
+}
+
+/// Names of the stores of `ns` whose credentials are the Secret `secret`.
+fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec<String> {
+    stores_in(stores, ns)
+        .iter()
+        .filter(|s| s.spec.credentials_secret_ref.name == secret)
+        .map(|s| s.name_any())
+        .collect()
+}
+
+/// References to `names` in namespace `ns`.
+fn refs<K>(names: Vec<String>, ns: &str) -> Vec<ObjectRef<K>>
+where
+    K: Resource,
+    K::DynamicType: Default,
+{
+    names.iter().map(|n| ObjectRef::new(n).within(ns)).collect()
+}
+
+/// Fleets of `ns` that use the Secret `secret`, directly or through one of `stores`.
+fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String]) -> Vec<String> {
     fleets
         .state()
         .iter()
         .filter_map(|g| g.0.as_ref().ok())
         .filter(|f| f.namespace().as_deref() == Some(ns))
-        .filter(|f| f.spec.store_ref.as_ref().is_some_and(|r| r.name == store))
-        .map(|f| ObjectRef::new(&f.name_any()).within(ns))
-        .collect()
-}
-
-fn store_names_in(
-    stores: &kube::runtime::reflector::Store<CelldObjectStore>,
-    ns: &str,
-) -> Vec<String> {
-    stores
-        .state()
-        .iter()
-        .filter(|s| s.namespace().as_deref() == Some(ns))
-        .map(|s| s.name_any())
+        .filter(|f| {
+            let inline = f.spec.object_storage.credentials_secret_ref.as_ref();
+            let store = f.spec.store_ref.as_ref();
+            inline.is_some_and(|r| r.name == secret)
+                || store.is_some_and(|r| stores.contains(&r.name))
+        })
+        .map(|f| f.name_any())
         .collect()
 }
 
@@ -84,89 +104,65 @@ pub async fn run(
     }
     let fleets = controller.store();
 
+    // Stores: their own controller writes their status; its cache also tells which stores
+    // name a Secret.
+    let store_controller = Controller::new(
+        api::<DeserializeGuard<CelldObjectStore>>(&client, &settings),
+        watcher::Config::default().any_semantic(),
+    );
+    let stores = store_controller.store();
+
     let by_store = fleets.clone();
     controller = controller.watches(
         api::<CelldObjectStore>(&client, &settings),
         watcher::Config::default(),
         move |store: CelldObjectStore| {
             let ns = store.namespace().unwrap_or_default();
-            fleets_using_store(&by_store, &ns, &store.name_any())
+            refs(
+                store_status::fleets_using(&by_store, &ns, &store.name_any()),
+                &ns,
+            )
+        },
+    );
+    // Secrets: metadata is enough to know which fleets to look at again; the reconcile reads
+    // the Secret itself.
+    let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
+    controller = controller.watches(
+        api::<PartialObjectMeta<Secret>>(&client, &settings),
+        watcher::Config::default(),
+        move |secret| {
+            let ns = secret.namespace().unwrap_or_default();
+            let name = secret.name_any();
+            let stores = stores_with_secret(&stores_by_secret, &ns, &name);
+            refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
         },
     );
 
-    // Secrets: metadata is enough to know which fleets to look at again; the reconcile reads
-    // the Secret itself. Fleets use a Secret directly or through their store, so a reflector
-    // of stores answers which stores name a Secret.
-    let (store_cache, store_writer) = reflector::store::<CelldObjectStore>();
-    let store_cache_for_status = store_cache.clone();
-    let store_cache_for_fleets = store_cache.clone();
-    let store_stream = reflector(
-        store_writer,
-        watcher(
-            api::<CelldObjectStore>(&client, &settings),
+    let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
+    let store_controller = store_controller
+        .watches(
+            api::<PartialObjectMeta<Secret>>(&client, &settings),
             watcher::Config::default(),
-        ),
-    )
-    .default_backoff();
-    tokio::spawn(store_stream.for_each(|_| futures::future::ready(())));
-    let by_secret = fleets.clone();
-    let secrets: Api<PartialObjectMeta<Secret>> = api(&client, &settings);
-    controller = controller.watches(secrets, watcher::Config::default(), move |secret| {
-        let ns = secret.namespace().unwrap_or_default();
-        let name = secret.name_any();
-        let stores: Vec<String> = store_cache
-            .state()
-            .iter()
-            .filter(|s| s.namespace().as_deref() == Some(ns.as_str()))
-            .filter(|s| s.spec.credentials_secret_ref.name == name)
-            .map(|s| s.name_any())
-            .collect();
-        by_secret
-            .state()
-            .iter()
-            .filter_map(|g| g.0.as_ref().ok())
-            .filter(|f| f.namespace().as_deref() == Some(ns.as_str()))
-            .filter(|f| {
-                let inline = f.spec.object_storage.credentials_secret_ref.as_ref();
-                let store = f.spec.store_ref.as_ref();
-                inline.is_some_and(|r| r.name == name)
-                    || store.is_some_and(|r| stores.contains(&r.name))
-            })
-            .map(|f| ObjectRef::new(&f.name_any()).within(&ns))
-            .collect::<Vec<_>>()
-    });
-
-    let stores_api: Api<DeserializeGuard<CelldObjectStore>> = api(&client, &settings);
-    let secrets_for_stores: Api<PartialObjectMeta<Secret>> = api(&client, &settings);
-    let fleets_for_stores: Api<PartialObjectMeta<CelldFleet>> = api(&client, &settings);
-    let store_controller = Controller::new(stores_api, watcher::Config::default().any_semantic())
-        .watches(secrets_for_stores, watcher::Config::default(), {
-            let stores = store_cache_for_status.clone();
             move |secret| {
                 let ns = secret.namespace().unwrap_or_default();
-                let name = secret.name_any();
-                stores
-                    .state()
-                    .iter()
-                    .filter(|s| {
-                        s.namespace().as_deref() == Some(ns.as_str())
-                            && s.spec.credentials_secret_ref.name == name
-                    })
-                    .map(|s| ObjectRef::new(&s.name_any()).within(&ns))
-                    .collect::<Vec<_>>()
-            }
-        })
+                refs(
+                    stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
+                    &ns,
+                )
+            },
+        )
         .watches(
-            fleets_for_stores,
+            api::<PartialObjectMeta<CelldFleet>>(&client, &settings),
             watcher::Config::default(),
             move |fleet| {
-                // A fleet's storeRef may have moved from one store to another: look at every store
-                // of its namespace (their status lists the fleets that use them).
+                // A fleet's storeRef may have moved from one store to another: look at every
+                // store of its namespace (their status lists the fleets that use them).
                 let ns = fleet.namespace().unwrap_or_default();
-                store_names_in(&store_cache_for_fleets, &ns)
-                    .into_iter()
-                    .map(|n| ObjectRef::new(&n).within(&ns))
-                    .collect::<Vec<_>>()
+                let names = stores_in(&stores_by_fleet, &ns)
+                    .iter()
+                    .map(|s| s.name_any())
+                    .collect();
+                refs(names, &ns)
             },
         );
 

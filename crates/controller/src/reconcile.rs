@@ -10,11 +10,8 @@ use crate::pointer::{self, Pointer};
 use crate::status::{self, Observed, Route, Storage};
 use crate::{config_hash, gateway};
 use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels, resolve};
-use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Secret, Service};
-use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::core::DeserializeGuard;
@@ -172,7 +169,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         https,
     };
 
-    let applied = apply_children(ctx, &desired, &uid, route_served).await?;
+    let applied = apply_children(ctx, &desired, &uid).await?;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;
@@ -206,100 +203,74 @@ struct Applied {
     pruned: Vec<String>,
 }
 
-async fn apply_children(
-    ctx: &Context,
-    d: &Desired<'_>,
-    uid: &str,
-    route_served: bool,
-) -> Result<Applied, Error> {
-    let client = &ctx.client;
-    let ns = d.namespace.as_str();
-    let metrics = &ctx.metrics;
-    let mut changed = Vec::new();
-    let mut note = |kind: &str, name: &str, outcome: Outcome| {
+/// Applies a fleet's children in its namespace, recording what changed and what was pruned.
+struct Children<'a> {
+    ctx: &'a Context,
+    ns: &'a str,
+    uid: &'a str,
+    selector: String,
+    changed: Vec<String>,
+    pruned: Vec<String>,
+}
+
+impl Children<'_> {
+    fn api<K: apply::Child>(&self) -> Api<K> {
+        Api::namespaced(self.ctx.client.clone(), self.ns)
+    }
+
+    /// Applies a child the fleet always has.
+    async fn always<K: apply::Child>(&mut self, child: K) -> Result<K, Error> {
+        let name = child.name_any();
+        let (live, outcome) = apply::apply(&self.api(), child, &self.ctx.metrics).await?;
         if outcome == Outcome::Applied {
-            changed.push(format!("{kind}/{name}"));
+            self.changed.push(format!("{}/{name}", K::kind(&())));
         }
-    };
+        Ok(live)
+    }
 
-    let (statefulset, o) = apply::apply(
-        &Api::namespaced(client.clone(), ns),
-        children::statefulset::build(d),
-        metrics,
-    )
-    .await?;
-    note("StatefulSet", &d.name, o);
-    let services: Api<Service> = Api::namespaced(client.clone(), ns);
-    let (_, o) = apply::apply(&services, children::service::build(d), metrics).await?;
-    note("Service", &d.name, o);
-    let (_, o) = apply::apply(&services, children::peer_service::build(d), metrics).await?;
-    note("Service", &d.peer_service_name(), o);
-    let (_, o) = apply::apply(
-        &Api::<NetworkPolicy>::namespaced(client.clone(), ns),
-        children::network_policy::build(d),
-        metrics,
-    )
-    .await?;
-    note("NetworkPolicy", &d.name, o);
-
-    let selector = format!(
-        "{}={},app.kubernetes.io/managed-by={MANAGER}",
-        labels::FLEET,
-        d.name
-    );
-    let mut pruned = Vec::new();
-    let pdbs: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), ns);
-    let keep = match children::pdb::build(d) {
-        Some(pdb) => {
-            let (_, o) = apply::apply(&pdbs, pdb, metrics).await?;
-            note("PodDisruptionBudget", &d.name, o);
-            BTreeSet::from([d.name.clone()])
+    /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
+    async fn optional<K: apply::Child>(&mut self, child: Option<K>) -> Result<(), Error> {
+        let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
+        if let Some(child) = child {
+            self.always(child).await?;
         }
-        None => BTreeSet::new(),
-    };
-    pruned.extend(prefixed(
-        "PodDisruptionBudget",
-        apply::prune(&pdbs, &selector, uid, &keep, metrics).await?,
-    ));
+        let api = self.api::<K>();
+        let metrics = &self.ctx.metrics;
+        let deleted = apply::prune(&api, &self.selector, self.uid, &keep, metrics).await?;
+        self.pruned
+            .extend(deleted.into_iter().map(|n| format!("{}/{n}", K::kind(&()))));
+        Ok(())
+    }
+}
 
-    let ingresses: Api<Ingress> = Api::namespaced(client.clone(), ns);
-    let keep = match children::ingress::build(d) {
-        Some(ingress) => {
-            let (_, o) = apply::apply(&ingresses, ingress, metrics).await?;
-            note("Ingress", &d.name, o);
-            BTreeSet::from([d.name.clone()])
-        }
-        None => BTreeSet::new(),
+async fn apply_children(ctx: &Context, d: &Desired<'_>, uid: &str) -> Result<Applied, Error> {
+    let mut children = Children {
+        ctx,
+        ns: &d.namespace,
+        uid,
+        selector: format!(
+            "{}={},app.kubernetes.io/managed-by={MANAGER}",
+            labels::FLEET,
+            d.name
+        ),
+        changed: Vec::new(),
+        pruned: Vec::new(),
     };
-    pruned.extend(prefixed(
-        "Ingress",
-        apply::prune(&ingresses, &selector, uid, &keep, metrics).await?,
-    ));
-
-    if route_served && ctx.gateway_api.load(std::sync::atomic::Ordering::Relaxed) {
-        let routes: Api<HttpRoute> = Api::namespaced(client.clone(), ns);
-        let keep = match children::httproute::build(d) {
-            Some(route) => {
-                let (_, o) = apply::apply(&routes, route, metrics).await?;
-                note("HTTPRoute", &d.name, o);
-                BTreeSet::from([d.name.clone()])
-            }
-            None => BTreeSet::new(),
-        };
-        pruned.extend(prefixed(
-            "HTTPRoute",
-            apply::prune(&routes, &selector, uid, &keep, metrics).await?,
-        ));
+    let statefulset = children.always(children::statefulset::build(d)).await?;
+    children.always(children::service::build(d)).await?;
+    children.always(children::peer_service::build(d)).await?;
+    children.always(children::network_policy::build(d)).await?;
+    children.optional(children::pdb::build(d)).await?;
+    children.optional(children::ingress::build(d)).await?;
+    // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
+    if ctx.gateway_api.load(std::sync::atomic::Ordering::Relaxed) {
+        children.optional(children::httproute::build(d)).await?;
     }
     Ok(Applied {
         statefulset,
-        changed,
-        pruned,
+        changed: children.changed,
+        pruned: children.pruned,
     })
-}
-
-fn prefixed(kind: &str, names: Vec<String>) -> Vec<String> {
-    names.into_iter().map(|n| format!("{kind}/{n}")).collect()
 }
 
 async fn write_status(
