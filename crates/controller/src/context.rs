@@ -62,7 +62,13 @@ pub struct Context {
     /// computed from: a reconcile that sees that same version again (the cache has not caught
     /// up with the write yet) starts from what was written, not from the stale status.
     written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
+    /// S3 clients by configuration hash, so reconciles reuse their connections.
+    s3_clients: Mutex<HashMap<String, aws_sdk_s3::Client>>,
 }
+
+/// More cached S3 clients than this and the cache starts over (rotated credentials leave old
+/// entries behind).
+const MAX_S3_CLIENTS: usize = 1024;
 
 impl Context {
     /// A context for `client`.
@@ -89,6 +95,7 @@ impl Context {
             failures: Mutex::new(HashMap::new()),
             fleets,
             written: Mutex::new(HashMap::new()),
+            s3_clients: Mutex::new(HashMap::new()),
         }
     }
 
@@ -132,6 +139,24 @@ impl Context {
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         written.retain(|uid, _| live.contains(uid));
         written.insert(uid.to_string(), (resource_version.to_string(), status));
+    }
+
+    /// The S3 client for configuration `hash`, built by `build` the first time.
+    pub fn s3_client(
+        &self,
+        hash: &str,
+        build: impl FnOnce() -> Result<aws_sdk_s3::Client, String>,
+    ) -> Result<aws_sdk_s3::Client, String> {
+        let mut clients = self.s3_clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(client) = clients.get(hash) {
+            return Ok(client.clone());
+        }
+        let client = build()?;
+        if clients.len() >= MAX_S3_CLIENTS {
+            clients.clear();
+        }
+        clients.insert(hash.to_string(), client.clone());
+        Ok(client)
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

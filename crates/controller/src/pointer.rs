@@ -56,13 +56,18 @@ fn string(secret: &Secret, key: &str) -> Option<String> {
         .and_then(|v| String::from_utf8(v.0.clone()).ok())
 }
 
-/// Reads the pointer of `storage` with the credentials in `secret`, within `timeout`.
-pub async fn read(storage: &ResolvedStorage, secret: &Secret, timeout: Duration) -> Pointer {
+/// An S3 client for `storage` with the credentials in `secret`, each request bounded by
+/// `timeout`; the message says why there is none.
+pub fn client(
+    storage: &ResolvedStorage,
+    secret: &Secret,
+    timeout: Duration,
+) -> Result<aws_sdk_s3::Client, String> {
     let (Some(ak), Some(sk)) = (
         string(secret, secret_keys::ACCESS_KEY_ID),
         string(secret, secret_keys::SECRET_ACCESS_KEY),
     ) else {
-        return Pointer::Unknown("the credentials Secret's keys are not UTF-8".into());
+        return Err("the credentials Secret's keys are not UTF-8".into());
     };
     let credentials = Credentials::new(
         ak,
@@ -79,7 +84,11 @@ pub async fn read(storage: &ResolvedStorage, secret: &Secret, timeout: Duration)
     if let Some(endpoint) = &storage.endpoint {
         config = config.endpoint_url(endpoint).force_path_style(true);
     }
-    let client = aws_sdk_s3::Client::from_conf(config.build());
+    Ok(aws_sdk_s3::Client::from_conf(config.build()))
+}
+
+/// Reads the pointer of `storage` with `client`.
+pub async fn read(client: &aws_sdk_s3::Client, storage: &ResolvedStorage) -> Pointer {
     let key = storage.bucket.key(POINTER_KEY);
     let result = client
         .get_object()

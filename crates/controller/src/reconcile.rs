@@ -144,7 +144,14 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         }
     };
 
-    let pointer = pointer::read(&storage, &secret, ctx.settings.s3_timeout).await;
+    let config_hash = config_hash::compute(&storage, &secret);
+    let s3 = ctx.s3_client(&config_hash, || {
+        pointer::client(&storage, &secret, ctx.settings.s3_timeout)
+    });
+    let pointer = match &s3 {
+        Ok(client) => pointer::read(client, &storage).await,
+        Err(why) => Pointer::Unknown(why.clone()),
+    };
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
     let route_served = !wants_route || ctx.http_route_served().await;
@@ -159,7 +166,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         fleet,
         name: name.clone(),
         namespace: ns.clone(),
-        config_hash: config_hash::compute(&storage, &secret),
+        config_hash,
         replicas: if pointer == Pointer::Missing {
             0
         } else {
