@@ -17,6 +17,16 @@ check_pin() { # module-dir module version
   [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; run 'make testenv-pin'"
 }
 
+# Downloads MODULE@VERSION into the module cache (a no-op when it is there) and prints its
+# directory. `go list -m` alone prints nothing for a module not yet downloaded, so always download.
+module_dir() { # module-dir module version
+  local dir
+  dir=$(cd "$here/go/$1" && go mod download -json "$2@$3" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') \
+    || die "downloading $2 $3 failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+  [ -n "$dir" ] && [ -d "$dir" ] || die "go mod download printed no directory for $2 $3"
+  printf '%s' "$dir"
+}
+
 build_kubernetes() {
   local dir; dir=$(cache_dir kubernetes "$KUBERNETES_VERSION")
   [ -x "$dir/bin/kubectl" ] && return 0
@@ -52,7 +62,7 @@ build_kwok() {
   [ -x "$dir/bin/kwok" ] && return 0
   check_pin kwok sigs.k8s.io/kwok "$KWOK_VERSION"
   log "building kwok $KWOK_VERSION (with testenv/go/kwok/patches)"
-  local src; src=$(cd "$here/go/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  local src; src=$(module_dir kwok sigs.k8s.io/kwok "$KWOK_VERSION")
   # Build from a patched copy of the module (the module cache is read-only and go build refuses
   # overlays inside it): a throwaway go.mod (-modfile) replaces sigs.k8s.io/kwok with the copy.
   local work=$dir.tmp/work p
@@ -74,8 +84,7 @@ fetch_gateway_api() {
   local dir; dir=$(cache_dir gateway-api "$GATEWAY_API_VERSION")
   [ -d "$dir/crds" ] && return 0
   log "fetching Gateway API $GATEWAY_API_VERSION standard CRDs"
-  local src
-  src=$(cd "$here/go/gateway-api" && go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  local src; src=$(module_dir gateway-api sigs.k8s.io/gateway-api "$GATEWAY_API_VERSION")
   [ -d "$src/config/crd/standard" ] || die "Gateway API $GATEWAY_API_VERSION has no config/crd/standard"
   mkdir -p "$dir.tmp/crds"
   cp "$src"/config/crd/standard/gateway.networking.k8s.io_*.yaml "$dir.tmp/crds/"
