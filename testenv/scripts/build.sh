@@ -14,7 +14,7 @@ need go; need cargo; need patch
 check_pin() { # module-dir module version
   local got
   got=$(cd "$here/go/$1" && go list -m -f '{{.Version}}' "$2")
-  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; run 'make testenv-pin'"
+  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; pin it with: (cd testenv/go/$1 && go get $2@$3 && go mod tidy)"
 }
 
 # Downloads MODULE@VERSION into the module cache (a no-op when it is there) and prints its
@@ -57,23 +57,33 @@ build_etcd() {
   publish "$dir"
 }
 
-build_kwok() {
-  local dir; dir=$(kwok_cache_dir)
-  [ -x "$dir/bin/kwok" ] && return 0
+# Prepares a patched copy of the kwok module in WORK: WORK/kwok (the module's source with
+# testenv/go/kwok/patches applied) and WORK/go.mod, a throwaway go.mod that replaces
+# sigs.k8s.io/kwok with that copy (the module cache is read-only and go build refuses overlays
+# inside it). Prints the module cache directory of the unpatched module.
+prepare_kwok() { # work-dir
+  local work=$1 src p
   check_pin kwok sigs.k8s.io/kwok "$KWOK_VERSION"
-  log "building kwok $KWOK_VERSION (with testenv/go/kwok/patches)"
-  local src; src=$(module_dir kwok sigs.k8s.io/kwok "$KWOK_VERSION")
-  # Build from a patched copy of the module (the module cache is read-only and go build refuses
-  # overlays inside it): a throwaway go.mod (-modfile) replaces sigs.k8s.io/kwok with the copy.
-  local work=$dir.tmp/work p
-  mkdir -p "$dir.tmp/bin" "$work"
-  cp -r "$src" "$work/kwok" && chmod -R u+w "$work/kwok"
+  src=$(module_dir kwok sigs.k8s.io/kwok "$KWOK_VERSION")
+  mkdir -p "$work"
+  cp -r "$src" "$work/kwok" && chmod -R u+w "$work/kwok" || die "copying kwok $KWOK_VERSION from $src failed"
   for p in "$here"/go/kwok/patches/*.patch; do
     patch -s -d "$work/kwok" -p1 <"$p" || die "$p does not apply to kwok $KWOK_VERSION"
   done
   cp "$here/go/kwok/go.mod" "$work/go.mod" && cp "$here/go/kwok/go.sum" "$work/go.sum"
-  (cd "$here/go/kwok" && go mod edit -modfile="$work/go.mod" -replace="sigs.k8s.io/kwok=$work/kwok" \
-    && go build -modfile="$work/go.mod" -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/kwok" sigs.k8s.io/kwok/cmd/kwok) \
+  (cd "$here/go/kwok" && go mod edit -modfile="$work/go.mod" -replace="sigs.k8s.io/kwok=$work/kwok") \
+    || die "pointing kwok's go.mod at the patched copy failed"
+  printf '%s' "$src"
+}
+
+build_kwok() {
+  local dir; dir=$(kwok_cache_dir)
+  [ -x "$dir/bin/kwok" ] && return 0
+  log "building kwok $KWOK_VERSION (with testenv/go/kwok/patches)"
+  local work=$dir.tmp/work src
+  mkdir -p "$dir.tmp/bin"
+  src=$(prepare_kwok "$work")
+  (cd "$here/go/kwok" && go build -modfile="$work/go.mod" -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/kwok" sigs.k8s.io/kwok/cmd/kwok) \
     || die "building kwok $KWOK_VERSION failed"
   rm -rf "$work"
   cp -r "$src/kustomize" "$dir.tmp/kustomize" && chmod -R u+w "$dir.tmp/kustomize"
@@ -101,10 +111,34 @@ build_s3s_fs() {
   publish "$dir"
 }
 
+# Runs every step that turns the pinned modules into build inputs (pins, downloads, copies,
+# patches, CRD files) against an empty, temporary module cache and binary cache, without
+# compiling anything: a step that only works because a warm cache hides it fails here.
+check_sources() {
+  local tmp; tmp=$(mktemp -d)
+  # shellcheck disable=SC2064 # expand now: the trap runs after tmp is out of scope
+  trap "GOMODCACHE='$tmp/gomod' go clean -modcache 2>/dev/null; rm -rf '$tmp'" EXIT
+  export GOMODCACHE=$tmp/gomod CELLD_TESTENV_CACHE=$tmp/cache
+  log "preparing every Go component's sources from an empty module cache (no compiling)"
+  check_pin kubernetes k8s.io/kubernetes "$KUBERNETES_VERSION"
+  module_dir kubernetes k8s.io/kubernetes "$KUBERNETES_VERSION" >/dev/null
+  check_pin etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
+  module_dir etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION" >/dev/null
+  local src; src=$(prepare_kwok "$tmp/kwok")
+  [ -d "$src/kustomize" ] || die "kwok $KWOK_VERSION has no kustomize/ directory to copy"
+  (cd "$here/go/kwok" && go list -modfile="$tmp/kwok/go.mod" -m -f '{{.Replace.Dir}}' sigs.k8s.io/kwok) \
+    | grep -qx "$tmp/kwok/kwok" || die "kwok's throwaway go.mod does not replace sigs.k8s.io/kwok with the patched copy"
+  fetch_gateway_api
+  ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
+    || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
+  log "ok: every Go component's sources prepare from an empty module cache"
+}
+
 what=${1:-all}
 case $what in
   all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs)" ;;
+  check-sources) check_sources ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, check-sources)" ;;
 esac

@@ -64,7 +64,7 @@ Use it from a shell:
   set -a; . $state/s3.env; set +a
   kubectl get nodes
 Run the harness tests:   ${dir_env}cargo test -p celld-testkit
-Stop it:                 ${dir_env}bash testenv/scripts/down.sh   (or make cluster-down)
+Stop it:                 ${dir_env}bash testenv/scripts/down.sh   (or ${dir_env}make cluster-down)
 EOF
 }
 if healthy; then
