@@ -8,19 +8,20 @@ TESTENV := testenv/scripts
 
 .PHONY: help
 help: ## list the targets
-	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/$$(BENCH_FLEETS)/$(BENCH_FLEETS)/' \
+	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 ## Build, generated files and tests ----------------------------------------------------
-.PHONY: build manifests verify lint test demo demo-down bench
+.PHONY: build manifests verify lint test test-unit check-docs demo demo-down bench
 build: ## build every crate (debug)
 	$(CARGO) build --workspace --locked
 
-manifests: ## write the CRDs, RBAC, install-operator.yaml and the README field reference from the Rust code
+manifests: ## write the CRDs, RBAC, install-operator.yaml and the field reference (docs/reference.md) from the Rust code
 	$(CARGO) run -q --locked -p celld-manifests -- config
 
 verify: manifests ## fail when the generated files differ from the checked-in ones
-	@if [ -n "$$(git status --porcelain -- config install-operator.yaml README.md)" ]; then \
-	  git --no-pager diff --stat -- config install-operator.yaml README.md; \
+	@if [ -n "$$(git status --porcelain -- config install-operator.yaml docs/reference.md)" ]; then \
+	  git --no-pager diff --stat -- config install-operator.yaml docs/reference.md; \
 	  echo "generated files are stale: run 'make manifests' and commit the result" >&2; exit 1; \
 	fi
 
@@ -28,9 +29,20 @@ lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
-test: testenv lint verify ## everything: lints, manifest drift, unit and integration tests on the local control plane, packaging checks
+test: check-sources testenv lint verify ## everything: fresh-source check, lints, drift, unit and integration tests on the local control plane, docs and packaging checks
 	$(TESTENV)/with-cluster.sh $(CARGO) test --workspace --all-targets --locked
+	$(MAKE) check-docs
 	$(MAKE) check-packaging
+
+test-unit: ## the fast tier, no control plane: unit, snapshot and offline CLI tests, manifest drift
+	$(CARGO) test --workspace --lib --bins --locked
+	$(CARGO) test --locked -p celld-api --test rules_client_side
+	$(CARGO) test --locked -p celld-manifests --test drift
+	$(CARGO) test --locked -p kubectl-celld --test offline
+
+check-docs: ## every command shown in README.md and docs/ is a Makefile target, a valid plugin or operator invocation, or a file that exists
+	$(CARGO) build --locked -p kubectl-celld -p celld-operator
+	python3 hack/check-docs.py
 
 demo: cluster-up ## no Docker: the operator reconciles sample fleets on the local control plane; shows `kubectl celld status`
 	hack/demo.sh up
@@ -44,9 +56,12 @@ bench: cluster-up ## measure the operator (time to Ready, memory, API writes) fo
 	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/release/celld-bench" $(BENCH_FLEETS)
 
 ## Local control plane (no Docker) --------------------------------------------
-.PHONY: testenv cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit
+.PHONY: testenv check-sources cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit
 testenv: ## build (once, cached outside the repo) the control plane binaries and the S3 server
 	$(TESTENV)/build.sh all
+
+check-sources: ## prepare every Go component's sources (download, copy, patch) in an empty, temporary module cache; no compiling
+	$(TESTENV)/build.sh check-sources
 
 cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler, kwok and an S3 server on 127.0.0.1
 	$(TESTENV)/up.sh

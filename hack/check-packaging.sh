@@ -86,12 +86,10 @@ release_asset_names() {
       echo "$platform: no release asset $asset"; ok=1
     fi
   done
-  if [ -f README.md ]; then
-    # shellcheck disable=SC2016 # the README's literal shell text
-    for snippet in 'ARCH=$(uname -m)' 'kubectl-celld_${OS}_${ARCH}' "OS=\$(uname -s | tr '[:upper:]' '[:lower:]')"; do
-      grep -qF "$snippet" README.md || { echo "README.md lacks the install snippet part: $snippet"; ok=1; }
-    done
-  fi
+  # shellcheck disable=SC2016 # the install guide's literal shell text
+  for snippet in 'ARCH=$(uname -m)' 'kubectl-celld_${OS}_${ARCH}' "OS=\$(uname -s | tr '[:upper:]' '[:lower:]')"; do
+    grep -qF "$snippet" docs/install.md || { echo "docs/install.md lacks the install snippet part: $snippet"; ok=1; }
+  done
   hack/render-krew.sh "$(tr -d '[:space:]' < VERSION)" "$tmp/dist" > "$tmp/celld.yaml" || ok=1
   rm -rf "$tmp"
   return "$ok"
@@ -99,9 +97,11 @@ release_asset_names() {
 
 kustomize_builds() {
   local kubectl
-  kubectl=$(command -v kubectl || true)
-  [ -n "$kubectl" ] || [ ! -x .testenv/bin/kubectl ] || kubectl=.testenv/bin/kubectl
-  if [ -z "$kubectl" ]; then echo "no kubectl on PATH: skipped"; return 0; fi
+  # The local control plane's kubectl (built by `make testenv`), else the one on PATH.
+  local version; version=$(sed -n 's/^KUBERNETES_VERSION=//p' testenv/versions.env)
+  kubectl=${CELLD_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/celld-operator/testenv}/kubernetes-$version/bin/kubectl
+  [ -x "$kubectl" ] || kubectl=$(command -v kubectl || true)
+  if [ -z "$kubectl" ]; then echo "no kubectl: run 'make testenv' (it builds one) or put kubectl on PATH"; return 1; fi
   local out; out=$("$kubectl" kustomize config/default)
   grep -q "image: ghcr.io/anthaathi/celld-operator:v$(tr -d '[:space:]' < VERSION)$" <<<"$out" ||
     { echo "config/default does not pin the operator image to VERSION"; return 1; }

@@ -37,9 +37,9 @@ pub enum Error {
     /// config/manager/manager.yaml cannot be pinned.
     #[error("config/manager/manager.yaml: {0}")]
     Manager(String),
-    /// README.md lacks the markers of the generated reference.
+    /// docs/reference.md lacks the markers of the generated reference.
     #[error("{0} has no generated-reference markers; add the lines `{begin}` and `{end}` where the field reference goes", begin = reference::BEGIN, end = reference::END)]
-    ReadmeMarkers(PathBuf),
+    ReferenceMarkers(PathBuf),
     /// A file could not be read.
     #[error("reading {path} failed: {source}")]
     Read {

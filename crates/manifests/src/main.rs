@@ -1,7 +1,7 @@
 //! `celld-manifests DIR`: writes the generated manifests under DIR (the repository's `config/`):
 //! the CRDs from the API types, the operator's RBAC from the rules it uses, the image tag of
 //! `config/default`, and `DIR/../install-operator.yaml` (everything in one file, image pinned to
-//! `VERSION`), and the field reference in `DIR/../README.md`.
+//! `VERSION`), and the field reference in `DIR/../docs/reference.md`.
 
 use celld_manifests::{Error, generated, reference};
 use std::path::PathBuf;
@@ -25,12 +25,12 @@ fn main() -> Result<(), Error> {
         })?;
         println!("wrote {}", path.display());
     }
-    let readme = dir.join("../README.md");
+    let readme = dir.join("../docs/reference.md");
     let text = std::fs::read_to_string(&readme).map_err(|source| Error::Read {
         path: readme.clone(),
         source,
     })?;
-    let spliced = reference::splice(&text).ok_or_else(|| Error::ReadmeMarkers(readme.clone()))?;
+    let spliced = reference::splice(&text).ok_or_else(|| Error::ReferenceMarkers(readme.clone()))?;
     if spliced != text {
         std::fs::write(&readme, spliced).map_err(|source| Error::Write {
             path: readme.clone(),

@@ -124,12 +124,12 @@ fn the_deployment_is_pinned_restricted_and_probed() {
 }
 
 #[test]
-fn readme_field_reference_matches_the_crds() {
-    let readme = std::fs::read_to_string(config_dir().join("../README.md")).unwrap();
-    let spliced = celld_manifests::reference::splice(&readme)
-        .expect("README.md has the generated-reference markers");
+fn docs_field_reference_matches_the_crds() {
+    let doc = std::fs::read_to_string(config_dir().join("../docs/reference.md")).unwrap();
+    let spliced = celld_manifests::reference::splice(&doc)
+        .expect("docs/reference.md has the generated-reference markers");
     assert!(
-        spliced == readme,
-        "README.md's field reference is stale: run `make manifests`"
+        spliced == doc,
+        "docs/reference.md's field reference is stale: run `make manifests`"
     );
 }
