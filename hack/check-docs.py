@@ -31,7 +31,8 @@ OPERATOR = TARGET_DIR / "debug" / "celld-operator"
 # check can only parse their command lines as shell.
 EXTERNAL = {
     "curl", "docker", "kind", "git", "sha256sum", "shasum", "chmod", "sudo", "mv", "grep", "echo",
-    "export", "set", "source", ".", "cd", "jq", "celld", "tee", "head", "cat", "sed", "awk",
+    "export", "set", "source", ".", "cd", "jq", "celld", "tee", "head", "cat", "sed", "awk", "uname",
+    "tr",
 }
 KUBECTL_EXTERNAL_PLUGINS = {"krew"}
 SHELL_BLOCK = re.compile(r"^```(sh|bash|shell|console)\s*$")
