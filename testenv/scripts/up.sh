@@ -7,6 +7,10 @@
 #
 # Environment:
 #   CELLD_TESTENV_NODES    number of fake nodes (default 1)
+#   CELLD_TESTENV_SERVICE_CIDR  the Service ClusterIP range (default 10.96.0.0/16: 65,534 Services)
+#   CELLD_TESTENV_AUDIT=1  write an audit log of every request (metadata only, JSON lines) to
+#                          logs/audit.log, to count requests per user, verb and resource
+#   CELLD_TESTENV_APISERVER_FLAGS  extra kube-apiserver flags, split on spaces
 #   CELLD_TESTENV_GATEWAY_API=0  do not install the Gateway API CRDs (a cluster without them)
 #   CELLD_TESTENV_TIMEOUT  seconds to wait for each component (default 45)
 #   CELLD_TESTENV_KEEP_ON_FAILURE=1  leave a failed start running for inspection
@@ -18,6 +22,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 need openssl; need curl; need ss; need setsid
 nodes=${CELLD_TESTENV_NODES:-1}
+service_cidr=${CELLD_TESTENV_SERVICE_CIDR:-10.96.0.0/16}
+read -r -a apiserver_flags <<<"${CELLD_TESTENV_APISERVER_FLAGS:-}"
 timeout=${CELLD_TESTENV_TIMEOUT:-45}
 state=$(state_dir)
 pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
@@ -185,6 +191,18 @@ start s3s-fs "$s3_bin/s3s-fs" --host 127.0.0.1 --port "$s3_port" \
 
 wait_for etcd "etcd (http://127.0.0.1:$etcd_port/health)" curl -fsS "http://127.0.0.1:$etcd_port/health"
 
+if [ "${CELLD_TESTENV_AUDIT:-0}" = 1 ]; then
+  cat >"$state/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+EOF
+  apiserver_flags+=(--audit-policy-file="$state/audit-policy.yaml" --audit-log-path="$logs/audit.log"
+    --audit-log-format=json --audit-log-mode=batch --audit-log-maxbackup=0)
+fi
+
 start kube-apiserver "$k8s_bin/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$etcd_port" \
   --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$api_port" \
@@ -192,12 +210,12 @@ start kube-apiserver "$k8s_bin/kube-apiserver" \
   --client-ca-file="$pki/ca.crt" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$pki/sa.pub" --service-account-signing-key-file="$pki/sa.key" \
-  --service-cluster-ip-range=10.96.0.0/24 \
+  --service-cluster-ip-range="$service_cidr" \
   --authorization-mode=RBAC --allow-privileged=true \
   --endpoint-reconciler-type=none \
   --kubelet-preferred-address-types=InternalIP,Hostname \
   --enable-priority-and-fairness=false --max-requests-inflight=0 --max-mutating-requests-inflight=0 \
-  --disable-admission-plugins=TaintNodesByCondition --profiling=false
+  --disable-admission-plugins=TaintNodesByCondition --profiling=false ${apiserver_flags[@]+"${apiserver_flags[@]}"}
 
 wait_for kube-apiserver "kube-apiserver (https://127.0.0.1:$api_port/readyz)" \
   curl -fsS --cacert "$pki/ca.crt" "https://127.0.0.1:$api_port/readyz"
