@@ -87,6 +87,21 @@ pub enum Error {
         /// The state seen on the last check.
         last_observed: String,
     },
+    /// A deploy pod's environment cannot be resolved as the kubelet would.
+    #[error("pod {namespace}/{pod}: environment variable {var}: {problem}")]
+    PodEnv {
+        /// The pod's namespace.
+        namespace: String,
+        /// The pod.
+        pod: String,
+        /// The variable.
+        var: String,
+        /// What is wrong (the real pod would not start either).
+        problem: String,
+    },
+    /// Building or running a workspace binary failed.
+    #[error(transparent)]
+    Process(#[from] ProcessError),
     /// A name handed to the kit is unusable (for example an exec shim named like a system tool).
     #[error("invalid {what} {value:?}: {reason}")]
     Invalid {
@@ -97,6 +112,52 @@ pub enum Error {
         /// Why it is refused.
         reason: &'static str,
     },
+}
+
+/// Errors of workspace binaries the kit builds and runs (the operator, the deploy double).
+#[derive(thiserror::Error)]
+pub enum ProcessError {
+    /// `cargo build` of a workspace binary failed.
+    #[error(
+        "building {bin} failed ({command}): {reason}; run that command in the workspace to see why"
+    )]
+    Build {
+        /// The binary.
+        bin: String,
+        /// The cargo command line.
+        command: String,
+        /// What went wrong (cargo's exit status and last output, or why it could not start).
+        reason: String,
+    },
+    /// A process could not be started.
+    #[error("cannot start {what} ({path}): {source}")]
+    Spawn {
+        /// What was started.
+        what: &'static str,
+        /// The executable.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A started process ended before it was ready.
+    #[error("{what} exited ({status}) before it was ready; its log {log}:\n{tail}")]
+    Exited {
+        /// What was started.
+        what: &'static str,
+        /// Its exit status.
+        status: String,
+        /// Its log file.
+        log: PathBuf,
+        /// The end of that log.
+        tail: String,
+    },
+}
+
+impl std::fmt::Debug for ProcessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
 }
 
 impl std::fmt::Debug for Error {

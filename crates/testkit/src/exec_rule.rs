@@ -32,6 +32,7 @@ pub struct ExecRule {
     work_dir: Option<PathBuf>,
     env: Vec<(String, String)>,
     dispatch: Vec<String>,
+    owner_uid: Option<String>,
 }
 
 impl ExecRule {
@@ -44,6 +45,7 @@ impl ExecRule {
             work_dir: None,
             env: Vec::new(),
             dispatch: Vec::new(),
+            owner_uid: None,
         }
     }
 
@@ -92,6 +94,13 @@ impl ExecRule {
         self
     }
 
+    /// Makes the pod (whose uid is `uid`) own the rule, so the garbage collector deletes the rule
+    /// with the pod.
+    pub fn owned_by_pod(mut self, uid: impl Into<String>) -> Self {
+        self.owner_uid = Some(uid.into());
+        self
+    }
+
     /// Creates or replaces the rule in `namespace` and waits (up to 30 s) until kwok uses it:
     /// an exec of `printenv` into the pod sees the rule's marker. The pod must be Running.
     pub async fn apply(&self, client: &Client, namespace: &str) -> Result<()> {
@@ -113,12 +122,16 @@ impl ExecRule {
         if let Some(container) = &self.container {
             target["containers"] = json!([container]);
         }
-        let object = json!({
+        let mut object = json!({
             "apiVersion": "kwok.x-k8s.io/v1alpha1",
             "kind": "Exec",
             "metadata": { "name": self.pod, "namespace": namespace },
             "spec": { "execs": [target] },
         });
+        if let Some(uid) = &self.owner_uid {
+            object["metadata"]["ownerReferences"] =
+                json!([{"apiVersion": "v1", "kind": "Pod", "name": self.pod, "uid": uid}]);
+        }
         let api = kwok_api::api(client, namespace, "Exec", "execs");
         kwok_api::apply(&api, &self.pod, object).await?;
 

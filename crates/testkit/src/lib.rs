@@ -10,10 +10,16 @@
 //! complete a pod, annotate it with [`COMPLETE_ANNOTATION`] `=Succeeded` or `=Failed`.
 //! [`ExecRule`] sets what `kubectl exec` into a pod runs (a local command), [`LogsRule`] what
 //! `kubectl logs` shows.
+//!
+//! [`deploy_double`] is `celld-deploy-double`, a test double of `celld deploy` that writes to
+//! the local S3 server what celld writes, and [`DeployDouble`] makes a deploy pod's `celld` run
+//! it. [`OperatorProcess`] runs the operator binary on a test namespace.
 
 mod auth;
+mod cargo_bin;
 mod client;
 mod crds;
+pub mod deploy_double;
 mod error;
 mod exec_rule;
 mod kubectl;
@@ -21,6 +27,7 @@ mod kwok_api;
 mod logs_rule;
 mod names;
 mod namespace;
+mod operator_process;
 pub mod paths;
 mod pods;
 mod s3;
@@ -28,14 +35,17 @@ mod test_env;
 mod wait;
 
 pub use auth::{client_as_service_account, service_account_token};
+pub use cargo_bin::cargo_bin;
 pub use client::{client, config, config_from};
 pub use crds::install_crds;
-pub use error::{Error, Result};
+pub use deploy_double::{DEPLOY_POD_SELECTOR, DeployDouble};
+pub use error::{Error, ProcessError, Result};
 pub use exec_rule::{ExecRule, RULE_MARKER_ENV};
 pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};
 pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
 pub use names::unique_name;
 pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
+pub use operator_process::{OPERATOR_BIN_ENV, OperatorProcess};
 pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
 pub use s3::S3Settings;
 pub use test_env::TestEnv;
