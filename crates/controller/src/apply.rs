@@ -3,6 +3,7 @@
 
 use crate::children::MANAGER;
 use crate::error::Error;
+use crate::failure::Failure;
 use crate::metrics::Metrics;
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
@@ -55,35 +56,38 @@ fn hash(value: &Value) -> String {
     hex::encode(&Sha256::digest(value.to_string().as_bytes())[..8])
 }
 
-/// Applies `desired` unless the live object already carries it. Returns the live object after
-/// the call and what happened.
+/// Reads the live child `name`, if it exists.
+pub async fn read<K: Child>(api: &Api<K>, name: &str) -> Result<Option<K>, Error> {
+    api.get_opt(name)
+        .await
+        .map_err(|e| Error::kube(format!("reading {} {name}", K::kind(&())), e))
+}
+
+/// Applies `desired` unless `live` (the object as just read) already carries it; with `live`
+/// None the object is applied unconditionally. Returns the object after the call and what
+/// happened.
 pub async fn apply<K: Child>(
     api: &Api<K>,
     mut desired: K,
+    live: Option<&K>,
     metrics: &Metrics,
 ) -> Result<(K, Outcome), Error> {
     let kind = K::kind(&()).to_string();
     let name = desired.name_any();
-    let value = serde_json::to_value(&desired).map_err(|source| Error::Serialize {
+    let serialize = |source| Error::Serialize {
         what: format!("{kind} {name}"),
         source,
-    })?;
+    };
+    let value = serde_json::to_value(&desired).map_err(serialize)?;
     let applied_hash = hash(&value);
     desired
         .annotations_mut()
         .insert(APPLIED_HASH.into(), applied_hash.clone());
-    let live = api
-        .get_opt(&name)
-        .await
-        .map_err(|e| Error::kube(format!("reading {kind} {name}"), e))?;
     if let Some(live) = live {
         let same_hash = live.annotations().get(APPLIED_HASH) == Some(&applied_hash);
-        let live_value = serde_json::to_value(&live).map_err(|source| Error::Serialize {
-            what: format!("{kind} {name}"),
-            source,
-        })?;
+        let live_value = serde_json::to_value(live).map_err(serialize)?;
         if same_hash && contains(&live_value, &value) {
-            return Ok((live, Outcome::Unchanged));
+            return Ok((live.clone(), Outcome::Unchanged));
         }
     }
     let params = PatchParams::apply(MANAGER).force();
@@ -95,21 +99,37 @@ pub async fn apply<K: Child>(
     Ok((applied, Outcome::Applied))
 }
 
+/// What pruning one kind did.
+#[derive(Debug, Default)]
+pub struct Pruned {
+    /// Names deleted.
+    pub deleted: Vec<String>,
+    /// Listing or deletions that failed; the other deletions were still sent.
+    pub failures: Vec<Failure>,
+}
+
 /// Deletes the children of kind `K` labelled for the fleet and owned by it (uid) whose names
-/// are not in `keep`. Returns the names deleted.
+/// are not in `keep`.
 pub async fn prune<K: Child>(
     api: &Api<K>,
     selector: &str,
     owner_uid: &str,
     keep: &BTreeSet<String>,
     metrics: &Metrics,
-) -> Result<Vec<String>, Error> {
+) -> Pruned {
     let kind = K::kind(&()).to_string();
-    let list = api
+    let mut pruned = Pruned::default();
+    let list = match api
         .list_metadata(&ListParams::default().labels(selector))
         .await
-        .map_err(|e| Error::kube(format!("listing {kind} objects to prune"), e))?;
-    let mut deleted = Vec::new();
+    {
+        Ok(list) => list,
+        Err(e) => {
+            let e = Error::kube(format!("listing {kind} objects to prune"), e);
+            pruned.failures.push(Failure::child(&kind, "", "list", &e));
+            return pruned;
+        }
+    };
     for obj in list {
         let name = obj.name_any();
         let owned = obj
@@ -120,24 +140,39 @@ pub async fn prune<K: Child>(
             match api.delete(&name, &DeleteParams::background()).await {
                 Ok(_) => {
                     metrics.write(&kind, "delete");
-                    deleted.push(name);
+                    pruned.deleted.push(name);
                 }
                 Err(kube::Error::Api(s)) if s.is_not_found() => {}
-                Err(e) => return Err(Error::kube(format!("deleting {kind} {name}"), e)),
+                Err(e) => {
+                    let e = Error::kube(format!("deleting {kind} {name}"), e);
+                    pruned
+                        .failures
+                        .push(Failure::child(&kind, &name, "delete", &e));
+                }
             }
         }
     }
-    Ok(deleted)
+    pruned
 }
 
-/// Whether `live` holds every field of `want`: objects key by key, lists element by element
-/// (same length), scalars equal. Fields the API server adds (defaults, status) are ignored;
-/// quantities compare by value, since the server canonicalises them (1000m is stored as 1).
+/// Whether `live` holds every field of `want`, that is whether the operator's own values are
+/// all still there: objects key by key; lists of named objects (Kubernetes merges these by key,
+/// so other field managers may add entries: env, ports, containers, volumes) by finding each
+/// wanted element, in order, among the live ones; other lists (replaced as a whole by an apply)
+/// element by element with the same length; scalars equal. Fields the API server or other
+/// managers add are ignored; quantities compare by value, since the server canonicalises them
+/// (1000m is stored as 1).
 pub fn contains(live: &Value, want: &Value) -> bool {
     match (live, want) {
         (Value::Object(l), Value::Object(w)) => w
             .iter()
             .all(|(k, wv)| l.get(k).is_some_and(|lv| contains(lv, wv))),
+        (Value::Array(l), Value::Array(w)) if keyed_by_name(w) => {
+            // Greedy matching finds an in-order match whenever one exists: taking the earliest
+            // live element for each wanted one leaves the most room for the rest.
+            let mut rest = l.iter();
+            w.iter().all(|wv| rest.any(|lv| contains(lv, wv)))
+        }
         (Value::Array(l), Value::Array(w)) => {
             l.len() == w.len() && l.iter().zip(w).all(|(lv, wv)| contains(lv, wv))
         }
@@ -145,6 +180,14 @@ pub fn contains(live: &Value, want: &Value) -> bool {
         (Value::String(l), Value::String(w)) => l == w || same_quantity(l, w),
         _ => live == want,
     }
+}
+
+/// Whether a wanted list is one of named objects.
+fn keyed_by_name(want: &[Value]) -> bool {
+    !want.is_empty()
+        && want
+            .iter()
+            .all(|v| v.get("name").is_some_and(Value::is_string))
 }
 
 fn same_quantity(a: &str, b: &str) -> bool {
@@ -222,5 +265,61 @@ mod tests {
             &json!({"memory": "1G"})
         ));
         assert!(!contains(&json!({"name": "m"}), &json!({"name": "k"})));
+    }
+
+    #[test]
+    fn entries_other_managers_add_to_named_lists_are_not_drift() {
+        let want = json!({"spec": {"ports": [{"name": "http", "port": 80}]}});
+        let live = json!({"spec": {"ports": [
+            {"name": "http", "port": 80, "protocol": "TCP"},
+            {"name": "metrics", "port": 9090},
+        ]}});
+        assert!(contains(&live, &want));
+        let before = json!({"spec": {"ports": [
+            {"name": "metrics", "port": 9090},
+            {"name": "http", "port": 80},
+        ]}});
+        assert!(contains(&before, &want));
+    }
+
+    #[test]
+    fn edited_or_deleted_named_entries_are_drift() {
+        let want = json!({"env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]});
+        let edited = json!({"env": [{"name": "A", "value": "1"}, {"name": "B", "value": "3"}]});
+        let deleted = json!({"env": [{"name": "A", "value": "1"}, {"name": "X", "value": "2"}]});
+        let reordered = json!({"env": [{"name": "B", "value": "2"}, {"name": "A", "value": "1"}]});
+        let kept = json!({"env": [
+            {"name": "A", "value": "1"}, {"name": "X", "value": "9"}, {"name": "B", "value": "2"},
+        ]});
+        assert!(!contains(&edited, &want));
+        assert!(!contains(&deleted, &want));
+        assert!(
+            !contains(&reordered, &want),
+            "order is part of what is applied"
+        );
+        assert!(contains(&kept, &want));
+        let port = json!({"ports": [{"name": "http", "port": 80}]});
+        assert!(!contains(
+            &json!({"ports": [{"name": "http", "port": 81}]}),
+            &port
+        ));
+    }
+
+    #[test]
+    fn entries_added_to_lists_replaced_whole_are_drift() {
+        // A NetworkPolicy's ingress rules and an Ingress's rules are atomic lists: an extra
+        // rule would open the fleet to more than the operator allows.
+        let want = json!({"ingress": [{"from": [{"podSelector": {}}], "ports": [{"port": 8081}]}]});
+        let opened = json!({"ingress": [
+            {"from": [{"podSelector": {}}], "ports": [{"port": 8081}]},
+            {"ports": [{"port": 8081}]},
+        ]});
+        assert!(!contains(&opened, &want));
+        assert!(!contains(
+            &json!({"args": ["a", "x"]}),
+            &json!({"args": ["a"]})
+        ));
+        assert!(contains(&json!({"args": []}), &json!({"args": []})));
+        assert!(!contains(&json!({"args": ["a"]}), &json!({"args": []})));
     }
 }

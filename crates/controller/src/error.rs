@@ -1,5 +1,7 @@
 //! Errors of a reconcile. Each says what went wrong and, where a user can act, what to do.
 
+use crate::failure::{self, Failure};
+use crate::reason::Reason;
 use celld_api::ResolveError;
 
 /// Why a reconcile failed; the fleet is retried with exponential backoff.
@@ -29,6 +31,15 @@ pub enum Error {
     /// The object has no namespace or name (the API server never sends these).
     #[error("{0} has no name or namespace")]
     Unnamed(&'static str),
+    /// Some of a fleet's children could not be read, applied or pruned; the others were, and
+    /// the fleet's Degraded condition says which failed and why.
+    #[error("CelldFleet {fleet} is degraded ({}); the operator retries", failure::summary(.failures))]
+    Children {
+        /// The fleet (namespace/name).
+        fleet: String,
+        /// What failed, in the order met; never empty.
+        failures: Vec<Failure>,
+    },
 }
 
 impl Error {
@@ -37,6 +48,18 @@ impl Error {
         Self::Kube {
             action: action.into(),
             source,
+        }
+    }
+
+    /// The reason this error is counted under in the reconcile error metric.
+    pub fn reason(&self) -> Reason {
+        match self {
+            Self::Kube { source, .. } if failure::transient(source) => Reason::ApiUnavailable,
+            Self::Kube { .. } | Self::Serialize { .. } | Self::Unnamed(_) => Reason::ApiError,
+            Self::Resolve(e) => Reason::of_resolve(e),
+            Self::Children { failures, .. } => {
+                failures.first().map_or(Reason::ChildRejected, |f| f.reason)
+            }
         }
     }
 }

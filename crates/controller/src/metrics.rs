@@ -1,6 +1,7 @@
-//! Prometheus metrics: reconciles, their duration, API writes, fleets by Ready condition and
-//! leadership.
+//! Prometheus metrics: reconciles, their duration, what they failed on, API writes, fleets by
+//! Ready condition and leadership.
 
+use crate::reason::Reason;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -15,6 +16,7 @@ type Labels = Vec<(String, String)>;
 pub struct Metrics {
     registry: Registry,
     reconciles: Family<Labels, Counter>,
+    errors: Family<Labels, Counter>,
     duration: Histogram,
     writes: Family<Labels, Counter>,
     fleets: Family<Labels, Gauge>,
@@ -26,6 +28,7 @@ impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("celld_operator");
         let reconciles = Family::<Labels, Counter>::default();
+        let errors = Family::<Labels, Counter>::default();
         let duration = Histogram::new(exponential_buckets(0.005, 2.0, 14));
         let writes = Family::<Labels, Counter>::default();
         let fleets = Family::<Labels, Gauge>::default();
@@ -34,6 +37,11 @@ impl Default for Metrics {
             "reconciles",
             "Fleet reconciles by result",
             reconciles.clone(),
+        );
+        registry.register(
+            "reconcile_errors",
+            "Failures reconciles met, by reason: a child the API server refused or that could not be reached, storage that does not resolve, an unreadable bucket, a status that could not be written",
+            errors.clone(),
         );
         registry.register(
             "reconcile_duration_seconds",
@@ -54,6 +62,7 @@ impl Default for Metrics {
         Self {
             registry,
             reconciles,
+            errors,
             duration,
             writes,
             fleets,
@@ -71,6 +80,20 @@ impl Metrics {
             .get_or_create(&vec![("result".into(), result.into())])
             .inc();
         self.duration.observe(seconds);
+    }
+
+    /// Counts a failure a reconcile met.
+    pub fn failed(&self, reason: Reason) {
+        self.errors
+            .get_or_create(&vec![("reason".into(), reason.as_str().into())])
+            .inc();
+    }
+
+    /// Failures counted under `reason` so far.
+    pub fn failures(&self, reason: Reason) -> u64 {
+        self.errors
+            .get(&vec![("reason".into(), reason.as_str().into())])
+            .map_or(0, |c| c.get())
     }
 
     /// Counts a write of `kind` with `verb` (apply, delete, status).
@@ -125,5 +148,29 @@ impl Metrics {
             Ok(()) => out,
             Err(_) => String::from("# metrics could not be encoded\n"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_counted_by_reason() {
+        let m = Metrics::default();
+        m.failed(Reason::ChildRejected);
+        m.failed(Reason::ChildRejected);
+        m.failed(Reason::ApiUnavailable);
+        assert_eq!(m.failures(Reason::ChildRejected), 2);
+        assert_eq!(m.failures(Reason::StoreNotFound), 0);
+        let text = m.encode();
+        assert!(
+            text.contains("celld_operator_reconcile_errors_total{reason=\"ChildRejected\"} 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("celld_operator_reconcile_errors_total{reason=\"ApiUnavailable\"} 1"),
+            "{text}"
+        );
     }
 }

@@ -1,16 +1,16 @@
 //! One reconcile of one fleet: read inputs, build the desired children (pure), apply and prune
-//! them (the one I/O step), then write the status when it changed.
+//! them (the one I/O step), then write the status when it changed. Whatever fails along the
+//! way ends in the status (Degraded, with a typed reason), one Warning Event and the error
+//! metric before the reconcile returns an error for a retry.
 
-use crate::apply::{self, Outcome};
-use crate::children::{self, Desired, MANAGER};
+use crate::children::{Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
-use crate::events;
+use crate::failure::Failure;
 use crate::pointer::{self, Pointer};
 use crate::status::{self, Observed, Route, Storage};
-use crate::{config_hash, gateway};
-use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels, resolve};
-use k8s_openapi::api::apps::v1::StatefulSet;
+use crate::{config_hash, events, fleet_children, gateway};
+use celld_api::{CelldFleet, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -18,7 +18,6 @@ use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
 use serde_json::json;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::{info, warn};
@@ -40,6 +39,10 @@ pub async fn reconcile(
     let result = reconcile_fleet(fleet, &ctx).await;
     ctx.metrics
         .reconciled(result.is_ok(), started.elapsed().as_secs_f64());
+    if let Err(e @ (Error::Kube { .. } | Error::Serialize { .. } | Error::Unnamed(_))) = &result {
+        // Failures of children and storage were counted where they were met.
+        ctx.metrics.failed(e.reason());
+    }
     if result.is_ok() {
         ctx.succeeded(&key(fleet));
     }
@@ -126,21 +129,29 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
 
     let (storage, secret) = match resolve_storage(ctx, &ns, fleet).await {
         Ok(found) => found,
-        Err(e @ ResolveError::Api { .. }) => return Err(e.into()),
         Err(e) => {
             // Never start pods with half a configuration: leave the children as they are,
             // report why, and wait for the store or Secret to appear (both are watched).
+            let failure = Failure::storage(&e);
+            ctx.metrics.failed(failure.reason);
+            let failures = [failure];
             let observed = Observed {
                 generation: fleet.metadata.generation,
                 name: &name,
                 desired: fleet.spec.replicas,
-                storage: Storage::Failed(e.reason(), e.to_string()),
+                storage: Storage::Failed(&failures[0]),
                 statefulset: None,
                 route: Route::None,
                 url: fleet.status.as_ref().and_then(|s| s.url.clone()),
+                failures: &failures,
             };
             write_status(ctx, fleet, &ns, &observed, None).await?;
-            return Ok(Action::requeue(ctx.settings.resync));
+            // A read the API server did not answer is retried with backoff; a missing store,
+            // Secret or key waits for it to appear.
+            return match e {
+                ResolveError::Api { .. } => Err(e.into()),
+                _ => Ok(Action::requeue(ctx.settings.resync)),
+            };
         }
     };
 
@@ -176,10 +187,18 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         https,
     };
 
-    let applied = apply_children(ctx, &desired, &uid).await?;
+    let applied = fleet_children::apply(ctx, &desired, &uid).await;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;
+    }
+    let mut failures = Vec::new();
+    if let Pointer::Unknown(why) = &pointer {
+        failures.push(Failure::bucket(why));
+    }
+    failures.extend(applied.failures.iter().cloned());
+    for f in &failures {
+        ctx.metrics.failed(f.reason);
     }
 
     let route = match ingress {
@@ -193,91 +212,24 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         name: &name,
         desired: fleet.spec.replicas,
         storage: Storage::Resolved(&storage, &pointer),
-        statefulset: Some(&applied.statefulset),
+        statefulset: applied.statefulset.as_ref(),
         route,
         url: Some(desired.url()),
+        failures: &failures,
     };
     write_status(ctx, fleet, &ns, &observed, Some(&pointer)).await?;
+    if !applied.failures.is_empty() {
+        // The status says what failed; retrying with backoff picks up whatever changes outside
+        // the fleet (a quota, a conflicting object, the API server coming back).
+        return Err(Error::Children {
+            fleet: key(fleet),
+            failures: applied.failures,
+        });
+    }
     Ok(Action::requeue(match pointer {
         Pointer::Deployed(_) => ctx.settings.resync,
         Pointer::Missing | Pointer::Unknown(_) => ctx.settings.pending_resync,
     }))
-}
-
-struct Applied {
-    statefulset: StatefulSet,
-    changed: Vec<String>,
-    pruned: Vec<String>,
-}
-
-/// Applies a fleet's children in its namespace, recording what changed and what was pruned.
-struct Children<'a> {
-    ctx: &'a Context,
-    ns: &'a str,
-    uid: &'a str,
-    selector: String,
-    changed: Vec<String>,
-    pruned: Vec<String>,
-}
-
-impl Children<'_> {
-    fn api<K: apply::Child>(&self) -> Api<K> {
-        Api::namespaced(self.ctx.client.clone(), self.ns)
-    }
-
-    /// Applies a child the fleet always has.
-    async fn always<K: apply::Child>(&mut self, child: K) -> Result<K, Error> {
-        let name = child.name_any();
-        let (live, outcome) = apply::apply(&self.api(), child, &self.ctx.metrics).await?;
-        if outcome == Outcome::Applied {
-            self.changed.push(format!("{}/{name}", K::kind(&())));
-        }
-        Ok(live)
-    }
-
-    /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
-    async fn optional<K: apply::Child>(&mut self, child: Option<K>) -> Result<(), Error> {
-        let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
-        if let Some(child) = child {
-            self.always(child).await?;
-        }
-        let api = self.api::<K>();
-        let metrics = &self.ctx.metrics;
-        let deleted = apply::prune(&api, &self.selector, self.uid, &keep, metrics).await?;
-        self.pruned
-            .extend(deleted.into_iter().map(|n| format!("{}/{n}", K::kind(&()))));
-        Ok(())
-    }
-}
-
-async fn apply_children(ctx: &Context, d: &Desired<'_>, uid: &str) -> Result<Applied, Error> {
-    let mut children = Children {
-        ctx,
-        ns: &d.namespace,
-        uid,
-        selector: format!(
-            "{}={},app.kubernetes.io/managed-by={MANAGER}",
-            labels::FLEET,
-            d.name
-        ),
-        changed: Vec::new(),
-        pruned: Vec::new(),
-    };
-    let statefulset = children.always(children::statefulset::build(d)).await?;
-    children.always(children::service::build(d)).await?;
-    children.always(children::peer_service::build(d)).await?;
-    children.always(children::network_policy::build(d)).await?;
-    children.optional(children::pdb::build(d)).await?;
-    children.optional(children::ingress::build(d)).await?;
-    // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
-    if ctx.gateway_api.load(std::sync::atomic::Ordering::Relaxed) {
-        children.optional(children::httproute::build(d)).await?;
-    }
-    Ok(Applied {
-        statefulset,
-        changed: children.changed,
-        pruned: children.pruned,
-    })
 }
 
 async fn write_status(
@@ -315,6 +267,7 @@ async fn write_status(
     })?;
     ctx.metrics.write("CelldFleet", "status");
     ctx.remember_status(&uid, &seen, status.clone());
-    events::transitions(ctx, fleet, previous, &status, pointer).await;
+    events::failures(ctx, fleet, previous, observed.failures).await;
+    events::transitions(ctx, fleet, previous, &status, pointer, observed.failures).await;
     Ok(())
 }

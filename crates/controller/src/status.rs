@@ -1,7 +1,9 @@
 //! The fleet's status, computed from what the reconcile observed and applied. Pure: the same
 //! observations give the same status, so an unchanged fleet writes no status.
 
+use crate::failure::{self, Failure};
 use crate::pointer::Pointer;
+use crate::reason::Reason;
 use celld_api::conditions::{
     self, DEGRADED, DEPLOYED, PROGRESSING, READY, ROUTE_READY, STORAGE_RESOLVED,
 };
@@ -23,13 +25,13 @@ pub enum Route {
     GatewayApiMissing,
 }
 
-/// Whether the fleet's storage resolved, and if not why (reason, message).
+/// Whether the fleet's storage resolved, and if not why.
 #[derive(Debug, Clone)]
 pub enum Storage<'a> {
     /// Resolved, with the deployment pointer read from it.
     Resolved(&'a ResolvedStorage, &'a Pointer),
-    /// Not resolved: (reason, message).
-    Failed(&'static str, String),
+    /// Not resolved: the failure says why.
+    Failed(&'a Failure),
 }
 
 /// Everything the status is computed from.
@@ -49,19 +51,21 @@ pub struct Observed<'a> {
     pub route: Route,
     /// The public URL.
     pub url: Option<String>,
+    /// Every failure the reconcile met (storage, bucket, children), in the order met.
+    pub failures: &'a [Failure],
 }
 
 struct Cond {
     type_: &'static str,
     status: Option<bool>,
-    reason: &'static str,
+    reason: Reason,
     message: String,
 }
 
 fn cond(
     type_: &'static str,
     status: Option<bool>,
-    reason: &'static str,
+    reason: Reason,
     message: impl Into<String>,
 ) -> Cond {
     Cond {
@@ -89,7 +93,11 @@ pub fn compute(
     let target = if held { 0 } else { o.desired };
 
     let mut conds = Vec::new();
-    let mut degraded: Option<(&'static str, String)> = None;
+    let mut degraded: Option<(Reason, String)> = o
+        .failures
+        .first()
+        .map(|f| (f.reason, failure::summary(o.failures)));
+    let child_failure = o.failures.iter().find(|f| f.is_any_child());
     let deployment = match &o.storage {
         Storage::Resolved(storage, pointer) => {
             let via = storage
@@ -101,7 +109,7 @@ pub fn compute(
             conds.push(cond(
                 STORAGE_RESOLVED,
                 Some(true),
-                "Resolved",
+                Reason::Resolved,
                 format!("{} through the {via}", storage.bucket),
             ));
             match pointer {
@@ -113,13 +121,13 @@ pub fn compute(
                     conds.push(cond(
                         DEPLOYED,
                         Some(true),
-                        "Deployed",
+                        Reason::Deployed,
                         format!("version {}{script} is deployed", d.version),
                     ));
                     Some(d.clone())
                 }
                 Pointer::Missing => {
-                    conds.push(cond(DEPLOYED, Some(false), "NoDeployment", format!(
+                    conds.push(cond(DEPLOYED, Some(false), Reason::NoDeployment, format!(
                         "no Worker is deployed at {}/deploy/current.json; celld nodes exit at boot without one, so the fleet stays at 0 nodes until `kubectl celld deploy DIR --fleet {}` publishes one",
                         storage.bucket, o.name
                     )));
@@ -129,58 +137,83 @@ pub fn compute(
                     conds.push(cond(
                         DEPLOYED,
                         None,
-                        "BucketUnreadable",
+                        Reason::BucketUnreadable,
                         format!("the deployment pointer could not be read: {e}"),
                     ));
                     previous.and_then(|p| p.deployment.clone())
                 }
             }
         }
-        Storage::Failed(reason, message) => {
-            conds.push(cond(STORAGE_RESOLVED, Some(false), reason, message.clone()));
+        Storage::Failed(f) => {
+            conds.push(cond(
+                STORAGE_RESOLVED,
+                Some(false),
+                f.reason,
+                f.message.clone(),
+            ));
             conds.push(cond(
                 DEPLOYED,
                 None,
-                "StorageUnresolved",
+                Reason::StorageUnresolved,
                 "the bucket cannot be read until the storage resolves",
             ));
-            degraded = Some((reason, message.clone()));
+            degraded.get_or_insert((f.reason, f.message.clone()));
             previous.and_then(|p| p.deployment.clone())
         }
     };
 
-    let route_ok = match o.route {
-        Route::None => {
+    let route_kind = match o.route {
+        Route::Ingress => "Ingress",
+        Route::HttpRoute => "HTTPRoute",
+        Route::None | Route::GatewayApiMissing => "",
+    };
+    let route_failure = o.failures.iter().find(|f| f.is_child(route_kind));
+    let route_ok = match (&o.route, route_failure) {
+        (_, Some(f)) => {
+            conds.push(cond(
+                ROUTE_READY,
+                Some(false),
+                f.reason,
+                format!("the {route_kind} could not be applied; see the Degraded condition"),
+            ));
+            false
+        }
+        (Route::None, None) => {
             conds.push(cond(
                 ROUTE_READY,
                 Some(true),
-                "NoRouteRequested",
+                Reason::NoRouteRequested,
                 "spec.ingress is not set; the fleet is reachable through its Service",
             ));
             true
         }
-        Route::Ingress => {
+        (Route::Ingress, None) => {
             conds.push(cond(
                 ROUTE_READY,
                 Some(true),
-                "IngressApplied",
+                Reason::IngressApplied,
                 "the Ingress is applied",
             ));
             true
         }
-        Route::HttpRoute => {
+        (Route::HttpRoute, None) => {
             conds.push(cond(
                 ROUTE_READY,
                 Some(true),
-                "HTTPRouteApplied",
+                Reason::HTTPRouteApplied,
                 "the HTTPRoute is applied",
             ));
             true
         }
-        Route::GatewayApiMissing => {
+        (Route::GatewayApiMissing, None) => {
             let msg = "spec.ingress.gatewayRefs needs the Gateway API HTTPRoute CRD (gateway.networking.k8s.io/v1), which this cluster does not serve: install the Gateway API CRDs, or use spec.ingress.ingressClass";
-            conds.push(cond(ROUTE_READY, Some(false), "GatewayAPIMissing", msg));
-            degraded.get_or_insert(("GatewayAPIMissing", msg.to_string()));
+            conds.push(cond(
+                ROUTE_READY,
+                Some(false),
+                Reason::GatewayAPIMissing,
+                msg,
+            ));
+            degraded.get_or_insert((Reason::GatewayAPIMissing, msg.to_string()));
             false
         }
     };
@@ -190,24 +223,24 @@ pub fn compute(
         cond(
             PROGRESSING,
             Some(true),
-            "RollingOut",
+            Reason::RollingOut,
             format!("{ready}/{target} nodes ready, {updated} updated"),
         )
     } else {
         cond(
             PROGRESSING,
             Some(false),
-            "Stable",
+            Reason::Stable,
             format!("{ready}/{target} nodes ready and up to date"),
         )
     });
 
     conds.push(match &degraded {
-        Some((reason, msg)) => cond(DEGRADED, Some(true), reason, msg.clone()),
+        Some((reason, msg)) => cond(DEGRADED, Some(true), *reason, msg.clone()),
         None => cond(
             DEGRADED,
             Some(false),
-            "AsExpected",
+            Reason::AsExpected,
             "nothing keeps the fleet from its spec",
         ),
     });
@@ -217,37 +250,52 @@ pub fn compute(
         cond(
             READY,
             Some(false),
-            "StorageUnresolved",
+            Reason::StorageUnresolved,
             "the object storage does not resolve; see the StorageResolved condition",
+        )
+    } else if let Some(f) = child_failure {
+        cond(
+            READY,
+            Some(false),
+            f.reason,
+            format!(
+                "the operator could not reconcile {}; see the Degraded condition",
+                f.subject
+            ),
         )
     } else if held {
         cond(
             READY,
             Some(false),
-            "NoDeployment",
+            Reason::NoDeployment,
             "no Worker is deployed yet; see the Deployed condition",
         )
     } else if o.desired == 0 {
-        cond(READY, Some(false), "ScaledToZero", "spec.replicas is 0")
+        cond(
+            READY,
+            Some(false),
+            Reason::ScaledToZero,
+            "spec.replicas is 0",
+        )
     } else if !route_ok {
         cond(
             READY,
             Some(false),
-            "RouteNotReady",
+            Reason::RouteNotReady,
             "see the RouteReady condition",
         )
     } else if ready < o.desired {
         cond(
             READY,
             Some(false),
-            "NodesNotReady",
+            Reason::NodesNotReady,
             format!("{ready}/{} nodes ready", o.desired),
         )
     } else {
         cond(
             READY,
             Some(true),
-            "Serving",
+            Reason::Serving,
             format!("{ready}/{} nodes ready", o.desired),
         )
     });
@@ -271,7 +319,7 @@ pub fn compute(
                     prev,
                     c.type_,
                     c.status,
-                    c.reason,
+                    c.reason.as_str(),
                     c.message,
                     o.generation,
                     now,
@@ -339,6 +387,7 @@ mod tests {
             statefulset: Some(&s),
             route: Route::Ingress,
             url: Some("http://a".into()),
+            failures: &[],
         };
         let status = compute(None, &o, Timestamp::UNIX_EPOCH);
         assert_eq!(get(&status, READY).status, "True");
@@ -359,6 +408,7 @@ mod tests {
             statefulset: None,
             route: Route::None,
             url: None,
+            failures: &[],
         };
         let status = compute(None, &o, Timestamp::UNIX_EPOCH);
         let deployed = get(&status, DEPLOYED);
@@ -383,17 +433,19 @@ mod tests {
             }),
             ..CelldFleetStatus::default()
         };
+        let failure = Failure::storage(&celld_api::ResolveError::StoreNotFound {
+            name: "x".into(),
+            namespace: "ns".into(),
+        });
         let o = Observed {
             generation: Some(1),
             name: "app",
             desired: 1,
-            storage: Storage::Failed(
-                "StoreNotFound",
-                "CelldObjectStore 'x' does not exist".into(),
-            ),
+            storage: Storage::Failed(&failure),
             statefulset: None,
             route: Route::None,
             url: None,
+            failures: std::slice::from_ref(&failure),
         };
         let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
         assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -412,6 +464,7 @@ mod tests {
             statefulset: Some(&s),
             route: Route::GatewayApiMissing,
             url: None,
+            failures: &[],
         };
         let status = compute(None, &o, Timestamp::UNIX_EPOCH);
         assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -429,9 +482,112 @@ mod tests {
             statefulset: Some(&s),
             route: Route::None,
             url: None,
+            failures: &[],
         };
         let first = compute(None, &o, Timestamp::UNIX_EPOCH);
         let later = Timestamp::from_second(1_000_000).unwrap();
         assert_eq!(compute(Some(&first), &o, later), first);
+    }
+
+    fn refused(kind: &str, message: &str) -> Failure {
+        Failure::child(
+            kind,
+            "app",
+            "apply",
+            &crate::error::Error::kube(
+                "applying",
+                kube::Error::Api(Box::new(
+                    kube::core::Status::failure(message, "Invalid").with_code(422),
+                )),
+            ),
+        )
+    }
+
+    #[test]
+    fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
+        let (st, p, s) = (storage(), deployed(), sts(2));
+        let failures = [
+            refused("Service", "spec.ports[1].name: Duplicate value"),
+            refused("Ingress", "spec.rules[0].host: Invalid value"),
+        ];
+        let o = Observed {
+            generation: Some(4),
+            name: "app",
+            desired: 2,
+            storage: Storage::Resolved(&st, &p),
+            statefulset: Some(&s),
+            route: Route::Ingress,
+            url: None,
+            failures: &failures,
+        };
+        let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+        let degraded = get(&status, DEGRADED);
+        assert_eq!(
+            (degraded.status.as_str(), degraded.reason.as_str()),
+            ("True", "ChildRejected")
+        );
+        assert!(
+            degraded.message.contains("Service app")
+                && degraded.message.contains("spec.ports[1].name")
+                && degraded.message.contains("Ingress app")
+                && degraded.message.contains("spec.rules[0].host"),
+            "{}",
+            degraded.message
+        );
+        let ready = get(&status, READY);
+        assert_eq!(
+            (ready.status.as_str(), ready.reason.as_str()),
+            ("False", "ChildRejected")
+        );
+        assert!(ready.message.contains("Service app"), "{}", ready.message);
+        let route = get(&status, ROUTE_READY);
+        assert_eq!(
+            (route.status.as_str(), route.reason.as_str()),
+            ("False", "ChildRejected")
+        );
+        assert_eq!(get(&status, STORAGE_RESOLVED).status, "True");
+    }
+
+    #[test]
+    fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
+        let (st, s) = (storage(), sts(2));
+        let p = Pointer::Unknown("connection refused".into());
+        let failures = [Failure::bucket("connection refused")];
+        let o = Observed {
+            generation: Some(1),
+            name: "app",
+            desired: 2,
+            storage: Storage::Resolved(&st, &p),
+            statefulset: Some(&s),
+            route: Route::None,
+            url: None,
+            failures: &failures,
+        };
+        let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+        assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
+        assert_eq!(get(&status, DEPLOYED).status, "Unknown");
+        assert_eq!(get(&status, READY).reason, "Serving");
+    }
+
+    #[test]
+    fn a_failure_that_clears_clears_the_condition() {
+        let (st, p, s) = (storage(), deployed(), sts(2));
+        let failures = [refused("NetworkPolicy", "bad")];
+        let mut o = Observed {
+            generation: Some(1),
+            name: "app",
+            desired: 2,
+            storage: Storage::Resolved(&st, &p),
+            statefulset: Some(&s),
+            route: Route::None,
+            url: None,
+            failures: &failures,
+        };
+        let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
+        assert_eq!(get(&failing, DEGRADED).status, "True");
+        o.failures = &[];
+        let healed = compute(Some(&failing), &o, Timestamp::UNIX_EPOCH);
+        assert_eq!(get(&healed, DEGRADED).reason, "AsExpected");
+        assert_eq!(get(&healed, READY).reason, "Serving");
     }
 }

@@ -1,0 +1,257 @@
+//! What kept a reconcile from its goal, as reported on the fleet: a typed reason, what failed,
+//! and a message naming the object and quoting the API server.
+
+use crate::error::Error;
+use crate::reason::Reason;
+use celld_api::ResolveError;
+use std::fmt;
+
+/// What a failure is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The object storage or its credentials Secret.
+    Storage,
+    /// The deployment pointer in the bucket.
+    Bucket,
+    /// A child object of the fleet.
+    Child {
+        /// Its kind.
+        kind: String,
+    },
+}
+
+/// One failure met during a reconcile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// Why, as a condition and Event reason.
+    pub reason: Reason,
+    /// What it is about.
+    pub scope: Scope,
+    /// What failed, such as `Service web`.
+    pub subject: String,
+    /// A sentence that names the object and says what happened.
+    pub message: String,
+    /// What identifies this failure across retries: a refusal by its whole message, which
+    /// names the field, so failing on another field is a new failure; a transient one by what
+    /// failed, since its message carries timings and request ids.
+    pub fingerprint: String,
+}
+
+impl Failure {
+    /// A failed API call that tried to `verb` (read, apply, delete, list) the child `kind`
+    /// `name` (empty when listing).
+    pub fn child(kind: &str, name: &str, verb: &str, error: &Error) -> Self {
+        let subject = if name.is_empty() {
+            format!("{kind} objects of the fleet")
+        } else {
+            format!("{kind} {name}")
+        };
+        let scope = Scope::Child { kind: kind.into() };
+        let Error::Kube { source, .. } = error else {
+            let message = format!("could not {verb} {subject}: {error}");
+            return Self {
+                reason: Reason::ChildRejected,
+                scope,
+                subject,
+                fingerprint: message.clone(),
+                message,
+            };
+        };
+        if transient(source) {
+            let fingerprint = format!("could not {verb} {subject}, retrying");
+            let message = match source {
+                kube::Error::Api(status) => format!(
+                    "{fingerprint} ({} {}): {}",
+                    status.code, status.reason, status.message
+                ),
+                other => format!("{fingerprint}: {other}"),
+            };
+            return Self {
+                reason: Reason::ApiUnavailable,
+                scope,
+                subject,
+                message,
+                fingerprint,
+            };
+        }
+        let message = match source {
+            kube::Error::Api(status) => format!(
+                "the API server refused to {verb} {subject} ({} {}): {}",
+                status.code, status.reason, status.message
+            ),
+            other => format!("the API server refused to {verb} {subject}: {other}"),
+        };
+        Self {
+            reason: Reason::ChildRejected,
+            scope,
+            subject,
+            fingerprint: message.clone(),
+            message,
+        }
+    }
+
+    /// The fleet's storage did not resolve.
+    pub fn storage(error: &ResolveError) -> Self {
+        let message = error.to_string();
+        let fingerprint = match error {
+            ResolveError::Api { what, .. } => format!("reading {what} from the API server failed"),
+            _ => message.clone(),
+        };
+        Self {
+            reason: Reason::of_resolve(error),
+            scope: Scope::Storage,
+            subject: "the object storage".into(),
+            fingerprint,
+            message,
+        }
+    }
+
+    /// The deployment pointer could not be read; `why` says what the bucket answered.
+    pub fn bucket(why: &str) -> Self {
+        Self {
+            reason: Reason::BucketUnreadable,
+            scope: Scope::Bucket,
+            subject: "the deployment pointer".into(),
+            message: format!(
+                "the deployment pointer could not be read, so the deployed version is unknown: {why}"
+            ),
+            fingerprint: "the deployment pointer could not be read".into(),
+        }
+    }
+
+    /// Whether this failure is about a child of kind `kind`.
+    pub fn is_child(&self, kind: &str) -> bool {
+        matches!(&self.scope, Scope::Child { kind: k } if k == kind)
+    }
+
+    /// Whether this failure is about one of the fleet's children.
+    pub fn is_any_child(&self) -> bool {
+        matches!(self.scope, Scope::Child { .. })
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Whether retrying the call that failed with `error` may succeed without anyone changing
+/// anything: the API server was unreachable, overloaded, timed out or answered with a server
+/// error. A server error about a patch it cannot merge (duplicate list keys) is a refusal.
+pub fn transient(error: &kube::Error) -> bool {
+    match error {
+        kube::Error::Api(status) => match status.code {
+            408 | 429 => true,
+            500..=599 => !status
+                .message
+                .contains("failed to create typed patch object"),
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
+/// The message of the Degraded condition for `failures`: every failure, in the order met.
+pub fn summary(failures: &[Failure]) -> String {
+    failures
+        .iter()
+        .map(|f| f.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+
+    fn api(code: u16, reason: &str, message: &str) -> Error {
+        Error::kube(
+            "calling the API server",
+            kube::Error::Api(Box::new(Status::failure(message, reason).with_code(code))),
+        )
+    }
+
+    #[test]
+    fn a_refusal_names_the_child_and_quotes_the_server() {
+        let f = Failure::child(
+            "Service",
+            "web",
+            "apply",
+            &api(
+                422,
+                "Invalid",
+                "Service \"web\" is invalid: spec.ports[1].name: Duplicate value: \"http\"",
+            ),
+        );
+        assert_eq!(f.reason, Reason::ChildRejected);
+        assert!(f.is_child("Service"));
+        assert_eq!(
+            f.message,
+            "the API server refused to apply Service web (422 Invalid): Service \"web\" is invalid: spec.ports[1].name: Duplicate value: \"http\""
+        );
+        assert_eq!(f.fingerprint, f.message);
+    }
+
+    #[test]
+    fn an_unmergeable_patch_is_a_refusal_not_an_outage() {
+        let dup = api(
+            500,
+            "InternalError",
+            "failed to create typed patch object (/; apps/v1, Kind=StatefulSet): .spec.template.spec.containers[name=\"celld\"].env: duplicate entries for key [name=\"A\"]",
+        );
+        assert_eq!(
+            Failure::child("StatefulSet", "web", "apply", &dup).reason,
+            Reason::ChildRejected
+        );
+    }
+
+    #[test]
+    fn outages_are_transient_and_keyed_by_subject() {
+        for e in [
+            api(503, "ServiceUnavailable", "etcd is down"),
+            api(429, "TooManyRequests", "slow down"),
+            api(504, "Timeout", "request timed out"),
+        ] {
+            let f = Failure::child("NetworkPolicy", "web", "apply", &e);
+            assert_eq!(f.reason, Reason::ApiUnavailable, "{}", f.message);
+            assert_eq!(f.fingerprint, "could not apply NetworkPolicy web, retrying");
+            assert!(
+                f.message
+                    .starts_with("could not apply NetworkPolicy web, retrying"),
+                "{}",
+                f.message
+            );
+        }
+        for e in [
+            api(403, "Forbidden", "exceeded quota"),
+            api(404, "NotFound", "namespace gone"),
+            api(400, "BadRequest", "bad"),
+        ] {
+            assert_eq!(
+                Failure::child("Ingress", "web", "apply", &e).reason,
+                Reason::ChildRejected
+            );
+        }
+    }
+
+    #[test]
+    fn listing_names_the_kind() {
+        let f = Failure::child(
+            "PodDisruptionBudget",
+            "",
+            "list",
+            &api(403, "Forbidden", "no"),
+        );
+        assert_eq!(f.subject, "PodDisruptionBudget objects of the fleet");
+    }
+
+    #[test]
+    fn the_summary_lists_every_failure_in_order() {
+        let a = Failure::child("Service", "a", "apply", &api(422, "Invalid", "one"));
+        let b = Failure::child("Ingress", "a", "apply", &api(403, "Forbidden", "two"));
+        let s = summary(&[a.clone(), b.clone()]);
+        assert_eq!(s, format!("{}; {}", a.message, b.message));
+    }
+}

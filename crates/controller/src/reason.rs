@@ -1,0 +1,182 @@
+//! Every reason the operator writes on a fleet: condition reasons and Event reasons, one typed
+//! list so status, Events and metrics spell them the same way.
+
+use celld_api::ResolveError;
+use std::fmt;
+
+/// A CamelCase reason of a condition or an Event on a CelldFleet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    // StorageResolved
+    /// The storage and its credentials Secret resolve.
+    Resolved,
+    /// spec.storeRef names a store that does not exist.
+    StoreNotFound,
+    /// The fleet names no credentials.
+    NoCredentials,
+    /// The bucket is not s3://NAME[/PREFIX].
+    InvalidBucket,
+    /// The credentials Secret does not exist.
+    SecretNotFound,
+    /// The credentials Secret lacks a key.
+    SecretKeyMissing,
+    /// The API server refused a read the operator needs (for example RBAC).
+    ApiError,
+
+    // Deployed
+    /// A Worker is deployed.
+    Deployed,
+    /// The bucket holds no deployment pointer.
+    NoDeployment,
+    /// The deployment pointer could not be read.
+    BucketUnreadable,
+    /// The bucket cannot be read until the storage resolves (also Ready's reason then).
+    StorageUnresolved,
+
+    // RouteReady
+    /// spec.ingress is not set.
+    NoRouteRequested,
+    /// The Ingress is applied.
+    IngressApplied,
+    /// The HTTPRoute is applied.
+    #[allow(clippy::upper_case_acronyms)]
+    HTTPRouteApplied,
+    /// gatewayRefs is set but the cluster does not serve HTTPRoute.
+    GatewayAPIMissing,
+
+    // Progressing
+    /// Nodes are rolling out.
+    RollingOut,
+    /// Every node is ready and up to date.
+    Stable,
+
+    // Degraded, and Ready when a child fails
+    /// Nothing keeps the fleet from its spec.
+    AsExpected,
+    /// The API server refused a child (a 4xx answer, or a patch it cannot merge).
+    ChildRejected,
+    /// The API server could not be reached or answered with a server error or a timeout.
+    ApiUnavailable,
+
+    // Ready
+    /// spec.replicas is 0.
+    ScaledToZero,
+    /// The route is not ready.
+    RouteNotReady,
+    /// Some nodes are not ready yet.
+    NodesNotReady,
+    /// Every node is ready.
+    Serving,
+
+    // Events only
+    /// Children were created or changed.
+    Applied,
+    /// Children the spec no longer asks for were deleted.
+    Pruned,
+    /// The bucket points at a new Worker version.
+    WorkerVersionChanged,
+}
+
+impl Reason {
+    /// The reason as Kubernetes shows it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Resolved => "Resolved",
+            Self::StoreNotFound => "StoreNotFound",
+            Self::NoCredentials => "NoCredentials",
+            Self::InvalidBucket => "InvalidBucket",
+            Self::SecretNotFound => "SecretNotFound",
+            Self::SecretKeyMissing => "SecretKeyMissing",
+            Self::ApiError => "ApiError",
+            Self::Deployed => "Deployed",
+            Self::NoDeployment => "NoDeployment",
+            Self::BucketUnreadable => "BucketUnreadable",
+            Self::StorageUnresolved => "StorageUnresolved",
+            Self::NoRouteRequested => "NoRouteRequested",
+            Self::IngressApplied => "IngressApplied",
+            Self::HTTPRouteApplied => "HTTPRouteApplied",
+            Self::GatewayAPIMissing => "GatewayAPIMissing",
+            Self::RollingOut => "RollingOut",
+            Self::Stable => "Stable",
+            Self::AsExpected => "AsExpected",
+            Self::ChildRejected => "ChildRejected",
+            Self::ApiUnavailable => "ApiUnavailable",
+            Self::ScaledToZero => "ScaledToZero",
+            Self::RouteNotReady => "RouteNotReady",
+            Self::NodesNotReady => "NodesNotReady",
+            Self::Serving => "Serving",
+            Self::Applied => "Applied",
+            Self::Pruned => "Pruned",
+            Self::WorkerVersionChanged => "WorkerVersionChanged",
+        }
+    }
+
+    /// Why the storage did not resolve. A failed read of the store or Secret is
+    /// [`Reason::ApiUnavailable`] when retrying may help, [`Reason::ApiError`] otherwise.
+    pub fn of_resolve(error: &ResolveError) -> Self {
+        match error {
+            ResolveError::StoreNotFound { .. } => Self::StoreNotFound,
+            ResolveError::NoCredentials => Self::NoCredentials,
+            ResolveError::Bucket(_) => Self::InvalidBucket,
+            ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
+            ResolveError::SecretKeyMissing { .. } => Self::SecretKeyMissing,
+            ResolveError::Api { source, .. } if crate::failure::transient(source) => {
+                Self::ApiUnavailable
+            }
+            ResolveError::Api { .. } => Self::ApiError,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_reasons_match_the_api_crate() {
+        let errors = [
+            ResolveError::StoreNotFound {
+                name: "s".into(),
+                namespace: "ns".into(),
+            },
+            ResolveError::NoCredentials,
+            ResolveError::SecretNotFound {
+                name: "s".into(),
+                namespace: "ns".into(),
+            },
+            ResolveError::SecretKeyMissing {
+                name: "s".into(),
+                key: "AWS_ACCESS_KEY_ID",
+            },
+        ];
+        for e in &errors {
+            assert_eq!(Reason::of_resolve(e).as_str(), e.reason());
+        }
+    }
+
+    #[test]
+    fn a_refused_read_is_not_transient() {
+        let refused = ResolveError::Api {
+            what: "Secret 'creds'".into(),
+            source: Box::new(kube::Error::Api(Box::new(
+                kube::core::Status::failure("secrets \"creds\" is forbidden", "Forbidden")
+                    .with_code(403),
+            ))),
+        };
+        assert_eq!(Reason::of_resolve(&refused), Reason::ApiError);
+        let down = ResolveError::Api {
+            what: "Secret 'creds'".into(),
+            source: Box::new(kube::Error::Api(Box::new(
+                kube::core::Status::failure("etcdserver: request timed out", "InternalError")
+                    .with_code(500),
+            ))),
+        };
+        assert_eq!(Reason::of_resolve(&down), Reason::ApiUnavailable);
+    }
+}
