@@ -9,6 +9,8 @@ pub mod labels;
 pub mod object_store;
 pub mod pod_security;
 pub mod resolve;
+pub mod rules;
+pub mod schema_bounds;
 pub mod validate;
 
 pub use bucket::BucketUrl;

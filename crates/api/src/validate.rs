@@ -1,8 +1,10 @@
 //! Admission rules shared by several fields, and client-side validation of whole objects with
-//! exactly the CEL rules the API server enforces.
+//! exactly the size bounds and CEL rules the API server enforces.
 
 use crate::{CelldFleet, CelldObjectStore, labels};
+use kube::CustomResourceExt;
 use kube::core::{Rule, cel::ValidationErrors};
+use serde::Serialize;
 use std::fmt;
 
 /// Rule: an http:// endpoint needs allowHTTP (`at` is the object's path, for the message).
@@ -99,17 +101,45 @@ impl From<ValidationErrors> for SpecError {
     }
 }
 
-/// Checks a fleet against the CRD's CEL rules, as admission would on create.
+/// The size bounds of `K`'s CRD schema that `object` breaks (see [`crate::schema_bounds`]).
+fn bounds<K: CustomResourceExt + Serialize>(object: &K) -> Result<(), SpecError> {
+    let crd = K::crd();
+    let schema = crd
+        .spec
+        .versions
+        .first()
+        .and_then(|v| v.schema.as_ref())
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .and_then(|s| serde_json::to_value(s).ok());
+    let value = serde_json::to_value(object).ok();
+    let violations = match (schema, value) {
+        (Some(schema), Some(value)) => crate::schema_bounds::violations(&schema, &value, ""),
+        _ => Vec::new(),
+    };
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(SpecError { violations })
+    }
+}
+
+/// Checks a fleet against the CRD's size bounds and CEL rules, as admission would on create
+/// (a broken size bound, as on the API server, leaves the CEL rules unchecked).
 pub fn fleet(fleet: &CelldFleet) -> Result<(), SpecError> {
+    bounds(fleet)?;
     fleet.validate_cel().map_err(SpecError::from)
 }
 
-/// Checks an update of a fleet against the CRD's CEL rules, transition rules included.
+/// Checks an update of a fleet against the CRD's size bounds and CEL rules, transition rules
+/// included.
 pub fn fleet_update(fleet: &CelldFleet, old: &CelldFleet) -> Result<(), SpecError> {
+    bounds(fleet)?;
     fleet.validate_cel_update(old).map_err(SpecError::from)
 }
 
-/// Checks an object store against the CRD's CEL rules, as admission would on create.
+/// Checks an object store against the CRD's size bounds and CEL rules, as admission would on
+/// create.
 pub fn object_store(store: &CelldObjectStore) -> Result<(), SpecError> {
+    bounds(store)?;
     store.validate_cel().map_err(SpecError::from)
 }

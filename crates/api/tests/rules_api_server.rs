@@ -6,7 +6,7 @@
 
 mod cases;
 
-use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
+use cases::{Case, FLEET_UPDATES, STORES};
 use celld_testkit::{Check, TestEnv, wait_until};
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
@@ -71,7 +71,7 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
     celld_testkit::install_crds(&env.client())
         .await
         .expect("CRDs installed");
-    let mut failures = run("CelldFleet", FLEETS, &env).await;
+    let mut failures = run("CelldFleet", &cases::fleets(), &env).await;
     failures.extend(run("CelldObjectStore", STORES, &env).await);
 
     let fleets = api(&env, "CelldFleet");
@@ -118,7 +118,7 @@ async fn kubectl_apply_refuses_every_bad_fleet_naming_the_field() {
         .await
         .expect("CRDs installed");
     let mut failures = Vec::new();
-    for case in FLEETS {
+    for case in &cases::fleets() {
         let manifest = serde_json::to_vec(&object("CelldFleet", case.yaml)).expect("JSON");
         let out = env
             .kubectl()

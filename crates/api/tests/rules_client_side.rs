@@ -4,7 +4,7 @@
 
 mod cases;
 
-use cases::{Case, FLEET_UPDATES, FLEETS, STORES};
+use cases::{Case, FLEET_UPDATES, STORES};
 use celld_api::{CelldFleet, CelldObjectStore, validate};
 use serde_json::{Value, json};
 
@@ -38,7 +38,7 @@ fn check(case: &Case, result: Result<(), validate::SpecError>) -> Option<String>
 
 #[test]
 fn fleet_rules() {
-    let failures: Vec<String> = FLEETS
+    let failures: Vec<String> = cases::fleets()
         .iter()
         .filter_map(|c| check(c, validate::fleet(&fleet(c.yaml))))
         .collect();

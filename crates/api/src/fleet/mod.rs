@@ -89,8 +89,12 @@ pub struct CelldFleetSpec {
     pub ingress: Option<IngressSpec>,
 
     /// CPU and memory requests and limits of the celld container. celld caps its memory at 80%
-    /// of the memory limit.
+    /// of the memory limit. Resources are cpu, memory, ephemeral-storage, hugepages-SIZE or an
+    /// extended resource such as nvidia.com/gpu (at most 16 each); quantities are non-negative,
+    /// below 2^63, with at most 15 digits before and 3 after the point; a request may not exceed
+    /// its limit; claims are not supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::rules::resources::schema)]
     pub resources: Option<ResourceRequirements>,
 
     /// When celld acknowledges a write: `fleet` (after a follower's fsync, celld's default) or
@@ -99,45 +103,65 @@ pub struct CelldFleetSpec {
     pub durability: Option<Durability>,
 
     /// Extra environment variables for the celld container (celld tunables such as
-    /// CELLD_MAX_RSS_MB or RUST_LOG). Names the operator sets itself are refused.
+    /// CELLD_MAX_RSS_MB or RUST_LOG), at most 64. Names are unique, start with a letter, '-', '_'
+    /// or '.' and contain only letters, digits, '-', '_' and '.'; names the operator sets itself
+    /// are refused. A variable has value or valueFrom, not both.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 64))]
+    #[schemars(length(max = 64), transform = crate::rules::env::schema)]
     #[x_kube(validation = crate::validate::reserved_env_rule())]
     pub env: Vec<EnvVar>,
 
-    /// Node labels a node must have to run this fleet's pods.
+    /// Node labels a node must have to run this fleet's pods: at most 64, keys are qualified
+    /// names such as kubernetes.io/os, values label values of at most 63 characters.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(transform = crate::rules::metadata::label_map_bounds)]
+    #[x_kube(validation = crate::rules::metadata::label_keys_rule("spec.nodeSelector"))]
+    #[x_kube(validation = crate::rules::metadata::label_values_rule("spec.nodeSelector"))]
     pub node_selector: BTreeMap<String, String>,
 
-    /// Taints this fleet's pods tolerate.
+    /// Taints this fleet's pods tolerate, at most 32.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 32))]
+    #[schemars(length(max = 32), transform = crate::rules::tolerations::schema)]
     pub tolerations: Vec<Toleration>,
 
-    /// Node and pod affinity of this fleet's pods.
+    /// Node and pod affinity of this fleet's pods. Each list holds at most 16 entries and each
+    /// matchLabels map at most 32.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::rules::affinity::schema)]
     pub affinity: Option<Affinity>,
 
-    /// How this fleet's pods spread across zones and nodes. Selectors may use the label
+    /// How this fleet's pods spread across zones and nodes, at most 8 constraints with distinct
+    /// topologyKey and whenUnsatisfiable. Selectors may use the label
     /// platform.celld.dev/fleet=<fleet name>.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 8))]
+    #[schemars(length(max = 8), transform = crate::rules::topology_spread::schema)]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
 
     /// Extra annotations on the celld pods. Keys under platform.celld.dev/ are the operator's.
+    /// At most 64, keys are qualified names such as example.com/owner, and keys and values total
+    /// at most 261120 bytes (the 256 KiB Kubernetes allows, less 1 KiB for the operator's own).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(transform = crate::rules::metadata::annotation_map_bounds)]
     #[x_kube(validation = crate::validate::owned_keys_rule("spec.podAnnotations"))]
+    #[x_kube(validation = crate::rules::metadata::annotation_keys_rule("spec.podAnnotations"))]
+    #[x_kube(validation = crate::rules::metadata::annotations_size_rule("spec.podAnnotations"))]
     pub pod_annotations: BTreeMap<String, String>,
 
-    /// Extra labels on the celld pods. Keys under platform.celld.dev/ are the operator's.
+    /// Extra labels on the celld pods. Keys under platform.celld.dev/ are the operator's. At most
+    /// 64, keys are qualified names such as app.kubernetes.io/part-of, values label values of at
+    /// most 63 characters.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(transform = crate::rules::metadata::label_map_bounds)]
     #[x_kube(validation = crate::validate::owned_keys_rule("spec.podLabels"))]
+    #[x_kube(validation = crate::rules::metadata::label_keys_rule("spec.podLabels"))]
+    #[x_kube(validation = crate::rules::metadata::label_values_rule("spec.podLabels"))]
     pub pod_labels: BTreeMap<String, String>,
 
-    /// ServiceAccount the celld pods run as (for workload identity annotations). Its token is
-    /// not mounted into the pods.
+    /// ServiceAccount the celld pods run as (for workload identity annotations), a DNS
+    /// subdomain. Its token is not mounted into the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
+    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.serviceAccountName", "a ServiceAccount in the fleet's namespace", "celld"))]
     pub service_account_name: Option<String>,
 
     /// Secrets holding registry credentials for pulling the image.

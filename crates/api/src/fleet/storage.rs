@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 pub struct StoreRef {
     /// Name of the CelldObjectStore.
     #[schemars(length(min = 1, max = 253))]
+    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.storeRef.name", "a CelldObjectStore in the fleet's namespace", "minio"))]
     pub name: String,
 }
 
@@ -15,8 +16,9 @@ pub struct StoreRef {
 /// AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SecretRef {
-    /// Name of the Secret.
+    /// Name of the Secret, a DNS subdomain.
     #[schemars(length(min = 1, max = 253))]
+    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("credentialsSecretRef.name", "a Secret in the same namespace", "celld-s3-credentials"))]
     pub name: String,
 }
 
@@ -75,9 +77,11 @@ pub struct LocalStorage {
     #[x_kube(validation = Rule::new("isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))").message("spec.localStorage.size must be a positive Kubernetes quantity such as 10Gi or 500Mi"))]
     pub size: String,
 
-    /// StorageClass of the PVCs (type Persistent only). Omit for the cluster's default class.
+    /// StorageClass of the PVCs (type Persistent only), a DNS subdomain. Omit for the cluster's
+    /// default class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
+    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.localStorage.storageClassName", "a StorageClass", "fast-ssd"))]
     pub storage_class_name: Option<String>,
 
     /// What happens to the PVCs when the fleet is deleted (type Persistent only): Retain keeps

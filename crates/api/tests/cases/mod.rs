@@ -3,6 +3,7 @@
 
 /// One example: a manifest and, for a refused one, a piece of the message that must name the
 /// field and the fix.
+#[derive(Clone)]
 pub struct Case {
     pub name: &'static str,
     pub yaml: &'static str,
@@ -15,6 +16,39 @@ pub struct UpdateCase {
     pub old: &'static str,
     pub new: &'static str,
     pub refused_with: Option<&'static str>,
+}
+
+/// A fleet manifest: metadata.name `$name`, an inline object-storage connection, and the spec
+/// lines `$spec` (indented by two spaces).
+macro_rules! fleet {
+    ($name:literal, $spec:literal) => {
+        concat!(
+            "metadata: {name: ",
+            $name,
+            "}\nspec:\n  objectStorage: {bucket: \"s3://celld/app\", credentialsSecretRef: {name: creds}}\n",
+            $spec
+        )
+    };
+}
+
+mod containers;
+mod metadata;
+mod names;
+mod scheduling;
+mod sizes;
+
+/// Every fleet case: the ones below and those of each field family.
+pub fn fleets() -> Vec<Case> {
+    let families = [
+        FLEETS,
+        scheduling::CASES,
+        containers::CASES,
+        metadata::CASES,
+        names::CASES,
+    ];
+    let mut all: Vec<Case> = families.iter().flat_map(|f| f.iter().cloned()).collect();
+    all.extend(sizes::cases());
+    all
 }
 
 const fn ok(name: &'static str, yaml: &'static str) -> Case {
@@ -371,6 +405,14 @@ metadata: {name: http}
 spec: {endpoint: "http://minio:9000", credentialsSecretRef: {name: creds}}
 "#,
         "set spec.allowHTTP: true",
+    ),
+    bad(
+        "store-secret-name-underscore",
+        r#"
+metadata: {name: secret-name}
+spec: {credentialsSecretRef: {name: s3_creds}}
+"#,
+        "credentialsSecretRef.name must be the name of a Secret",
     ),
     bad(
         "store-bad-endpoint",

@@ -1,0 +1,53 @@
+//! Label selectors (of pod affinity terms and topology spread constraints): the requirements
+//! and labels Kubernetes accepts in a pod's selectors.
+
+use super::bounds;
+use super::names;
+use kube::core::Rule;
+use serde_json::Value;
+
+/// Adds the label-selector rules to the LabelSelector schema at `path` below `root`; `at` names
+/// the selector in messages, for example `spec.topologySpreadConstraints[*].labelSelector`.
+pub fn add(root: &mut Value, path: &[&str], at: &str) {
+    let requirement = [path, &["matchExpressions", "[]"]].concat();
+    bounds::add_rules(root, &requirement, &requirement_rules(at));
+    let labels = [path, &["matchLabels"]].concat();
+    bounds::add_rules(root, &labels, &match_labels_rules(at));
+}
+
+fn requirement_rules(at: &str) -> Vec<Rule> {
+    vec![
+        Rule::new("self.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist']").message(
+            format!("{at}.matchExpressions: operator must be In, NotIn, Exists or DoesNotExist")
+                .as_str(),
+        ),
+        Rule::new("self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)").message(
+            format!("{at}.matchExpressions: operators In and NotIn need values, Exists and DoesNotExist take none").as_str(),
+        ),
+        Rule::new(names::is_qualified_name("self.key")).message(
+            format!("{at}.matchExpressions: key must be a label key, {}", names::QUALIFIED_NAME_HELP).as_str(),
+        ),
+        Rule::new(format!("!has(self.values) || self.values.all(v, {})", names::is_label_value("v"))).message(
+            format!("{at}.matchExpressions: values must be label values, {}", names::LABEL_VALUE_HELP).as_str(),
+        ),
+    ]
+}
+
+fn match_labels_rules(at: &str) -> Vec<Rule> {
+    vec![
+        Rule::new(format!("self.all(k, {})", names::is_qualified_name("k"))).message(
+            format!(
+                "{at}.matchLabels: keys must be label keys, {}",
+                names::QUALIFIED_NAME_HELP
+            )
+            .as_str(),
+        ),
+        Rule::new(format!("self.all(k, {})", names::is_label_value("self[k]"))).message(
+            format!(
+                "{at}.matchLabels: values must be label values, {}",
+                names::LABEL_VALUE_HELP
+            )
+            .as_str(),
+        ),
+    ]
+}
