@@ -29,16 +29,41 @@ pub enum Error {
 
     /// The client could not be built from the configuration (TLS, auth plugin, proxy).
     #[error(
-        "cannot create a Kubernetes client: {0}; check the cluster and user entries of the kubeconfig context"
+        "cannot create a Kubernetes client: {}; check the cluster and user entries of the kubeconfig context",
+        crate::kube_error::describe(.0)
     )]
     Client(#[source] Box<kube::Error>),
 
     /// The cluster has no CelldFleet/CelldObjectStore resources.
     #[error(
-        "the celld CRDs are not installed in this cluster (the API server does not know {resource}.platform.celld.dev): install the operator and its CRDs first, e.g. kubectl apply --server-side -f config/crd/bases/ (or check --context)"
+        "the celld CRDs are not installed in this cluster (the API server does not know {resource}.platform.celld.dev): install the operator and its CRDs with: kubectl apply --server-side -f {} (from a source checkout: kubectl apply --server-side -f config/crd/bases/), or check --context",
+        release_manifest()
     )]
     CrdsMissing {
         /// The plural resource name that was missing.
+        resource: &'static str,
+    },
+
+    /// The API server could not be reached at all.
+    #[error("{}", unreachable(.server, *.refused, .detail))]
+    Unreachable {
+        /// The server URL of the kubeconfig, once known.
+        server: Option<String>,
+        /// Whether the TCP connection was refused.
+        refused: bool,
+        /// The chain of causes.
+        detail: String,
+    },
+
+    /// Something answered at the server address, but it is not a Kubernetes API server.
+    #[error(
+        "the server{} is not a Kubernetes API server: it answered 404 to {resource}.platform.celld.dev and to /version; check the cluster's server URL (kubectl config view --minify) or pick another context with --context",
+        server_note(.server)
+    )]
+    NotKubernetes {
+        /// The server URL of the kubeconfig, once known.
+        server: Option<String>,
+        /// The resource that was asked for.
         resource: &'static str,
     },
 
@@ -70,7 +95,12 @@ pub enum Error {
     },
 
     /// Any other API error.
-    #[error("{verb} {resource}{} failed: {source}", ns_note(.namespace))]
+    #[error(
+        "{verb} {resource}{} failed: {}{}",
+        ns_note(.namespace),
+        crate::kube_error::describe(.source),
+        hint_note(.source, .namespace)
+    )]
     Api {
         /// The verb that failed.
         verb: &'static str,
@@ -131,6 +161,39 @@ fn path_note(path: &Option<PathBuf>) -> String {
         .unwrap_or_default()
 }
 
+fn release_manifest() -> String {
+    format!(
+        "https://github.com/anthaathi/celld-operator/releases/download/v{}/install-operator.yaml",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn server_note(server: &Option<String>) -> String {
+    server.as_ref().map(|s| format!(" {s}")).unwrap_or_default()
+}
+
+fn unreachable(server: &Option<String>, refused: bool, detail: &str) -> String {
+    let server = server
+        .as_deref()
+        .map(crate::kube_error::host_port)
+        .unwrap_or_else(|| "(kubeconfig server)".to_string());
+    if refused {
+        format!(
+            "The connection to the server {server} was refused - did you specify the right host or port? (check the context with: kubectl config view --minify)"
+        )
+    } else {
+        format!(
+            "Unable to connect to the server {server}: {detail} (check the context with: kubectl config view --minify)"
+        )
+    }
+}
+
+fn hint_note(source: &kube::Error, namespace: &Option<String>) -> String {
+    crate::kube_error::hint(source, namespace.as_deref())
+        .map(|h| format!("; {h}"))
+        .unwrap_or_default()
+}
+
 fn ns_note(namespace: &Option<String>) -> String {
     namespace
         .as_ref()
@@ -179,6 +242,13 @@ impl Error {
     ) -> Self {
         let resource = resource.into();
         let namespace = namespace.map(str::to_string);
+        if crate::kube_error::is_transport(&source) {
+            return Self::Unreachable {
+                server: None,
+                refused: crate::kube_error::is_refused(&source),
+                detail: crate::kube_error::transport_detail(&source),
+            };
+        }
         match status_code(&source) {
             Some(403) => Self::Forbidden {
                 verb,
@@ -192,6 +262,16 @@ impl Error {
                 source: Box::new(source),
             },
         }
+    }
+
+    /// Names the kubeconfig's server in errors that are about it.
+    pub fn with_server(mut self, url: Option<String>) -> Self {
+        if let Self::Unreachable { server, .. } | Self::NotKubernetes { server, .. } = &mut self
+            && server.is_none()
+        {
+            *server = url;
+        }
+        self
     }
 
     /// The process exit code for this error.

@@ -3,20 +3,38 @@
 use crate::error::{Error, Result, is_unknown_resource, status_code};
 use crate::kubeconfig::Target;
 use celld_api::CelldFleet;
-use kube::Api;
 use kube::api::ListParams;
+use kube::{Api, Client};
 
 /// RBAC name of the fleet resource.
 pub const RESOURCE: &str = "celldfleets.platform.celld.dev";
 
-/// Maps an error of a fleet request: unknown resource type means the CRDs are missing.
-pub fn fleet_error(verb: &'static str, namespace: Option<&str>, err: kube::Error) -> Error {
+/// Maps an error of a fleet request: an unknown resource type means the CRDs are missing, or
+/// that the server is not a Kubernetes API server at all.
+pub async fn fleet_error(
+    client: &Client,
+    verb: &'static str,
+    namespace: Option<&str>,
+    err: kube::Error,
+) -> Error {
     if is_unknown_resource(&err) {
-        Error::CrdsMissing {
-            resource: "celldfleets",
-        }
+        unknown_resource(client, "celldfleets").await
     } else {
         Error::api(verb, RESOURCE, namespace, err)
+    }
+}
+
+/// The error for a 404 on a whole celld resource type: a Kubernetes API server answers
+/// `/version`, so the CRDs are missing; anything else is not a Kubernetes API server.
+pub async fn unknown_resource(client: &Client, resource: &'static str) -> Error {
+    match client.apiserver_version().await {
+        Err(e) if status_code(&e) == Some(404) || matches!(e, kube::Error::SerdeError(_)) => {
+            Error::NotKubernetes {
+                server: None,
+                resource,
+            }
+        }
+        _ => Error::CrdsMissing { resource },
     }
 }
 
@@ -26,11 +44,10 @@ pub async fn list(target: &Target, namespace: Option<&str>) -> Result<Vec<CelldF
         Some(ns) => Api::namespaced(target.client.clone(), ns),
         None => Api::all(target.client.clone()),
     };
-    let mut fleets = api
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| fleet_error("list", namespace, e))?
-        .items;
+    let mut fleets = match api.list(&ListParams::default()).await {
+        Ok(list) => list.items,
+        Err(e) => return Err(fleet_error(&target.client, "list", namespace, e).await),
+    };
     fleets.sort_by(|a, b| {
         (&a.metadata.namespace, &a.metadata.name).cmp(&(&b.metadata.namespace, &b.metadata.name))
     });
@@ -47,7 +64,7 @@ pub async fn get(target: &Target, name: &str) -> Result<CelldFleet> {
         Err(e) if status_code(&e) == Some(404) && !is_unknown_resource(&e) => {
             Err(not_found(target, name).await)
         }
-        Err(e) => Err(fleet_error("get", Some(ns), e)),
+        Err(e) => Err(fleet_error(&target.client, "get", Some(ns), e).await),
     }
 }
 
@@ -58,7 +75,7 @@ async fn not_found(target: &Target, name: &str) -> Error {
             name,
             fleets.iter().filter_map(|f| f.metadata.name.as_deref()),
         ),
-        Err(e @ Error::CrdsMissing { .. }) => return e,
+        Err(e @ (Error::CrdsMissing { .. } | Error::NotKubernetes { .. })) => return e,
         Err(_) => Vec::new(),
     };
     // Best effort: a cluster-wide list may well be forbidden.

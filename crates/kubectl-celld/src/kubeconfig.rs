@@ -118,3 +118,12 @@ pub async fn namespace_offline(globals: &Globals) -> Option<String> {
     }
     config(globals).await.ok().map(|c| c.default_namespace)
 }
+
+/// The API server URL of the configuration, without contacting it. None when no configuration
+/// can be read at all.
+pub async fn server_offline(globals: &Globals) -> Option<String> {
+    config(globals)
+        .await
+        .ok()
+        .map(|c| c.cluster_url.to_string().trim_end_matches('/').to_string())
+}

@@ -12,6 +12,7 @@ pub mod exec;
 pub mod fleets;
 pub mod human;
 pub mod init;
+pub mod kube_error;
 pub mod kubeconfig;
 pub mod logs;
 pub mod near;
@@ -25,11 +26,17 @@ use cli::{Cli, Command};
 /// Runs the parsed command line; returns the process exit code.
 pub async fn run(cli: Cli) -> error::Result<u8> {
     let g = &cli.globals;
-    match cli.command {
+    let result = match cli.command {
         Command::Deploy(args) => deploy::run(g, args).await,
         Command::Status(args) => status::run(g, args).await,
         Command::Logs(args) => logs::run(g, args).await,
         Command::Init(args) => init::run(g, &args).await,
         Command::Completion(args) => completion::run(args.shell),
+    };
+    match result {
+        Err(e @ (error::Error::Unreachable { .. } | error::Error::NotKubernetes { .. })) => {
+            Err(e.with_server(kubeconfig::server_offline(g).await))
+        }
+        other => other,
     }
 }

@@ -41,10 +41,10 @@ pub async fn apply(target: &Target, built: &Built, force: bool) -> Result<Outcom
     let ns = target.namespace.as_str();
     let name = built.fleet.metadata.name.clone().unwrap_or_default();
     let api: Api<CelldFleet> = Api::namespaced(target.client.clone(), ns);
-    let live = api
-        .get_opt(&name)
-        .await
-        .map_err(|e| fleet_error("get", Some(ns), e))?;
+    let live = match api.get_opt(&name).await {
+        Ok(live) => live,
+        Err(e) => return Err(fleet_error(&target.client, "get", Some(ns), e).await),
+    };
     if let Some(old) = &live {
         celld_api::validate::fleet_update(&built.fleet, old)
             .map_err(|e| Error::InvalidSpec(hints::explain(&e)))?;
@@ -53,20 +53,13 @@ pub async fn apply(target: &Target, built: &Built, force: bool) -> Result<Outcom
     if force {
         params = params.force();
     }
-    let applied = api
+    let applied = match api
         .patch(&name, &params, &Patch::Apply(&built.document))
         .await
-        .map_err(|e| match status_code(&e) {
-            Some(409) => Error::InvalidSpec(format!(
-                "another field manager owns fields this apply sets ({}): re-run with --force-conflicts to take them over, or change them with the tool that set them",
-                api_message(&e)
-            )),
-            Some(422) => Error::InvalidSpec(format!(
-                "the API server refused the fleet: {}",
-                api_message(&e)
-            )),
-            _ => fleet_error("patch", Some(ns), e),
-        })?;
+    {
+        Ok(applied) => applied,
+        Err(e) => return Err(patch_error(&target.client, ns, e).await),
+    };
     Ok(match live {
         None => Outcome::Created,
         Some(old) if old.metadata.resource_version == applied.metadata.resource_version => {
@@ -76,10 +69,24 @@ pub async fn apply(target: &Target, built: &Built, force: bool) -> Result<Outcom
     })
 }
 
+async fn patch_error(client: &kube::Client, ns: &str, e: kube::Error) -> Error {
+    match status_code(&e) {
+        Some(409) => Error::InvalidSpec(format!(
+            "another field manager owns fields this apply sets ({}): re-run with --force-conflicts to take them over, or change them with the tool that set them",
+            api_message(&e)
+        )),
+        Some(422) => Error::InvalidSpec(format!(
+            "the API server refused the fleet: {}",
+            api_message(&e)
+        )),
+        _ => fleet_error(client, "patch", Some(ns), e).await,
+    }
+}
+
 fn api_message(e: &kube::Error) -> String {
     match e {
         kube::Error::Api(s) => s.message.clone(),
-        other => other.to_string(),
+        other => crate::kube_error::describe(other),
     }
 }
 

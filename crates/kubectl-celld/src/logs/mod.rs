@@ -171,7 +171,7 @@ fn log_error(e: kube::Error, ns: &str) -> String {
         Some(403) => Error::api("get", "pods/log", Some(ns), e).to_string(),
         _ => match e {
             kube::Error::Api(s) => s.message,
-            other => other.to_string(),
+            other => crate::kube_error::describe(&other),
         },
     }
 }

@@ -89,9 +89,9 @@ async fn stores(target: &Target, ns: Option<&str>) -> Result<Vec<CelldObjectStor
     };
     match api.list(&ListParams::default()).await {
         Ok(l) => Ok(l.items),
-        Err(e) if crate::error::is_unknown_resource(&e) => Err(Error::CrdsMissing {
-            resource: "celldobjectstores",
-        }),
+        Err(e) if crate::error::is_unknown_resource(&e) => {
+            Err(crate::fleets::unknown_resource(&target.client, "celldobjectstores").await)
+        }
         Err(e) => Err(Error::api(
             "list",
             "celldobjectstores.platform.celld.dev",

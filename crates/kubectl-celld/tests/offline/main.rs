@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
 mod cli_args;
+mod connection_errors;
 mod init_output;
 mod status_render;
