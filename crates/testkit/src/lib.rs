@@ -22,6 +22,7 @@ mod crds;
 pub mod deploy_double;
 mod error;
 mod exec_rule;
+pub mod faults;
 mod kubectl;
 mod kwok_api;
 mod logs_rule;
