@@ -7,6 +7,7 @@
 
 mod support;
 
+mod drift_and_failures;
 mod leader;
 mod lifecycle;
 mod no_gateway_api;

@@ -301,3 +301,36 @@ pub async fn has_event(env: &TestEnv, name: &str, reason: &str, type_: Option<&s
             && type_.is_none_or(|t| e.type_.as_deref() == Some(t))
     })
 }
+
+/// The Events of `type_` with `reason` recorded on the object `name`.
+pub async fn events(
+    env: &TestEnv,
+    name: &str,
+    type_: &str,
+    reason: &str,
+) -> Vec<k8s_openapi::api::core::v1::Event> {
+    env.api::<k8s_openapi::api::core::v1::Event>()
+        .list(&kube::api::ListParams::default())
+        .await
+        .expect("events listed")
+        .items
+        .into_iter()
+        .filter(|e| {
+            e.involved_object.name.as_deref() == Some(name)
+                && e.reason.as_deref() == Some(reason)
+                && e.type_.as_deref() == Some(type_)
+        })
+        .collect()
+}
+
+/// The condition `type_` of the fleet `name` as it is now.
+pub async fn condition(
+    env: &TestEnv,
+    name: &str,
+    type_: &str,
+) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+    let fleet = env.api::<CelldFleet>().get(name).await.expect("fleet read");
+    celld_api::conditions::find(&fleet.status.expect("status").conditions, type_)
+        .cloned()
+        .unwrap_or_else(|| panic!("fleet {name} has a {type_} condition"))
+}
