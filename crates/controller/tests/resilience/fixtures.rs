@@ -1,0 +1,101 @@
+//! Fleets and stores as JSON manifests, applied as a user would (server-side apply), and
+//! deployment pointers in the test bucket.
+
+use crate::sentinels::MANAGER;
+use celld_testkit::S3Settings;
+use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::{Api, Client};
+use serde_json::{Value, json};
+
+/// A CelldFleet or CelldObjectStore API of `ns`, for manifests of any shape.
+pub fn api(client: &Client, ns: &str, kind: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk(celld_api::GROUP, celld_api::VERSION, kind);
+    Api::namespaced_with(client.clone(), ns, &ApiResource::from_gvk(&gvk))
+}
+
+/// Applies a CelldFleet or CelldObjectStore manifest (server-side apply, forced).
+pub async fn apply(
+    client: &Client,
+    ns: &str,
+    manifest: &Value,
+) -> Result<DynamicObject, kube::Error> {
+    let kind = manifest["kind"].as_str().unwrap_or_default();
+    let name = manifest["metadata"]["name"].as_str().unwrap_or_default();
+    api(client, ns, kind)
+        .patch(
+            name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(manifest),
+        )
+        .await
+}
+
+/// A fleet manifest with the given spec.
+pub fn fleet(name: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
+        "metadata": {"name": name},
+        "spec": spec,
+    })
+}
+
+/// The spec of a fleet with an inline connection to `s3` under `prefix`, credentials from the
+/// Secret `secret`.
+pub fn inline_spec(s3: &S3Settings, prefix: &str, secret: &str) -> Value {
+    json!({
+        "replicas": 1,
+        "objectStorage": {
+            "bucket": format!("s3://{}/{prefix}", s3.bucket),
+            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
+            "credentialsSecretRef": {"name": secret},
+        },
+    })
+}
+
+/// The spec of a fleet that uses the store `store`, under `prefix` of the test bucket.
+pub fn store_spec(s3: &S3Settings, prefix: &str, store: &str) -> Value {
+    json!({
+        "replicas": 1,
+        "storeRef": {"name": store},
+        "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)},
+    })
+}
+
+/// A store manifest for `s3` with credentials from the Secret `secret`.
+pub fn store(name: &str, s3: &S3Settings, secret: &str) -> Value {
+    json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore",
+        "metadata": {"name": name},
+        "spec": {
+            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
+            "credentialsSecretRef": {"name": secret},
+        },
+    })
+}
+
+/// Merges `from` into `into` (objects key by key, anything else replaced).
+pub fn merge(into: &mut Value, from: Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
+/// `celld deploy` does last.
+pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
+    let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
+    s3.client()
+        .put_object()
+        .bucket(&s3.bucket)
+        .key(format!("{prefix}/deploy/current.json"))
+        .body(body.to_string().into_bytes().into())
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("pointer under {prefix} written to the test S3 server: {e}"));
+}

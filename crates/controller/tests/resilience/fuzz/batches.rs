@@ -1,0 +1,393 @@
+//! Runs the cases of one namespace, a batch at a time: apply every manifest, wait until each
+//! admitted fleet and store has a status that says what is going on (or the bound passed),
+//! look for leaked credentials in what exists, then delete the batch.
+
+use super::cases::Case;
+use super::verdict::{Admission, Children, fleet_pending, names_a_field, store_pending};
+use crate::cluster::Cluster;
+use crate::fixtures::{api, apply, publish_pointer};
+use crate::leaks::{self, LeakScan};
+use celld_testkit::faults::KillableOperator;
+use futures::{StreamExt, stream};
+use kube::Api;
+use kube::api::{DeleteParams, DynamicObject, ListParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// A batch is waited for at least this long before a fleet without a status counts as silent...
+pub const MIN_WAIT: Duration = Duration::from_secs(45);
+/// ...and only once no other fleet of the batch got its status for this long...
+pub const QUIET: Duration = Duration::from_secs(20);
+/// ...and never longer than this.
+pub const MAX_WAIT: Duration = Duration::from_secs(240);
+
+/// Applies in flight at once, per namespace.
+const PARALLEL_APPLIES: usize = 6;
+
+/// What became of one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Refused, with a message naming the field.
+    Refused,
+    /// Refused, with a message that names no field.
+    RefusedUnnamed,
+    /// Admitted, and its status says what is going on.
+    Reconciled,
+    /// Admitted, and no status says anything within the bound.
+    Silent,
+    /// The apply failed other than by a refusal.
+    ApplyFailed,
+}
+
+/// A case's verdict, with what was seen, and how long its status took.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub case: Case,
+    pub verdict: Verdict,
+    pub detail: String,
+    pub time_to_status: Option<Duration>,
+}
+
+/// A fleet or store admitted and waited for.
+struct Pending {
+    case: usize,
+    fleet: Option<(String, i64)>,
+    store: Option<(String, i64)>,
+    done: Option<Duration>,
+    last: String,
+}
+
+/// What one namespace's run found besides the verdicts.
+#[derive(Debug, Default)]
+pub struct NamespaceRun {
+    pub outcomes: Vec<Outcome>,
+    pub crashes: Vec<String>,
+    pub leaks: LeakScan,
+}
+
+fn child_resources(gateway_api: bool) -> Vec<ApiResource> {
+    let mut kinds = vec![
+        ("apps", "v1", "StatefulSet", "statefulsets"),
+        ("", "v1", "Service", "services"),
+        (
+            "networking.k8s.io",
+            "v1",
+            "NetworkPolicy",
+            "networkpolicies",
+        ),
+        (
+            "policy",
+            "v1",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+        ),
+        ("networking.k8s.io", "v1", "Ingress", "ingresses"),
+    ];
+    if gateway_api {
+        kinds.push(("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes"));
+    }
+    kinds
+        .into_iter()
+        .map(|(g, v, k, p)| ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(g, v, k), p))
+        .collect()
+}
+
+async fn list(api: &Api<DynamicObject>) -> Vec<Value> {
+    match api.list(&ListParams::default()).await {
+        Ok(list) => list
+            .items
+            .iter()
+            .filter_map(|o| serde_json::to_value(o).ok())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn by_name(objects: Vec<Value>) -> BTreeMap<String, Value> {
+    objects
+        .into_iter()
+        .map(|o| {
+            (
+                o["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                o,
+            )
+        })
+        .collect()
+}
+
+/// Everything the batch's checks read, listed once per round.
+struct Snapshot {
+    fleets: BTreeMap<String, Value>,
+    stores: BTreeMap<String, Value>,
+    children: Children,
+    objects: Vec<(String, Value)>,
+}
+
+async fn snapshot(cluster: &Cluster, ns: &str) -> Snapshot {
+    let fleets = by_name(list(&api(&cluster.client, ns, "CelldFleet")).await);
+    let stores = by_name(list(&api(&cluster.client, ns, "CelldObjectStore")).await);
+    let mut children = Children::new();
+    let mut objects = Vec::new();
+    for resource in child_resources(cluster.gateway_api) {
+        let api: Api<DynamicObject> = Api::namespaced_with(cluster.client.clone(), ns, &resource);
+        for object in list(&api).await {
+            let name = object["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            children.insert(format!("{}/{name}", resource.kind));
+            objects.push((format!("{} {ns}/{name}", resource.kind), object));
+        }
+    }
+    Snapshot {
+        fleets,
+        stores,
+        children,
+        objects,
+    }
+}
+
+impl Pending {
+    fn check(&mut self, snap: &Snapshot, gateway_api: bool, elapsed: Duration) {
+        let store = self
+            .store
+            .as_ref()
+            .and_then(|(name, generation)| store_pending(snap.stores.get(name), *generation));
+        let fleet = self.fleet.as_ref().and_then(|(name, generation)| {
+            fleet_pending(
+                snap.fleets.get(name),
+                *generation,
+                &snap.children,
+                gateway_api,
+            )
+        });
+        match (store, fleet) {
+            (None, None) => self.done = Some(elapsed),
+            (store, fleet) => {
+                self.last = [store, fleet]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("; ");
+            }
+        }
+    }
+}
+
+/// Applies a case; returns the admission of its manifest and, for a store case, of the fleet.
+async fn apply_case(cluster: &Cluster, ns: &str, case: &Case) -> (Admission, Option<Admission>) {
+    let main = Admission::of(apply(&cluster.client, ns, &case.manifest).await);
+    let companion = match &case.companion {
+        Some(fleet) => Some(Admission::of(apply(&cluster.client, ns, fleet).await)),
+        None => None,
+    };
+    (main, companion)
+}
+
+fn generation(admission: &Admission) -> Option<i64> {
+    match admission {
+        Admission::Admitted { generation } => Some(*generation),
+        _ => None,
+    }
+}
+
+/// Runs `cases` in `ns`, `batch` at a time, with `operator` watching the namespace.
+pub async fn run(
+    cluster: &Cluster,
+    ns: &str,
+    cases: Vec<Case>,
+    batch: usize,
+    operator: &mut KillableOperator,
+    credentials: &[String],
+) -> NamespaceRun {
+    let mut result = NamespaceRun::default();
+    let batches: Vec<Vec<Case>> = cases.chunks(batch).map(<[Case]>::to_vec).collect();
+    let last = batches.len().saturating_sub(1);
+    for (number, cases) in batches.into_iter().enumerate() {
+        stream::iter(cases.iter().filter(|c| c.deployed))
+            .for_each_concurrent(PARALLEL_APPLIES, |c| async move {
+                publish_pointer(&cluster.s3, &c.prefix, "0123456789abcdef").await;
+            })
+            .await;
+        let admissions: Vec<(Admission, Option<Admission>)> = stream::iter(cases.iter())
+            .map(|c| apply_case(cluster, ns, c))
+            .buffered(PARALLEL_APPLIES)
+            .collect()
+            .await;
+        let applied = Instant::now();
+
+        let mut pending = Vec::new();
+        for (i, (case, (main, companion))) in cases.iter().zip(&admissions).enumerate() {
+            let is_store = case.companion.is_some();
+            let main_name = case.name().to_string();
+            let fleet_name = case.fleet()["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let (fleet, store) = if is_store {
+                (
+                    companion
+                        .as_ref()
+                        .and_then(generation)
+                        .map(|g| (fleet_name, g)),
+                    generation(main).map(|g| (main_name, g)),
+                )
+            } else {
+                (generation(main).map(|g| (main_name, g)), None)
+            };
+            if fleet.is_some() || store.is_some() {
+                pending.push(Pending {
+                    case: i,
+                    fleet,
+                    store,
+                    done: None,
+                    last: "not looked at yet".into(),
+                });
+            }
+        }
+
+        let mut last_progress = Instant::now();
+        let mut snap = snapshot(cluster, ns).await;
+        loop {
+            let before = pending.iter().filter(|p| p.done.is_some()).count();
+            for p in pending.iter_mut().filter(|p| p.done.is_none()) {
+                p.check(&snap, cluster.gateway_api, applied.elapsed());
+            }
+            let done = pending.iter().filter(|p| p.done.is_some()).count();
+            if done > before {
+                last_progress = Instant::now();
+            }
+            let waited = applied.elapsed();
+            if done == pending.len()
+                || waited >= MAX_WAIT
+                || (waited >= MIN_WAIT && last_progress.elapsed() >= QUIET)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            snap = snapshot(cluster, ns).await;
+        }
+
+        for (kind, objects) in [
+            ("CelldFleet", &snap.fleets),
+            ("CelldObjectStore", &snap.stores),
+        ] {
+            for (name, object) in objects {
+                result.leaks.search(
+                    kind,
+                    &format!("{kind} {ns}/{name}"),
+                    &object.to_string(),
+                    credentials,
+                );
+            }
+        }
+        for (place, object) in &snap.objects {
+            let kind = place.split(' ').next().unwrap_or("child");
+            result
+                .leaks
+                .search(kind, place, &object.to_string(), credentials);
+        }
+
+        for (i, (case, (main, companion))) in cases.iter().zip(&admissions).enumerate() {
+            let waited = pending.iter().find(|p| p.case == i);
+            let (verdict, detail) = match (main, waited) {
+                (Admission::Failed { error }, _) => (Verdict::ApplyFailed, error.clone()),
+                (Admission::Refused { message }, None) if names_a_field(message) => {
+                    (Verdict::Refused, message.clone())
+                }
+                (Admission::Refused { message }, None) => {
+                    (Verdict::RefusedUnnamed, message.clone())
+                }
+                (_, Some(p)) if p.done.is_none() => (Verdict::Silent, p.last.clone()),
+                (Admission::Refused { message }, Some(_)) if names_a_field(message) => {
+                    (Verdict::Refused, message.clone())
+                }
+                (Admission::Refused { message }, Some(_)) => {
+                    (Verdict::RefusedUnnamed, message.clone())
+                }
+                (Admission::Admitted { .. }, _) => (Verdict::Reconciled, String::new()),
+            };
+            let detail = match companion {
+                Some(Admission::Failed { error }) => {
+                    format!("{detail}; the companion fleet failed to apply: {error}")
+                }
+                _ => detail,
+            };
+            result.outcomes.push(Outcome {
+                case: case.clone(),
+                verdict,
+                detail,
+                time_to_status: waited.and_then(|p| p.done),
+            });
+        }
+
+        if !operator.is_running() {
+            result.crashes.push(format!(
+                "the operator in {ns} exited during batch {number}; its log: {}",
+                operator.log_path().display()
+            ));
+            operator
+                .restart()
+                .await
+                .expect("the operator started again");
+        }
+        if number != last {
+            delete_batch(cluster, ns, &cases).await;
+        }
+    }
+    result
+}
+
+async fn delete_batch(cluster: &Cluster, ns: &str, cases: &[Case]) {
+    let targets: Vec<(&str, String)> = cases
+        .iter()
+        .flat_map(|c| {
+            let mut t = vec![(c.kind().to_string(), c.name().to_string())];
+            if let Some(fleet) = &c.companion {
+                t.push((
+                    "CelldFleet".into(),
+                    fleet["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                ));
+            }
+            t
+        })
+        .map(|(k, n)| {
+            (
+                if k == "CelldFleet" {
+                    "CelldFleet"
+                } else {
+                    "CelldObjectStore"
+                },
+                n,
+            )
+        })
+        .collect();
+    stream::iter(targets)
+        .for_each_concurrent(PARALLEL_APPLIES, |(kind, name)| async move {
+            // Refused objects do not exist: not found is fine.
+            let _ = api(&cluster.client, ns, kind)
+                .delete(&name, &DeleteParams::background())
+                .await;
+        })
+        .await;
+}
+
+/// The leak check of what is left at the end: the last batch, every Event, the operator's log
+/// and what the plugin prints.
+pub async fn final_scan(
+    cluster: &Cluster,
+    namespaces: &[&str],
+    operators: &[&KillableOperator],
+    credentials: &[String],
+) -> LeakScan {
+    let logs: Vec<&std::path::Path> = operators.iter().map(|o| o.log_path()).collect();
+    leaks::scan(cluster, namespaces, &logs, credentials).await
+}

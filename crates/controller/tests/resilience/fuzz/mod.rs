@@ -1,0 +1,181 @@
+//! Admission fuzz: thousands of CelldFleet and CelldObjectStore manifests generated from valid
+//! ones, one to three fields mutated at a time (valid, boundary and hostile values per field
+//! family), applied with server-side apply to the real API server with the operator running.
+//! Each case must be refused with a message naming a field, or admitted and then reconciled to
+//! a status that says what is going on: never silent.
+//!
+//! `CELLD_FUZZ_SEED` (a number) replays another seed, `CELLD_FUZZ_CASES` sets how many cases.
+
+#[macro_use]
+mod values;
+mod batches;
+mod cases;
+mod families;
+mod fields;
+mod tally;
+mod verdict;
+
+use crate::cluster::{Cluster, Tuning, work_dir};
+use crate::fixtures::{apply, store};
+use crate::sentinels::Sentinels;
+use batches::{NamespaceRun, Verdict};
+use std::time::Instant;
+
+/// The seed unless `CELLD_FUZZ_SEED` says otherwise.
+const SEED: u64 = 0xCE11D_5EED;
+/// Cases unless `CELLD_FUZZ_CASES` says otherwise.
+const CASES: usize = 2400;
+/// Namespaces the cases are spread over, each with its own operator.
+const NAMESPACES: usize = 4;
+/// Cases applied before waiting for their statuses.
+const BATCH: usize = 100;
+
+fn env_number(name: &str) -> Option<u64> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={value:?} is not a number")),
+    )
+}
+
+#[tokio::test]
+async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_silent() {
+    let seed = env_number("CELLD_FUZZ_SEED").unwrap_or(SEED);
+    let count = env_number("CELLD_FUZZ_CASES").map_or(CASES, |n| n as usize);
+    println!("admission fuzz: seed {seed} (CELLD_FUZZ_SEED to replay another), {count} cases");
+    let started = Instant::now();
+    let cluster = Cluster::shared().await;
+    let run_prefix = cluster.s3.unique_prefix("resilience-fuzz");
+    let cases = cases::generate(seed, count, &cluster.s3, run_prefix.trim_end_matches('/'));
+
+    let mut sentinels = Sentinels::default();
+    let mut namespaces = Vec::new();
+    let mut operators = Vec::new();
+    let tuning = Tuning {
+        resync: 60,
+        pending_resync: 30,
+    };
+    for i in 0..NAMESPACES {
+        let namespace = cluster.namespace(&format!("resilience-fuzz-{i}")).await;
+        let ns = namespace.name().to_string();
+        let client = &cluster.client;
+        sentinels
+            .working_secret(client, &ns, "creds", &cluster.s3)
+            .await;
+        sentinels
+            .sentinel_secret(client, &ns, "creds-sentinel")
+            .await;
+        sentinels.partial_secret(client, &ns, "creds-partial").await;
+        apply(client, &ns, &store("store", &cluster.s3, "creds"))
+            .await
+            .expect("the shared store applied");
+        operators.push(cluster.operator(&ns, tuning).await);
+        namespaces.push(namespace);
+    }
+
+    let mut shares: Vec<Vec<cases::Case>> = vec![Vec::new(); NAMESPACES];
+    for case in cases {
+        shares[case.index % NAMESPACES].push(case);
+    }
+    let credentials = sentinels.values().to_vec();
+    let runs: Vec<NamespaceRun> =
+        futures::future::join_all(namespaces.iter().zip(operators.iter_mut()).zip(shares).map(
+            |((namespace, operator), share)| {
+                batches::run(
+                    &cluster,
+                    namespace.name(),
+                    share,
+                    BATCH,
+                    operator,
+                    &credentials,
+                )
+            },
+        ))
+        .await;
+
+    let mut crashes: Vec<String> = runs.iter().flat_map(|r| r.crashes.clone()).collect();
+    let mut panics = Vec::new();
+    for operator in operators.iter_mut() {
+        if !operator.is_running() {
+            crashes.push(format!(
+                "the operator exited; its log: {}",
+                operator.log_path().display()
+            ));
+        }
+        panics.extend(operator.panics().expect("the operator log"));
+    }
+    let ns_names: Vec<&str> = namespaces.iter().map(|n| n.name()).collect();
+    let mut scan = batches::final_scan(
+        &cluster,
+        &ns_names,
+        &operators.iter().collect::<Vec<_>>(),
+        sentinels.values(),
+    )
+    .await;
+    for run in &runs {
+        scan.merge(&run.leaks);
+    }
+
+    let outcomes: Vec<&batches::Outcome> = runs.iter().flat_map(|r| &r.outcomes).collect();
+    let failures: Vec<&&batches::Outcome> = outcomes
+        .iter()
+        .filter(|o| !matches!(o.verdict, Verdict::Refused | Verdict::Reconciled))
+        .collect();
+    let failures_file = work_dir().join("fuzz-failures.json");
+    let dump: Vec<serde_json::Value> = failures
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "case": o.case.index, "verdict": format!("{:?}", o.verdict), "detail": o.detail,
+                "mutations": o.case.mutations.iter().map(cases::Mutation::describe).collect::<Vec<_>>(),
+                "manifest": o.case.manifest, "companion": o.case.companion,
+            })
+        })
+        .collect();
+    std::fs::write(
+        &failures_file,
+        serde_json::to_string_pretty(&dump).expect("failures as JSON"),
+    )
+    .expect("the failing cases written");
+
+    tally::report(&tally::Summary {
+        seed,
+        outcomes: &outcomes,
+        namespaces: NAMESPACES,
+        batch: BATCH,
+        crashes: &crashes,
+        panics: &panics,
+        leaks: &scan,
+        runtime: started.elapsed(),
+    });
+
+    assert!(
+        crashes.is_empty(),
+        "operator crashes:\n{}",
+        crashes.join("\n")
+    );
+    assert!(
+        panics.is_empty(),
+        "the operator panicked:\n{}",
+        panics.join("\n")
+    );
+    scan.assert_clean("admission fuzz");
+    let shown: Vec<String> = failures
+        .iter()
+        .take(25)
+        .map(|o| format!("{:?}: {}\n    {}", o.verdict, o.case.describe(), o.detail))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "seed {seed}: {} of {} cases were silent, refused without naming a field, or failed to apply (all in {}); the first ones:\n{}",
+        failures.len(),
+        outcomes.len(),
+        failures_file.display(),
+        shown.join("\n")
+    );
+    for namespace in namespaces {
+        namespace.cleanup().await.expect("namespace deleted");
+    }
+}

@@ -1,0 +1,159 @@
+//! The fuzz's figures: verdicts per field family and per kind of value, written to the report.
+
+use super::batches::{MAX_WAIT, MIN_WAIT, Outcome, QUIET, Verdict};
+use super::families::Family;
+use super::values::Class;
+use crate::leaks::LeakScan;
+use crate::timing::{measured, median_max, seconds};
+use celld_testkit::faults::ReportSection;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Verdict counts of a group of cases.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    cases: usize,
+    refused: usize,
+    refused_unnamed: usize,
+    reconciled: usize,
+    silent: usize,
+    failed: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Verdict) {
+        self.cases += 1;
+        match verdict {
+            Verdict::Refused => self.refused += 1,
+            Verdict::RefusedUnnamed => self.refused_unnamed += 1,
+            Verdict::Reconciled => self.reconciled += 1,
+            Verdict::Silent => self.silent += 1,
+            Verdict::ApplyFailed => self.failed += 1,
+        }
+    }
+
+    fn row(&self, label: String) -> Vec<String> {
+        vec![
+            label,
+            self.cases.to_string(),
+            self.refused.to_string(),
+            self.reconciled.to_string(),
+            self.silent.to_string(),
+            self.refused_unnamed.to_string(),
+            self.failed.to_string(),
+        ]
+    }
+}
+
+const HEADER: [&str; 7] = [
+    "",
+    "cases",
+    "refused, naming the field",
+    "reconciled",
+    "silent",
+    "refused without naming a field",
+    "apply failed",
+];
+
+/// Everything the fuzz section reports.
+pub struct Summary<'a> {
+    pub seed: u64,
+    pub outcomes: &'a [&'a Outcome],
+    pub namespaces: usize,
+    pub batch: usize,
+    pub crashes: &'a [String],
+    pub panics: &'a [String],
+    pub leaks: &'a LeakScan,
+    pub runtime: Duration,
+}
+
+/// Writes the fuzz section of the report.
+pub fn report(s: &Summary) {
+    let mut total = Counts::default();
+    let mut by_kind: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut by_family: BTreeMap<(&'static str, Family), Counts> = BTreeMap::new();
+    let mut by_class: BTreeMap<Class, Counts> = BTreeMap::new();
+    for o in s.outcomes {
+        total.add(o.verdict);
+        by_kind
+            .entry(o.case.kind().to_string())
+            .or_default()
+            .add(o.verdict);
+        let class = o
+            .case
+            .mutations
+            .iter()
+            .map(|m| m.class)
+            .max()
+            .unwrap_or(Class::Valid);
+        by_class.entry(class).or_default().add(o.verdict);
+        let mut families: Vec<Family> = o.case.mutations.iter().map(|m| m.family).collect();
+        families.sort();
+        families.dedup();
+        for family in families {
+            by_family
+                .entry((o.case.kind_label(), family))
+                .or_default()
+                .add(o.verdict);
+        }
+    }
+    let mut kind_rows: Vec<Vec<String>> = by_kind.iter().map(|(k, c)| c.row(k.clone())).collect();
+    kind_rows.push(total.row("all".into()));
+    let family_rows: Vec<Vec<String>> = by_family
+        .iter()
+        .map(|((kind, family), c)| c.row(format!("{kind}: {}", family.as_str())))
+        .collect();
+    let class_rows: Vec<Vec<String>> = by_class
+        .iter()
+        .map(|(class, c)| c.row(format!("worst value {}", class.as_str())))
+        .collect();
+    let mut family_header = HEADER;
+    family_header[0] = "field family";
+    let mut kind_header = HEADER;
+    kind_header[0] = "manifest";
+    let mut class_header = HEADER;
+    class_header[0] = "values";
+
+    let times: Vec<Duration> = s.outcomes.iter().filter_map(|o| o.time_to_status).collect();
+    let mut silent: Vec<String> = s
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Refused && o.verdict != Verdict::Reconciled)
+        .map(|o| format!("{:?}: {} — {}", o.verdict, o.case.describe(), o.detail))
+        .collect();
+    let more = silent.len().saturating_sub(15);
+    silent.truncate(15);
+    if more > 0 {
+        silent.push(format!("... and {more} more"));
+    }
+
+    let mut section = ReportSection::new("20-admission-fuzz", "Admission fuzz");
+    section
+        .paragraph(measured("fuzz"))
+        .paragraph(format!(
+            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server, {} namespaces with one operator each, {} cases per batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled.",
+            s.seed,
+            s.outcomes.len(),
+            s.namespaces,
+            s.batch,
+            seconds(MIN_WAIT),
+            seconds(QUIET),
+            seconds(MAX_WAIT)
+        ))
+        .table(&kind_header, &kind_rows)
+        .table(&class_header, &class_rows)
+        .paragraph("A case counts once under each field family it mutated.")
+        .table(&family_header, &family_rows)
+        .bullets(&[
+            format!("Time from a batch's apply to each fleet's status (median / max): {}", median_max(times)),
+            format!("Operator processes still running at the end: {}; crashes: {}; panics in their logs: {}", s.crashes.is_empty(), s.crashes.len(), s.panics.len()),
+            format!("Credential values found outside their Secrets: {} (searched {})", s.leaks.findings.len(), s.leaks.summary()),
+            format!("Runtime: {}", seconds(s.runtime)),
+        ]);
+    if !silent.is_empty() {
+        section
+            .paragraph("Cases that were not refused naming a field nor reconciled:")
+            .bullets(&silent);
+    }
+    section.write().expect("the report section written");
+}

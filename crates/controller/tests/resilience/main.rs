@@ -1,0 +1,29 @@
+//! Resilience of the operator, end to end, with the `celld-operator` binary running as its own
+//! process against real local control planes:
+//!
+//! - `fuzz`: thousands of generated CelldFleet and CelldObjectStore manifests (a fixed seed,
+//!   `CELLD_FUZZ_SEED` to change it), each either refused naming its field or reconciled to a
+//!   status that says what is going on, never silently ignored;
+//! - `s3_outage`: the S3 server of a private control plane stops under Ready fleets and comes
+//!   back;
+//! - `rotation_kill`: the operator is SIGKILLed right after a shared Secret is rotated;
+//! - `hand_edits`: every child kind is edited and deleted by hand;
+//! - in every test, no credential value of a Secret the test created appears anywhere the
+//!   operator writes or the plugin prints (`leaks`).
+//!
+//! Each test writes its figures to a section of `faults/REPORT.md`. The shared control plane
+//! comes from `make cluster-up`; `s3_outage` starts and stops a private one. The plugin's binary
+//! must be built (`cargo build -p kubectl-celld`).
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod cluster;
+mod conditions;
+mod fixtures;
+mod fuzz;
+mod hand_edits;
+mod leaks;
+mod rotation_kill;
+mod s3_outage;
+mod sentinels;
+mod timing;
