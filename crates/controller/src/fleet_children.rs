@@ -15,6 +15,9 @@ use kube::{Api, ResourceExt};
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
+/// How often a Service's ports are read and repaired when it keeps changing in between.
+const REPAIR_ATTEMPTS: u32 = 3;
+
 /// What applying a fleet's children did.
 #[derive(Debug)]
 pub struct Applied {
@@ -89,23 +92,36 @@ impl Children<'_> {
         self.put(child, live, false).await
     }
 
-    /// Applies a Service, first replacing live ports that clash with the wanted ones.
+    /// Applies a Service, first replacing live ports that clash with the wanted ones. The
+    /// repair only applies to the version of the Service read: if it changed in between, the
+    /// Service is read and repaired again.
     async fn service(&mut self, child: Service) {
         let name = child.name_any();
-        let Ok(live) = self.read::<Service>(&name).await else {
-            return;
-        };
-        let mut force = false;
-        if let Some(live) = &live {
-            match service_ports::repair(&self.api(), live, &child, &self.ctx.metrics).await {
-                Ok(repaired) => force = repaired,
-                Err(e) => {
-                    self.fail::<Service>(&name, "repair the ports of", &e);
-                    return;
+        let api = self.api::<Service>();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let Ok(live) = self.read::<Service>(&name).await else {
+                return;
+            };
+            let repaired = match &live {
+                None => false,
+                Some(live) => {
+                    match service_ports::repair(&api, live, &child, &self.ctx.metrics).await {
+                        Ok(repaired) => repaired,
+                        Err(e) if attempts < REPAIR_ATTEMPTS && service_ports::raced(&e) => {
+                            continue;
+                        }
+                        Err(e) => {
+                            self.fail::<Service>(&name, "repair the ports of", &e);
+                            return;
+                        }
+                    }
                 }
-            }
+            };
+            self.put(child, live, repaired).await;
+            return;
         }
-        self.put(child, live, force).await;
     }
 
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.

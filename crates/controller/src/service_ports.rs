@@ -95,6 +95,12 @@ pub async fn repair(
     Ok(true)
 }
 
+/// Whether a failed repair means the Service changed after it was read (the patch's
+/// resourceVersion test failed, which the API server answers with 422).
+pub fn raced(error: &Error) -> bool {
+    matches!(error, Error::Kube { source: kube::Error::Api(s), .. } if s.code == 422)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +177,21 @@ mod tests {
         let fixed =
             repaired(&[port("http", 81, "TCP")], std::slice::from_ref(&want)).expect("a clash");
         assert_eq!(fixed, vec![want]);
+    }
+
+    #[test]
+    fn only_a_refused_guard_counts_as_a_race() {
+        let answer = |code: u16| {
+            Error::kube(
+                "repairing",
+                kube::Error::Api(Box::new(
+                    kube::core::Status::failure("the server rejected our request", "Invalid")
+                        .with_code(code),
+                )),
+            )
+        };
+        assert!(raced(&answer(422)));
+        assert!(!raced(&answer(403)));
+        assert!(!raced(&answer(500)));
     }
 }
