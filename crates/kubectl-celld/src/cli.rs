@@ -91,7 +91,8 @@ pub enum Command {
 
 /// `completion SHELL`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 Examples:
   # bash (current shell, or for good: add the line to ~/.bashrc)
   source <(kubectl-celld completion bash)
@@ -100,7 +101,9 @@ Examples:
   kubectl-celld completion zsh > \"${fpath[1]}/_kubectl-celld\"
 
   # fish
-  kubectl-celld completion fish > ~/.config/fish/completions/kubectl-celld.fish")]
+  kubectl-celld completion fish > ~/.config/fish/completions/kubectl-celld.fish",
+    override_usage = "kubectl celld completion [OPTIONS] <SHELL>"
+)]
 pub struct CompletionArgs {
     /// The shell to complete in
     #[arg(value_enum)]

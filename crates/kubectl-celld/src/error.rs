@@ -147,9 +147,16 @@ pub enum Error {
     #[error("writing output failed: {0}")]
     Output(String),
 
+    /// The command line is not what the command takes.
+    #[error("{0}")]
+    Usage(String),
+
     /// The user interrupted the command.
-    #[error("interrupted")]
-    Interrupted,
+    #[error("interrupted: {note}")]
+    Interrupted {
+        /// What the interruption left behind.
+        note: String,
+    },
 }
 
 /// Shorthand for results of this crate.
@@ -277,7 +284,8 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Interrupted => 130,
+            Self::Interrupted { .. } => 130,
+            Self::Usage(_) => 2,
             _ => 1,
         }
     }

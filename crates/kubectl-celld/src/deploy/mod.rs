@@ -32,7 +32,8 @@ use std::time::Duration;
 
 /// `deploy`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 Examples:
   # Upload ./my-worker (skipping .git, node_modules and what .celldignore lists) and deploy it
   kubectl celld deploy ./my-worker --fleet web -n apps
@@ -44,7 +45,9 @@ Examples:
   kubectl celld deploy ./my-worker --fleet web --dry-run
 
   # Keep the deploy pod for inspection; do not ask the nodes to reload
-  kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload")]
+  kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload",
+    override_usage = "kubectl celld deploy [OPTIONS] --fleet <FLEET> [DIR]"
+)]
 pub struct DeployArgs {
     /// Worker project directory (with wrangler.jsonc or wrangler.json) to upload
     #[arg(
@@ -55,8 +58,12 @@ pub struct DeployArgs {
     pub dir: Option<PathBuf>,
 
     /// Fleet to deploy to
-    #[arg(long, value_name = "FLEET")]
-    pub fleet: String,
+    #[arg(long, value_name = "FLEET", required_unless_present = "stray_fleet")]
+    pub fleet: Option<String>,
+
+    /// A second positional argument: a fleet given without --fleet (refused with a hint)
+    #[arg(value_name = "FLEET", hide = true)]
+    pub stray_fleet: Option<String>,
 
     /// Deploy from this image, which holds the Worker source at /app (and celld, esbuild, curl),
     /// instead of uploading DIR
@@ -86,6 +93,24 @@ pub struct DeployArgs {
     /// How long to wait for the deploy pod to start
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::parse::duration)]
     pub pod_timeout: Duration,
+}
+
+/// The fleet of `--fleet`; a fleet given as a second argument is refused with the command
+/// that was meant.
+pub fn fleet_flag(args: &DeployArgs) -> Result<String> {
+    match (&args.fleet, &args.stray_fleet) {
+        (Some(fleet), None) => Ok(fleet.clone()),
+        (_, Some(stray)) => Err(Error::Usage(format!(
+            "unexpected argument '{stray}': the fleet is named with --fleet; did you mean --fleet {stray}? (kubectl celld deploy {} --fleet {stray})",
+            args.dir
+                .as_deref()
+                .map(|d| d.display().to_string())
+                .unwrap_or_else(|| "DIR".to_string())
+        ))),
+        (None, None) => Err(Error::Usage(
+            "the fleet to deploy to is missing: add --fleet FLEET".to_string(),
+        )),
+    }
 }
 
 /// Where the Worker source comes from.
@@ -135,6 +160,7 @@ pub fn describe_storage(storage: &ResolvedStorage) -> String {
 
 /// Runs `deploy`; returns the process exit code (celld deploy's).
 pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
+    let fleet_name = fleet_flag(&args)?;
     let mut progress = Progress::new();
     let source = match (&args.dir, &args.image) {
         (Some(dir), None) => {
@@ -158,18 +184,18 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
         }
     };
     let target = kubeconfig::connect(globals).await?;
-    let fleet = fleets::get(&target, &args.fleet).await?;
+    let fleet = fleets::get(&target, &fleet_name).await?;
     let ns = target.namespace.clone();
     let storage = celld_api::resolve::fetch(&target.client, &ns, &fleet.spec)
         .await
         .map_err(|source| Error::Storage {
-            fleet: args.fleet.clone(),
+            fleet: fleet_name.clone(),
             source: Box::new(source),
         })?;
-    check_secret(&target, &args.fleet, &storage).await?;
+    check_secret(&target, &fleet_name, &storage).await?;
     progress.note(&format!(
         "Fleet {ns}/{}: {}",
-        args.fleet,
+        fleet_name,
         describe_storage(&storage)
     ));
 
@@ -189,6 +215,7 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
     let job_name = job.metadata.name.clone().unwrap_or_default();
     progress.note(&format!("Created Job {ns}/{job_name} (image {image})"));
 
+    let publishing = progress.publishing();
     let steps = steps(
         &target,
         &fleet,
@@ -200,10 +227,27 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
     );
     let result = tokio::select! {
         r = steps => r,
-        _ = tokio::signal::ctrl_c() => Err(Error::Interrupted),
+        _ = tokio::signal::ctrl_c() => Err(Error::Interrupted {
+            note: interrupted_note(publishing.load(std::sync::atomic::Ordering::SeqCst), args.dry_run, &fleet_name, &ns),
+        }),
     };
     finish(&jobs, &job_name, &ns, &args, &mut progress).await;
     result
+}
+
+/// What an interruption left behind: before `celld deploy` starts nothing is published (the
+/// upload only fills the deploy pod); once it runs the version may already be live.
+pub fn interrupted_note(publishing: bool, dry_run: bool, fleet: &str, ns: &str) -> String {
+    if dry_run {
+        "a dry run publishes nothing".to_string()
+    } else if publishing {
+        format!(
+            "celld deploy had started in the deploy pod, so the version may have been published; check with: kubectl celld status {fleet} -n {ns}"
+        )
+    } else {
+        "before celld deploy started (the upload only fills the deploy pod): nothing was published"
+            .to_string()
+    }
 }
 
 /// Fails early when the credentials Secret does not exist. Reads only its metadata (never the
@@ -290,6 +334,9 @@ async fn steps(
 
     let command = deploy_command(source_dir, storage, args.dry_run);
     progress.note(&format!("Running: {}", command.join(" ")));
+    progress
+        .publishing()
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     let done = exec::run(
         &pods,
         &pod,

@@ -3,12 +3,15 @@
 
 use crate::human;
 use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// Reports what the deploy is doing.
 pub struct Progress {
     tty: bool,
     quarter: u64,
     drawing: bool,
+    publishing: Arc<AtomicBool>,
 }
 
 impl Default for Progress {
@@ -24,7 +27,14 @@ impl Progress {
             tty: std::io::stderr().is_terminal(),
             quarter: 0,
             drawing: false,
+            publishing: Arc::default(),
         }
+    }
+
+    /// Set once `celld deploy` starts, from when the version may be published; shared so an
+    /// interruption can tell.
+    pub fn publishing(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.publishing)
     }
 
     /// A line about a step.

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 /// `init`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 Examples:
   # A fleet on a shared CelldObjectStore, behind ingress-nginx on a subpath
   kubectl celld init web --store minio --bucket s3://celld/web \\
@@ -24,7 +25,9 @@ Examples:
 
 The spec is checked with the API server's own admission rules before it is printed or
 applied. --apply uses server-side apply (field manager kubectl-celld): running it again
-updates the fleet to the new flags.")]
+updates the fleet to the new flags.",
+    override_usage = "kubectl celld init [OPTIONS] --bucket <s3://NAME[/PREFIX]> <NAME>"
+)]
 pub struct InitArgs {
     /// Name of the fleet (lowercase letters, digits and '-', at most 52 characters)
     #[arg(value_name = "NAME")]

@@ -19,7 +19,8 @@ use tokio::sync::mpsc;
 
 /// `logs`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 Examples:
   # The last 10 lines of every node
   kubectl celld logs web
@@ -28,7 +29,9 @@ Examples:
   kubectl celld logs web -f
 
   # Everything of the last hour, with timestamps
-  kubectl celld logs web --since 1h --tail -1 --timestamps")]
+  kubectl celld logs web --since 1h --tail -1 --timestamps",
+    override_usage = "kubectl celld logs [OPTIONS] <FLEET>"
+)]
 pub struct LogsArgs {
     /// The fleet whose node logs to print
     #[arg(value_name = "FLEET")]
@@ -43,7 +46,8 @@ pub struct LogsArgs {
         long,
         value_name = "LINES",
         default_value_t = 10,
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = tail_lines
     )]
     pub tail: i64,
 
@@ -62,6 +66,43 @@ pub struct LogsArgs {
     /// Logs of the previous (crashed) container instance
     #[arg(short = 'p', long, conflicts_with = "follow")]
     pub previous: bool,
+}
+
+/// `--tail`: -1 (all lines) or a count of lines, as in kubectl.
+pub fn tail_lines(value: &str) -> std::result::Result<i64, String> {
+    match value.trim().parse::<i64>() {
+        Ok(n) if n >= -1 => Ok(n),
+        Ok(_) => Err("use -1 for all lines, or 0 or more lines".to_string()),
+        Err(_) => Err("not a number of lines: use -1 for all lines, or 0 or more".to_string()),
+    }
+}
+
+/// Refuses a `-c` container that none of the pods has, naming the ones they have.
+pub fn check_container(pods: &[Pod], asked: &str, fleet: &str) -> Result<()> {
+    let mut names: Vec<String> = Vec::new();
+    for pod in pods {
+        let Some(spec) = &pod.spec else { continue };
+        for c in spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+        {
+            if c.name == asked {
+                return Ok(());
+            }
+            if !names.contains(&c.name) {
+                names.push(c.name.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "container '{asked}' is not in the node pods of fleet {fleet}; valid containers: {}; pick one with -c {}",
+        names.join(", "),
+        names[0]
+    )))
 }
 
 impl LogsArgs {
@@ -99,6 +140,15 @@ pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
     let selector = node_selector(&args.fleet);
     let options = args.options();
 
+    let mut list = pods
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| Error::api("list", "pods", Some(&ns), e))?
+        .items;
+    if let Some(asked) = &args.container {
+        check_container(&list, asked, &args.fleet)?;
+    }
+
     if args.follow {
         let (tx, rx) = mpsc::channel(1024);
         let printer = tokio::spawn(print_lines(rx));
@@ -111,11 +161,6 @@ pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
         return result.map(|()| 0);
     }
 
-    let mut list = pods
-        .list(&ListParams::default().labels(&selector))
-        .await
-        .map_err(|e| Error::api("list", "pods", Some(&ns), e))?
-        .items;
     if list.is_empty() {
         eprintln!(
             "Fleet {ns}/{} has no node pods (see: kubectl celld status {} -n {ns})",

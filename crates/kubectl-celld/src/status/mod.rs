@@ -15,7 +15,8 @@ use kube::api::ListParams;
 
 /// `status`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(
+    after_help = "\
 Examples:
   # One fleet: URL, image, Worker version, storage, rollout, pods, conditions, Events
   kubectl celld status web -n apps
@@ -25,7 +26,9 @@ Examples:
   kubectl celld status -A
 
   # For scripts
-  kubectl celld status web -o json | jq -r .worker.version")]
+  kubectl celld status web -o json | jq -r .worker.version",
+    override_usage = "kubectl celld status [OPTIONS] [FLEET]"
+)]
 pub struct StatusArgs {
     /// The fleet to show; omit for a table of all fleets
     #[arg(value_name = "FLEET")]

@@ -6,4 +6,5 @@
 mod cli_args;
 mod connection_errors;
 mod init_output;
+mod kubectl_conventions;
 mod status_render;
