@@ -21,6 +21,8 @@ pub struct Metrics {
     writes: Family<Labels, Counter>,
     fleets: Family<Labels, Gauge>,
     leader: Gauge,
+    watch_events: Family<Labels, Gauge<f64, AtomicU64>>,
+    watch_stalls: Family<Labels, Counter>,
     total_writes: AtomicU64,
 }
 
@@ -33,6 +35,8 @@ impl Default for Metrics {
         let writes = Family::<Labels, Counter>::default();
         let fleets = Family::<Labels, Gauge>::default();
         let leader = Gauge::default();
+        let watch_events = Family::<Labels, Gauge<f64, AtomicU64>>::default();
+        let watch_stalls = Family::<Labels, Counter>::default();
         registry.register(
             "reconciles",
             "Fleet reconciles by result",
@@ -59,6 +63,16 @@ impl Default for Metrics {
             "1 while this replica holds the leader Lease",
             leader.clone(),
         );
+        registry.register(
+            "watch_last_event_timestamp_seconds",
+            "Unix time a watch last showed life: a list or watch response, an event or a bookmark",
+            watch_events.clone(),
+        );
+        registry.register(
+            "watch_stalls",
+            "Watches dropped and resumed because they delivered nothing within the watch timeout",
+            watch_stalls.clone(),
+        );
         Self {
             registry,
             reconciles,
@@ -67,6 +81,8 @@ impl Default for Metrics {
             writes,
             fleets,
             leader,
+            watch_events,
+            watch_stalls,
             total_writes: AtomicU64::new(0),
         }
     }
@@ -127,6 +143,23 @@ impl Metrics {
     /// Whether this replica leads.
     pub fn leading(&self) -> bool {
         self.leader.get() == 1
+    }
+
+    /// Records that the watch `watch` showed life now.
+    pub fn watch_event(&self, watch: &str) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        self.watch_events
+            .get_or_create(&vec![("watch".into(), watch.into())])
+            .set(now);
+    }
+
+    /// Counts a watch dropped because it delivered nothing within the watch timeout.
+    pub fn watch_stalled(&self, watch: &str) {
+        self.watch_stalls
+            .get_or_create(&vec![("watch".into(), watch.into())])
+            .inc();
     }
 
     /// Total writes so far (for tests and the no-op guarantee).
