@@ -2,6 +2,7 @@
 
 use crate::context::Settings;
 use crate::run::Leader;
+use crate::watch_health::WatchSettings;
 use clap::{Parser, ValueEnum};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -66,6 +67,16 @@ pub struct Args {
     /// Seconds one object-storage read may take.
     #[arg(long, env = "S3_TIMEOUT_SECONDS", default_value_t = 5)]
     pub s3_timeout_seconds: u64,
+
+    /// Seconds after which the API server ends each watch (the operator resumes it from its last
+    /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
+    #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
+    pub watch_timeout_seconds: u64,
+
+    /// Seconds a watch may show no life (no list, watch, event or bookmark) before /healthz
+    /// fails so that the replica is restarted; at least twice the watch timeout plus 10.
+    #[arg(long, env = "WATCH_STALE_SECONDS", default_value_t = 120)]
+    pub watch_stale_seconds: u64,
 }
 
 impl Args {
@@ -79,6 +90,11 @@ impl Args {
             reporter: "celld-operator".into(),
             instance: self.identity.clone(),
         }
+    }
+
+    /// Timing of the watches and the bound of `/healthz`.
+    pub fn watch_settings(&self) -> WatchSettings {
+        WatchSettings::new(self.watch_timeout_seconds, self.watch_stale_seconds)
     }
 
     /// Leader election settings, when enabled.
@@ -105,6 +121,7 @@ mod tests {
         let settings = args.settings();
         assert_eq!(settings.namespace, None);
         assert_eq!(settings.resync, Duration::from_secs(60));
+        assert_eq!(args.watch_settings(), WatchSettings::new(20, 120));
         let leader = args.leader().unwrap();
         assert_eq!(
             (leader.lease.as_str(), leader.identity.as_str()),
@@ -127,6 +144,27 @@ mod tests {
         assert_eq!(args.settings().namespace.as_deref(), Some("apps"));
         assert!(args.leader().is_none());
         assert!(matches!(args.log_format, LogFormat::Json));
+    }
+
+    #[test]
+    fn watch_bounds_come_from_flags() {
+        let args = Args::try_parse_from([
+            "celld-operator",
+            "--watch-timeout-seconds",
+            "5",
+            "--watch-stale-seconds",
+            "30",
+        ])
+        .unwrap();
+        let watches = args.watch_settings();
+        assert_eq!(
+            (watches.timeout, watches.stale_after),
+            (Duration::from_secs(5), Duration::from_secs(30))
+        );
+        let too_tight = Args::try_parse_from(["celld-operator", "--watch-stale-seconds", "10"])
+            .unwrap()
+            .watch_settings();
+        assert_eq!(too_tight.stale_after, Duration::from_secs(50));
     }
 
     #[test]

@@ -1,10 +1,16 @@
-//! Wires the reconcile into a kube-runtime Controller: fleets, the children they own, and the
-//! stores and Secrets that fleets use.
+//! Wires the reconcile into kube-runtime Controllers: fleets, the children they own, and the
+//! stores and Secrets that fleets use. Every watch comes from [`WatchStreams`] (its own client,
+//! timeout and backoff, its life reported to [`WatchHealth`]); the reconciles write through a
+//! client that checks the [`Fence`].
 
 use crate::context::{Context, Settings};
+use crate::fence::Fence;
+use crate::fenced_client::fenced;
 use crate::metrics::Metrics;
 use crate::reconcile::{error_policy, reconcile};
 use crate::store_status;
+use crate::watch_health::WatchHealth;
+use crate::watch_streams::WatchStreams;
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
 use gateway_api::httproutes::HttpRoute;
@@ -12,24 +18,13 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube::core::{DeserializeGuard, PartialObjectMeta};
+use kube::core::DeserializeGuard;
+use kube::runtime::Controller;
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::runtime::{Controller, watcher};
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::{Client, Resource, ResourceExt};
 use std::future::Future;
 use std::sync::Arc;
 use tracing::{debug, info};
-
-fn api<K>(client: &Client, settings: &Settings) -> Api<K>
-where
-    K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
-    K::DynamicType: Default,
-{
-    match &settings.namespace {
-        Some(ns) => Api::namespaced(client.clone(), ns),
-        None => Api::all(client.clone()),
-    }
-}
 
 type Fleets = Store<DeserializeGuard<CelldFleet>>;
 type Stores = Store<DeserializeGuard<CelldObjectStore>>;
@@ -81,41 +76,46 @@ fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String
 }
 
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended.
+/// Every write passes `fence`; every watch reports its life to `watches`.
 pub async fn run(
     client: Client,
     settings: Settings,
     metrics: Arc<Metrics>,
+    fence: Arc<Fence>,
+    watches: Arc<WatchHealth>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
-    let owned = || watcher::Config::default().labels(&selector);
-    let fleets_api: Api<DeserializeGuard<CelldFleet>> = api(&client, &settings);
+    let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
+    let config = streams.config();
+    let owned = || config.clone().labels(&selector);
     let gateway_api = crate::discovery::http_route_served(&client).await;
     info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
 
-    let mut controller = Controller::new(fleets_api, watcher::Config::default().any_semantic())
-        .owns(api::<StatefulSet>(&client, &settings), owned())
-        .owns(api::<Service>(&client, &settings), owned())
-        .owns(api::<NetworkPolicy>(&client, &settings), owned())
-        .owns(api::<PodDisruptionBudget>(&client, &settings), owned())
-        .owns(api::<Ingress>(&client, &settings), owned());
+    let (fleets, fleet_items) = streams
+        .cached::<DeserializeGuard<CelldFleet>>("fleets/CelldFleet", config.clone().any_semantic());
+    let mut controller = Controller::for_stream(fleet_items, fleets.clone())
+        .owns_stream(streams.metadata::<StatefulSet>("fleets/StatefulSet", owned()))
+        .owns_stream(streams.metadata::<Service>("fleets/Service", owned()))
+        .owns_stream(streams.metadata::<NetworkPolicy>("fleets/NetworkPolicy", owned()))
+        .owns_stream(streams.metadata::<PodDisruptionBudget>("fleets/PodDisruptionBudget", owned()))
+        .owns_stream(streams.metadata::<Ingress>("fleets/Ingress", owned()));
     if gateway_api {
-        controller = controller.owns(api::<HttpRoute>(&client, &settings), owned());
+        controller =
+            controller.owns_stream(streams.metadata::<HttpRoute>("fleets/HTTPRoute", owned()));
     }
-    let fleets = controller.store();
 
     // Stores: their own controller writes their status; its cache also tells which stores
     // name a Secret.
-    let store_controller = Controller::new(
-        api::<DeserializeGuard<CelldObjectStore>>(&client, &settings),
-        watcher::Config::default().any_semantic(),
+    let (stores, store_items) = streams.cached::<DeserializeGuard<CelldObjectStore>>(
+        "stores/CelldObjectStore",
+        config.clone().any_semantic(),
     );
-    let stores = store_controller.store();
+    let store_controller = Controller::for_stream(store_items, stores.clone());
 
     let by_store = fleets.clone();
-    controller = controller.watches(
-        api::<CelldObjectStore>(&client, &settings),
-        watcher::Config::default(),
+    controller = controller.watches_stream(
+        streams.objects::<CelldObjectStore>("fleets/CelldObjectStore", config.clone()),
         move |store: CelldObjectStore| {
             let ns = store.namespace().unwrap_or_default();
             refs(
@@ -127,9 +127,8 @@ pub async fn run(
     // Secrets: metadata is enough to know which fleets to look at again; the reconcile reads
     // the Secret itself.
     let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
-    controller = controller.watches(
-        api::<PartialObjectMeta<Secret>>(&client, &settings),
-        watcher::Config::default(),
+    controller = controller.watches_stream(
+        streams.metadata::<Secret>("fleets/Secret", config.clone()),
         move |secret| {
             let ns = secret.namespace().unwrap_or_default();
             let name = secret.name_any();
@@ -140,9 +139,8 @@ pub async fn run(
 
     let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
     let store_controller = store_controller
-        .watches(
-            api::<PartialObjectMeta<Secret>>(&client, &settings),
-            watcher::Config::default(),
+        .watches_stream(
+            streams.metadata::<Secret>("stores/Secret", config.clone()),
             move |secret| {
                 let ns = secret.namespace().unwrap_or_default();
                 refs(
@@ -151,9 +149,8 @@ pub async fn run(
                 )
             },
         )
-        .watches(
-            api::<PartialObjectMeta<CelldFleet>>(&client, &settings),
-            watcher::Config::default(),
+        .watches_stream(
+            streams.metadata::<CelldFleet>("stores/CelldFleet", config),
             move |fleet| {
                 // A fleet's storeRef may have moved from one store to another: look at every
                 // store of its namespace (their status lists the fleets that use them).
@@ -166,7 +163,8 @@ pub async fn run(
             },
         );
 
-    let ctx = Arc::new(Context::new(client, metrics, settings, gateway_api, fleets));
+    let writer = fenced(client, fence);
+    let ctx = Arc::new(Context::new(writer, metrics, settings, gateway_api, fleets));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let fleet_loop = controller
         .graceful_shutdown_on(shutdown.clone())
@@ -186,5 +184,6 @@ pub async fn run(
             }
         });
     futures::future::join(fleet_loop, store_loop).await;
+    watches.forget_all();
     info!("controller stopped");
 }

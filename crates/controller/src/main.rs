@@ -2,8 +2,9 @@
 
 use celld_operator::args::{Args, LogFormat};
 use celld_operator::metrics::Metrics;
-use celld_operator::run::{RunError, run};
+use celld_operator::run::{RunError, run_watched};
 use celld_operator::server::{Health, serve};
+use celld_operator::watch_health::WatchHealth;
 use clap::Parser;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,9 +54,11 @@ async fn main() -> ExitCode {
     };
     let metrics = Arc::new(Metrics::default());
     let ready = Arc::new(AtomicBool::new(false));
+    let watches = Arc::new(WatchHealth::new(args.watch_settings(), metrics.clone()));
     let health = Health {
         metrics: metrics.clone(),
         ready: ready.clone(),
+        watches: watches.clone(),
     };
     let addr = args.metrics_addr;
     tokio::spawn(async move {
@@ -64,12 +67,13 @@ async fn main() -> ExitCode {
         }
     });
 
-    match run(
+    match run_watched(
         client,
         args.settings(),
         args.leader(),
         metrics,
         ready,
+        watches,
         shutdown_signal(),
     )
     .await

@@ -1,9 +1,13 @@
 //! The operator's life: stand by until this replica holds the leader Lease, reconcile while it
-//! does, and stop writing the moment it does not.
+//! does, and stop writing the moment it does not: every write passes the [`Fence`], which
+//! closes when the Lease is not seen renewed in time, before another replica could take it.
 
 use crate::context::Settings;
 use crate::controller;
+use crate::fence::{Fence, renew_grace};
+use crate::lease_fence::LeaseFence;
 use crate::metrics::Metrics;
+use crate::watch_health::{WatchHealth, WatchSettings};
 use kube::Client;
 use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
 use std::future::Future;
@@ -57,7 +61,8 @@ async fn until_not_leader(rx: &mut watch::Receiver<bool>) {
     }
 }
 
-/// Runs the operator until `shutdown` resolves or, with leader election, leadership is lost.
+/// Runs the operator until `shutdown` resolves or, with leader election, leadership is lost;
+/// watches are timed by [`WatchSettings::default`].
 pub async fn run(
     client: Client,
     settings: Settings,
@@ -66,11 +71,27 @@ pub async fn run(
     ready: Arc<AtomicBool>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
+    let watches = Arc::new(WatchHealth::new(WatchSettings::default(), metrics.clone()));
+    run_watched(client, settings, leader, metrics, ready, watches, shutdown).await
+}
+
+/// Runs the operator until `shutdown` resolves or, with leader election, leadership is lost,
+/// reporting the life of its watches to `watches`.
+pub async fn run_watched(
+    client: Client,
+    settings: Settings,
+    leader: Option<Leader>,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    watches: Arc<WatchHealth>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
     let Some(leader) = leader else {
         ready.store(true, Ordering::Relaxed);
         metrics.set_leader(true);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let controller = controller::run(client, settings, metrics, async move {
+        let fence = Arc::new(Fence::unfenced());
+        let controller = controller::run(client, settings, metrics, fence, watches, async move {
             let _ = stop_rx.await;
         });
         tokio::pin!(controller);
@@ -87,7 +108,7 @@ pub async fn run(
         .with_namespace(&leader.namespace)
         .with_identity(&leader.identity)
         .with_duration(leader.duration_seconds)
-        .with_grace(leader.duration_seconds.div_ceil(3).max(1))
+        .with_grace(renew_grace(leader.duration_seconds))
         .build()
         .await?;
     let (mut rx, lease_task) = manager.watch().await;
@@ -105,16 +126,24 @@ pub async fn run(
         return Ok(());
     }
     info!(identity = %leader.identity, "holding the leader Lease; reconciling");
+    let fence = Arc::new(Fence::closed());
+    let keeper = LeaseFence::new(client.clone(), &leader, fence.clone());
+    // Open the fence before the first reconcile wants to write.
+    keeper.refresh().await;
     metrics.set_leader(true);
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let mut controller = tokio::spawn(controller::run(
         client,
         settings,
         metrics.clone(),
+        fence.clone(),
+        watches,
         async move {
             let _ = stop_rx.await;
         },
     ));
+    let keeper = keeper.run();
+    tokio::pin!(keeper);
     let outcome = tokio::select! {
         () = &mut shutdown => {
             let _ = stop_tx.send(());
@@ -122,12 +151,21 @@ pub async fn run(
             Ok(())
         }
         () = until_not_leader(&mut rx) => {
+            fence.lose();
             warn!("the leader Lease was lost; stopping all writes");
+            controller.abort();
+            Err(RunError::LostLeadership)
+        }
+        () = &mut keeper => {
+            fence.lose();
+            warn!("the leader Lease is held by another replica; stopping all writes");
             controller.abort();
             Err(RunError::LostLeadership)
         }
         _ = &mut controller => Ok(()),
     };
+    // Nothing writes once the Lease is given up below.
+    fence.lose();
     metrics.set_leader(false);
     drop(rx);
     let _ = lease_task.await;

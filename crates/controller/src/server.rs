@@ -1,7 +1,9 @@
-//! The operator's HTTP endpoints: `/healthz` (alive), `/readyz` (connected and watching, leader
-//! or standby) and `/metrics` (Prometheus).
+//! The operator's HTTP endpoints: `/healthz` (alive: no watch silent for longer than its bound,
+//! so a replica whose caches stopped advancing is restarted), `/readyz` (connected and watching,
+//! leader or standby) and `/metrics` (Prometheus).
 
 use crate::metrics::Metrics;
+use crate::watch_health::WatchHealth;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -17,10 +19,20 @@ pub struct Health {
     pub metrics: Arc<Metrics>,
     /// Set once the operator reached the API server and is leading or standing by.
     pub ready: Arc<AtomicBool>,
+    /// The life of the running controllers' watches.
+    pub watches: Arc<WatchHealth>,
 }
 
-async fn healthz() -> &'static str {
-    "ok"
+async fn healthz(State(h): State<Health>) -> (StatusCode, String) {
+    let stale = h.watches.stale();
+    if stale.is_empty() {
+        return (StatusCode::OK, "ok".into());
+    }
+    let list: Vec<String> = stale.iter().map(ToString::to_string).collect();
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("caches stopped advancing: {}", list.join("; ")),
+    )
 }
 
 async fn readyz(State(h): State<Health>) -> (StatusCode, &'static str) {
@@ -59,6 +71,8 @@ pub async fn serve_on(listener: tokio::net::TcpListener, health: Health) -> std:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::watch_health::WatchSettings;
+    use std::time::{Duration, Instant};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     async fn get(addr: SocketAddr, path: &str) -> String {
@@ -77,14 +91,31 @@ mod tests {
         let metrics = Arc::new(Metrics::default());
         metrics.reconciled(true, 0.01);
         let ready = Arc::new(AtomicBool::new(false));
+        let watches = Arc::new(WatchHealth::new(WatchSettings::new(1, 12), metrics.clone()));
         tokio::spawn(serve_on(
             listener,
             Health {
                 metrics,
                 ready: ready.clone(),
+                watches: watches.clone(),
             },
         ));
 
+        assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
+        watches.stream("fleets/CelldFleet");
+        assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
+        watches.stream_at(
+            "fleets/StatefulSet",
+            Instant::now() - Duration::from_secs(13),
+        );
+        let unhealthy = get(addr, "/healthz").await;
+        assert!(unhealthy.starts_with("HTTP/1.0 503"), "{unhealthy}");
+        assert!(
+            unhealthy
+                .ends_with("caches stopped advancing: watch fleets/StatefulSet silent for 13s"),
+            "{unhealthy}"
+        );
+        watches.forget_all();
         assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
         assert!(get(addr, "/readyz").await.starts_with("HTTP/1.0 503"));
         ready.store(true, Ordering::Relaxed);

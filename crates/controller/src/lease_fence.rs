@@ -1,0 +1,131 @@
+//! Keeps the write fence in step with the leader Lease as the API server records it: while this
+//! replica leads, the Lease is read four times per renew grace; each read that shows this
+//! replica as the holder moves the fence's deadline to `renewTime + write window`, and a read
+//! that shows another holder (or none) closes the fence for good.
+
+use crate::fence::{Fence, renew_grace, write_window};
+use crate::run::Leader;
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::{Api, Client};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tracing::{debug, warn};
+
+/// What a read of the Lease says about this replica's leadership.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// This replica holds it, last renewed at this time.
+    Ours(SystemTime),
+    /// Another replica holds it (`None`: nobody does).
+    Other(Option<String>),
+    /// The read failed or the Lease has no renew time: the fence is left to expire.
+    Unknown,
+}
+
+/// What `lease` says about the replica `identity`.
+pub fn judge(lease: &Lease, identity: &str) -> Seen {
+    let Some(spec) = &lease.spec else {
+        return Seen::Other(None);
+    };
+    match spec.holder_identity.as_deref() {
+        Some(holder) if holder == identity => spec
+            .renew_time
+            .as_ref()
+            .map_or(Seen::Unknown, |t| Seen::Ours(SystemTime::from(t.0))),
+        Some("") | None => Seen::Other(None),
+        Some(other) => Seen::Other(Some(other.to_string())),
+    }
+}
+
+/// Reads the Lease and moves the fence.
+pub struct LeaseFence {
+    api: Api<Lease>,
+    lease: String,
+    identity: String,
+    window: Duration,
+    every: Duration,
+    fence: Arc<Fence>,
+}
+
+impl LeaseFence {
+    /// A keeper of `fence` for `leader`'s Lease.
+    pub fn new(client: Client, leader: &Leader, fence: Arc<Fence>) -> Self {
+        let grace = renew_grace(leader.duration_seconds);
+        Self {
+            api: Api::namespaced(client, &leader.namespace),
+            lease: leader.lease.clone(),
+            identity: leader.identity.clone(),
+            window: write_window(leader.duration_seconds, grace),
+            every: (Duration::from_secs(grace) / 4).max(Duration::from_millis(100)),
+            fence,
+        }
+    }
+
+    /// Reads the Lease once and moves the fence accordingly.
+    pub async fn refresh(&self) -> Seen {
+        let seen = match self.api.get(&self.lease).await {
+            Ok(lease) => judge(&lease, &self.identity),
+            Err(e) => {
+                debug!(error = %e, lease = %self.lease, "reading the leader Lease failed");
+                Seen::Unknown
+            }
+        };
+        match &seen {
+            Seen::Ours(renewed) => self.fence.renewed(*renewed, self.window),
+            Seen::Other(holder) => {
+                warn!(holder = ?holder, "the leader Lease is no longer ours; writes stop");
+                self.fence.lose();
+            }
+            Seen::Unknown => {}
+        }
+        seen
+    }
+
+    /// Keeps reading the Lease; returns once it is held by another replica or nobody.
+    pub async fn run(self) {
+        loop {
+            if let Seen::Other(_) = self.refresh().await {
+                return;
+            }
+            tokio::time::sleep(self.every).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lease(spec: serde_json::Value) -> Lease {
+        serde_json::from_value(json!({"metadata": {"name": "celld-operator"}, "spec": spec}))
+            .unwrap()
+    }
+
+    #[test]
+    fn our_renewal_is_read_from_the_lease() {
+        let seen = judge(
+            &lease(json!({"holderIdentity": "pod-a", "renewTime": "2026-01-02T03:04:05.250000Z"})),
+            "pod-a",
+        );
+        let expected = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_323_045_250);
+        assert_eq!(seen, Seen::Ours(expected));
+    }
+
+    #[test]
+    fn another_holder_or_none_means_lost() {
+        let other = lease(json!({"holderIdentity": "pod-b", "renewTime": "2026-01-02T03:04:05Z"}));
+        assert_eq!(judge(&other, "pod-a"), Seen::Other(Some("pod-b".into())));
+        assert_eq!(judge(&lease(json!({})), "pod-a"), Seen::Other(None));
+        assert_eq!(
+            judge(&lease(json!({"holderIdentity": ""})), "pod-a"),
+            Seen::Other(None)
+        );
+    }
+
+    #[test]
+    fn ours_without_a_renew_time_says_nothing() {
+        let seen = judge(&lease(json!({"holderIdentity": "pod-a"})), "pod-a");
+        assert_eq!(seen, Seen::Unknown);
+    }
+}

@@ -1,0 +1,188 @@
+//! The controllers' watch streams, each one on its own: its own client reporting its life to
+//! [`WatchHealth`], the watch timeout of [`WatchSettings`](crate::watch_health::WatchSettings),
+//! and its own backoff after an error (0.5 s doubling to 5 s, plus up to as much again of
+//! jitter). Errors are logged
+//! here and never reach the controller: a kube-runtime controller holds back all of its watches
+//! for one backoff (growing to 30 s and more) whenever any of them fails, so after an API server
+//! restart, or a watch cache that re-initialises once etcd is back, the failures of a dozen
+//! watches at once paused every watch for many minutes.
+
+use crate::watch_client::observed;
+use crate::watch_health::WatchHealth;
+use futures::{Stream, StreamExt, future};
+use k8s_openapi::NamespaceResourceScope;
+use kube::core::PartialObjectMeta;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Client, Resource};
+use serde::de::DeserializeOwned;
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::{debug, warn};
+
+/// A kind the controllers watch.
+pub trait Watched:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    + Clone
+    + Debug
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Watched for K where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// The backoff of one watch after an error, reset by its next item. It holds back only that
+/// watch, so it can be short: a watch resumes at most 10 s after the API server answers again.
+pub fn watch_backoff() -> watcher::ExponentialBackoff {
+    backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(500))
+        .with_max_delay(Duration::from_secs(5))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .into()
+}
+
+/// Items of a watch stream for a controller.
+pub type Items<K> = futures::stream::BoxStream<'static, Result<K, watcher::Error>>;
+
+/// Builds the watch streams of the controllers.
+pub struct WatchStreams {
+    client: Client,
+    namespace: Option<String>,
+    health: Arc<WatchHealth>,
+}
+
+/// `items` without their errors, which are logged as failures of the watch `name`; the watch's
+/// own backoff (before `items`) holds it back after each.
+fn without_errors<K: Send + 'static>(
+    name: String,
+    items: impl Stream<Item = Result<K, watcher::Error>> + Send + 'static,
+) -> Items<K> {
+    items
+        .filter_map(move |item| {
+            future::ready(match item {
+                Ok(object) => Some(Ok(object)),
+                // 410 Gone: the resource version is too old; the watcher lists again.
+                Err(watcher::Error::WatchError(status)) if status.code == 410 => {
+                    debug!(watch = %name, error = %status, "watch expired; listing again");
+                    None
+                }
+                Err(error) => {
+                    warn!(watch = %name, %error, "watch failed; retrying with backoff");
+                    None
+                }
+            })
+        })
+        .boxed()
+}
+
+impl WatchStreams {
+    /// Streams of `client`, in `namespace` (None: every namespace), reporting to `health`.
+    pub fn new(client: Client, namespace: Option<String>, health: Arc<WatchHealth>) -> Self {
+        Self {
+            client,
+            namespace,
+            health,
+        }
+    }
+
+    /// The watcher configuration every watch starts from.
+    pub fn config(&self) -> watcher::Config {
+        self.health.settings().watcher_config()
+    }
+
+    fn api<K: Watched>(&self, name: &str) -> Api<K> {
+        let client = observed(self.client.clone(), self.health.stream(name));
+        match &self.namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        }
+    }
+
+    /// The objects of `K` applied or deleted, as the watch `name` sees them.
+    pub fn objects<K: Watched>(&self, name: &str, config: watcher::Config) -> Items<K> {
+        let items = watcher(self.api::<K>(name), config)
+            .backoff(watch_backoff())
+            .touched_objects();
+        without_errors(name.to_string(), items)
+    }
+
+    /// The metadata of the objects of `K` applied or deleted, as the watch `name` sees them.
+    pub fn metadata<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> Items<PartialObjectMeta<K>> {
+        let items = watcher(self.api::<PartialObjectMeta<K>>(name), config)
+            .backoff(watch_backoff())
+            .touched_objects();
+        without_errors(name.to_string(), items)
+    }
+
+    /// A cache of the objects of `K` kept by the watch `name`, and the objects applied.
+    pub fn cached<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
+        let (store, writer) = reflector::store();
+        let items = watcher(self.api::<K>(name), config)
+            .backoff(watch_backoff())
+            .reflect(writer)
+            .applied_objects();
+        (store, without_errors(name.to_string(), items))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::stream;
+
+    fn status(code: u16) -> watcher::Error {
+        watcher::Error::WatchError(Box::new(
+            serde_json::from_value(serde_json::json!({
+                "status": "Failure", "message": "m", "reason": "r", "code": code
+            }))
+            .unwrap(),
+        ))
+    }
+
+    #[test]
+    fn a_failing_watch_waits_at_most_ten_seconds() {
+        let waits: Vec<Duration> = watch_backoff().take(12).collect();
+        assert!(waits[0] >= Duration::from_millis(500), "{waits:?}");
+        // Jitter adds up to the delay itself.
+        assert!(
+            waits.iter().all(|w| *w <= Duration::from_secs(10)),
+            "{waits:?}"
+        );
+        assert!(waits[11] >= Duration::from_secs(5), "{waits:?}");
+    }
+
+    #[tokio::test]
+    async fn errors_are_kept_from_the_controller() {
+        let items = stream::iter(vec![
+            Ok(1),
+            Err(status(410)),
+            Err(status(429)),
+            Err(watcher::Error::NoResourceVersion),
+            Ok(2),
+        ]);
+        let seen: Vec<i32> = without_errors("fleets/CelldFleet".into(), items)
+            .map(|item| item.unwrap())
+            .collect()
+            .await;
+        assert_eq!(seen, vec![1, 2]);
+    }
+}
