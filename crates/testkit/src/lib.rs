@@ -18,6 +18,7 @@
 mod auth;
 mod cargo_bin;
 mod client;
+mod component;
 mod crds;
 pub mod deploy_double;
 mod error;
@@ -38,6 +39,7 @@ mod wait;
 pub use auth::{client_as_service_account, service_account_token};
 pub use cargo_bin::cargo_bin;
 pub use client::{client, config, config_from};
+pub use component::{Component, compact_etcd};
 pub use crds::install_crds;
 pub use deploy_double::{DEPLOY_POD_SELECTOR, DeployDouble};
 pub use error::{Error, ProcessError, Result};
