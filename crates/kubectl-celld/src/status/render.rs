@@ -1,6 +1,6 @@
 //! The text form of `status FLEET`. Pure: the time to compute ages from is an argument.
 
-use super::report::{FleetReport, RolloutReport, StorageReport, WorkerReport};
+use super::report::{FleetReport, RolloutReport, StorageReport};
 use crate::human;
 use crate::table::Table;
 use jiff::Timestamp;
@@ -21,7 +21,22 @@ fn age(t: &Option<Time>, now: Timestamp) -> String {
     human::age(t.as_ref().map(|t| t.0), now)
 }
 
-fn worker(w: &Option<WorkerReport>, fleet: &str, reported: bool) -> String {
+fn worker(r: &FleetReport) -> String {
+    let (w, fleet, reported) = (&r.worker, &r.name, r.status_reported);
+    let deployed_unknown = r
+        .conditions
+        .iter()
+        .find(|c| c.type_ == celld_api::conditions::DEPLOYED)
+        .filter(|c| c.status == "Unknown");
+    if w.is_none()
+        && let Some(why) = r
+            .storage
+            .error
+            .clone()
+            .or_else(|| deployed_unknown.map(|c| c.message.clone()))
+    {
+        return format!("unknown: the bucket cannot be read ({why})");
+    }
     match w {
         Some(w) => {
             let mut s = format!("version {}", w.version);
@@ -106,7 +121,7 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
     field(
         &mut out,
         "Worker",
-        &worker(&r.worker, &r.name, r.status_reported),
+        &worker(r),
     );
     field(&mut out, "Storage", &storage(&r.storage));
     field(&mut out, "Rollout", &rollout(&r.rollout));
