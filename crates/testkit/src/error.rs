@@ -58,6 +58,20 @@ pub enum Error {
         /// The missing key.
         key: &'static str,
     },
+    /// A request to the S3 server of the local control plane failed.
+    #[error(
+        "{action} s3://{bucket}/{key} on the local S3 server failed: {message}; is it up (make cluster-up)?"
+    )]
+    S3 {
+        /// What was being done ("reading", "writing").
+        action: &'static str,
+        /// The bucket.
+        bucket: String,
+        /// The key.
+        key: String,
+        /// The SDK's error with its context.
+        message: String,
+    },
     /// kubectl could not be started.
     #[error("cannot run {path} (is the local control plane up? run `make cluster-up`): {source}")]
     KubectlSpawn {

@@ -17,12 +17,6 @@ use crate::wait::{Check, wait_until};
 /// Environment variable naming a prebuilt operator binary (else it is built with cargo).
 pub const OPERATOR_BIN_ENV: &str = "CELLD_OPERATOR_BIN";
 
-/// Seconds between reconciles of a healthy fleet.
-pub const RESYNC_SECONDS: u64 = 2;
-
-/// Seconds between checks of a fleet whose bucket has no deployment yet.
-pub const PENDING_RESYNC_SECONDS: u64 = 1;
-
 /// How long the operator may take to start watching.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -35,6 +29,12 @@ pub struct OperatorProcess {
 }
 
 impl OperatorProcess {
+    /// Seconds between reconciles of a healthy fleet (which refresh its deployed version).
+    pub const RESYNC_SECONDS: u64 = 2;
+
+    /// Seconds between checks of a fleet whose bucket has no deployment yet.
+    pub const PENDING_RESYNC_SECONDS: u64 = 1;
+
     /// Builds the operator (or takes `$CELLD_OPERATOR_BIN`) and starts it on `namespace`,
     /// logging to `log`; returns once it leads and watches.
     pub async fn start(namespace: &str, log: &Path) -> Result<Self> {
@@ -53,10 +53,10 @@ impl OperatorProcess {
         let child = Command::new(bin)
             .args(["--leader-elect=false", "--namespace", namespace])
             .args(["--metrics-addr", &format!("127.0.0.1:{metrics_port}")])
-            .args(["--resync-seconds", &RESYNC_SECONDS.to_string()])
+            .args(["--resync-seconds", &Self::RESYNC_SECONDS.to_string()])
             .args([
                 "--pending-resync-seconds",
-                &PENDING_RESYNC_SECONDS.to_string(),
+                &Self::PENDING_RESYNC_SECONDS.to_string(),
             ])
             .args(["--s3-timeout-seconds", "3"])
             .env("KUBECONFIG", paths::kubeconfig())

@@ -3,6 +3,8 @@
 use std::path::Path;
 
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_s3::error::DisplayErrorContext;
+use aws_sdk_s3::primitives::ByteStream;
 
 use crate::error::{Error, Result};
 use crate::names::unique_name;
@@ -93,6 +95,55 @@ impl S3Settings {
             .retry_config(aws_sdk_s3::config::retry::RetryConfig::disabled())
             .build();
         aws_sdk_s3::Client::from_conf(config)
+    }
+}
+
+impl S3Settings {
+    /// The object `key` of the shared bucket, or `None` when it does not exist.
+    pub async fn get_object(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let failed = |message: String| Error::S3 {
+            action: "reading",
+            bucket: self.bucket.clone(),
+            key: key.to_owned(),
+            message,
+        };
+        match self
+            .client()
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await
+        {
+            Ok(out) => {
+                let bytes = out
+                    .body
+                    .collect()
+                    .await
+                    .map_err(|e| failed(e.to_string()))?;
+                Ok(Some(bytes.into_bytes().to_vec()))
+            }
+            Err(e) if e.raw_response().map(|r| r.status().as_u16()) == Some(404) => Ok(None),
+            Err(e) => Err(failed(DisplayErrorContext(e).to_string())),
+        }
+    }
+
+    /// Writes `body` to `key` of the shared bucket, unconditionally.
+    pub async fn put_object(&self, key: &str, body: Vec<u8>) -> Result<()> {
+        self.client()
+            .put_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .body(ByteStream::from(body))
+            .send()
+            .await
+            .map_err(|e| Error::S3 {
+                action: "writing",
+                bucket: self.bucket.clone(),
+                key: key.to_owned(),
+                message: DisplayErrorContext(e).to_string(),
+            })?;
+        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod cascade;
+mod deploy_double;
 mod exec;
 mod gateway_api;
 mod jobs;

@@ -50,3 +50,57 @@ async fn put_object_if_none_match_star_refuses_an_existing_key_with_412() -> Tes
         .await?;
     Ok(())
 }
+
+#[tokio::test]
+async fn put_object_if_match_refuses_a_stale_etag_with_412_and_takes_the_current_one() -> TestResult
+{
+    let settings = S3Settings::load()?;
+    let s3 = settings.client();
+    let key = format!("{}pointer", settings.unique_prefix("if-match"));
+    let put = |body: &'static [u8]| {
+        s3.put_object()
+            .bucket(&settings.bucket)
+            .key(&key)
+            .body(ByteStream::from_static(body))
+    };
+    let first = put(b"first").send().await?;
+    let first_etag = first.e_tag().expect("an ETag").to_string();
+    let second = put(b"second").if_match(&first_etag).send().await?;
+    let second_etag = second.e_tag().expect("an ETag").to_string();
+    assert_ne!(first_etag, second_etag);
+
+    let stale = put(b"third")
+        .if_match(&first_etag)
+        .send()
+        .await
+        .expect_err("a write with a stale ETag must be refused");
+    let status = stale.raw_response().map(|r| r.status().as_u16());
+    assert_eq!(status, Some(412), "{stale:?}");
+
+    let absent = s3
+        .put_object()
+        .bucket(&settings.bucket)
+        .key(format!("{key}-absent"))
+        .if_match(&second_etag)
+        .body(ByteStream::from_static(b"x"))
+        .send()
+        .await
+        .expect_err("If-Match on a missing key must be refused");
+    let status = absent.raw_response().map(|r| r.status().as_u16());
+    assert!(matches!(status, Some(404 | 412)), "{absent:?}");
+
+    let body = s3
+        .get_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .send()
+        .await?;
+    let bytes = body.body.collect().await?.into_bytes();
+    assert_eq!(&bytes[..], b"second");
+    s3.delete_object()
+        .bucket(&settings.bucket)
+        .key(&key)
+        .send()
+        .await?;
+    Ok(())
+}
