@@ -1,9 +1,10 @@
 //! Shared pieces of the cluster tests: the CRDs, fixtures (Secret, CelldObjectStore, fleet,
-//! node pods), running the plugin binary, fake `celld` and `curl` tools for the deploy pod, and
-//! pausing the plugin while a kwok Exec rule is put in place for its deploy pod.
+//! node pods), running the plugin binary, fake `celld` and `curl` tools that record what they
+//! got, the test double of `celld deploy` for the deploy pod, and pausing the plugin while a
+//! kwok Exec rule is put in place for its deploy pod.
 
 use celld_api::{CelldFleet, CelldFleetSpec, CelldObjectStore, CelldObjectStoreSpec, labels};
-use celld_testkit::{Check, ExecRule, S3Settings, TestEnv, wait_until};
+use celld_testkit::{Check, DeployDouble, ExecRule, S3Settings, TestEnv, wait_until};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::Api;
 use kube::api::{ListParams, ObjectMeta, PostParams};
@@ -413,6 +414,37 @@ pub async fn deploy_with(
     args: &[&str],
     rule: impl FnOnce(&str) -> ExecRule,
 ) -> TestResult<Run> {
+    deploy_paused(env, fleet, args, async |pod: String| {
+        rule(&pod).apply(&env.client(), env.namespace()).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// Runs `deploy` with the test double of `celld deploy` in the deploy pod (see
+/// [`celld_testkit::DeployDouble`]).
+pub async fn deploy_double(
+    env: &TestEnv,
+    double: &DeployDouble,
+    fleet: &str,
+    args: &[&str],
+) -> TestResult<Run> {
+    deploy_paused(env, fleet, args, async |pod: String| {
+        double.wire(&env.client(), env.namespace(), &pod).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// Runs `deploy` (args after `deploy`), pausing the plugin (SIGSTOP) as soon as it created its
+/// Job until `wire` has put an Exec rule in place for the Job's pod (whose name it gets), so
+/// that every exec of the plugin runs what the rule says. Returns the finished run.
+pub async fn deploy_paused(
+    env: &TestEnv,
+    fleet: &str,
+    args: &[&str],
+    wire: impl AsyncFnOnce(String) -> TestResult,
+) -> TestResult<Run> {
     let mut full = vec!["deploy"];
     full.extend_from_slice(args);
     let mut child = plugin(env, &full).spawn()?;
@@ -425,12 +457,10 @@ pub async fn deploy_with(
     let ruled = match created {
         Ok(_) => {
             signal(pid, "STOP")?;
-            let applied = async {
-                let pod = deploy_pod(env, fleet).await?;
-                rule(&pod).apply(&env.client(), env.namespace()).await?;
-                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
-            }
-            .await;
+            let applied = match deploy_pod(env, fleet).await {
+                Ok(pod) => wire(pod).await,
+                Err(e) => Err(e),
+            };
             signal(pid, "CONT")?;
             applied
         }
