@@ -40,11 +40,24 @@ pub async fn unknown_resource(client: &Client, resource: &'static str) -> Error 
 
 /// Lists the fleets of one namespace, or of all namespaces when `namespace` is None.
 pub async fn list(target: &Target, namespace: Option<&str>) -> Result<Vec<CelldFleet>> {
+    list_selected(target, namespace, None).await
+}
+
+/// Lists the fleets whose labels match `selector` (kubectl's label selector syntax).
+pub async fn list_selected(
+    target: &Target,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<CelldFleet>> {
     let api: Api<CelldFleet> = match namespace {
         Some(ns) => Api::namespaced(target.client.clone(), ns),
         None => Api::all(target.client.clone()),
     };
-    let mut fleets = match api.list(&ListParams::default()).await {
+    let mut params = ListParams::default();
+    if let Some(selector) = selector {
+        params = params.labels(selector);
+    }
+    let mut fleets = match api.list(&params).await {
         Ok(list) => list.items,
         Err(e) => return Err(fleet_error(&target.client, "list", namespace, e).await),
     };

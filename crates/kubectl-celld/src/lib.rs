@@ -12,6 +12,7 @@ pub mod exec;
 pub mod fleets;
 pub mod human;
 pub mod init;
+pub mod jsonpath_template;
 pub mod kube_error;
 pub mod kubeconfig;
 pub mod logs;

@@ -20,17 +20,23 @@ pub struct FleetRow {
     pub ready_replicas: i32,
     /// Desired nodes.
     pub replicas: i32,
-    /// Status of the Ready condition (True, False, Unknown), if reported.
-    pub ready: Option<String>,
+    /// Whether the Ready condition is True (false when False, Unknown or not reported yet).
+    pub ready: bool,
+    /// The Ready condition's status as the table shows it (True, False, Unknown).
+    #[serde(skip)]
+    pub ready_condition: Option<String>,
     /// Where the Worker is served.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// celld image.
     pub image: String,
     /// Deployed Worker version.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
     /// Storage resolution.
     pub storage: StorageReport,
     /// Creation time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<Time>,
 }
 
@@ -44,14 +50,16 @@ pub struct FleetList {
 /// A row from a fleet and the stores of the listed namespaces.
 pub fn row(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> FleetRow {
     let status = fleet.status.as_ref();
+    let ready = status
+        .and_then(|s| celld_api::conditions::find(&s.conditions, celld_api::conditions::READY))
+        .map(|c| c.status.clone());
     FleetRow {
         namespace: fleet.metadata.namespace.clone().unwrap_or_default(),
         name: fleet.metadata.name.clone().unwrap_or_default(),
         ready_replicas: status.map(|s| s.ready_replicas).unwrap_or(0),
         replicas: fleet.spec.replicas,
-        ready: status
-            .and_then(|s| celld_api::conditions::find(&s.conditions, celld_api::conditions::READY))
-            .map(|c| c.status.clone()),
+        ready: ready.as_deref() == Some("True"),
+        ready_condition: ready,
         url: status.and_then(|s| s.url.clone()),
         image: fleet.spec.image.clone(),
         version: status
@@ -66,11 +74,22 @@ fn dash(s: Option<&str>) -> String {
     s.filter(|s| !s.is_empty()).unwrap_or("-").to_string()
 }
 
-/// The table; with `namespaces` a NAMESPACE column comes first.
-pub fn render(rows: &[FleetRow], namespaces: bool, now: Timestamp) -> String {
+/// `-o name`: `celldfleet.platform.celld.dev/NAME`, one a line.
+pub fn names(rows: &[FleetRow]) -> String {
+    rows.iter()
+        .map(|r| format!("celldfleet.platform.celld.dev/{}\n", r.name))
+        .collect()
+}
+
+/// The table; with `namespaces` a NAMESPACE column comes first; `wide` adds the region and
+/// the credentials Secret.
+pub fn render(rows: &[FleetRow], namespaces: bool, wide: bool, now: Timestamp) -> String {
     let mut headers = vec![
         "NAME", "READY", "NODES", "URL", "IMAGE", "VERSION", "STORE", "BUCKET", "ENDPOINT", "AGE",
     ];
+    if wide {
+        headers.extend(["REGION", "SECRET"]);
+    }
     if namespaces {
         headers.insert(0, "NAMESPACE");
     }
@@ -83,7 +102,7 @@ pub fn render(rows: &[FleetRow], namespaces: bool, now: Timestamp) -> String {
         };
         let mut cells = vec![
             r.name.clone(),
-            dash(r.ready.as_deref()),
+            dash(r.ready_condition.as_deref()),
             format!("{}/{}", r.ready_replicas, r.replicas),
             dash(r.url.as_deref()),
             r.image.clone(),
@@ -93,6 +112,10 @@ pub fn render(rows: &[FleetRow], namespaces: bool, now: Timestamp) -> String {
             dash(r.storage.endpoint.as_deref()),
             human::age(r.created.as_ref().map(|t| t.0), now),
         ];
+        if wide {
+            cells.push(dash(r.storage.region.as_deref()));
+            cells.push(dash(r.storage.credentials_secret.as_deref()));
+        }
         if namespaces {
             cells.insert(0, r.namespace.clone());
         }

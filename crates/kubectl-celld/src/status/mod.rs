@@ -1,5 +1,6 @@
 //! `status`: one fleet in detail, or a table of fleets.
 
+pub mod format;
 pub mod list;
 pub mod render;
 pub mod report;
@@ -10,6 +11,7 @@ use crate::kubeconfig::{self, Target};
 use crate::output;
 use celld_api::CelldObjectStore;
 use clap::Args;
+use format::StatusOutput;
 use kube::Api;
 use kube::api::ListParams;
 
@@ -26,7 +28,8 @@ Examples:
   kubectl celld status -A
 
   # For scripts
-  kubectl celld status web -o json | jq -r .worker.version",
+  kubectl celld status web -o json | jq -r .worker.version
+  kubectl celld status -l team=web -o jsonpath='{range .fleets[*]}{.name}{\"\\t\"}{.ready}{\"\\n\"}{end}'",
     override_usage = "kubectl celld status [OPTIONS] [FLEET]"
 )]
 pub struct StatusArgs {
@@ -38,9 +41,13 @@ pub struct StatusArgs {
     #[arg(short = 'A', long, conflicts_with = "fleet")]
     pub all_namespaces: bool,
 
-    /// Output format for scripts (default: text)
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<OutputFormat>,
+    /// Output format: yaml, json, wide, name or jsonpath=TEMPLATE (default: text)
+    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = format::parse)]
+    pub output: Option<StatusOutput>,
+
+    /// Only fleets whose labels match this selector (e.g. team=web,tier!=canary)
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "fleet")]
+    pub selector: Option<String>,
 
     /// How many recent Events to show
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -50,39 +57,81 @@ pub struct StatusArgs {
 /// Runs `status`.
 pub async fn run(globals: &Globals, args: StatusArgs) -> Result<u8> {
     let target = kubeconfig::connect(globals).await?;
+    let text = snapshot(&target, &args).await?;
+    output::print(&text)?;
+    Ok(0)
+}
+
+/// The output of one look at the cluster.
+async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
     let now = jiff::Timestamp::now();
-    let text = match &args.fleet {
+    match &args.fleet {
         Some(name) => {
-            let fleet = crate::fleets::get(&target, name).await?;
-            let report = report::gather(&target, &fleet, args.events).await;
-            match args.output {
-                Some(format) => output::serialize(&report, format)?,
-                None => render::render(&report, now),
+            let fleet = crate::fleets::get(target, name).await?;
+            let report = report::gather(target, &fleet, args.events).await;
+            match &args.output {
+                None => Ok(render::render(&report, now)),
+                Some(StatusOutput::Wide) => {
+                    let stores = stores(target, Some(&target.namespace)).await?;
+                    Ok(list::render(
+                        &[list::row(&fleet, &stores)],
+                        false,
+                        true,
+                        now,
+                    ))
+                }
+                Some(other) => document(&report, other, || {
+                    format!("celldfleet.platform.celld.dev/{name}\n")
+                }),
             }
         }
         None => {
             let ns = (!args.all_namespaces).then_some(target.namespace.as_str());
-            let fleets = crate::fleets::list(&target, ns).await?;
-            let stores = stores(&target, ns).await?;
+            let fleets = crate::fleets::list_selected(target, ns, args.selector.as_deref()).await?;
+            let stores = stores(target, ns).await?;
             let rows: Vec<list::FleetRow> = fleets.iter().map(|f| list::row(f, &stores)).collect();
-            match args.output {
-                Some(format) => output::serialize(&list::FleetList { fleets: rows }, format)?,
-                None if rows.is_empty() => {
+            match &args.output {
+                None | Some(StatusOutput::Wide) if rows.is_empty() => {
                     eprintln!(
-                        "No CelldFleets found {}; create one with: kubectl celld init NAME --bucket s3://BUCKET/PREFIX ...",
+                        "No CelldFleets found {}{}; create one with: kubectl celld init NAME --bucket s3://BUCKET/PREFIX ...",
                         match ns {
                             Some(ns) => format!("in namespace {ns}"),
                             None => "in any namespace".to_string(),
-                        }
+                        },
+                        args.selector
+                            .as_deref()
+                            .map(|s| format!(" matching {s}"))
+                            .unwrap_or_default()
                     );
-                    String::new()
+                    Ok(String::new())
                 }
-                None => list::render(&rows, args.all_namespaces, now),
+                None => Ok(list::render(&rows, args.all_namespaces, false, now)),
+                Some(StatusOutput::Wide) => Ok(list::render(&rows, args.all_namespaces, true, now)),
+                Some(other) => {
+                    let names = list::names(&rows);
+                    document(&list::FleetList { fleets: rows }, other, || names)
+                }
             }
         }
-    };
-    output::print(&text)?;
-    Ok(0)
+    }
+}
+
+/// A document format of `value`: yaml, json, name (from `name`) or a jsonpath template.
+fn document<T: serde::Serialize>(
+    value: &T,
+    format: &StatusOutput,
+    name: impl FnOnce() -> String,
+) -> Result<String> {
+    match format {
+        StatusOutput::Yaml => output::serialize(value, OutputFormat::Yaml),
+        StatusOutput::Json | StatusOutput::Wide => output::serialize(value, OutputFormat::Json),
+        StatusOutput::Name => Ok(name()),
+        StatusOutput::JsonPath(template) => {
+            let doc = serde_json::to_value(value).map_err(|e| Error::Output(e.to_string()))?;
+            crate::jsonpath_template::render(template, &doc)
+                .map_err(|e| Error::Usage(format!("-o jsonpath: {e}")))
+        }
+    }
 }
 
 async fn stores(target: &Target, ns: Option<&str>) -> Result<Vec<CelldObjectStore>> {

@@ -22,8 +22,10 @@ pub struct FleetReport {
     /// Namespace.
     pub namespace: String,
     /// When the fleet was created.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<Time>,
     /// Where the Worker is served, as the operator reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// celld image of the nodes.
     pub image: String,
@@ -32,6 +34,7 @@ pub struct FleetReport {
     /// Whether the operator has written any status yet.
     pub status_reported: bool,
     /// The deployed Worker version, as the operator read it from the bucket.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub worker: Option<WorkerReport>,
     /// Storage resolution.
     pub storage: StorageReport,
@@ -55,8 +58,10 @@ pub struct WorkerReport {
     /// Version id.
     pub version: String,
     /// Script name, when the pointer names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub script_name: Option<String>,
     /// Traffic share of the version.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rollout_percent: Option<i32>,
 }
 
@@ -65,16 +70,22 @@ pub struct WorkerReport {
 #[serde(rename_all = "camelCase")]
 pub struct StorageReport {
     /// The CelldObjectStore the connection comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
     /// Bucket and prefix.
     pub bucket: String,
     /// Endpoint; None for AWS S3.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// Region.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// The credentials Secret's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_secret: Option<String>,
-    /// Whether that Secret exists; None when it could not be checked.
+    /// Whether that Secret exists; absent when it was not checked (no permission to get
+    /// Secrets, or storage that does not resolve).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub secret_exists: Option<bool>,
     /// Why the storage does not resolve.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,8 +107,10 @@ pub struct RolloutReport {
     /// Replicas on the update revision.
     pub updated_replicas: i32,
     /// The revision the current pods run.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_revision: Option<String>,
     /// The revision being rolled out.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub update_revision: Option<String>,
     /// Whether the operator has caught up with the fleet's latest spec.
     pub spec_observed: bool,
@@ -116,10 +129,13 @@ pub struct PodReport {
     /// Container restarts.
     pub restarts: i32,
     /// When the pod was created.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<Time>,
     /// Pod IP.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ip: Option<String>,
     /// Node it runs on.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
 }
 
@@ -137,6 +153,7 @@ pub struct ConditionReport {
     /// What it means.
     pub message: String,
     /// When the status last changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
 }
 
@@ -156,6 +173,7 @@ pub struct EventReport {
     /// How often.
     pub count: i32,
     /// When it last happened.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_seen: Option<Time>,
 }
 

@@ -1,7 +1,8 @@
 //! Argument handling: what each command accepts and refuses, and the help texts (snapshots).
 
 use clap::{CommandFactory, Parser};
-use kubectl_celld::cli::{Cli, Command, OutputFormat};
+use kubectl_celld::cli::{Cli, Command};
+use kubectl_celld::status::format::StatusOutput;
 use std::time::Duration;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -84,9 +85,28 @@ fn status_lists_or_shows_one() {
         panic!("not status")
     };
     assert!(s.all_namespaces);
-    assert_eq!(s.output, Some(OutputFormat::Json));
+    assert_eq!(s.output, Some(StatusOutput::Json));
     assert!(refused(&["status", "web", "-A"]).contains("cannot be used with"));
+    assert!(refused(&["status", "web", "-l", "a=b"]).contains("cannot be used with"));
     assert!(refused(&["status", "-o", "table"]).contains("invalid value"));
+    for (flag, format) in [
+        ("wide", StatusOutput::Wide),
+        ("name", StatusOutput::Name),
+        ("yaml", StatusOutput::Yaml),
+        (
+            "jsonpath={.worker.version}",
+            StatusOutput::JsonPath("{.worker.version}".into()),
+        ),
+    ] {
+        let Command::Status(s) = parse(&["status", "-l", "team=web", "-o", flag])
+            .unwrap()
+            .command
+        else {
+            panic!("not status")
+        };
+        assert_eq!(s.output, Some(format));
+        assert_eq!(s.selector.as_deref(), Some("team=web"));
+    }
 }
 
 #[test]

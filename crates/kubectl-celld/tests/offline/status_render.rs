@@ -225,9 +225,27 @@ fn fleet_table() {
         .iter()
         .map(|f| list::row(f, &stores))
         .collect();
-    insta::assert_snapshot!("table_all_namespaces", list::render(&rows, true, now()));
+    insta::assert_snapshot!(
+        "table_all_namespaces",
+        list::render(&rows, true, false, now())
+    );
     insta::assert_snapshot!(
         "table_one_namespace",
-        list::render(&rows[1..], false, now())
+        list::render(&rows[1..], false, false, now())
+    );
+    insta::assert_snapshot!("table_wide", list::render(&rows[1..], false, true, now()));
+    insta::assert_snapshot!("names", list::names(&rows));
+    // Typed: the Ready condition as a boolean, absent values omitted, never null.
+    let doc = serde_json::to_value(list::FleetList { fleets: rows }).unwrap();
+    assert_eq!(doc["fleets"][2]["ready"], serde_json::json!(true));
+    assert_eq!(doc["fleets"][0]["ready"], serde_json::json!(false));
+    insta::assert_snapshot!("table_json", serde_json::to_string_pretty(&doc).unwrap());
+    assert_eq!(
+        kubectl_celld::jsonpath_template::render(
+            r#"{range .fleets[*]}{.namespace}/{.name}{"\t"}{.ready}{"\n"}{end}"#,
+            &doc
+        )
+        .unwrap(),
+        "edge/api\tfalse\napps/broken\tfalse\napps/web\ttrue\n"
     );
 }
