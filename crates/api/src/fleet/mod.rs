@@ -124,15 +124,16 @@ pub struct CelldFleetSpec {
     #[schemars(length(max = 32), transform = crate::rules::tolerations::schema)]
     pub tolerations: Vec<Toleration>,
 
-    /// Node and pod affinity of this fleet's pods. Each list holds at most 16 entries and each
-    /// matchLabels map at most 32.
+    /// Node and pod affinity of this fleet's pods. Each list holds at most 8 entries (the values
+    /// of a node selector requirement 32), each matchLabels map at most 32, and label selector
+    /// values are label values of at most 63 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::rules::affinity::schema)]
     pub affinity: Option<Affinity>,
 
     /// How this fleet's pods spread across zones and nodes, at most 8 constraints with distinct
-    /// topologyKey and whenUnsatisfiable. Selectors may use the label
-    /// platform.celld.dev/fleet=<fleet name>.
+    /// topologyKey and whenUnsatisfiable, each with at most 8 selector requirements, values and
+    /// matchLabelKeys. Selectors may use the label platform.celld.dev/fleet=<fleet name>.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 8), transform = crate::rules::topology_spread::schema)]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,

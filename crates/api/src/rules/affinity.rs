@@ -4,7 +4,7 @@ use super::bounds::{self, Bounds};
 use super::{label_selector, names};
 use kube::core::Rule;
 use schemars::Schema;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const NODE_REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
 const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
@@ -18,7 +18,7 @@ pub fn schema(schema: &mut Schema) {
     bounds::bound(
         root,
         Bounds {
-            items: 16,
+            items: 8,
             length: 317,
             properties: 32,
         },
@@ -76,7 +76,17 @@ fn weight_rule(at: &str) -> Rule {
         .message(format!("{at}: weight must be between 1 and 100").as_str())
 }
 
+/// Most values of a node selector requirement (a list of zones, for example).
+pub const NODE_SELECTOR_VALUES: u64 = 32;
+
 fn node_selector_term(root: &mut Value, path: &[&str], at: &str) {
+    for list in ["matchExpressions", "matchFields"] {
+        if let Some(values) = bounds::at(root, &[path, &[list, "[]", "values"]].concat())
+            .and_then(Value::as_object_mut)
+        {
+            values.insert("maxItems".into(), json!(NODE_SELECTOR_VALUES));
+        }
+    }
     bounds::add_rules(
         root,
         &[path, &["matchExpressions", "[]"]].concat(),

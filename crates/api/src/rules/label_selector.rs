@@ -4,16 +4,31 @@
 use super::bounds;
 use super::names;
 use kube::core::Rule;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// Adds the label-selector rules to the LabelSelector schema at `path` below `root`; `at` names
-/// the selector in messages, for example `spec.topologySpreadConstraints[*].labelSelector`.
+/// Adds the label-selector rules to the LabelSelector schema at `path` below `root`, and bounds
+/// its values to the 63 characters of a label value (which keeps the cost of checking them low);
+/// `at` names the selector in messages, for example
+/// `spec.topologySpreadConstraints[*].labelSelector`.
 pub fn add(root: &mut Value, path: &[&str], at: &str) {
     let requirement = [path, &["matchExpressions", "[]"]].concat();
     bounds::add_rules(root, &requirement, &requirement_rules(at));
+    let values = [&requirement[..], &["values", "[]"]].concat();
+    if let Some(values) = bounds::at(root, &values).and_then(Value::as_object_mut) {
+        values.insert("maxLength".into(), json!(LABEL_VALUE_LENGTH));
+    }
     let labels = [path, &["matchLabels"]].concat();
     bounds::add_rules(root, &labels, &match_labels_rules(at));
+    if let Some(values) = bounds::at(root, &labels)
+        .and_then(|l| l.get_mut("additionalProperties"))
+        .and_then(Value::as_object_mut)
+    {
+        values.insert("maxLength".into(), json!(LABEL_VALUE_LENGTH));
+    }
 }
+
+/// The longest label value.
+const LABEL_VALUE_LENGTH: u64 = 63;
 
 fn requirement_rules(at: &str) -> Vec<Rule> {
     vec![

@@ -15,7 +15,7 @@ pub fn schema(schema: &mut Schema) {
         bounds::bound(
             root,
             Bounds {
-                items: 16,
+                items: 8,
                 length: 317,
                 properties: 32,
             },
