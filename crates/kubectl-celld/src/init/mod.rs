@@ -4,6 +4,7 @@ pub mod apply;
 pub mod args;
 pub mod build;
 pub mod hints;
+pub mod storage_warning;
 
 pub use args::InitArgs;
 
@@ -18,6 +19,9 @@ pub async fn run(globals: &Globals, args: &InitArgs) -> Result<u8> {
         let built = build::build(args, Some(&target.namespace))?;
         let outcome = apply::apply(&target, &built, args.force_conflicts).await?;
         output::print(&format!("{}\n", apply::line(&args.name, outcome)))?;
+        for warning in storage_warning::check(&target, &built.fleet).await {
+            eprintln!("{warning}");
+        }
     } else {
         let namespace = kubeconfig::namespace_offline(globals).await;
         let built = build::build(args, namespace.as_deref())?;

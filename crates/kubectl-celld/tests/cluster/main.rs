@@ -13,6 +13,7 @@ mod deploy;
 mod deploy_loop;
 mod errors;
 mod init;
+mod kubectl_conventions;
 mod kubectl_plugin;
 mod logs;
 mod status;
