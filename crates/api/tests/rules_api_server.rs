@@ -109,6 +109,10 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The largest manifest a client-side `kubectl apply` can record in its last-applied
+/// annotation, with room for the other annotations.
+const LAST_APPLIED_LIMIT: usize = 200 * 1024;
+
 #[tokio::test]
 async fn kubectl_apply_refuses_every_bad_fleet_naming_the_field() {
     let env = TestEnv::new("kubectl-apply")
@@ -120,9 +124,17 @@ async fn kubectl_apply_refuses_every_bad_fleet_naming_the_field() {
     let mut failures = Vec::new();
     for case in &cases::fleets() {
         let manifest = serde_json::to_vec(&object("CelldFleet", case.yaml)).expect("JSON");
+        // A client-side apply copies the manifest into the last-applied-configuration
+        // annotation, which cannot hold one larger than Kubernetes' 256 KiB of annotations:
+        // those are applied server-side, as their users would have to.
+        let args: &[&str] = if manifest.len() > LAST_APPLIED_LIMIT {
+            &["apply", "--server-side", "--dry-run=server", "-f", "-"]
+        } else {
+            &["apply", "--dry-run=server", "-f", "-"]
+        };
         let out = env
             .kubectl()
-            .output(["apply", "--dry-run=server", "-f", "-"], Some(&manifest))
+            .output(args.iter().copied(), Some(&manifest))
             .await
             .expect("kubectl runs");
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
