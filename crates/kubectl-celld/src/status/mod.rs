@@ -49,6 +49,11 @@ pub struct StatusArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "fleet")]
     pub selector: Option<String>,
 
+    /// Watch: after the first output, look again every 2 seconds and print again when it
+    /// changed (Ctrl-C to stop)
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+
     /// How many recent Events to show
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub events: usize,
@@ -57,10 +62,27 @@ pub struct StatusArgs {
 /// Runs `status`.
 pub async fn run(globals: &Globals, args: StatusArgs) -> Result<u8> {
     let target = kubeconfig::connect(globals).await?;
-    let text = snapshot(&target, &args).await?;
-    output::print(&text)?;
+    let mut last = snapshot(&target, &args).await?;
+    output::print(&last)?;
+    if !args.watch {
+        return Ok(0);
+    }
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(WATCH_INTERVAL) => {}
+            _ = tokio::signal::ctrl_c() => break,
+        }
+        let next = snapshot(&target, &args).await?;
+        if next != last {
+            output::print(&next)?;
+            last = next;
+        }
+    }
     Ok(0)
 }
+
+/// How often `status -w` looks again.
+const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The output of one look at the cluster.
 async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {

@@ -144,3 +144,27 @@ async fn status_selects_by_label_and_prints_kubectl_formats() -> TestResult {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn status_watch_prints_again_when_the_fleets_change() -> TestResult {
+    let env = support::env("plugin-conv-watch").await?;
+    let s3 = env.s3()?;
+    support::secret(&env, "s3-creds").await?;
+    support::store(&env, "minio", "s3-creds").await?;
+    support::fleet(&env, "web", "minio", &support::bucket(&s3, "watch-web")).await?;
+    let mut child = support::plugin(
+        &env,
+        &["status", "-w", "-o", r#"jsonpath={.fleets[*].name}{"\n"}"#],
+    )
+    .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let _out = support::collect(stdout, Some(tx));
+    let first = tokio::time::timeout(std::time::Duration::from_secs(30), rx.recv()).await?;
+    assert_eq!(first.as_deref(), Some("web"));
+    support::fleet(&env, "api", "minio", &support::bucket(&s3, "watch-api")).await?;
+    let second = tokio::time::timeout(std::time::Duration::from_secs(30), rx.recv()).await?;
+    assert_eq!(second.as_deref(), Some("api web"));
+    child.kill().await?;
+    Ok(())
+}
