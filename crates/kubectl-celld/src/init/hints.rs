@@ -30,6 +30,17 @@ const FLAGS: &[(&str, &str)] = &[
     ("spec.env", "--env"),
     ("podAnnotations", "--pod-annotation"),
     ("podLabels", "--pod-label"),
+    ("spec.nodeSelector", "--node-selector"),
+    ("spec.tolerations", "--toleration"),
+    ("spec.topologySpreadConstraints", "--spread"),
+    ("spec.affinity", "--affinity-file"),
+    ("serviceAccountName", "--service-account"),
+    ("service.annotations", "--service-annotation"),
+    ("ingress.annotations", "--route-annotation"),
+    ("spec.resources", "--cpu-request"),
+    ("spec.resources", "--memory-request"),
+    ("spec.resources", "--cpu-limit"),
+    ("spec.resources", "--memory-limit"),
 ];
 
 /// The flags a message is about, in the order of [`FLAGS`], without repeats.
@@ -76,6 +87,19 @@ mod tests {
                 "spec.ingress.stripPrefix needs spec.ingress.path other than /: with path / there is no prefix to strip"
             ),
             vec!["--strip-prefix", "--path"]
+        );
+        assert_eq!(
+            flags_for("spec.ingress.annotations keys must be a qualified name [PREFIX/]NAME"),
+            vec!["--route-annotation"]
+        );
+        assert_eq!(
+            flags_for("spec.resources: a request may not exceed the limit of the same resource"),
+            vec![
+                "--cpu-request",
+                "--memory-request",
+                "--cpu-limit",
+                "--memory-limit"
+            ]
         );
     }
 }
