@@ -43,6 +43,14 @@ async fn ports(env: &TestEnv, name: &str) -> Vec<(String, i32, String, String)> 
         .collect()
 }
 
+/// Whether the object `name` exists.
+async fn present<K>(api: &Api<K>, name: &str) -> kube::Result<bool>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.get_opt(name).await.map(|o| o.is_some())
+}
+
 fn port(name: &str, port: i32, target: i32) -> (String, i32, String, String) {
     (name.into(), port, "TCP".into(), target.to_string())
 }
@@ -257,24 +265,33 @@ async fn a_refused_child_is_reported_once_and_the_others_still_applied() {
         (ready.status.as_str(), ready.reason.as_str()),
         ("False", "ChildRejected")
     );
-    for svc in ["capped", "capped-peer"] {
-        env.api::<Service>()
-            .get(svc)
-            .await
-            .expect("Service applied");
+    // The status is written after every child was tried: the others exist already.
+    let exists = [
+        (
+            "Service capped",
+            present(&env.api::<Service>(), "capped").await,
+        ),
+        (
+            "Service capped-peer",
+            present(&env.api::<Service>(), "capped-peer").await,
+        ),
+        (
+            "NetworkPolicy",
+            present(&env.api::<NetworkPolicy>(), "capped").await,
+        ),
+        (
+            "PodDisruptionBudget",
+            present(&env.api::<PodDisruptionBudget>(), "capped").await,
+        ),
+        ("Ingress", present(&env.api::<Ingress>(), "capped").await),
+    ];
+    for (what, found) in exists {
+        assert!(
+            found.as_ref().is_ok_and(|f| *f),
+            "{what} applied next to the refused StatefulSet: {found:?}; Degraded: {}",
+            degraded.message
+        );
     }
-    env.api::<NetworkPolicy>()
-        .get("capped")
-        .await
-        .expect("NetworkPolicy applied");
-    env.api::<PodDisruptionBudget>()
-        .get("capped")
-        .await
-        .expect("PodDisruptionBudget applied");
-    env.api::<Ingress>()
-        .get("capped")
-        .await
-        .expect("Ingress applied");
 
     // The operator retries; the same failure publishes no new Event.
     let failed = op.metrics.failures(Reason::ChildRejected);
