@@ -60,15 +60,16 @@ pub struct IngressSpec {
     /// Host name clients use, for example app.example.com (a DNS name, not an IP address;
     /// *.example.com is allowed).
     #[schemars(length(min = 1, max = 253))]
-    #[x_kube(validation = Rule::new(r"self.matches('^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')").message("spec.ingress.hostname must be a lowercase DNS name such as app.example.com, without scheme, port or path"))]
+    #[x_kube(validation = Rule::new(r"self.matches('^(\\*\\.)?[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$')").message("spec.ingress.hostname must be a lowercase DNS name such as app.example.com, without scheme, port or path, each dot-separated part at most 63 characters"))]
     #[x_kube(validation = Rule::new("!self.matches('^[0-9]+([.][0-9]+){3}$')").message("spec.ingress.hostname must be a DNS name, not an IP address: Ingress and HTTPRoute hosts cannot be IPs; omit spec.ingress to reach the fleet through its Service"))]
     pub hostname: String,
 
     /// URL path the Worker is mounted on, starting with / (default /), for example /api. No
-    /// `.` or `..` segments, no `//`, and `%` only as a %XX escape of a character other than /.
+    /// `.` or `..` segments, no `//`, and `%` only as a %XX escape of a character other than `.`
+    /// and `/`.
     #[serde(default = "default_path")]
     #[schemars(length(min = 1, max = 1024))]
-    #[x_kube(validation = Rule::new("!self.contains('//') && !self.contains('/./') && !self.contains('/../') && !self.endsWith('/.') && !self.endsWith('/..') && !self.matches('%($|.$|[^0-9A-Fa-f]|.[^0-9A-Fa-f])') && !self.matches('%2[fF]')").message("spec.ingress.path may not contain // or . or .. segments (such as /a/../b), nor % other than a %XX escape of a character other than /: write the path the clients use, for example /api/v1"))]
+    #[x_kube(validation = Rule::new("!self.contains('//') && !self.contains('/./') && !self.contains('/../') && !self.endsWith('/.') && !self.endsWith('/..') && !self.matches('%($|.$|[^0-9A-Fa-f]|.[^0-9A-Fa-f])') && !self.matches('%2[eEfF]')").message("spec.ingress.path may not contain // or . or .. segments (such as /a/../b), nor % other than a %XX escape of a character other than . and /: write the path the clients use, for example /api/v1"))]
     #[x_kube(validation = Rule::new(r"self.matches('^/[A-Za-z0-9._~%!$&()*+,;=:@/-]*$') && (self == '/' || !self.endsWith('/'))").message("spec.ingress.path must start with /, contain only URL path characters and not end with / (for example /api)"))]
     pub path: String,
 

@@ -130,6 +130,13 @@ fn pod_affinity_term(root: &mut Value, path: &[&str], at: &str) {
             .message(
                 format!("{at}: matchLabelKeys and mismatchLabelKeys need a labelSelector, and each key must be a label key, {}", names::QUALIFIED_NAME_HELP).as_str(),
             ),
+            Rule::new(format!(
+                "!has(self.labelSelector) || ((!has(self.matchLabelKeys) || self.matchLabelKeys.all(k, !{in_selector} && (!has(self.mismatchLabelKeys) || !(k in self.mismatchLabelKeys)))) && (!has(self.mismatchLabelKeys) || self.mismatchLabelKeys.all(k, !{in_selector})))",
+                in_selector = label_selector::selects_on("self.labelSelector", "k"),
+            ))
+            .message(
+                format!("{at}: a key may be in only one of matchLabelKeys, mismatchLabelKeys and the labelSelector: remove it from the others").as_str(),
+            ),
         ],
     );
     label_selector::add(

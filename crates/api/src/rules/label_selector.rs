@@ -27,6 +27,13 @@ pub fn add(root: &mut Value, path: &[&str], at: &str) {
     }
 }
 
+/// CEL: the label key `key` is one the label selector `selector` selects on.
+pub fn selects_on(selector: &str, key: &str) -> String {
+    format!(
+        "((has({selector}.matchLabels) && {key} in {selector}.matchLabels) || (has({selector}.matchExpressions) && {selector}.matchExpressions.exists(e, e.key == {key})))"
+    )
+}
+
 /// The longest label value.
 const LABEL_VALUE_LENGTH: u64 = 63;
 

@@ -50,6 +50,9 @@ fn rules() -> Vec<Rule> {
         Rule::new(format!("self.all(c, !has(c.matchLabelKeys) || (has(c.labelSelector) && c.matchLabelKeys.all(k, {})))", names::is_qualified_name("k"))).message(
             format!("{AT}: matchLabelKeys needs a labelSelector, and each key must be a label key, {}", names::QUALIFIED_NAME_HELP).as_str(),
         ),
+        Rule::new(format!("self.all(c, !has(c.matchLabelKeys) || !has(c.labelSelector) || c.matchLabelKeys.all(k, !{}))", label_selector::selects_on("c.labelSelector", "k"))).message(
+            format!("{AT}: a key of matchLabelKeys may not also be in the constraint's labelSelector: remove it from one of them").as_str(),
+        ),
         Rule::new("self.all(a, self.exists_one(b, b.topologyKey == a.topologyKey && b.whenUnsatisfiable == a.whenUnsatisfiable))").message(
             format!("{AT}: two constraints have the same topologyKey and whenUnsatisfiable; merge them").as_str(),
         ),

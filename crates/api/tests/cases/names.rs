@@ -154,4 +154,20 @@ spec:
 "#,
         "credentialsSecretRef.name must be the name of a Secret",
     ),
+    bad(
+        "hostname-label-over-63",
+        fleet!(
+            "hostname-long-label",
+            "  ingress: {hostname: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example.com, ingressClass: nginx}\n"
+        ),
+        "each dot-separated part at most 63 characters",
+    ),
+    bad(
+        "path-encoded-dot-dot",
+        fleet!(
+            "path-encoded-dots",
+            "  ingress: {hostname: app.example.com, ingressClass: nginx, path: /%2e%2e/admin}\n"
+        ),
+        "spec.ingress.path may not contain // or . or .. segments",
+    ),
 ];

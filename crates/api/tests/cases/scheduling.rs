@@ -319,4 +319,35 @@ pub const CASES: &[Case] = &[
         ),
         "spec.topologySpreadConstraints: matchLabelKeys needs a labelSelector",
     ),
+    bad(
+        "spread-match-label-key-in-selector",
+        fleet!(
+            "spread-label-key-overlap",
+            r#"
+  topologySpreadConstraints:
+    - maxSkew: 1
+      topologyKey: kubernetes.io/hostname
+      whenUnsatisfiable: DoNotSchedule
+      labelSelector: {matchLabels: {platform.celld.dev/fleet: spread-label-key-overlap}}
+      matchLabelKeys: [platform.celld.dev/fleet]
+"#
+        ),
+        "spec.topologySpreadConstraints: a key of matchLabelKeys may not also be in the constraint's labelSelector",
+    ),
+    bad(
+        "pod-affinity-key-in-both-lists",
+        fleet!(
+            "affinity-key-overlap",
+            r#"
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        - topologyKey: kubernetes.io/hostname
+          labelSelector: {matchExpressions: [{key: app, operator: Exists}]}
+          matchLabelKeys: [tenant]
+          mismatchLabelKeys: [tenant]
+"#
+        ),
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[*]: a key may be in only one of matchLabelKeys, mismatchLabelKeys and the labelSelector",
+    ),
 ];
