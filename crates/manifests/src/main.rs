@@ -30,7 +30,8 @@ fn main() -> Result<(), Error> {
         path: readme.clone(),
         source,
     })?;
-    let spliced = reference::splice(&text).ok_or_else(|| Error::ReferenceMarkers(readme.clone()))?;
+    let spliced =
+        reference::splice(&text).ok_or_else(|| Error::ReferenceMarkers(readme.clone()))?;
     if spliced != text {
         std::fs::write(&readme, spliced).map_err(|source| Error::Write {
             path: readme.clone(),
