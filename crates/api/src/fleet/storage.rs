@@ -70,11 +70,11 @@ pub struct LocalStorage {
     #[serde(default, rename = "type")]
     pub type_: LocalStorageType,
 
-    /// Size of each node's work storage (a Kubernetes quantity such as 10Gi): the emptyDir limit
-    /// or the PVC request.
+    /// Size of each node's work storage (a positive Kubernetes quantity below 2^63 such as 10Gi):
+    /// the emptyDir limit or the PVC request.
     #[serde(default = "default_size")]
     #[schemars(length(min = 1, max = 64))]
-    #[x_kube(validation = Rule::new("isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))").message("spec.localStorage.size must be a positive Kubernetes quantity such as 10Gi or 500Mi"))]
+    #[x_kube(validation = crate::rules::quantity::positive_rule("spec.localStorage.size", "10Gi or 500Mi"))]
     pub size: String,
 
     /// StorageClass of the PVCs (type Persistent only), a DNS subdomain. Omit for the cluster's

@@ -1,31 +1,18 @@
 //! spec.resources: the resource names and quantities Kubernetes accepts in a container.
-//!
-//! A quantity must match [`QUANTITY`] before any rule hands it to CEL's `quantity()`: the pattern
-//! keeps every value and every comparison within the range both the API server and kube's
-//! client-side CEL compute exactly (at most 18 significant digits, exponents up to 18).
 
 use super::bounds::{self, Bounds};
-use super::names;
+use super::{names, quantity};
 use kube::core::Rule;
 use schemars::Schema;
 
 const AT: &str = "spec.resources";
-
-/// A non-negative quantity: up to 15 integer digits and 3 decimals, then a binary or decimal SI
-/// suffix or an exponent up to 18.
-pub const QUANTITY: &str = "^([0-9]{1,15}([.][0-9]{0,3})?|[.][0-9]{1,3})([KMGTPE]i|[numkMGTPE]|[eE][+]?([0-9]|1[0-8])|[eE]-[0-9])?$";
-
-/// The largest quantity Kubernetes stores exactly (2^63-1); larger ones are silently capped.
-const LARGEST: &str = "9223372036854775807";
 
 /// Resources a container may request besides huge pages and extended resources.
 pub const STANDARD: &[&str] = &["cpu", "memory", "ephemeral-storage"];
 
 /// CEL: `v` (an int-or-string quantity) is a non-negative quantity below 2^63-1.
 fn is_quantity(v: &str) -> String {
-    format!(
-        "(string({v}).matches('{QUANTITY}') && quantity(string({v})).compareTo(quantity('{LARGEST}')) < 0)"
-    )
+    quantity::is_quantity(&format!("string({v})"))
 }
 
 /// CEL: `k` is a resource name a container may use.
@@ -63,7 +50,7 @@ pub fn schema(schema: &mut Schema) {
                     format!("{at}: a resource must be cpu, memory, ephemeral-storage, hugepages-SIZE or an extended resource DOMAIN/NAME outside kubernetes.io, for example nvidia.com/gpu").as_str(),
                 ),
                 Rule::new(format!("self.all(k, {})", is_quantity("self[k]"))).message(
-                    format!("{at}: a quantity must be a non-negative Kubernetes quantity below 2^63 such as 500m, 2, 1.5Gi or 1e3 (at most 15 digits before and 3 after the point, exponents up to 18)").as_str(),
+                    format!("{at}: a quantity must be a non-negative Kubernetes quantity such as 500m, 2, 1.5Gi or 1e3, {}", quantity::HELP).as_str(),
                 ),
             ],
         );

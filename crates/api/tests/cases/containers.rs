@@ -192,4 +192,17 @@ pub const CASES: &[Case] = &[
         fleet!("resources-claims", "  resources: {claims: [{name: gpu}]}\n"),
         "spec.resources.claims is not supported",
     ),
+    bad(
+        "local-storage-huge-exponent",
+        fleet!(
+            "local-storage-exponent",
+            "  localStorage: {size: \"1e1000\"}\n"
+        ),
+        "spec.localStorage.size must be a positive Kubernetes quantity",
+    ),
+    bad(
+        "local-storage-zero",
+        fleet!("local-storage-zero", "  localStorage: {size: \"0\"}\n"),
+        "spec.localStorage.size must be a positive Kubernetes quantity",
+    ),
 ];

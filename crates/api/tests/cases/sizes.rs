@@ -76,7 +76,7 @@ pub fn cases() -> Vec<Case> {
                 "node-selector-terms-count",
                 format!(
                     "  affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{}]}}}}}}\n",
-                    vec!["{matchExpressions: [{key: disk, operator: Exists}]}"; 9].join(", ")
+                    ["{matchExpressions: [{key: disk, operator: Exists}]}"; 9].join(", ")
                 ),
             ),
             refused_with: Some(
