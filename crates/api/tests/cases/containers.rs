@@ -41,6 +41,29 @@ pub const CASES: &[Case] = &[
             "  resources: {limits: {cpu: \".5\", memory: 1Gi}}\n"
         ),
     ),
+    ok(
+        "resources-integers",
+        fleet!(
+            "resources-integers",
+            "  resources: {requests: {cpu: 1, memory: 536870912}, limits: {cpu: 2, memory: 1073741824}}\n"
+        ),
+    ),
+    bad(
+        "resources-integer-request-above-limit",
+        fleet!(
+            "resources-integer-limit",
+            "  resources: {requests: {cpu: 3}, limits: {cpu: 2}}\n"
+        ),
+        "spec.resources: a request may not exceed the limit of the same resource",
+    ),
+    bad(
+        "resources-negative-integer",
+        fleet!(
+            "resources-negative-integer",
+            "  resources: {limits: {cpu: -1}}\n"
+        ),
+        "spec.resources.limits: a quantity must be a non-negative Kubernetes quantity",
+    ),
     bad(
         "env-name-with-equals",
         fleet!("env-equals", "  env: [{name: a=b, value: x}]\n"),
