@@ -1,0 +1,294 @@
+//! A control plane of the suite's own, one test at a time, operator processes on it, and the
+//! fleets the tests create.
+
+use celld_api::CelldFleet;
+use celld_testkit::faults::{KillableOperator, PrivateControlPlane};
+use celld_testkit::{Check, S3Settings, TestNamespace, wait_until};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex, MutexGuard};
+
+/// The operator binary built with this test target (`CELLD_OPERATOR_BIN` runs another one, to
+/// check that a test fails on an older build).
+pub fn operator_bin() -> PathBuf {
+    std::env::var_os("CELLD_OPERATOR_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_celld-operator")))
+}
+
+/// How long a fleet change may take to be applied once the control plane answers again.
+pub const APPLIED_WITHIN: Duration = Duration::from_secs(30);
+
+/// The tests kill components of one control plane: one test at a time.
+static ONE_AT_A_TIME: LazyLock<Mutex<()>> = LazyLock::new(|| Mutex::new(()));
+
+/// Where the suite keeps its control plane and operator logs.
+pub fn work_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("faults");
+    std::fs::create_dir_all(&dir).expect("the suite's work directory");
+    dir
+}
+
+/// A test's control plane (started for it, stopped after it), with a namespace holding the
+/// credentials of its S3 server and a published deployment.
+pub struct Plane {
+    pub admin: Client,
+    pub s3: S3Settings,
+    pub ns: String,
+    pub prefix: String,
+    namespace: Option<TestNamespace>,
+    control_plane: Option<PrivateControlPlane>,
+    _one_at_a_time: MutexGuard<'static, ()>,
+}
+
+impl Plane {
+    /// Starts the suite's control plane (waiting for any other test to finish with it first).
+    pub async fn start(test: &str) -> Self {
+        let one_at_a_time = ONE_AT_A_TIME.lock().await;
+        let control_plane = PrivateControlPlane::start(work_dir().join("testenv"))
+            .await
+            .expect("a control plane of the suite's own (make testenv builds its binaries)");
+        let admin = control_plane.client().await.expect("admin client");
+        celld_testkit::install_crds(&admin)
+            .await
+            .expect("CRDs installed");
+        let s3 = control_plane.s3().expect("its S3 server's settings");
+        let namespace = TestNamespace::create(&admin, test)
+            .await
+            .expect("test namespace");
+        let ns = namespace.name().to_string();
+        let prefix = s3.unique_prefix(test).trim_end_matches('/').to_string();
+        let plane = Plane {
+            admin,
+            s3,
+            ns,
+            prefix,
+            namespace: Some(namespace),
+            control_plane: Some(control_plane),
+            _one_at_a_time: one_at_a_time,
+        };
+        plane.create_credentials().await;
+        plane.publish_pointer().await;
+        plane
+    }
+
+    /// The control plane's state directory.
+    pub fn dir(&self) -> &Path {
+        self.control_plane
+            .as_ref()
+            .map(PrivateControlPlane::dir)
+            .expect("running")
+    }
+
+    /// Its admin kubeconfig.
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir().join("kubeconfig")
+    }
+
+    /// The API of `K` in the test namespace.
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        Api::namespaced(self.admin.clone(), &self.ns)
+    }
+
+    async fn create_credentials(&self) {
+        let secret: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "creds"},
+            "stringData": {"AWS_ACCESS_KEY_ID": self.s3.access_key_id, "AWS_SECRET_ACCESS_KEY": self.s3.secret_access_key},
+        }))
+        .expect("Secret");
+        self.api::<Secret>()
+            .create(&PostParams::default(), &secret)
+            .await
+            .expect("Secret created");
+    }
+
+    async fn publish_pointer(&self) {
+        let version = "0000000000000101";
+        let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
+        self.s3
+            .client()
+            .put_object()
+            .bucket(&self.s3.bucket)
+            .key(format!("{}/deploy/current.json", self.prefix))
+            .body(body.to_string().into_bytes().into())
+            .send()
+            .await
+            .expect("pointer written to the S3 server");
+    }
+
+    /// A fleet `name` with `replicas` nodes and `env`, on the test's S3 prefix.
+    pub fn fleet(&self, name: &str, replicas: i32, env: &[(&str, &str)]) -> CelldFleet {
+        let env: Vec<_> = env
+            .iter()
+            .map(|(n, v)| json!({"name": n, "value": v}))
+            .collect();
+        serde_json::from_value(json!({
+            "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
+            "metadata": {"name": name},
+            "spec": {
+                "replicas": replicas,
+                "env": env,
+                "objectStorage": {
+                    "bucket": format!("s3://{}/{}", self.s3.bucket, self.prefix),
+                    "endpoint": self.s3.endpoint, "allowHTTP": true, "region": self.s3.region,
+                    "credentialsSecretRef": {"name": "creds"},
+                },
+            },
+        }))
+        .expect("a valid CelldFleet")
+    }
+
+    /// Applies `fleet` as a user would, retrying while the API server does not answer.
+    pub async fn apply(&self, fleet: &CelldFleet) {
+        let api = self.api::<CelldFleet>();
+        let name = fleet.name_any();
+        wait_until(format!("fleet {name} applied"), APPLIED_WITHIN, || async {
+            let pp = PatchParams::apply("faults-test").force();
+            match api.patch(&name, &pp, &Patch::Apply(fleet)).await {
+                Ok(_) => Check::Done(()),
+                Err(e) => Check::Pending(e.to_string()),
+            }
+        })
+        .await
+        .expect("the API server takes the fleet");
+    }
+
+    /// Waits until the API server answers reads again.
+    pub async fn wait_answering(&self) {
+        let api = self.api::<CelldFleet>();
+        wait_until(
+            "the API server to answer",
+            Duration::from_secs(60),
+            || async {
+                match api.list(&Default::default()).await {
+                    Ok(_) => Check::Done(()),
+                    Err(e) => Check::Pending(e.to_string()),
+                }
+            },
+        )
+        .await
+        .expect("the API server answers");
+    }
+
+    /// Waits until the StatefulSet `name` satisfies `test`; returns when it first did.
+    pub async fn wait_statefulset(
+        &self,
+        name: &str,
+        what: &str,
+        timeout: Duration,
+        test: impl Fn(&StatefulSet) -> bool,
+    ) -> Instant {
+        let api = self.api::<StatefulSet>();
+        let test = &test;
+        wait_until(format!("StatefulSet {name}: {what}"), timeout, || {
+            let api = api.clone();
+            async move {
+                match api.get_opt(name).await {
+                    Ok(Some(sts)) if test(&sts) => Check::Done(()),
+                    Ok(Some(sts)) => Check::Pending(format!("{:?}", sts.spec)),
+                    Ok(None) => Check::Pending("absent".into()),
+                    Err(e) => Check::Pending(e.to_string()),
+                }
+            }
+        })
+        .await
+        .expect("the operator applies the change");
+        Instant::now()
+    }
+
+    /// Waits until every fleet in `names` is Ready and its status is of its generation.
+    pub async fn wait_ready(&self, names: &[String], timeout: Duration) {
+        let api = self.api::<CelldFleet>();
+        wait_until("every fleet Ready", timeout, || async {
+            let mut pending = Vec::new();
+            for name in names {
+                let fleet = api.get_opt(name).await.ok().flatten();
+                let ready = fleet.as_ref().is_some_and(|f| {
+                    f.status.as_ref().is_some_and(|s| {
+                        s.observed_generation == f.metadata.generation
+                            && s.conditions
+                                .iter()
+                                .any(|c| c.type_ == "Ready" && c.status == "True")
+                    })
+                });
+                if !ready {
+                    pending.push(name.clone());
+                }
+            }
+            if pending.is_empty() {
+                Check::Done(())
+            } else {
+                Check::Pending(format!("not Ready yet: {pending:?}"))
+            }
+        })
+        .await
+        .expect("the fleets converge");
+    }
+
+    /// Starts an operator process with `args`, logging to `<work dir>/<ns>-<log>.log`.
+    pub async fn operator(&self, log: &str, args: &[&str]) -> KillableOperator {
+        let log = work_dir().join(format!("{}-{log}.log", self.ns));
+        let _ = std::fs::remove_file(&log);
+        KillableOperator::start(operator_bin(), self.kubeconfig(), log, args)
+            .await
+            .expect("the operator starts")
+    }
+
+    /// Deletes the namespace and stops the control plane.
+    pub async fn stop(mut self) {
+        if let Some(namespace) = self.namespace.take() {
+            let _ = namespace.cleanup().await;
+        }
+        if let Some(control_plane) = self.control_plane.take() {
+            control_plane.stop().await.expect("the control plane stops");
+        }
+    }
+}
+
+/// Sends `signal` (STOP, CONT...) to process `pid`.
+pub fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{signal} {pid}");
+}
+
+/// Waits until the operator `op` leads (its `celld_operator_leader` gauge is 1).
+pub async fn wait_leading(op: &KillableOperator, timeout: Duration) {
+    wait_until("the operator to lead", timeout, || async {
+        match op.metrics().await {
+            Ok(m) if m.contains("celld_operator_leader 1") => Check::Done(()),
+            Ok(_) => Check::Pending("standing by".into()),
+            Err(e) => Check::Pending(e.to_string()),
+        }
+    })
+    .await
+    .expect("the operator leads");
+}
+
+/// The status line and body of the operator's `/healthz`.
+pub async fn healthz(op: &KillableOperator) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", op.metrics_port()))
+        .await
+        .expect("the operator's health endpoint");
+    stream
+        .write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .expect("request sent");
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.expect("reply read");
+    reply
+}
