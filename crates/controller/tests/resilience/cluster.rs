@@ -73,30 +73,29 @@ impl Cluster {
             .expect("a test namespace")
     }
 
-    /// Starts an operator process watching `namespace` only, logging to the work directory.
-    pub async fn operator(&self, namespace: &str, tuning: Tuning) -> KillableOperator {
-        let log = work_dir().join(format!("operator-{namespace}.log"));
-        // A log of an earlier run with the same namespace name would hold old lines.
-        let _ = std::fs::remove_file(&log);
+    /// Starts an operator process watching `namespace` only (every namespace when `None`),
+    /// logging to the work directory.
+    pub async fn operator(&self, namespace: Option<&str>, tuning: Tuning) -> KillableOperator {
+        let log = work_dir().join(format!(
+            "{}.log",
+            celld_testkit::unique_name(&format!("operator-{}", namespace.unwrap_or("all")))
+        ));
         let resync = tuning.resync.to_string();
         let pending = tuning.pending_resync.to_string();
-        KillableOperator::start(
-            OPERATOR_BIN,
-            &self.kubeconfig,
-            log,
-            &[
-                "--leader-elect=false",
-                "--namespace",
-                namespace,
-                "--resync-seconds",
-                &resync,
-                "--pending-resync-seconds",
-                &pending,
-                "--s3-timeout-seconds",
-                "2",
-            ],
-        )
-        .await
-        .expect("the operator process started")
+        let mut args = vec![
+            "--leader-elect=false",
+            "--resync-seconds",
+            &resync,
+            "--pending-resync-seconds",
+            &pending,
+            "--s3-timeout-seconds",
+            "2",
+        ];
+        if let Some(namespace) = namespace {
+            args.extend(["--namespace", namespace]);
+        }
+        KillableOperator::start(OPERATOR_BIN, &self.kubeconfig, log, &args)
+            .await
+            .expect("the operator process started")
     }
 }

@@ -297,7 +297,7 @@ async fn hand_edits_of_every_child_are_undone_and_deleted_children_come_back() {
         resync: 600,
         pending_resync: 600,
     };
-    let operator = cluster.operator(ns, tuning).await;
+    let operator = cluster.operator(Some(ns), tuning).await;
     until_each(
         &cluster.client,
         ns,

@@ -112,7 +112,7 @@ async fn a_secret_rotated_just_before_the_operator_is_killed_reaches_every_fleet
         resync: 600,
         pending_resync: 600,
     };
-    let mut operator = cluster.operator(ns, tuning).await;
+    let mut operator = cluster.operator(Some(ns), tuning).await;
     until_each(
         client,
         ns,

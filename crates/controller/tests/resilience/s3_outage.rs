@@ -95,7 +95,7 @@ async fn fleets_keep_their_nodes_through_an_s3_outage_and_recover() {
         resync: 5,
         pending_resync: 2,
     };
-    let mut operator = cluster.operator(ns, tuning).await;
+    let mut operator = cluster.operator(Some(ns), tuning).await;
     until_each(
         client,
         ns,

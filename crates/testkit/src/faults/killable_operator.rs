@@ -83,6 +83,8 @@ impl KillableOperator {
             .args(&self.args)
             .args(["--metrics-addr", &format!("127.0.0.1:{}", self.port)])
             .env("KUBECONFIG", &self.kubeconfig)
+            // Plain text: the log is read by tests, not a terminal.
+            .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(stderr))

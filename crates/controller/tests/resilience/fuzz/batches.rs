@@ -3,25 +3,29 @@
 //! look for leaked credentials in what exists, then delete the batch.
 
 use super::cases::Case;
-use super::verdict::{Admission, Children, fleet_pending, names_a_field, store_pending};
+use super::verdict::{Admission, Children, ending, fleet_pending, names_a_field, store_pending};
 use crate::cluster::Cluster;
 use crate::fixtures::{api, apply, publish_pointer};
 use crate::leaks::{self, LeakScan};
 use celld_testkit::faults::KillableOperator;
 use futures::{StreamExt, stream};
-use kube::Api;
 use kube::api::{DeleteParams, DynamicObject, ListParams};
 use kube::core::{ApiResource, GroupVersionKind};
+use kube::{Api, ResourceExt};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+use tokio::sync::Mutex;
 
 /// A batch is waited for at least this long before a fleet without a status counts as silent...
-pub const MIN_WAIT: Duration = Duration::from_secs(45);
+pub const MIN_WAIT: Duration = Duration::from_secs(60);
 /// ...and only once no other fleet of the batch got its status for this long...
-pub const QUIET: Duration = Duration::from_secs(20);
+pub const QUIET: Duration = Duration::from_secs(30);
 /// ...and never longer than this.
-pub const MAX_WAIT: Duration = Duration::from_secs(240);
+pub const MAX_WAIT: Duration = Duration::from_secs(300);
+
+/// How often a batch's fleets and stores are looked at.
+const POLL: Duration = Duration::from_secs(2);
 
 /// Applies in flight at once, per namespace.
 const PARALLEL_APPLIES: usize = 6;
@@ -37,6 +41,8 @@ pub enum Verdict {
     Reconciled,
     /// Admitted, and no status says anything within the bound.
     Silent,
+    /// The API server could not read the request (no admission rule involved).
+    Unreadable,
     /// The apply failed other than by a refusal.
     ApplyFailed,
 }
@@ -48,6 +54,8 @@ pub struct Outcome {
     pub verdict: Verdict,
     pub detail: String,
     pub time_to_status: Option<Duration>,
+    /// How the fleet ended, for a reconciled case (`Ready=False/NoDeployment`...).
+    pub ending: Option<String>,
 }
 
 /// A fleet or store admitted and waited for.
@@ -57,6 +65,7 @@ struct Pending {
     store: Option<(String, i64)>,
     done: Option<Duration>,
     last: String,
+    ending: Option<String>,
 }
 
 /// What one namespace's run found besides the verdicts.
@@ -120,35 +129,65 @@ fn by_name(objects: Vec<Value>) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// Everything the batch's checks read, listed once per round.
+/// Everything the batch's checks read, listed once per round: the fleets and stores whole,
+/// their children by name only.
 struct Snapshot {
     fleets: BTreeMap<String, Value>,
     stores: BTreeMap<String, Value>,
     children: Children,
-    objects: Vec<(String, Value)>,
 }
 
 async fn snapshot(cluster: &Cluster, ns: &str) -> Snapshot {
     let fleets = by_name(list(&api(&cluster.client, ns, "CelldFleet")).await);
     let stores = by_name(list(&api(&cluster.client, ns, "CelldObjectStore")).await);
     let mut children = Children::new();
-    let mut objects = Vec::new();
     for resource in child_resources(cluster.gateway_api) {
         let api: Api<DynamicObject> = Api::namespaced_with(cluster.client.clone(), ns, &resource);
-        for object in list(&api).await {
-            let name = object["metadata"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            children.insert(format!("{}/{name}", resource.kind));
-            objects.push((format!("{} {ns}/{name}", resource.kind), object));
+        if let Ok(list) = api.list_metadata(&ListParams::default()).await {
+            for object in list.items {
+                let name = object.metadata.name.unwrap_or_default();
+                children.insert(format!("{}/{name}", resource.kind));
+            }
         }
     }
     Snapshot {
         fleets,
         stores,
         children,
-        objects,
+    }
+}
+
+/// Looks for `credentials` in every fleet, store and child object of `ns`.
+async fn search_leaks(
+    cluster: &Cluster,
+    ns: &str,
+    snap: &Snapshot,
+    credentials: &[String],
+    leaks: &mut LeakScan,
+) {
+    for (kind, objects) in [
+        ("CelldFleet", &snap.fleets),
+        ("CelldObjectStore", &snap.stores),
+    ] {
+        for (name, object) in objects {
+            leaks.search(
+                kind,
+                &format!("{kind} {ns}/{name}"),
+                &object.to_string(),
+                credentials,
+            );
+        }
+    }
+    for resource in child_resources(cluster.gateway_api) {
+        let api: Api<DynamicObject> = Api::namespaced_with(cluster.client.clone(), ns, &resource);
+        let objects = api.list(&ListParams::default()).await.unwrap_or_else(|e| {
+            panic!("listing {} in {ns} for the leak check: {e}", resource.kind)
+        });
+        for object in objects.items {
+            let place = format!("{} {ns}/{}", resource.kind, object.name_any());
+            let text = serde_json::to_string(&object).expect("an object as JSON");
+            leaks.search(&resource.kind, &place, &text, credentials);
+        }
     }
 }
 
@@ -167,7 +206,14 @@ impl Pending {
             )
         });
         match (store, fleet) {
-            (None, None) => self.done = Some(elapsed),
+            (None, None) => {
+                self.done = Some(elapsed);
+                let fleet = self
+                    .fleet
+                    .as_ref()
+                    .and_then(|(name, _)| snap.fleets.get(name));
+                self.ending = Some(ending(fleet));
+            }
             (store, fleet) => {
                 self.last = [store, fleet]
                     .into_iter()
@@ -196,13 +242,14 @@ fn generation(admission: &Admission) -> Option<i64> {
     }
 }
 
-/// Runs `cases` in `ns`, `batch` at a time, with `operator` watching the namespace.
+/// Runs `cases` in `ns`, `batch` at a time, with `operator` watching the namespace (and
+/// others: it is started again if it exited).
 pub async fn run(
     cluster: &Cluster,
     ns: &str,
     cases: Vec<Case>,
     batch: usize,
-    operator: &mut KillableOperator,
+    operator: &Mutex<KillableOperator>,
     credentials: &[String],
 ) -> NamespaceRun {
     let mut result = NamespaceRun::default();
@@ -247,6 +294,7 @@ pub async fn run(
                     store,
                     done: None,
                     last: "not looked at yet".into(),
+                    ending: None,
                 });
             }
         }
@@ -269,48 +317,27 @@ pub async fn run(
             {
                 break;
             }
-            tokio::time::sleep(Duration::from_secs(1)).await;
+            tokio::time::sleep(POLL).await;
             snap = snapshot(cluster, ns).await;
         }
 
-        for (kind, objects) in [
-            ("CelldFleet", &snap.fleets),
-            ("CelldObjectStore", &snap.stores),
-        ] {
-            for (name, object) in objects {
-                result.leaks.search(
-                    kind,
-                    &format!("{kind} {ns}/{name}"),
-                    &object.to_string(),
-                    credentials,
-                );
-            }
-        }
-        for (place, object) in &snap.objects {
-            let kind = place.split(' ').next().unwrap_or("child");
-            result
-                .leaks
-                .search(kind, place, &object.to_string(), credentials);
-        }
+        search_leaks(cluster, ns, &snap, credentials, &mut result.leaks).await;
 
         for (i, (case, (main, companion))) in cases.iter().zip(&admissions).enumerate() {
             let waited = pending.iter().find(|p| p.case == i);
-            let (verdict, detail) = match (main, waited) {
-                (Admission::Failed { error }, _) => (Verdict::ApplyFailed, error.clone()),
-                (Admission::Refused { message }, None) if names_a_field(message) => {
+            let silent = waited.is_some_and(|p| p.done.is_none());
+            let (verdict, detail) = match main {
+                Admission::Failed { error } => (Verdict::ApplyFailed, error.clone()),
+                _ if silent => (
+                    Verdict::Silent,
+                    waited.map(|p| p.last.clone()).unwrap_or_default(),
+                ),
+                Admission::Unreadable { message } => (Verdict::Unreadable, message.clone()),
+                Admission::Refused { message } if names_a_field(message) => {
                     (Verdict::Refused, message.clone())
                 }
-                (Admission::Refused { message }, None) => {
-                    (Verdict::RefusedUnnamed, message.clone())
-                }
-                (_, Some(p)) if p.done.is_none() => (Verdict::Silent, p.last.clone()),
-                (Admission::Refused { message }, Some(_)) if names_a_field(message) => {
-                    (Verdict::Refused, message.clone())
-                }
-                (Admission::Refused { message }, Some(_)) => {
-                    (Verdict::RefusedUnnamed, message.clone())
-                }
-                (Admission::Admitted { .. }, _) => (Verdict::Reconciled, String::new()),
+                Admission::Refused { message } => (Verdict::RefusedUnnamed, message.clone()),
+                Admission::Admitted { .. } => (Verdict::Reconciled, String::new()),
             };
             let detail = match companion {
                 Some(Admission::Failed { error }) => {
@@ -323,12 +350,14 @@ pub async fn run(
                 verdict,
                 detail,
                 time_to_status: waited.and_then(|p| p.done),
+                ending: waited.and_then(|p| p.ending.clone()),
             });
         }
 
+        let mut operator = operator.lock().await;
         if !operator.is_running() {
             result.crashes.push(format!(
-                "the operator in {ns} exited during batch {number}; its log: {}",
+                "the operator exited during batch {number} of {ns}; its log: {}",
                 operator.log_path().display()
             ));
             operator
@@ -336,6 +365,7 @@ pub async fn run(
                 .await
                 .expect("the operator started again");
         }
+        drop(operator);
         if number != last {
             delete_batch(cluster, ns, &cases).await;
         }

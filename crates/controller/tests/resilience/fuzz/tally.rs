@@ -17,6 +17,7 @@ struct Counts {
     refused_unnamed: usize,
     reconciled: usize,
     silent: usize,
+    unreadable: usize,
     failed: usize,
 }
 
@@ -28,6 +29,7 @@ impl Counts {
             Verdict::RefusedUnnamed => self.refused_unnamed += 1,
             Verdict::Reconciled => self.reconciled += 1,
             Verdict::Silent => self.silent += 1,
+            Verdict::Unreadable => self.unreadable += 1,
             Verdict::ApplyFailed => self.failed += 1,
         }
     }
@@ -40,18 +42,20 @@ impl Counts {
             self.reconciled.to_string(),
             self.silent.to_string(),
             self.refused_unnamed.to_string(),
+            self.unreadable.to_string(),
             self.failed.to_string(),
         ]
     }
 }
 
-const HEADER: [&str; 7] = [
+const HEADER: [&str; 8] = [
     "",
     "cases",
     "refused, naming the field",
     "reconciled",
     "silent",
     "refused without naming a field",
+    "request unreadable (YAML)",
     "apply failed",
 ];
 
@@ -114,11 +118,32 @@ pub fn report(s: &Summary) {
     let mut class_header = HEADER;
     class_header[0] = "values";
 
+    let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in s
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::Reconciled)
+    {
+        *endings
+            .entry(o.ending.as_deref().unwrap_or("store only"))
+            .or_default() += 1;
+    }
+    let mut ending_rows: Vec<Vec<String>> = endings
+        .iter()
+        .map(|(e, n)| vec![(*e).to_string(), n.to_string()])
+        .collect();
+    ending_rows.sort_by_key(|r| std::cmp::Reverse(r[1].parse::<usize>().unwrap_or(0)));
+
     let times: Vec<Duration> = s.outcomes.iter().filter_map(|o| o.time_to_status).collect();
     let mut silent: Vec<String> = s
         .outcomes
         .iter()
-        .filter(|o| o.verdict != Verdict::Refused && o.verdict != Verdict::Reconciled)
+        .filter(|o| {
+            !matches!(
+                o.verdict,
+                Verdict::Refused | Verdict::Reconciled | Verdict::Unreadable
+            )
+        })
         .map(|o| format!("{:?}: {} — {}", o.verdict, o.case.describe(), o.detail))
         .collect();
     let more = silent.len().saturating_sub(15);
@@ -131,7 +156,7 @@ pub fn report(s: &Summary) {
     section
         .paragraph(measured("fuzz"))
         .paragraph(format!(
-            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server, {} namespaces with one operator each, {} cases per batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled.",
+            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server of a private control plane, spread over {} namespaces watched by one operator, {} cases per namespace and batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled. A request the API server cannot read at all (server-side apply sends YAML, which cannot carry some control characters) reaches no admission rule; it is counted apart and does not fail the test.",
             s.seed,
             s.outcomes.len(),
             s.namespaces,
@@ -144,6 +169,8 @@ pub fn report(s: &Summary) {
         .table(&class_header, &class_rows)
         .paragraph("A case counts once under each field family it mutated.")
         .table(&family_header, &family_rows)
+        .paragraph("How the reconciled fleets ended (their Ready condition, and Degraded when True):")
+        .table(&["conditions", "fleets"], &ending_rows)
         .bullets(&[
             format!("Time from a batch's apply to each fleet's status (median / max): {}", median_max(times)),
             format!("Operator processes still running at the end: {}; crashes: {}; panics in their logs: {}", s.crashes.is_empty(), s.crashes.len(), s.panics.len()),

@@ -15,6 +15,11 @@ pub enum Admission {
     Refused {
         message: String,
     },
+    /// The API server could not read the request at all: server-side apply sends YAML, which
+    /// cannot carry some characters. No admission rule is involved.
+    Unreadable {
+        message: String,
+    },
     /// Neither: a server error, a timeout...
     Failed {
         error: String,
@@ -27,7 +32,26 @@ impl Admission {
             Ok(object) => Admission::Admitted {
                 generation: object.metadata.generation.unwrap_or(1),
             },
+            Err(kube::Error::Api(status))
+                if status.code == 400 && status.message.contains("error decoding YAML") =>
+            {
+                Admission::Unreadable {
+                    message: status.message,
+                }
+            }
             Err(kube::Error::Api(status)) if status.code == 400 || status.code == 422 => {
+                Admission::Refused {
+                    message: status.message,
+                }
+            }
+            // Server-side apply answers a value of the wrong type (a number for a string) with
+            // 500 and the field's path: a refusal all the same.
+            Err(kube::Error::Api(status))
+                if status.code == 500
+                    && status
+                        .message
+                        .contains("failed to create typed patch object") =>
+            {
                 Admission::Refused {
                     message: status.message,
                 }
@@ -46,6 +70,29 @@ pub fn names_a_field(message: &str) -> bool {
 
 /// The fleet's children that exist, as `Kind/name`.
 pub type Children = BTreeSet<String>;
+
+/// How a reconciled fleet ended: `Ready=False/NoDeployment`, with the Degraded reason if any.
+pub fn ending(fleet: Option<&Value>) -> String {
+    let Some(fleet) = fleet else {
+        return "no fleet".into();
+    };
+    let reason = |type_: &str| {
+        find(fleet, type_).map(|c| {
+            format!(
+                "{type_}={}/{}",
+                c["status"].as_str().unwrap_or("?"),
+                c["reason"].as_str().unwrap_or("?")
+            )
+        })
+    };
+    let mut ending = reason("Ready").unwrap_or_else(|| "no Ready".into());
+    if json_has(fleet, "Degraded", "True")
+        && let Some(degraded) = reason("Degraded")
+    {
+        ending = format!("{ending}, {degraded}");
+    }
+    ending
+}
 
 /// Why an admitted fleet does not count as reconciled yet; `None` when it does: its status
 /// describes its generation, says Ready True or False with a reason, and either every child it
