@@ -61,12 +61,17 @@ impl LeaseFence {
         }
     }
 
-    /// Reads the Lease once and moves the fence accordingly.
+    /// Reads the Lease once (giving up after the write window: an answer that late is of no
+    /// use) and moves the fence accordingly.
     pub async fn refresh(&self) -> Seen {
-        let seen = match self.api.get(&self.lease).await {
-            Ok(lease) => judge(&lease, &self.identity),
-            Err(e) => {
+        let seen = match tokio::time::timeout(self.window, self.api.get(&self.lease)).await {
+            Ok(Ok(lease)) => judge(&lease, &self.identity),
+            Ok(Err(e)) => {
                 debug!(error = %e, lease = %self.lease, "reading the leader Lease failed");
+                Seen::Unknown
+            }
+            Err(_) => {
+                debug!(lease = %self.lease, "reading the leader Lease timed out");
                 Seen::Unknown
             }
         };
