@@ -11,8 +11,9 @@
 //! - in every test, no credential value of a Secret the test created appears anywhere the
 //!   operator writes or the plugin prints (`leaks`).
 //!
-//! Each test writes its figures to a section of `faults/REPORT.md`. The shared control plane
-//! comes from `make cluster-up`; `s3_outage` starts and stops a private one. The plugin's binary
+//! Each test writes its figures to a section of `faults/REPORT.md`. `hand_edits` and
+//! `rotation_kill` use the shared control plane of `make cluster-up`; `fuzz` and `s3_outage`
+//! each start and stop a private one (`make testenv` builds the binaries). The plugin's binary
 //! must be built (`cargo build -p kubectl-celld`).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]

@@ -72,6 +72,8 @@ struct Pending {
 #[derive(Debug, Default)]
 pub struct NamespaceRun {
     pub outcomes: Vec<Outcome>,
+    /// Polls the API server did not answer, or answered slower than [`STALLED`].
+    pub stalled_polls: usize,
     pub crashes: Vec<String>,
     pub leaks: LeakScan,
 }
@@ -103,15 +105,15 @@ fn child_resources(gateway_api: bool) -> Vec<ApiResource> {
         .collect()
 }
 
-async fn list(api: &Api<DynamicObject>) -> Vec<Value> {
-    match api.list(&ListParams::default()).await {
-        Ok(list) => list
-            .items
+/// Every object of `api`, as JSON; `None` when the API server did not answer.
+async fn list(api: &Api<DynamicObject>) -> Option<Vec<Value>> {
+    let list = api.list(&ListParams::default()).await.ok()?;
+    Some(
+        list.items
             .iter()
             .filter_map(|o| serde_json::to_value(o).ok())
             .collect(),
-        Err(_) => Vec::new(),
-    }
+    )
 }
 
 fn by_name(objects: Vec<Value>) -> BTreeMap<String, Value> {
@@ -135,25 +137,37 @@ struct Snapshot {
     fleets: BTreeMap<String, Value>,
     stores: BTreeMap<String, Value>,
     children: Children,
+    /// Whether the API server answered every list, and quickly: while it does not, the
+    /// operator cannot write statuses either, so the wait for them does not run down.
+    healthy: bool,
 }
 
+/// A list slower than this means the API server is stalled.
+const STALLED: Duration = Duration::from_secs(5);
+
 async fn snapshot(cluster: &Cluster, ns: &str) -> Snapshot {
-    let fleets = by_name(list(&api(&cluster.client, ns, "CelldFleet")).await);
-    let stores = by_name(list(&api(&cluster.client, ns, "CelldObjectStore")).await);
+    let started = Instant::now();
+    let fleets = list(&api(&cluster.client, ns, "CelldFleet")).await;
+    let stores = list(&api(&cluster.client, ns, "CelldObjectStore")).await;
+    let mut healthy = fleets.is_some() && stores.is_some();
     let mut children = Children::new();
     for resource in child_resources(cluster.gateway_api) {
         let api: Api<DynamicObject> = Api::namespaced_with(cluster.client.clone(), ns, &resource);
-        if let Ok(list) = api.list_metadata(&ListParams::default()).await {
-            for object in list.items {
-                let name = object.metadata.name.unwrap_or_default();
-                children.insert(format!("{}/{name}", resource.kind));
+        match api.list_metadata(&ListParams::default()).await {
+            Ok(list) => {
+                for object in list.items {
+                    let name = object.metadata.name.unwrap_or_default();
+                    children.insert(format!("{}/{name}", resource.kind));
+                }
             }
+            Err(_) => healthy = false,
         }
     }
     Snapshot {
-        fleets,
-        stores,
+        fleets: by_name(fleets.unwrap_or_default()),
+        stores: by_name(stores.unwrap_or_default()),
         children,
+        healthy: healthy && started.elapsed() < STALLED,
     }
 }
 
@@ -307,7 +321,10 @@ pub async fn run(
                 p.check(&snap, cluster.gateway_api, applied.elapsed());
             }
             let done = pending.iter().filter(|p| p.done.is_some()).count();
-            if done > before {
+            if !snap.healthy {
+                result.stalled_polls += 1;
+            }
+            if done > before || !snap.healthy {
                 last_progress = Instant::now();
             }
             let waited = applied.elapsed();

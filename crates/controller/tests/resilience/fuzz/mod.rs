@@ -155,6 +155,7 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
         crashes: &crashes,
         panics: &panics,
         leaks: &scan,
+        stalled_polls: runs.iter().map(|r| r.stalled_polls).sum(),
         runtime: started.elapsed(),
     });
 

@@ -68,6 +68,7 @@ pub struct Summary<'a> {
     pub crashes: &'a [String],
     pub panics: &'a [String],
     pub leaks: &'a LeakScan,
+    pub stalled_polls: usize,
     pub runtime: Duration,
 }
 
@@ -156,7 +157,7 @@ pub fn report(s: &Summary) {
     section
         .paragraph(measured("fuzz"))
         .paragraph(format!(
-            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server of a private control plane, spread over {} namespaces watched by one operator, {} cases per namespace and batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled. A request the API server cannot read at all (server-side apply sends YAML, which cannot carry some control characters) reaches no admission rule; it is counted apart and does not fail the test.",
+            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server of a private control plane, spread over {} namespaces watched by one operator, {} cases per namespace and batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one while the API server answered (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled. A request the API server cannot read at all (server-side apply sends YAML, which cannot carry some control characters) reaches no admission rule; it is counted apart and does not fail the test.",
             s.seed,
             s.outcomes.len(),
             s.namespaces,
@@ -175,6 +176,7 @@ pub fn report(s: &Summary) {
             format!("Time from a batch's apply to each fleet's status (median / max): {}", median_max(times)),
             format!("Operator processes still running at the end: {}; crashes: {}; panics in their logs: {}", s.crashes.is_empty(), s.crashes.len(), s.panics.len()),
             format!("Credential values found outside their Secrets: {} (searched {})", s.leaks.findings.len(), s.leaks.summary()),
+            format!("Polls of a batch that found the API server stalled (no answer, or slower than 5 s; the wait for statuses does not run down meanwhile): {}", s.stalled_polls),
             format!("Runtime: {}", seconds(s.runtime)),
         ]);
     if !silent.is_empty() {
