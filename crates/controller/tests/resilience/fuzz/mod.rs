@@ -29,7 +29,7 @@ use std::time::Instant;
 use tokio::sync::Mutex;
 
 /// The seed unless `CELLD_FUZZ_SEED` says otherwise.
-const SEED: u64 = 0xCE11D_5EED;
+const SEED: u64 = 0x000C_E11D_5EED;
 /// Cases unless `CELLD_FUZZ_CASES` says otherwise (a store case applies two manifests).
 const CASES: usize = 2000;
 /// Namespaces the cases are spread over, run side by side.

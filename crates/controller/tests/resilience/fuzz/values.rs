@@ -101,9 +101,7 @@ impl Gen {
             let take = take.min(left);
             parts.push(self.word(take));
             left -= take;
-            if left > 0 {
-                left -= 1;
-            }
+            left = left.saturating_sub(1);
         }
         parts.join(".")
     }
