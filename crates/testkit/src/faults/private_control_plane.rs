@@ -130,16 +130,19 @@ async fn run_script_with(name: &str, args: &[&str], dir: &Path) -> Result<()> {
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .output();
+    let shown = std::iter::once(format!(
+        "{STATE_DIR_ENV}={} {}",
+        dir.display(),
+        path.display()
+    ))
+    .chain(args.iter().map(|a| (*a).to_owned()))
+    .collect::<Vec<_>>()
+    .join(" ");
     let output = match tokio::time::timeout(SCRIPT_TIMEOUT, run).await {
         Ok(result) => result.map_err(|e| Error::io("running a testenv script", &path, e))?,
         Err(_) => {
             return Err(Error::Timeout {
-                what: format!(
-                    "{STATE_DIR_ENV}={} {} {}",
-                    dir.display(),
-                    path.display(),
-                    args.join(" ")
-                ),
+                what: shown,
                 timeout: SCRIPT_TIMEOUT,
                 last_observed: "still running (killed)".to_owned(),
             });
@@ -158,12 +161,6 @@ async fn run_script_with(name: &str, args: &[&str], dir: &Path) -> Result<()> {
     Err(Error::io(
         "a testenv script failed (is the control plane built? `make testenv`)",
         &path,
-        std::io::Error::other(format!(
-            "{STATE_DIR_ENV}={} {} {} exited with {}:\n{tail}",
-            dir.display(),
-            path.display(),
-            args.join(" "),
-            output.status
-        )),
+        std::io::Error::other(format!("{shown} exited with {}:\n{tail}", output.status)),
     ))
 }

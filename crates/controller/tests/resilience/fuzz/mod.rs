@@ -16,6 +16,7 @@ mod batches;
 mod cases;
 mod families;
 mod fields;
+mod snapshot;
 mod tally;
 mod verdict;
 
