@@ -1,46 +1,65 @@
 #!/usr/bin/env bash
 # The no-Docker demo: the operator reconciles sample fleets on the local control plane
-# (testenv: etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes, an S3 server).
+# (testenv: etcd, kube-apiserver, controller-manager, scheduler, kwok fake nodes, an S3 server),
+# and `kubectl celld deploy` publishes poc/worker to one of them.
 #
-#   hack/demo.sh up     start the operator and create three sample fleets in namespace celld-demo
-#   hack/demo.sh down   stop the operator and delete the demo namespace
+#   hack/demo.sh up     start the operator, create two fleets in namespace celld-demo, deploy
+#                       poc/worker to fleet hello, show its status and logs
+#   hack/demo.sh down   stop the demo's processes and delete the demo namespace
 #
-# `make demo` runs `make cluster-up` first; `make cluster-down` stops the control plane.
+# `make demo` runs `make cluster-up` and `make plugin` (bin/kubectl-celld) first. No celld runs
+# here: in the deploy pod, `celld` is celld-deploy-double, a test double of `celld deploy` that
+# writes to the local S3 server what celld writes (modules, manifest, then the deployment pointer
+# with compare-and-swap); kwok runs it when the plugin execs `celld` (testenv/README.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 state=${CELLD_TESTENV_DIR:-$root/.testenv}
 ns=celld-demo
-pidfile=$state/run/demo-operator.pid
-log=$state/logs/demo-operator.log
+bin=$root/bin
+operator_pid=$state/run/demo-operator.pid
+wiring_pid=$state/run/demo-deploy-double.pid
+operator_log=$state/logs/demo-operator.log
+wiring_log=$state/logs/demo-deploy-double.log
+double_dir=$state/demo-deploy-double
+# Commands printed for the user name the state directory when it is not the default one.
+with_dir=${CELLD_TESTENV_DIR:+CELLD_TESTENV_DIR=$CELLD_TESTENV_DIR }
 
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+now() { printf '%s' "${EPOCHREALTIME:-$(date +%s)}"; }
 
-[ -f "$state/kubeconfig" ] || die "the local control plane is not running: run 'make cluster-up' (or 'make demo')"
-export KUBECONFIG=$state/kubeconfig
-export PATH="$root/target/debug:$state/bin:$PATH"
-# shellcheck disable=SC1091
-. "$state/s3.env"
+export KUBECONFIG=$state/kubeconfig CELLD_TESTENV_DIR=$state
+export PATH="$bin:$state/bin:$PATH"
 
-stop_operator() {
-  if [ -f "$pidfile" ]; then
-    kill "$(cat "$pidfile")" 2>/dev/null || true
-    rm -f "$pidfile"
+stop() { # stop PIDFILE
+  if [ -f "$1" ]; then
+    kill "$(cat "$1")" 2>/dev/null || true
+    rm -f "$1"
   fi
 }
 
-# put_pointer PREFIX VERSION: what `celld deploy` writes last, so the fleet's nodes may start.
-put_pointer() {
-  local body
-  body=$(printf '{"script_name":"hello","version":"%s","prefix":"deploy/hello/%s","rollout":{"percent":100}}' "$2" "$2")
-  curl -fsS --aws-sigv4 "aws:amz:${AWS_REGION}:s3" --user "${AWS_ACCESS_KEY_ID}:${AWS_SECRET_ACCESS_KEY}" \
-    -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -H 'content-type: application/json' \
-    -X PUT --data-binary "$body" "${S3_ENDPOINT}/${S3_BUCKET}/$1/deploy/current.json" >/dev/null
+# wait_log FILE TEXT WHAT PIDFILE: wait up to 60 s for TEXT in FILE, while the process lives.
+wait_log() {
+  local i
+  for i in $(seq 1 300); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$(cat "$4")" 2>/dev/null || { tail -n 20 "$1" >&2; die "$3 exited; its log is $1"; }
+    [ "$i" -lt 300 ] && sleep 0.2
+  done
+  tail -n 20 "$1" >&2
+  die "$3 did not start within 60 s; its log is $1"
 }
 
 up() {
-  say "building the operator and the kubectl plugin"
-  (cd "$root" && cargo build -q -p celld-operator -p kubectl-celld)
+  [ -f "$state/kubeconfig" ] || die "the local control plane is not running: run '${with_dir}make cluster-up' (or '${with_dir}make demo')"
+  # shellcheck disable=SC1091
+  . "$state/s3.env"
+  [ -x "$bin/kubectl-celld" ] || die "$bin/kubectl-celld is missing: run 'make plugin' (make demo does)"
+  say "building the operator and the deploy test double (release, like bin/kubectl-celld)"
+  (cd "$root" && cargo build -q --release --locked -p celld-operator -p celld-testkit \
+    --bin celld-operator --bin celld-deploy-double --bin testenv-wire-deploy-double)
+  local target=${CARGO_TARGET_DIR:-$root/target}/release
+  install -m 0755 "$target/celld-operator" "$target/celld-deploy-double" "$target/testenv-wire-deploy-double" "$bin/"
 
   say "installing the CRDs and the demo namespace"
   kubectl apply --server-side -f "$root/config/crd/bases/" >/dev/null
@@ -50,14 +69,24 @@ up() {
     --from-literal=AWS_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" --from-literal=AWS_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
     --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 
-  say "starting celld-operator (log: $log)"
-  stop_operator
-  mkdir -p "$(dirname "$pidfile")" "$(dirname "$log")"
-  nohup celld-operator --leader-elect=false --metrics-addr 127.0.0.1:0 --resync-seconds 10 --pending-resync-seconds 5 \
-    >"$log" 2>&1 &
-  echo $! >"$pidfile"
+  mkdir -p "$state/run" "$state/logs"
+  say "starting celld-operator on namespace $ns (log: $operator_log)"
+  stop "$operator_pid"
+  nohup celld-operator --namespace "$ns" --leader-elect=false --metrics-addr 127.0.0.1:0 \
+    --resync-seconds 5 --pending-resync-seconds 1 >"$operator_log" 2>&1 &
+  echo $! >"$operator_pid"
 
-  say "a shared CelldObjectStore and three fleets"
+  say "pointing the deploy pods' celld at the test double (log: $wiring_log)"
+  stop "$wiring_pid"
+  nohup testenv-wire-deploy-double --namespace "$ns" --double "$bin/celld-deploy-double" --dir "$double_dir" \
+    >"$wiring_log" 2>&1 &
+  echo $! >"$wiring_pid"
+  wait_log "$wiring_log" "watching pods" "testenv-wire-deploy-double" "$wiring_pid"
+
+  # A fresh bucket prefix each run, so the fleets start without a deployment.
+  local run_id
+  run_id=demo-$(date +%Y%m%d-%H%M%S)
+  say "a shared CelldObjectStore and two fleets, under s3://$S3_BUCKET/$run_id/"
   kubectl apply --server-side -f - <<YAML
 apiVersion: platform.celld.dev/v1alpha1
 kind: CelldObjectStore
@@ -70,7 +99,7 @@ metadata: {name: hello, namespace: $ns}
 spec:
   replicas: 2
   storeRef: {name: local-s3}
-  objectStorage: {bucket: "s3://$S3_BUCKET/demo/hello"}
+  objectStorage: {bucket: "s3://$S3_BUCKET/$run_id/hello"}
   ingress: {hostname: demo.celld.local, ingressClass: nginx}
 ---
 apiVersion: platform.celld.dev/v1alpha1
@@ -78,47 +107,58 @@ kind: CelldFleet
 metadata: {name: hello-api, namespace: $ns}
 spec:
   storeRef: {name: local-s3}
-  objectStorage: {bucket: "s3://$S3_BUCKET/demo/api"}
+  objectStorage: {bucket: "s3://$S3_BUCKET/$run_id/api"}
   ingress: {hostname: demo.celld.local, ingressClass: nginx, path: /api, stripPrefix: true}
----
-apiVersion: platform.celld.dev/v1alpha1
-kind: CelldFleet
-metadata: {name: not-deployed-yet, namespace: $ns}
-spec:
-  storeRef: {name: local-s3}
-  objectStorage: {bucket: "s3://$S3_BUCKET/demo/pending"}
 YAML
+  local i
+  for i in $(seq 1 300); do
+    [ "$(kubectl -n "$ns" get statefulset hello hello-api -o jsonpath='{.items[*].spec.replicas}' 2>/dev/null)" = "0 0" ] && break
+    [ "$i" -lt 300 ] || die "the operator did not create the fleets' StatefulSets within 60 s; its log is $operator_log"
+    sleep 0.2
+  done
 
-  say "publishing a Worker version for hello and hello-api (a stand-in for 'celld deploy')"
-  put_pointer demo/hello 0123456789abcdef
-  put_pointer demo/api fedcba9876543210
-  kubectl -n "$ns" wait --for condition=Ready --timeout 90s celldfleet/hello celldfleet/hello-api
-
-  say "kubectl get celldfleets -n $ns"
-  kubectl get celldfleets -n "$ns"
-  say "kubectl celld status -n $ns"
+  say "kubectl celld status -n $ns (no Worker deployed yet: each fleet is held at 0 nodes)"
   kubectl celld status -n "$ns"
+
+  say "kubectl celld deploy poc/worker --fleet hello -n $ns"
+  echo "(the deploy pod's PATH holds celld-deploy-double as celld, and no curl: no celld runs on"
+  echo " kwok's fake nodes, so the plugin asks none of them to reload)"
+  local started ready
+  started=$(now)
+  (cd "$root" && kubectl celld deploy poc/worker --fleet hello -n "$ns")
+  kubectl -n "$ns" wait --for condition=Ready --timeout 120s celldfleet/hello >/dev/null
+  ready=$(now)
+  say "deploy to Ready: $(awk -v a="$started" -v b="$ready" 'BEGIN { printf "%.1f", b - a }') s (the plugin's Job, upload and deploy, the operator seeing the pointer, 2 nodes up)"
+
   say "kubectl celld status hello -n $ns"
   kubectl celld status hello -n "$ns"
-  say "kubectl celld status not-deployed-yet -n $ns (held at 0 nodes until a Worker is deployed)"
-  kubectl celld status not-deployed-yet -n "$ns" || true
+  say "kubectl celld logs hello -n $ns (kwok's fake nodes print two lines each)"
+  kubectl celld logs hello -n "$ns"
 
   cat <<TXT
 
-The operator keeps running in the background. Try:
-  export KUBECONFIG=$KUBECONFIG PATH=$root/target/debug:$state/bin:\$PATH
+The operator and the deploy wiring keep running in the background. Try:
+  export KUBECONFIG=$KUBECONFIG PATH=$bin:$state/bin:\$PATH
+  kubectl celld deploy poc/worker --fleet hello-api -n $ns
+  kubectl celld status -n $ns
   kubectl -n $ns get statefulsets,services,ingresses,networkpolicies,poddisruptionbudgets,pods
   kubectl -n $ns patch celldfleet hello --type merge -p '{"spec":{"replicas":3}}'
   kubectl -n $ns get events --sort-by=.lastTimestamp
-  kubectl celld logs hello -n $ns
-Stop it with 'make demo-down' (and 'make cluster-down' for the control plane).
+Edit poc/worker and deploy again: the version changes (kubectl celld status hello -n $ns shows it).
+Stop it with '${with_dir}make demo-down', then '${with_dir}make cluster-down' for the control plane.
 TXT
 }
 
 down() {
-  stop_operator
-  kubectl delete namespace "$ns" --ignore-not-found --wait=false >/dev/null
-  echo "demo: operator stopped, namespace $ns deleted"
+  stop "$operator_pid"
+  stop "$wiring_pid"
+  rm -rf "$double_dir"
+  if [ -f "$KUBECONFIG" ]; then
+    kubectl delete namespace "$ns" --ignore-not-found --wait=false >/dev/null
+    echo "demo: operator and deploy wiring stopped, namespace $ns deleted"
+  else
+    echo "demo: operator and deploy wiring stopped (the control plane is not running)"
+  fi
 }
 
 case ${1:-} in
