@@ -294,7 +294,7 @@ async fn status_of_a_broken_fleet_says_what_is_wrong() -> TestResult {
             env.namespace()
         ),
         format!("StatefulSet {name} not found"),
-        "Worker:      none deployed".into(),
+        "Worker:      unknown: the bucket cannot be read (CelldObjectStore 'gone'".into(),
         "Pods:        none".into(),
     ] {
         assert!(run.stdout.contains(&want), "no {want:?} in\n{run}");
