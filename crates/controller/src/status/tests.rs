@@ -1,0 +1,261 @@
+//! Tests of the status computation.
+
+use super::*;
+use celld_api::{BucketUrl, DeploymentStatus};
+use k8s_openapi::api::apps::v1::StatefulSetStatus;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+fn storage() -> ResolvedStorage {
+    ResolvedStorage {
+        store: Some("minio".into()),
+        bucket: BucketUrl::parse("s3://celld/app").unwrap(),
+        endpoint: Some("http://minio:9000".into()),
+        region: "us-east-1".into(),
+        allow_http: true,
+        credentials_secret: "creds".into(),
+    }
+}
+
+fn sts(ready: i32) -> StatefulSet {
+    StatefulSet {
+        metadata: ObjectMeta {
+            generation: Some(2),
+            ..ObjectMeta::default()
+        },
+        spec: None,
+        status: Some(StatefulSetStatus {
+            observed_generation: Some(2),
+            replicas: 2,
+            ready_replicas: Some(ready),
+            updated_replicas: Some(2),
+            ..StatefulSetStatus::default()
+        }),
+    }
+}
+
+fn get<'a>(s: &'a CelldFleetStatus, t: &str) -> &'a Condition {
+    conditions::find(&s.conditions, t).unwrap()
+}
+
+fn deployed() -> Pointer {
+    Pointer::Deployed(DeploymentStatus {
+        version: "0123456789abcdef".into(),
+        script_name: Some("hello".into()),
+        rollout_percent: Some(100),
+    })
+}
+
+#[test]
+fn serving_fleet_is_ready_and_stable() {
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let o = Observed {
+        generation: Some(3),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::Ingress,
+        url: Some("http://a".into()),
+        failures: &[],
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&status, READY).status, "True");
+    assert_eq!(get(&status, PROGRESSING).status, "False");
+    assert_eq!(get(&status, DEGRADED).status, "False");
+    assert_eq!(status.deployment.unwrap().version, "0123456789abcdef");
+    assert_eq!(status.storage.unwrap().store.as_deref(), Some("minio"));
+}
+
+#[test]
+fn missing_pointer_holds_and_explains() {
+    let (st, p) = (storage(), Pointer::Missing);
+    let o = Observed {
+        generation: Some(1),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: None,
+        route: Route::None,
+        url: None,
+        failures: &[],
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let deployed = get(&status, DEPLOYED);
+    assert_eq!(
+        (deployed.status.as_str(), deployed.reason.as_str()),
+        ("False", "NoDeployment")
+    );
+    assert!(
+        deployed
+            .message
+            .contains("kubectl celld deploy DIR --fleet app")
+    );
+    assert_eq!(get(&status, READY).reason, "NoDeployment");
+}
+
+#[test]
+fn unresolved_store_is_degraded_and_keeps_last_deployment() {
+    let previous = CelldFleetStatus {
+        deployment: Some(DeploymentStatus {
+            version: "v1".into(),
+            ..DeploymentStatus::default()
+        }),
+        ..CelldFleetStatus::default()
+    };
+    let failure = Failure::storage(&celld_api::ResolveError::StoreNotFound {
+        name: "x".into(),
+        namespace: "ns".into(),
+    });
+    let o = Observed {
+        generation: Some(1),
+        name: "app",
+        desired: 1,
+        storage: Storage::Failed(&failure),
+        statefulset: None,
+        route: Route::None,
+        url: None,
+        failures: std::slice::from_ref(&failure),
+    };
+    let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
+    assert_eq!(get(&status, STORAGE_RESOLVED).status, "False");
+    assert_eq!(status.deployment.unwrap().version, "v1");
+}
+
+#[test]
+fn missing_gateway_api_is_reported() {
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let o = Observed {
+        generation: Some(1),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::GatewayApiMissing,
+        url: None,
+        failures: &[],
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
+    assert_eq!(get(&status, READY).status, "False");
+}
+
+#[test]
+fn same_observations_give_the_same_status() {
+    let (st, p, s) = (storage(), deployed(), sts(1));
+    let o = Observed {
+        generation: Some(3),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::None,
+        url: None,
+        failures: &[],
+    };
+    let first = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let later = Timestamp::from_second(1_000_000).unwrap();
+    assert_eq!(compute(Some(&first), &o, later), first);
+}
+
+fn refused(kind: &str, message: &str) -> Failure {
+    Failure::child(
+        kind,
+        "app",
+        "apply",
+        &crate::error::Error::kube(
+            "applying",
+            kube::Error::Api(Box::new(
+                kube::core::Status::failure(message, "Invalid").with_code(422),
+            )),
+        ),
+    )
+}
+
+#[test]
+fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let failures = [
+        refused("Service", "spec.ports[1].name: Duplicate value"),
+        refused("Ingress", "spec.rules[0].host: Invalid value"),
+    ];
+    let o = Observed {
+        generation: Some(4),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::Ingress,
+        url: None,
+        failures: &failures,
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let degraded = get(&status, DEGRADED);
+    assert_eq!(
+        (degraded.status.as_str(), degraded.reason.as_str()),
+        ("True", "ChildRejected")
+    );
+    assert!(
+        degraded.message.contains("Service app")
+            && degraded.message.contains("spec.ports[1].name")
+            && degraded.message.contains("Ingress app")
+            && degraded.message.contains("spec.rules[0].host"),
+        "{}",
+        degraded.message
+    );
+    let ready = get(&status, READY);
+    assert_eq!(
+        (ready.status.as_str(), ready.reason.as_str()),
+        ("False", "ChildRejected")
+    );
+    assert!(ready.message.contains("Service app"), "{}", ready.message);
+    let route = get(&status, ROUTE_READY);
+    assert_eq!(
+        (route.status.as_str(), route.reason.as_str()),
+        ("False", "ChildRejected")
+    );
+    assert_eq!(get(&status, STORAGE_RESOLVED).status, "True");
+}
+
+#[test]
+fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
+    let (st, s) = (storage(), sts(2));
+    let p = Pointer::Unknown("connection refused".into());
+    let failures = [Failure::bucket("connection refused")];
+    let o = Observed {
+        generation: Some(1),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::None,
+        url: None,
+        failures: &failures,
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
+    assert_eq!(get(&status, DEPLOYED).status, "Unknown");
+    assert_eq!(get(&status, READY).reason, "Serving");
+}
+
+#[test]
+fn a_failure_that_clears_clears_the_condition() {
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let failures = [refused("NetworkPolicy", "bad")];
+    let mut o = Observed {
+        generation: Some(1),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::None,
+        url: None,
+        failures: &failures,
+    };
+    let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&failing, DEGRADED).status, "True");
+    o.failures = &[];
+    let healed = compute(Some(&failing), &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&healed, DEGRADED).reason, "AsExpected");
+    assert_eq!(get(&healed, READY).reason, "Serving");
+}
