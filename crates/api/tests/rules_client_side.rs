@@ -4,7 +4,7 @@
 
 mod cases;
 
-use cases::{Case, FLEET_UPDATES, STORES};
+use cases::{Case, EPHEMERAL_TO_PERSISTENT, FLEET_UPDATES, STORES};
 use celld_api::{CelldFleet, CelldObjectStore, validate};
 use serde_json::{Value, json};
 
@@ -73,4 +73,23 @@ fn fleet_transition_rules() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A fleet that never used Persistent storage is refused for the type change alone, in one
+/// message that names the type and the way out, never "uses Persistent storage".
+#[test]
+fn ephemeral_to_persistent_is_refused_for_the_type_only() {
+    let (old, new) = EPHEMERAL_TO_PERSISTENT;
+    let err = validate::fleet_update(&fleet(new), &fleet(old)).expect_err("type change refused");
+    let messages: Vec<&str> = err.violations.iter().map(|v| v.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![celld_api::rules::local_storage::TYPE_CHANGE_MESSAGE],
+        "{err}"
+    );
+    assert!(!messages[0].contains("uses Persistent storage"), "{err}");
+    assert!(
+        messages[0].contains("delete the fleet and create it again"),
+        "{err}"
+    );
 }

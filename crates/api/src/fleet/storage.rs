@@ -61,7 +61,8 @@ pub struct ObjectStorage {
 /// Local work storage of each celld node.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
-#[x_kube(validation = Rule::new("(self.type == 'Ephemeral' && oldSelf.type == 'Ephemeral') || (self.type == oldSelf.type && self.size == oldSelf.size && (has(self.storageClassName) ? (has(oldSelf.storageClassName) && self.storageClassName == oldSelf.storageClassName) : !has(oldSelf.storageClassName)))").message("spec.localStorage: type, size and storageClassName cannot change once a fleet uses Persistent storage (a StatefulSet's volume claims are immutable); create a new fleet with the storage you want, or delete this one (its PVCs follow whenDeleted) and create it again"))]
+#[x_kube(validation = crate::rules::local_storage::type_unchanged_rule())]
+#[x_kube(validation = crate::rules::local_storage::persistent_claim_unchanged_rule())]
 #[x_kube(validation = Rule::new("!has(self.storageClassName) || self.type == 'Persistent'").message("spec.localStorage.storageClassName applies to type Persistent only: set type: Persistent or remove storageClassName"))]
 pub struct LocalStorage {
     /// Ephemeral: an emptyDir limited to size, lost when a pod is deleted. Persistent: one

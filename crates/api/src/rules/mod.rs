@@ -33,6 +33,7 @@ pub mod affinity;
 pub mod bounds;
 pub mod env;
 pub mod label_selector;
+pub mod local_storage;
 pub mod metadata;
 pub mod names;
 pub mod quantity;

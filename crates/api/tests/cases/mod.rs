@@ -438,6 +438,18 @@ spec:
   localStorage: {type: Ephemeral, size: 1Gi}
 "#;
 
+const EPHEMERAL_10GI: &str = r#"
+metadata: {name: storage}
+spec:
+  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
+  localStorage: {type: Ephemeral, size: 10Gi}
+"#;
+
+/// The update of a fleet that never used Persistent storage to Persistent storage (the storage
+/// message must not claim it did). Only the client-side tests read every message.
+#[allow(dead_code)]
+pub const EPHEMERAL_TO_PERSISTENT: (&str, &str) = (EPHEMERAL, PERSISTENT);
+
 pub const FLEET_UPDATES: &[UpdateCase] = &[
     UpdateCase {
         name: "ephemeral-size-may-change",
@@ -471,7 +483,7 @@ spec:
   objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
   localStorage: {type: Persistent, size: 20Gi}
 "#,
-        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+        refused_with: Some("cannot change while a fleet uses Persistent storage"),
     },
     UpdateCase {
         name: "persistent-class-is-immutable",
@@ -482,18 +494,26 @@ spec:
   objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
   localStorage: {type: Persistent, size: 10Gi, storageClassName: other}
 "#,
-        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+        refused_with: Some("cannot change while a fleet uses Persistent storage"),
     },
     UpdateCase {
         name: "ephemeral-to-persistent-is-refused",
         old: EPHEMERAL,
         new: PERSISTENT,
-        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+        refused_with: Some("spec.localStorage.type cannot change from Ephemeral to Persistent"),
+    },
+    UpdateCase {
+        name: "ephemeral-to-persistent-of-the-same-size-is-refused",
+        old: EPHEMERAL_10GI,
+        new: PERSISTENT,
+        refused_with: Some("spec.localStorage.type cannot change from Ephemeral to Persistent"),
     },
     UpdateCase {
         name: "persistent-to-ephemeral-is-refused",
         old: PERSISTENT,
         new: EPHEMERAL,
-        refused_with: Some("cannot change once a fleet uses Persistent storage"),
+        refused_with: Some(
+            "spec.localStorage.type cannot change from Ephemeral to Persistent or back",
+        ),
     },
 ];

@@ -26,7 +26,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("storageClassName", "--storage-class"),
     ("localStorage.size", "--local-storage-size"),
     ("type Persistent", "--local-storage"),
-    ("localStorage: type", "--local-storage"),
+    ("localStorage.type", "--local-storage"),
     ("spec.env", "--env"),
     ("podAnnotations", "--pod-annotation"),
     ("podLabels", "--pod-label"),

@@ -81,7 +81,7 @@ async fn init_apply_creates_then_updates_with_server_side_apply() -> TestResult 
     assert!(fleet.spec.ingress.is_none(), "{:?}", fleet.spec.ingress);
     assert_eq!(fleet.spec.replicas, 1);
 
-    // Persistent storage cannot be changed: refused before anything is sent.
+    // The storage type cannot change: refused before anything is sent.
     let persistent = [
         "init",
         "disk",
@@ -107,7 +107,7 @@ async fn init_apply_creates_then_updates_with_server_side_apply() -> TestResult 
     assert_eq!(run.code, 1, "{run}");
     assert!(
         run.stderr
-            .contains("cannot change once a fleet uses Persistent storage"),
+            .contains("spec.localStorage.type cannot change from Ephemeral to Persistent or back"),
         "{run}"
     );
     assert!(run.stdout.is_empty(), "{run}");
