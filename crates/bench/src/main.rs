@@ -1,40 +1,43 @@
-//! `celld-bench [FLEETS...]`: measures the celld-operator binary on the local control plane and
-//! writes `bench/REPORT.md`.
+//! `celld-bench [FLEETS...]`: measures the celld-operator binary at scale on fresh local
+//! control planes and writes `bench/REPORT.md` and the plot `bench/scaling.svg`.
 //!
-//! For each fleet count it starts the operator as a separate process (so its memory is its
-//! own), creates that many fleets with a deployment, and measures: time until every fleet is
-//! Ready, the operator's resident memory, API writes per fleet to converge, and API writes
-//! during idle periodic reconciles (the no-op guarantee: 0). It also times the pure builders.
+//! For each fleet count it measures a floor (the operator's children, pre-rendered, applied
+//! with no operator) and the operator (time to ready StatefulSets and Ready fleets, the status
+//! lag, API requests until settled and per idle minute from the audit log, memory and CPU),
+//! each on a control plane of its own; then a churn of fleets created and deleted again and
+//! again under one operator.
 
-mod measure;
+mod audit;
+mod audit_tail;
+mod churn;
+mod cli;
+mod clock;
+mod control_plane;
+mod error;
+mod floor;
+mod identity;
+mod operator;
+mod operator_run;
+mod plot;
+mod proc_stats;
+mod readiness;
 mod report;
+mod results;
+mod settings;
+mod workload;
 
+use clap::Parser;
 use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let counts: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let counts = if counts.is_empty() {
-        vec![10, 50, 100]
-    } else {
-        counts
-    };
-    match measure::run(&counts).await {
-        Ok(results) => {
-            let path = report::write(&results);
-            match path {
-                Ok(path) => {
-                    println!("wrote {}", path.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("bench: {e}");
-                    ExitCode::FAILURE
-                }
+    let args = cli::Args::parse();
+    match cli::run(args).await {
+        Ok(paths) => {
+            for path in paths {
+                println!("wrote {}", path.display());
             }
+            ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("bench: {e}");

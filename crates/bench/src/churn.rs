@@ -1,0 +1,64 @@
+//! The churn: fleets created, all Ready, deleted and gone, cycle after cycle under one
+//! operator; then its memory against the empty operator's, and its open connections.
+
+use crate::clock::Anchor;
+use crate::error::Result;
+use crate::operator_run::Setup;
+use crate::proc_stats::{established_tcp, rss_kib};
+use crate::readiness::Watches;
+use crate::results::ChurnRun;
+use crate::settings::{CHURN_REST, FLEET_NAMESPACE, ready_timeout};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Creates and deletes `fleets` fleets `cycles` times on a fresh control plane.
+pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
+    let mut setup = Setup::start(bin, &format!("churn-{fleets}"), fleets).await?;
+    let client = setup.plane.client();
+    let watches = Watches::start(&client, FLEET_NAMESPACE);
+    let anchor = Anchor::now();
+    let mut times = Vec::with_capacity(cycles);
+    for cycle in 1..=cycles {
+        let started = Instant::now();
+        watches.forget_ready();
+        setup.workload.create(fleets).await?;
+        let logs = setup.logs();
+        let operator = &mut setup.operator;
+        watches
+            .wait_ready(fleets, fleets, ready_timeout(fleets), logs.clone(), || {
+                operator.check_alive()
+            })
+            .await?;
+        setup.workload.delete_all().await?;
+        watches
+            .wait_gone(ready_timeout(fleets), logs, || operator.check_alive())
+            .await?;
+        times.push(started.elapsed());
+        eprintln!(
+            "bench: churn cycle {cycle}/{cycles}: {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    drop(watches);
+    tokio::time::sleep(CHURN_REST).await;
+    setup.operator.check_alive()?;
+    let pid = setup.operator.pid();
+    let after_rss_kib = rss_kib(pid);
+    let tcp_connections = established_tcp(pid);
+    let end = Instant::now();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let requests = setup
+        .audit
+        .poll()?
+        .tally(anchor.wall(anchor.instant()), anchor.wall(end));
+    let run = ChurnRun {
+        fleets,
+        cycles: times,
+        empty_rss_kib: setup.empty_rss_kib,
+        after_rss_kib,
+        tcp_connections,
+        requests,
+    };
+    setup.remove().await?;
+    Ok(run)
+}

@@ -1,0 +1,104 @@
+//! The command line and the order of the runs.
+
+use crate::error::{Error, Result};
+use crate::results::{Results, Scale, Skipped};
+use crate::{churn, floor, operator, operator_run, plot, report};
+use celld_testkit::paths::workspace_root;
+use clap::Parser;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Measures celld-operator at scale and writes bench/REPORT.md and bench/scaling.svg.
+#[derive(Debug, Parser)]
+#[command(about, long_about = None)]
+pub struct Args {
+    /// Fleet counts to measure, each against its floor.
+    #[arg(default_values_t = [100, 300, 1000])]
+    pub fleets: Vec<usize>,
+
+    /// Fleets created and deleted in each churn cycle (0: no churn).
+    #[arg(long, default_value_t = 300)]
+    pub churn_fleets: usize,
+
+    /// Churn cycles.
+    #[arg(long, default_value_t = 5)]
+    pub churn_cycles: usize,
+
+    /// Where to write REPORT.md and scaling.svg (default: the workspace's bench/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs every measurement, writes the report and the plot, and returns their paths.
+pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
+    let bin = operator::binary()?;
+    let started = Instant::now();
+    let mut counts = args.fleets.clone();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut scales = Vec::new();
+    let mut skipped = Vec::new();
+    for &count in &counts {
+        let step = Instant::now();
+        let measured = async {
+            eprintln!("bench: {count} fleets: floor");
+            let floor = floor::run(count).await?;
+            eprintln!("bench: {count} fleets: operator");
+            let operator = operator_run::run(&bin, count).await?;
+            Ok::<_, Error>(Scale { floor, operator })
+        };
+        match measured.await {
+            Ok(scale) => scales.push(scale),
+            Err(e) => {
+                eprintln!("bench: {count} fleets not measured: {e}");
+                skipped.push(Skipped {
+                    what: format!("{count} fleets"),
+                    why: e.to_string(),
+                });
+            }
+        }
+        eprintln!(
+            "bench: {count} fleets took {:.0} s",
+            step.elapsed().as_secs_f64()
+        );
+    }
+    let churn = if args.churn_fleets > 0 && args.churn_cycles > 0 {
+        eprintln!(
+            "bench: churn of {} fleets × {}",
+            args.churn_fleets, args.churn_cycles
+        );
+        match churn::run(&bin, args.churn_fleets, args.churn_cycles).await {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("bench: churn not measured: {e}");
+                skipped.push(Skipped {
+                    what: format!(
+                        "churn of {} fleets × {}",
+                        args.churn_fleets, args.churn_cycles
+                    ),
+                    why: e.to_string(),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let results = Results {
+        date: jiff::Zoned::now().date().to_string(),
+        cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        total: started.elapsed(),
+        scales,
+        churn,
+        skipped,
+    };
+    let dir = args.out.unwrap_or_else(|| workspace_root().join("bench"));
+    std::fs::create_dir_all(&dir).map_err(Error::io("creating the report's directory", &dir))?;
+    let report_path = dir.join("REPORT.md");
+    std::fs::write(&report_path, report::render(&results))
+        .map_err(Error::io("writing the report", &report_path))?;
+    let plot_path = dir.join(report::PLOT_FILE);
+    std::fs::write(&plot_path, plot::render(&results.scales)?)
+        .map_err(Error::io("writing the plot", &plot_path))?;
+    Ok(vec![report_path, plot_path])
+}

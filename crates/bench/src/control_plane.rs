@@ -1,0 +1,136 @@
+//! A fresh local control plane for one run: `testenv/scripts/up.sh` with a state directory of
+//! its own, the audit log on, and enough fake nodes for the run's pods.
+
+use crate::error::{Error, Result};
+use crate::settings::{APISERVER_FLAGS, nodes_for};
+use celld_testkit::S3Settings;
+use celld_testkit::faults::PrivateControlPlane;
+use celld_testkit::paths::{STATE_DIR_ENV, workspace_root};
+use kube::Client;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::process::Command;
+
+/// Longest a start or stop may take.
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Lines of a failed script's output shown in the error.
+const OUTPUT_TAIL: usize = 20;
+
+/// Where the bench's control planes keep their state (ignored by git like `.testenv/`).
+pub fn bench_state_root() -> PathBuf {
+    workspace_root().join(".testenv-bench")
+}
+
+/// A running control plane of the bench's own.
+pub struct BenchControlPlane {
+    plane: PrivateControlPlane,
+    client: Client,
+    s3: S3Settings,
+}
+
+impl BenchControlPlane {
+    /// Starts a fresh control plane named `name` (anything left under that name is stopped and
+    /// removed first) with nodes for `fleets` fleets, and installs the project's CRDs.
+    pub async fn start(name: &str, fleets: usize) -> Result<Self> {
+        let dir = bench_state_root().join(name);
+        if dir.exists() {
+            let _ = script("down.sh", &dir, &[]).await;
+            std::fs::remove_dir_all(&dir)
+                .map_err(Error::io("removing an old state directory", &dir))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(Error::io("creating a state directory", &dir))?;
+        let nodes = nodes_for(fleets).to_string();
+        script(
+            "up.sh",
+            &dir,
+            &[
+                ("CELLD_TESTENV_NODES", nodes.as_str()),
+                ("CELLD_TESTENV_AUDIT", "1"),
+                ("CELLD_TESTENV_APISERVER_FLAGS", APISERVER_FLAGS),
+            ],
+        )
+        .await?;
+        // Adopt it (up.sh finds it up and healthy): it is stopped when dropped.
+        let plane = PrivateControlPlane::start(&dir).await?;
+        let client = plane.client().await?;
+        celld_testkit::install_crds(&client).await?;
+        let s3 = plane.s3()?;
+        Ok(BenchControlPlane { plane, client, s3 })
+    }
+
+    /// An admin client.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// Its S3 server.
+    pub fn s3(&self) -> &S3Settings {
+        &self.s3
+    }
+
+    /// Its state directory.
+    pub fn dir(&self) -> &Path {
+        self.plane.dir()
+    }
+
+    /// The admin kubeconfig (its server address and CA are reused for the operator's).
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.plane.kubeconfig()
+    }
+
+    /// The API server's audit log.
+    pub fn audit_log(&self) -> PathBuf {
+        self.dir().join("logs").join("audit.log")
+    }
+
+    /// Stops it and removes its state, logs included (the audit log of a large run takes
+    /// hundreds of MiB).
+    pub async fn remove(self) -> Result<()> {
+        let dir = self.dir().to_path_buf();
+        self.plane.stop().await?;
+        std::fs::remove_dir_all(&dir).map_err(Error::io("removing a state directory", &dir))
+    }
+}
+
+async fn script(name: &str, dir: &Path, env: &[(&str, &str)]) -> Result<()> {
+    let path = workspace_root().join("testenv/scripts").join(name);
+    let what = format!("{STATE_DIR_ENV}={} {}", dir.display(), path.display());
+    let run = Command::new("bash")
+        .arg(&path)
+        .env(STATE_DIR_ENV, dir)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(SCRIPT_TIMEOUT, run)
+        .await
+        .map_err(|_| Error::Process {
+            what: what.clone(),
+            detail: format!(
+                "still running after {} s (killed)",
+                SCRIPT_TIMEOUT.as_secs()
+            ),
+        })?
+        .map_err(Error::io("running a testenv script", &path))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    Err(Error::Process {
+        what,
+        detail: format!(
+            "{} (is the control plane built? `make testenv`):\n{}",
+            output.status,
+            lines[lines.len().saturating_sub(OUTPUT_TAIL)..].join("\n")
+        ),
+    })
+}

@@ -1,0 +1,154 @@
+//! The operator on one fleet count: from the first create until every fleet is Ready and the
+//! operator has settled, then an idle window.
+
+use crate::audit_tail::AuditTail;
+use crate::clock::Anchor;
+use crate::control_plane::BenchControlPlane;
+use crate::error::Result;
+use crate::identity;
+use crate::operator::Operator;
+use crate::proc_stats::{clock_tick, cpu_ticks, rss_kib};
+use crate::readiness::{Watches, max_lag};
+use crate::results::OperatorRun;
+use crate::settings::{
+    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, ready_timeout,
+};
+use crate::workload::Workload;
+use jiff::SignedDuration;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How far the audit log may lag behind the requests (the API server writes it in batches of
+/// at most a second).
+const AUDIT_LAG: Duration = Duration::from_secs(3);
+
+/// A control plane with the operator running on it, as its ServiceAccount, with no fleet yet.
+pub struct Setup {
+    /// The control plane.
+    pub plane: BenchControlPlane,
+    /// The namespace, Secret and published deployments.
+    pub workload: Workload,
+    /// The operator.
+    pub operator: Operator,
+    /// The operator's requests in the audit log.
+    pub audit: AuditTail,
+    /// Its resident memory before any fleet, KiB.
+    pub empty_rss_kib: u64,
+}
+
+impl Setup {
+    /// Starts a fresh control plane `name` sized for `fleets`, publishes their deployments,
+    /// starts the operator and reads its empty memory.
+    pub async fn start(bin: &Path, name: &str, fleets: usize) -> Result<Self> {
+        let plane = BenchControlPlane::start(name, fleets).await?;
+        let client = plane.client();
+        let kubeconfig =
+            identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
+        let workload = Workload::prepare(client, plane.s3(), fleets).await?;
+        let audit = AuditTail::new(plane.audit_log(), operator_username());
+        let operator =
+            Operator::start(bin, &kubeconfig, &plane.dir().join("logs/operator.log")).await?;
+        tokio::time::sleep(WARM_UP).await;
+        let empty_rss_kib = rss_kib(operator.pid());
+        Ok(Setup {
+            plane,
+            workload,
+            operator,
+            audit,
+            empty_rss_kib,
+        })
+    }
+
+    /// Where the logs are.
+    pub fn logs(&self) -> std::path::PathBuf {
+        self.plane.dir().join("logs")
+    }
+
+    /// Stops the operator and removes the control plane.
+    pub async fn remove(self) -> Result<()> {
+        self.operator.stop().await;
+        self.plane.remove().await
+    }
+}
+
+/// Waits until the operator has written nothing for [`QUIET`] after `all_ready`, or until
+/// [`SETTLE_LIMIT`]; returns when it last wrote (or `all_ready` if later) and whether its
+/// writes stopped.
+async fn settle(
+    audit: &mut AuditTail,
+    anchor: &Anchor,
+    all_ready: Instant,
+) -> Result<(Instant, bool)> {
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = Instant::now();
+        let last_write = audit.poll()?.last_write();
+        let since_start = last_write
+            .map(|w| w.duration_since(anchor.wall(anchor.instant())))
+            .and_then(|d| Duration::try_from(d.max(SignedDuration::ZERO)).ok());
+        let last = since_start
+            .map(|d| anchor.instant() + d)
+            .map_or(all_ready, |w| w.max(all_ready));
+        if now.saturating_duration_since(last) >= QUIET {
+            return Ok((last, true));
+        }
+        if now.saturating_duration_since(all_ready) >= SETTLE_LIMIT {
+            return Ok((now, false));
+        }
+    }
+}
+
+/// Measures the operator on `count` fleets on a fresh control plane.
+pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
+    let mut setup = Setup::start(bin, &format!("operator-{count}"), count).await?;
+    let client = setup.plane.client();
+    let watches = Watches::start(&client, FLEET_NAMESPACE);
+    let anchor = Anchor::now();
+    setup.workload.create(count).await?;
+    let logs = setup.logs();
+    let operator = &mut setup.operator;
+    watches
+        .wait_ready(count, count, ready_timeout(count), logs, || {
+            operator.check_alive()
+        })
+        .await?;
+    let statefulsets = watches.statefulsets();
+    let fleets = watches.fleets();
+    drop(watches);
+    let all_ready = fleets.last_ready().unwrap_or_else(Instant::now);
+    let (settled_at, writes_stopped) = settle(&mut setup.audit, &anchor, all_ready).await?;
+    let settled_rss_kib = rss_kib(setup.operator.pid());
+
+    let idle_start = Instant::now();
+    let cpu_before = cpu_ticks(setup.operator.pid());
+    tokio::time::sleep(IDLE_WINDOW).await;
+    let cpu_after = cpu_ticks(setup.operator.pid());
+    let idle_end = Instant::now();
+    setup.operator.check_alive()?;
+    tokio::time::sleep(AUDIT_LAG).await;
+    let requests = setup.audit.poll()?;
+    let to_settle = requests.tally(
+        anchor.wall(anchor.instant()),
+        anchor.wall(settled_at + Duration::from_millis(1)),
+    );
+    let idle = requests.tally(anchor.wall(idle_start), anchor.wall(idle_end));
+    let run = OperatorRun {
+        fleets: count,
+        statefulsets_ready: statefulsets.last_ready().map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(anchor.instant())
+        }),
+        fleets_ready: all_ready.saturating_duration_since(anchor.instant()),
+        status_lag: max_lag(&statefulsets.ready, &fleets.ready),
+        settled: settled_at.saturating_duration_since(anchor.instant()),
+        writes_stopped,
+        to_settle,
+        idle,
+        idle_window: idle_end - idle_start,
+        idle_cpu: clock_tick()
+            * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
+        empty_rss_kib: setup.empty_rss_kib,
+        settled_rss_kib,
+    };
+    setup.remove().await?;
+    Ok(run)
+}

@@ -1,0 +1,258 @@
+//! Watches StatefulSets and fleets in the bench's namespace and records when each was first
+//! seen ready (a StatefulSet with all its replicas ready; a fleet with `Ready=True`), and which
+//! exist at all.
+
+use crate::error::{Error, Result};
+use crate::settings::REPLICAS;
+use celld_api::CelldFleet;
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+
+/// What one watch has seen of one kind.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    /// When each object was first seen ready, by name.
+    pub ready: HashMap<String, Instant>,
+    /// The objects that exist now.
+    pub present: HashSet<String>,
+}
+
+impl Seen {
+    /// The latest first-ready time (when the last one became ready).
+    pub fn last_ready(&self) -> Option<Instant> {
+        self.ready.values().max().copied()
+    }
+}
+
+type Shared = Arc<Mutex<Seen>>;
+
+fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Seen> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Watches of StatefulSets and fleets; stopped when dropped.
+#[derive(Debug)]
+pub struct Watches {
+    statefulsets: Shared,
+    fleets: Shared,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// Whether a StatefulSet has all its (nonzero) replicas ready.
+pub fn statefulset_ready(s: &StatefulSet) -> bool {
+    let wanted = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let ready = s
+        .status
+        .as_ref()
+        .and_then(|s| s.ready_replicas)
+        .unwrap_or(0);
+    wanted == REPLICAS && ready >= wanted
+}
+
+/// Whether a fleet reports `Ready=True`.
+pub fn fleet_ready(f: &CelldFleet) -> bool {
+    f.status
+        .as_ref()
+        .and_then(|s| celld_api::conditions::find(&s.conditions, "Ready"))
+        .is_some_and(|c| c.status == "True")
+}
+
+fn watch<K>(api: Api<K>, ready: fn(&K) -> bool) -> (Shared, JoinHandle<()>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let shared: Shared = Arc::default();
+    let seen = shared.clone();
+    let task = tokio::spawn(async move {
+        let mut events = watcher::watcher(api, watcher::Config::default())
+            .default_backoff()
+            .boxed();
+        while let Some(event) = events.next().await {
+            let now = Instant::now();
+            let mut seen = lock(&seen);
+            match event {
+                Ok(Event::Apply(o) | Event::InitApply(o)) => {
+                    let name = o.name_any();
+                    if ready(&o) {
+                        seen.ready.entry(name.clone()).or_insert(now);
+                    }
+                    seen.present.insert(name);
+                }
+                Ok(Event::Delete(o)) => {
+                    seen.present.remove(&o.name_any());
+                }
+                Ok(Event::Init) => seen.present.clear(),
+                Ok(Event::InitDone) | Err(_) => {}
+            }
+        }
+    });
+    (shared, task)
+}
+
+impl Watches {
+    /// Starts watching `namespace`.
+    pub fn start(client: &Client, namespace: &str) -> Self {
+        let (statefulsets, a) = watch::<StatefulSet>(
+            Api::namespaced(client.clone(), namespace),
+            statefulset_ready,
+        );
+        let (fleets, b) =
+            watch::<CelldFleet>(Api::namespaced(client.clone(), namespace), fleet_ready);
+        Watches {
+            statefulsets,
+            fleets,
+            tasks: vec![a, b],
+        }
+    }
+
+    /// What was seen of the StatefulSets.
+    pub fn statefulsets(&self) -> Seen {
+        lock(&self.statefulsets).clone()
+    }
+
+    /// What was seen of the fleets.
+    pub fn fleets(&self) -> Seen {
+        lock(&self.fleets).clone()
+    }
+
+    /// Forgets the ready times (for the next churn cycle).
+    pub fn forget_ready(&self) {
+        lock(&self.statefulsets).ready.clear();
+        lock(&self.fleets).ready.clear();
+    }
+
+    /// Waits until `statefulsets` StatefulSets and `fleets` fleets have been seen ready, failing
+    /// after `timeout`; `alive` is checked on each round (the operator still running).
+    pub async fn wait_ready(
+        &self,
+        statefulsets: usize,
+        fleets: usize,
+        timeout: Duration,
+        logs: PathBuf,
+        mut alive: impl FnMut() -> Result<()>,
+    ) -> Result<()> {
+        self.wait(timeout, logs, &mut alive, |s, f| {
+            (s.ready.len() >= statefulsets && f.ready.len() >= fleets)
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(
+                        "{}/{statefulsets} StatefulSets ready, {}/{fleets} fleets Ready",
+                        s.ready.len(),
+                        f.ready.len()
+                    )
+                })
+        })
+        .await
+    }
+
+    /// Waits until no StatefulSet and no fleet exists.
+    pub async fn wait_gone(
+        &self,
+        timeout: Duration,
+        logs: PathBuf,
+        mut alive: impl FnMut() -> Result<()>,
+    ) -> Result<()> {
+        self.wait(timeout, logs, &mut alive, |s, f| {
+            (s.present.is_empty() && f.present.is_empty())
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(
+                        "{} StatefulSets and {} fleets left",
+                        s.present.len(),
+                        f.present.len()
+                    )
+                })
+        })
+        .await
+    }
+
+    async fn wait(
+        &self,
+        timeout: Duration,
+        logs: PathBuf,
+        alive: &mut impl FnMut() -> Result<()>,
+        done: impl Fn(&Seen, &Seen) -> Result<(), String>,
+    ) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            let seen = done(&self.statefulsets(), &self.fleets());
+            match seen {
+                Ok(()) => return Ok(()),
+                Err(seen) if started.elapsed() >= timeout => {
+                    return Err(Error::Timeout {
+                        what: "the bench's fleets".into(),
+                        seconds: timeout.as_secs(),
+                        seen,
+                        logs,
+                    });
+                }
+                Err(_) => alive()?,
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Watches {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// The largest delay, over the names in both, from the first map's time to the second's
+/// (zero when the second came first).
+pub fn max_lag(first: &HashMap<String, Instant>, then: &HashMap<String, Instant>) -> Duration {
+    then.iter()
+        .filter_map(|(name, t)| first.get(name).map(|f| t.saturating_duration_since(*f)))
+        .max()
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_statefulset_is_ready_when_both_replicas_are() {
+        let sts = |replicas: i32, ready: i32| -> StatefulSet {
+            serde_json::from_value(json!({"spec": {"replicas": replicas, "selector": {}, "template": {}, "serviceName": "x"}, "status": {"replicas": replicas, "readyReplicas": ready}})).unwrap()
+        };
+        assert!(statefulset_ready(&sts(2, 2)));
+        assert!(!statefulset_ready(&sts(2, 1)));
+        assert!(
+            !statefulset_ready(&sts(0, 0)),
+            "a fleet parked at 0 nodes is not ready"
+        );
+    }
+
+    #[test]
+    fn the_lag_is_the_largest_per_name_delay() {
+        let t = Instant::now();
+        let at = |ms: u64| t + Duration::from_millis(ms);
+        let sts = HashMap::from([
+            ("a".to_string(), at(100)),
+            ("b".to_string(), at(200)),
+            ("c".to_string(), at(900)),
+        ]);
+        let fleets = HashMap::from([
+            ("a".to_string(), at(400)),
+            ("b".to_string(), at(1_200)),
+            ("c".to_string(), at(800)),
+        ]);
+        assert_eq!(max_lag(&sts, &fleets), Duration::from_millis(1_000));
+        assert_eq!(max_lag(&sts, &HashMap::new()), Duration::ZERO);
+    }
+}

@@ -1,0 +1,168 @@
+//! What the runs measured, as plain values the report and the plot are made from.
+
+use crate::audit::Tally;
+use std::time::Duration;
+
+/// The floor for one fleet count: the same children, pre-rendered, applied with no operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloorRun {
+    /// Fleets whose children were applied.
+    pub fleets: usize,
+    /// Objects applied (every child of every fleet).
+    pub objects: usize,
+    /// From the first apply until every StatefulSet was ready.
+    pub statefulsets_ready: Duration,
+}
+
+/// The operator on one fleet count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperatorRun {
+    /// Fleets created.
+    pub fleets: usize,
+    /// From the first create until every StatefulSet was ready.
+    pub statefulsets_ready: Duration,
+    /// From the first create until every fleet reported Ready=True.
+    pub fleets_ready: Duration,
+    /// The largest delay, over the fleets, from its StatefulSet being ready to its Ready=True.
+    pub status_lag: Duration,
+    /// From the first create until the operator settled (every fleet Ready, no more writes).
+    pub settled: Duration,
+    /// Whether its writes stopped; false when the wait for them to stop ran out.
+    pub writes_stopped: bool,
+    /// The operator's requests from the first create until it settled.
+    pub to_settle: Tally,
+    /// The operator's requests during the idle window after it settled.
+    pub idle: Tally,
+    /// The idle window.
+    pub idle_window: Duration,
+    /// CPU time (user + system) the operator used during the idle window.
+    pub idle_cpu: Duration,
+    /// Resident memory with no fleet, once started, KiB.
+    pub empty_rss_kib: u64,
+    /// Resident memory once settled, KiB.
+    pub settled_rss_kib: u64,
+}
+
+impl OperatorRun {
+    /// Requests per minute of the idle window.
+    pub fn idle_requests_per_minute(&self) -> f64 {
+        per_minute(self.idle.requests, self.idle_window)
+    }
+
+    /// Writes per minute of the idle window.
+    pub fn idle_writes_per_minute(&self) -> f64 {
+        per_minute(self.idle.writes, self.idle_window)
+    }
+
+    /// CPU seconds per minute of the idle window.
+    pub fn idle_cpu_seconds_per_minute(&self) -> f64 {
+        let minutes = self.idle_window.as_secs_f64() / 60.0;
+        if minutes > 0.0 {
+            self.idle_cpu.as_secs_f64() / minutes
+        } else {
+            0.0
+        }
+    }
+
+    /// Resident memory added per fleet over the empty operator, KiB.
+    pub fn rss_growth_per_fleet_kib(&self) -> f64 {
+        self.settled_rss_kib.saturating_sub(self.empty_rss_kib) as f64 / self.fleets.max(1) as f64
+    }
+}
+
+fn per_minute(count: u64, window: Duration) -> f64 {
+    let minutes = window.as_secs_f64() / 60.0;
+    if minutes > 0.0 {
+        count as f64 / minutes
+    } else {
+        0.0
+    }
+}
+
+/// One fleet count: its floor and the operator, each on a fresh control plane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// The floor.
+    pub floor: FloorRun,
+    /// The operator.
+    pub operator: OperatorRun,
+}
+
+impl Scale {
+    /// The fleet count.
+    pub fn fleets(&self) -> usize {
+        self.operator.fleets
+    }
+
+    /// The operator's time to ready StatefulSets over the floor's.
+    pub fn statefulsets_ratio(&self) -> f64 {
+        ratio(
+            self.operator.statefulsets_ready,
+            self.floor.statefulsets_ready,
+        )
+    }
+
+    /// The operator's time to Ready fleets over the floor's time to ready StatefulSets.
+    pub fn fleets_ratio(&self) -> f64 {
+        ratio(self.operator.fleets_ready, self.floor.statefulsets_ready)
+    }
+}
+
+/// `a / b`, NaN when `b` is zero.
+pub fn ratio(a: Duration, b: Duration) -> f64 {
+    if b.is_zero() {
+        f64::NAN
+    } else {
+        a.as_secs_f64() / b.as_secs_f64()
+    }
+}
+
+/// Fleets created and deleted again and again under one operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChurnRun {
+    /// Fleets per cycle.
+    pub fleets: usize,
+    /// Duration of each cycle (create, all Ready, delete, all gone).
+    pub cycles: Vec<Duration>,
+    /// Resident memory with no fleet, once started, KiB.
+    pub empty_rss_kib: u64,
+    /// Resident memory after the last cycle, KiB.
+    pub after_rss_kib: u64,
+    /// Established TCP connections of the operator after the last cycle.
+    pub tcp_connections: usize,
+    /// The operator's requests over the whole churn.
+    pub requests: Tally,
+}
+
+impl ChurnRun {
+    /// Resident memory after the churn over the empty operator's.
+    pub fn rss_ratio(&self) -> f64 {
+        self.after_rss_kib as f64 / self.empty_rss_kib.max(1) as f64
+    }
+}
+
+/// A fleet count, or the churn, that could not be measured, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    /// What was to be measured.
+    pub what: String,
+    /// Why it was not.
+    pub why: String,
+}
+
+/// Everything the report shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Results {
+    /// The day of the run (`YYYY-MM-DD`).
+    pub date: String,
+    /// CPU cores of the machine.
+    pub cores: usize,
+    /// Wall time of the whole run.
+    pub total: Duration,
+    /// One entry per fleet count measured, in increasing order.
+    pub scales: Vec<Scale>,
+    /// The churn run, when it was measured.
+    pub churn: Option<ChurnRun>,
+    /// What could not be measured.
+    pub skipped: Vec<Skipped>,
+}

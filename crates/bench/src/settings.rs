@@ -1,0 +1,71 @@
+//! The fixed parameters of a run, shown in the report's method section.
+
+use std::time::Duration;
+
+/// Client tasks that create the fleets (operator runs) or apply the children (the floor).
+pub const CONCURRENCY: usize = 32;
+
+/// Nodes of each fleet (`spec.replicas`).
+pub const REPLICAS: i32 = 2;
+
+/// The window after settling in which idle requests, writes and CPU time are counted: one
+/// operator resync period at its default (60 s), so every fleet is reconciled once in it.
+pub const IDLE_WINDOW: Duration = Duration::from_secs(60);
+
+/// The operator has settled once it has written nothing for this long after every fleet
+/// reported Ready.
+pub const QUIET: Duration = Duration::from_secs(10);
+
+/// The longest wait for the operator's writes to stop after every fleet is Ready.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(120);
+
+/// How long the empty operator runs before its baseline memory is read.
+pub const WARM_UP: Duration = Duration::from_secs(5);
+
+/// How long the operator rests after the churn before its memory and connections are read.
+pub const CHURN_REST: Duration = Duration::from_secs(10);
+
+/// The operator's Kubernetes identity: its ServiceAccount, as in `config/`.
+pub const OPERATOR_NAMESPACE: &str = "celld-system";
+
+/// The operator's ServiceAccount name, as in `config/`.
+pub const OPERATOR_ACCOUNT: &str = "celld-operator";
+
+/// The namespace the fleets are created in.
+pub const FLEET_NAMESPACE: &str = "bench";
+
+/// Pods one fake node takes (testenv's kwok nodes allow 1,000; some room is left).
+pub const PODS_PER_NODE: usize = 800;
+
+/// Extra kube-apiserver flags: audit events written within a second (the bench follows the
+/// log while it runs), and no rotation of the log during a run.
+pub const APISERVER_FLAGS: &str = "--audit-log-batch-max-wait=1s --audit-log-maxsize=100000";
+
+/// The audit username of the operator.
+pub fn operator_username() -> String {
+    format!("system:serviceaccount:{OPERATOR_NAMESPACE}:{OPERATOR_ACCOUNT}")
+}
+
+/// Time allowed for `fleets` fleets to become ready (generous: the machine is shared).
+pub fn ready_timeout(fleets: usize) -> Duration {
+    Duration::from_secs(120 + fleets as u64)
+}
+
+/// Fake nodes for `fleets` fleets.
+pub fn nodes_for(fleets: usize) -> usize {
+    (fleets * REPLICAS as usize).div_ceil(PODS_PER_NODE).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enough_nodes_for_every_pod() {
+        assert_eq!(nodes_for(0), 1);
+        assert_eq!(nodes_for(100), 1);
+        assert_eq!(nodes_for(400), 1);
+        assert_eq!(nodes_for(401), 2);
+        assert_eq!(nodes_for(1000), 3);
+    }
+}

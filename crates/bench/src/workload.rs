@@ -1,0 +1,161 @@
+//! The fleets a run creates: each with 2 nodes, an Ingress, inline S3 storage with a
+//! credentials Secret, and a deployment already published in its bucket prefix.
+
+use crate::error::{Error, Result};
+use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS};
+use celld_api::CelldFleet;
+use celld_testkit::S3Settings;
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::{Namespace, Secret};
+use kube::api::{DeleteParams, ListParams, PostParams};
+use kube::{Api, Client};
+use serde_json::json;
+
+/// Name of the credentials Secret every fleet reads.
+const SECRET: &str = "s3-credentials";
+
+/// Bucket prefix under which every fleet has its own.
+const PREFIX: &str = "bench";
+
+/// The name of fleet `i`.
+pub fn fleet_name(i: usize) -> String {
+    format!("f{i}")
+}
+
+/// Fleet `i`, reading its deployment from the S3 server `s3`.
+pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
+    let name = fleet_name(i);
+    serde_json::from_value(json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
+        "metadata": {"name": name, "namespace": FLEET_NAMESPACE},
+        "spec": {
+            "replicas": REPLICAS,
+            "objectStorage": {
+                "bucket": format!("s3://{}/{PREFIX}/{name}", s3.bucket),
+                "endpoint": s3.endpoint,
+                "allowHTTP": true,
+                "credentialsSecretRef": {"name": SECRET},
+            },
+            "ingress": {"hostname": format!("{name}.bench.example.com"), "ingressClass": "nginx"},
+        },
+    }))
+    .map_err(manifest("a bench fleet"))
+}
+
+/// The key of fleet `i`'s deployment pointer in the bucket.
+fn pointer_key(i: usize) -> String {
+    format!("{PREFIX}/{}/deploy/current.json", fleet_name(i))
+}
+
+/// The fleets' namespace, Secret and published deployments on one control plane.
+#[derive(Clone)]
+pub struct Workload {
+    client: Client,
+    s3: S3Settings,
+}
+
+impl Workload {
+    /// Creates the namespace and the Secret, and publishes a deployment for `fleets` fleets.
+    pub async fn prepare(client: Client, s3: &S3Settings, fleets: usize) -> Result<Self> {
+        let namespace: Namespace =
+            serde_json::from_value(json!({"metadata": {"name": FLEET_NAMESPACE}}))
+                .map_err(manifest("the fleets' Namespace"))?;
+        Api::<Namespace>::all(client.clone())
+            .create(&PostParams::default(), &namespace)
+            .await
+            .map_err(Error::kube("creating the fleets' namespace"))?;
+        let secret: Secret = serde_json::from_value(json!({
+            "metadata": {"name": SECRET},
+            "stringData": {"AWS_ACCESS_KEY_ID": s3.access_key_id, "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
+        }))
+        .map_err(manifest("the credentials Secret"))?;
+        Api::<Secret>::namespaced(client.clone(), FLEET_NAMESPACE)
+            .create(&PostParams::default(), &secret)
+            .await
+            .map_err(Error::kube("creating the credentials Secret"))?;
+        futures::stream::iter(0..fleets)
+            .map(|i| async move {
+                let body = json!({"version": format!("{i:016x}"), "script_name": "bench", "rollout": {"percent": 100}});
+                s3.put_object(&pointer_key(i), body.to_string().into_bytes())
+                    .await
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
+        Ok(Workload {
+            client,
+            s3: s3.clone(),
+        })
+    }
+
+    /// The fleets' API.
+    pub fn fleets(&self) -> Api<CelldFleet> {
+        Api::namespaced(self.client.clone(), FLEET_NAMESPACE)
+    }
+
+    /// The credentials Secret.
+    pub async fn secret(&self) -> Result<Secret> {
+        Api::<Secret>::namespaced(self.client.clone(), FLEET_NAMESPACE)
+            .get(SECRET)
+            .await
+            .map_err(Error::kube("reading the credentials Secret"))
+    }
+
+    /// Creates fleets `0..count` from concurrent client tasks; returns them as created.
+    pub async fn create(&self, count: usize) -> Result<Vec<CelldFleet>> {
+        let api = self.fleets();
+        let fleets: Vec<CelldFleet> = (0..count)
+            .map(|i| fleet_manifest(i, &self.s3))
+            .collect::<Result<_>>()?;
+        futures::stream::iter(fleets)
+            .map(|fleet| {
+                let api = api.clone();
+                async move {
+                    api.create(&PostParams::default(), &fleet)
+                        .await
+                        .map_err(Error::kube("creating a fleet"))
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_collect()
+            .await
+    }
+
+    /// Deletes every fleet (one request; their children go by garbage collection).
+    pub async fn delete_all(&self) -> Result<()> {
+        self.fleets()
+            .delete_collection(&DeleteParams::background(), &ListParams::default())
+            .await
+            .map_err(Error::kube("deleting the fleets"))?;
+        Ok(())
+    }
+}
+
+fn manifest(what: &'static str) -> impl FnOnce(serde_json::Error) -> Error {
+    move |e| Error::Manifest {
+        what: what.into(),
+        detail: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_has_two_nodes_an_ingress_and_its_own_bucket_prefix() {
+        let s3 = S3Settings {
+            endpoint: "http://127.0.0.1:9000".into(),
+            access_key_id: "ak".into(),
+            secret_access_key: "sk".into(),
+            region: "us-east-1".into(),
+            bucket: "b".into(),
+        };
+        let fleet = fleet_manifest(7, &s3).unwrap();
+        assert_eq!(fleet.metadata.name.as_deref(), Some("f7"));
+        assert_eq!(fleet.spec.replicas, 2);
+        assert_eq!(fleet.spec.object_storage.bucket, "s3://b/bench/f7");
+        assert!(fleet.spec.ingress.is_some());
+        assert_eq!(pointer_key(7), "bench/f7/deploy/current.json");
+    }
+}
