@@ -42,6 +42,17 @@ pub enum ResolveError {
         /// The fleet's namespace.
         namespace: String,
     },
+    /// spec.storeRef names a store the API server holds but that does not match the schema
+    /// this operator knows (written by a newer or older version).
+    #[error(
+        "CelldObjectStore '{name}' (spec.storeRef.name) does not match the schema this operator knows ({error}): fix the store, or run an operator of the version that wrote it"
+    )]
+    StoreInvalid {
+        /// The store's name.
+        name: String,
+        /// Why it does not parse.
+        error: String,
+    },
     /// Neither storeRef nor inline credentials (admission refuses this; kept for old objects).
     #[error(
         "the fleet has no object-storage credentials: set spec.storeRef.name or spec.objectStorage.credentialsSecretRef.name"
@@ -86,6 +97,7 @@ impl ResolveError {
     pub fn reason(&self) -> &'static str {
         match self {
             Self::StoreNotFound { .. } => "StoreNotFound",
+            Self::StoreInvalid { .. } => "InvalidStore",
             Self::NoCredentials => "NoCredentials",
             Self::Bucket(_) => "InvalidBucket",
             Self::SecretNotFound { .. } => "SecretNotFound",

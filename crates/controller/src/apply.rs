@@ -130,25 +130,38 @@ pub async fn prune<K: Child>(
             return pruned;
         }
     };
-    for obj in list {
-        let name = obj.name_any();
+    let unwanted = list.into_iter().filter_map(|obj| {
         let owned = obj
             .owner_references()
             .iter()
             .any(|o| o.uid == owner_uid && o.controller == Some(true));
-        if owned && !keep.contains(&name) {
-            match api.delete(&name, &DeleteParams::background()).await {
-                Ok(_) => {
-                    metrics.write(&kind, "delete");
-                    pruned.deleted.push(name);
-                }
-                Err(kube::Error::Api(s)) if s.is_not_found() => {}
-                Err(e) => {
-                    let e = Error::kube(format!("deleting {kind} {name}"), e);
-                    pruned
-                        .failures
-                        .push(Failure::child(&kind, &name, "delete", &e));
-                }
+        let name = obj.name_any();
+        (owned && !keep.contains(&name)).then_some(name)
+    });
+    delete_all(api, unwanted, metrics).await
+}
+
+/// Deletes the children of kind `K` named `names`; one failing deletion does not stop the
+/// others, and a child already gone is no failure.
+pub async fn delete_all<K: Child>(
+    api: &Api<K>,
+    names: impl IntoIterator<Item = String>,
+    metrics: &Metrics,
+) -> Pruned {
+    let kind = K::kind(&()).to_string();
+    let mut pruned = Pruned::default();
+    for name in names {
+        match api.delete(&name, &DeleteParams::background()).await {
+            Ok(_) => {
+                metrics.write(&kind, "delete");
+                pruned.deleted.push(name);
+            }
+            Err(kube::Error::Api(s)) if s.is_not_found() => {}
+            Err(e) => {
+                let e = Error::kube(format!("deleting {kind} {name}"), e);
+                pruned
+                    .failures
+                    .push(Failure::child(&kind, &name, "delete", &e));
             }
         }
     }

@@ -68,6 +68,16 @@ pub struct Args {
     #[arg(long, env = "S3_TIMEOUT_SECONDS", default_value_t = 5)]
     pub s3_timeout_seconds: u64,
 
+    /// Fleets reconciled at the same time at most: bounds the operator's load on the API server
+    /// when many fleets change at once (a start with a thousand fleets).
+    #[arg(long, env = "MAX_CONCURRENT_RECONCILES", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_concurrent_reconciles: u16,
+
+    /// Milliseconds a fleet's reconcile waits for more changes after one arrives: a burst of
+    /// changes to its children (a rollout) costs one reconcile, not one per change.
+    #[arg(long, env = "DEBOUNCE_MILLIS", default_value_t = 500)]
+    pub debounce_millis: u64,
+
     /// Seconds after which the API server ends each watch (the operator resumes it from its last
     /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
     #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
@@ -87,6 +97,8 @@ impl Args {
             resync: Duration::from_secs(self.resync_seconds.max(1)),
             pending_resync: Duration::from_secs(self.pending_resync_seconds.max(1)),
             s3_timeout: Duration::from_secs(self.s3_timeout_seconds.max(1)),
+            concurrency: self.max_concurrent_reconciles,
+            debounce: Duration::from_millis(self.debounce_millis),
             reporter: "celld-operator".into(),
             instance: self.identity.clone(),
         }
@@ -121,6 +133,10 @@ mod tests {
         let settings = args.settings();
         assert_eq!(settings.namespace, None);
         assert_eq!(settings.resync, Duration::from_secs(60));
+        assert_eq!(
+            (settings.concurrency, settings.debounce),
+            (16, Duration::from_millis(500))
+        );
         assert_eq!(args.watch_settings(), WatchSettings::new(20, 120));
         let leader = args.leader().unwrap();
         assert_eq!(
@@ -170,5 +186,8 @@ mod tests {
     #[test]
     fn a_bad_flag_value_is_refused() {
         assert!(Args::try_parse_from(["celld-operator", "--log-format", "xml"]).is_err());
+        assert!(
+            Args::try_parse_from(["celld-operator", "--max-concurrent-reconciles", "0"]).is_err()
+        );
     }
 }

@@ -1,7 +1,11 @@
 //! What every reconcile shares: the client, the event recorder, metrics, settings and the
 //! per-fleet error backoff.
 
+use crate::caches::Caches;
+use crate::credentials::SecretContents;
 use crate::metrics::Metrics;
+use crate::pointer_reads::PointerReads;
+use crate::s3_clients::S3Clients;
 use celld_api::{CelldFleet, CelldFleetStatus};
 use kube::Client;
 use kube::core::DeserializeGuard;
@@ -23,6 +27,10 @@ pub struct Settings {
     pub pending_resync: Duration,
     /// Time bound of one object-storage read.
     pub s3_timeout: Duration,
+    /// Fleets reconciled at the same time at most.
+    pub concurrency: u16,
+    /// How long a reconcile waits for more changes after one arrives.
+    pub debounce: Duration,
     /// The name reported on Events (the operator Deployment's name).
     pub reporter: String,
     /// The instance reported on Events (the pod's name).
@@ -36,6 +44,8 @@ impl Default for Settings {
             resync: Duration::from_secs(60),
             pending_resync: Duration::from_secs(15),
             s3_timeout: Duration::from_secs(5),
+            concurrency: 16,
+            debounce: Duration::from_millis(500),
             reporter: "celld-operator".into(),
             instance: None,
         }
@@ -62,13 +72,15 @@ pub struct Context {
     /// computed from: a reconcile that sees that same version again (the cache has not caught
     /// up with the write yet) starts from what was written, not from the stale status.
     written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
-    /// S3 clients by configuration hash, so reconciles reuse their connections.
-    s3_clients: Mutex<HashMap<String, aws_sdk_s3::Client>>,
+    /// What reconciles read: children, stores and Secret metadata.
+    pub caches: Caches,
+    /// Contents of credentials Secrets, read once per resourceVersion.
+    pub secrets: SecretContents,
+    /// S3 clients shared by fleets on the same object store.
+    pub s3: S3Clients,
+    /// The last read of each fleet's deployment pointer.
+    pub pointers: PointerReads,
 }
-
-/// More cached S3 clients than this and the cache starts over (rotated credentials leave old
-/// entries behind).
-const MAX_S3_CLIENTS: usize = 1024;
 
 impl Context {
     /// A context for `client`.
@@ -78,7 +90,10 @@ impl Context {
         settings: Settings,
         gateway_api: bool,
         fleets: Store<DeserializeGuard<CelldFleet>>,
+        caches: Caches,
     ) -> Self {
+        let s3 = S3Clients::new(settings.s3_timeout);
+        let pointers = PointerReads::new(settings.pending_resync);
         let recorder = Recorder::new(
             client.clone(),
             Reporter {
@@ -95,7 +110,10 @@ impl Context {
             failures: Mutex::new(HashMap::new()),
             fleets,
             written: Mutex::new(HashMap::new()),
-            s3_clients: Mutex::new(HashMap::new()),
+            secrets: SecretContents::new(caches.secrets.clone()),
+            s3,
+            pointers,
+            caches,
         }
     }
 
@@ -138,25 +156,8 @@ impl Context {
             .collect();
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         written.retain(|uid, _| live.contains(uid));
+        self.pointers.retain(|uid| live.contains(uid));
         written.insert(uid.to_string(), (resource_version.to_string(), status));
-    }
-
-    /// The S3 client for configuration `hash`, built by `build` the first time.
-    pub fn s3_client(
-        &self,
-        hash: &str,
-        build: impl FnOnce() -> Result<aws_sdk_s3::Client, String>,
-    ) -> Result<aws_sdk_s3::Client, String> {
-        let mut clients = self.s3_clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(client) = clients.get(hash) {
-            return Ok(client.clone());
-        }
-        let client = build()?;
-        if clients.len() >= MAX_S3_CLIENTS {
-            clients.clear();
-        }
-        clients.insert(hash.to_string(), client.clone());
-        Ok(client)
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

@@ -3,6 +3,7 @@
 //! timeout and backoff, its life reported to [`WatchHealth`]); the reconciles write through a
 //! client that checks the [`Fence`].
 
+use crate::caches::{Caches, ChildCaches};
 use crate::context::{Context, Settings};
 use crate::fence::Fence;
 use crate::fenced_client::fenced;
@@ -13,14 +14,10 @@ use crate::watch_health::WatchHealth;
 use crate::watch_streams::WatchStreams;
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
-use gateway_api::httproutes::HttpRoute;
-use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Secret, Service};
-use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube::core::DeserializeGuard;
-use kube::runtime::Controller;
+use k8s_openapi::api::core::v1::Secret;
+use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, controller};
 use kube::{Client, Resource, ResourceExt};
 use std::future::Future;
 use std::sync::Arc;
@@ -94,16 +91,39 @@ pub async fn run(
 
     let (fleets, fleet_items) = streams
         .cached::<DeserializeGuard<CelldFleet>>("fleets/CelldFleet", config.clone().any_semantic());
+    let (statefulsets, statefulset_items) = streams.cached_touched("fleets/StatefulSet", owned());
+    let (services, service_items) = streams.cached_touched("fleets/Service", owned());
+    let (network_policies, network_policy_items) =
+        streams.cached_touched("fleets/NetworkPolicy", owned());
+    let (pod_disruption_budgets, pdb_items) =
+        streams.cached_touched("fleets/PodDisruptionBudget", owned());
+    let (ingresses, ingress_items) = streams.cached_touched("fleets/Ingress", owned());
     let mut controller = Controller::for_stream(fleet_items, fleets.clone())
-        .owns_stream(streams.metadata::<StatefulSet>("fleets/StatefulSet", owned()))
-        .owns_stream(streams.metadata::<Service>("fleets/Service", owned()))
-        .owns_stream(streams.metadata::<NetworkPolicy>("fleets/NetworkPolicy", owned()))
-        .owns_stream(streams.metadata::<PodDisruptionBudget>("fleets/PodDisruptionBudget", owned()))
-        .owns_stream(streams.metadata::<Ingress>("fleets/Ingress", owned()));
-    if gateway_api {
-        controller =
-            controller.owns_stream(streams.metadata::<HttpRoute>("fleets/HTTPRoute", owned()));
-    }
+        .with_config(
+            controller::Config::default()
+                .concurrency(settings.concurrency)
+                .debounce(settings.debounce),
+        )
+        .owns_stream(statefulset_items)
+        .owns_stream(service_items)
+        .owns_stream(network_policy_items)
+        .owns_stream(pdb_items)
+        .owns_stream(ingress_items);
+    let http_routes = if gateway_api {
+        let (routes, route_items) = streams.cached_touched("fleets/HTTPRoute", owned());
+        controller = controller.owns_stream(route_items);
+        Some(routes)
+    } else {
+        None
+    };
+    let children = ChildCaches {
+        statefulsets,
+        services,
+        network_policies,
+        pod_disruption_budgets,
+        ingresses,
+        http_routes,
+    };
 
     // Stores: their own controller writes their status; its cache also tells which stores
     // name a Secret.
@@ -124,19 +144,23 @@ pub async fn run(
             )
         },
     );
-    // Secrets: metadata is enough to know which fleets to look at again; the reconcile reads
-    // the Secret itself.
+    // Secrets: a metadata cache tells which fleets to look at again and whether a Secret
+    // changed since its contents were last read.
+    let (secrets, secret_items) =
+        streams.cached_touched::<PartialObjectMeta<Secret>>("fleets/Secret", config.clone());
     let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
-    controller = controller.watches_stream(
-        streams.metadata::<Secret>("fleets/Secret", config.clone()),
-        move |secret| {
-            let ns = secret.namespace().unwrap_or_default();
-            let name = secret.name_any();
-            let stores = stores_with_secret(&stores_by_secret, &ns, &name);
-            refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
-        },
-    );
+    controller = controller.watches_stream(secret_items, move |secret| {
+        let ns = secret.namespace().unwrap_or_default();
+        let name = secret.name_any();
+        let stores = stores_with_secret(&stores_by_secret, &ns, &name);
+        refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
+    });
 
+    let caches = Caches {
+        children,
+        stores: stores.clone(),
+        secrets,
+    };
     let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
     let store_controller = store_controller
         .watches_stream(
@@ -163,8 +187,15 @@ pub async fn run(
             },
         );
 
-    let writer = fenced(client, fence);
-    let ctx = Arc::new(Context::new(writer, metrics, settings, gateway_api, fleets));
+    let writer = fenced(client, fence, metrics.clone());
+    let ctx = Arc::new(Context::new(
+        writer,
+        metrics,
+        settings,
+        gateway_api,
+        fleets,
+        caches,
+    ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let fleet_loop = controller
         .graceful_shutdown_on(shutdown.clone())

@@ -28,6 +28,9 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The operator is stopping.
+    #[error(transparent)]
+    Closed(#[from] crate::caches::Closed),
     /// The object has no namespace or name (the API server never sends these).
     #[error("{0} has no name or namespace")]
     Unnamed(&'static str),
@@ -56,6 +59,7 @@ impl Error {
         match self {
             Self::Kube { source, .. } if failure::transient(source) => Reason::ApiUnavailable,
             Self::Kube { .. } | Self::Serialize { .. } | Self::Unnamed(_) => Reason::ApiError,
+            Self::Closed(_) => Reason::ApiUnavailable,
             Self::Resolve(e) => Reason::of_resolve(e),
             Self::Children { failures, .. } => {
                 failures.first().map_or(Reason::ChildRejected, |f| f.reason)

@@ -3,6 +3,7 @@
 //! that may have lost the leader Lease. Reads, lists and watches pass unchecked.
 
 use crate::fence::Fence;
+use crate::metrics::Metrics;
 use futures::future::BoxFuture;
 use http::{Method, Request, Response};
 use kube::Client;
@@ -21,6 +22,7 @@ pub fn is_write(method: &Method) -> bool {
 struct Fenced {
     inner: Client,
     fence: Arc<Fence>,
+    metrics: Arc<Metrics>,
 }
 
 impl tower::Service<Request<Body>> for Fenced {
@@ -36,6 +38,7 @@ impl tower::Service<Request<Body>> for Fenced {
         let refused = if is_write(request.method()) {
             self.fence.check().err()
         } else {
+            self.metrics.read();
             None
         };
         let inner = self.inner.clone();
@@ -49,13 +52,14 @@ impl tower::Service<Request<Body>> for Fenced {
     }
 }
 
-/// `client`, refusing every write while `fence` is closed.
-pub fn fenced(client: Client, fence: Arc<Fence>) -> Client {
+/// `client`, refusing every write while `fence` is closed and counting reads in `metrics`.
+pub fn fenced(client: Client, fence: Arc<Fence>, metrics: Arc<Metrics>) -> Client {
     let namespace = client.default_namespace().to_string();
     Client::new(
         Fenced {
             inner: client,
             fence,
+            metrics,
         },
         namespace,
     )
@@ -108,9 +112,11 @@ mod tests {
     async fn a_closed_fence_stops_writes_before_they_are_sent() {
         let (inner, sent) = recording();
         let fence = Arc::new(Fence::closed());
-        let client = fenced(inner, fence.clone());
+        let metrics = Arc::new(Metrics::default());
+        let client = fenced(inner, fence.clone(), metrics.clone());
 
         assert!(client.send(request(Method::GET)).await.is_ok());
+        assert_eq!(metrics.total_reads(), 1);
         for method in [Method::PATCH, Method::POST, Method::DELETE] {
             let result = client.send(request(method)).await;
             assert_eq!(

@@ -3,6 +3,7 @@
 //! never keeps the rest of the fleet, or its status, from being reconciled.
 
 use crate::apply::{self, Child, Outcome};
+use crate::caches::{self, ChildKind};
 use crate::children::{self, Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
@@ -56,8 +57,12 @@ impl Children<'_> {
             .push(Failure::child(&kind::<K>(), name, verb, error));
     }
 
-    /// The live child `name`, or the failure to read it recorded.
-    async fn read<K: Child>(&mut self, name: &str) -> Result<Option<K>, ()> {
+    /// The live child `name` from the cache (from the API server for a kind the controller
+    /// does not cache), or the failure to read it recorded.
+    async fn read<K: ChildKind>(&mut self, name: &str) -> Result<Option<K>, ()> {
+        if let Some(cache) = K::cache(&self.ctx.caches.children) {
+            return Ok(caches::child(cache, self.ns, name));
+        }
         match apply::read(&self.api::<K>(), name).await {
             Ok(live) => Ok(live),
             Err(e) => {
@@ -87,7 +92,7 @@ impl Children<'_> {
     }
 
     /// Applies a child the fleet always has.
-    async fn always<K: Child>(&mut self, child: K) -> Option<K> {
+    async fn always<K: ChildKind>(&mut self, child: K) -> Option<K> {
         let live = self.read::<K>(&child.name_any()).await.ok()?;
         self.put(child, live, false).await
     }
@@ -125,13 +130,21 @@ impl Children<'_> {
     }
 
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
-    async fn optional<K: Child>(&mut self, child: Option<K>) {
+    async fn optional<K: ChildKind>(&mut self, child: Option<K>) {
         let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
         if let Some(child) = child {
             self.always(child).await;
         }
         let api = self.api::<K>();
-        let pruned = apply::prune(&api, &self.selector, self.uid, &keep, &self.ctx.metrics).await;
+        let pruned = match K::cache(&self.ctx.caches.children) {
+            Some(cache) => {
+                let unwanted = caches::owned_by(cache, self.ns, self.uid)
+                    .into_iter()
+                    .filter(|name| !keep.contains(name));
+                apply::delete_all(&api, unwanted, &self.ctx.metrics).await
+            }
+            None => apply::prune(&api, &self.selector, self.uid, &keep, &self.ctx.metrics).await,
+        };
         self.applied.pruned.extend(
             pruned
                 .deleted

@@ -8,10 +8,12 @@
 
 pub mod apply;
 pub mod args;
+pub mod caches;
 pub mod children;
 pub mod config_hash;
 pub mod context;
 pub mod controller;
+pub mod credentials;
 pub mod discovery;
 pub mod error;
 pub mod events;
@@ -23,10 +25,12 @@ pub mod gateway;
 pub mod lease_fence;
 pub mod metrics;
 pub mod pointer;
+pub mod pointer_reads;
 pub mod rbac;
 pub mod reason;
 pub mod reconcile;
 pub mod run;
+pub mod s3_clients;
 pub mod server;
 pub mod service_ports;
 pub mod status;

@@ -24,6 +24,8 @@ pub struct Metrics {
     watch_events: Family<Labels, Gauge<f64, AtomicU64>>,
     watch_stalls: Family<Labels, Counter>,
     total_writes: AtomicU64,
+    reads: Counter,
+    s3_clients: Gauge,
 }
 
 impl Default for Metrics {
@@ -37,6 +39,8 @@ impl Default for Metrics {
         let leader = Gauge::default();
         let watch_events = Family::<Labels, Gauge<f64, AtomicU64>>::default();
         let watch_stalls = Family::<Labels, Counter>::default();
+        let reads = Counter::default();
+        let s3_clients = Gauge::default();
         registry.register(
             "reconciles",
             "Fleet reconciles by result",
@@ -73,6 +77,16 @@ impl Default for Metrics {
             "Watches dropped and resumed because they delivered nothing within the watch timeout",
             watch_stalls.clone(),
         );
+        registry.register(
+            "api_reads",
+            "Reads the reconciles sent to the API server, watches excluded: a Secret whose contents changed, an object missing from the caches. At rest this does not grow",
+            reads.clone(),
+        );
+        registry.register(
+            "s3_clients",
+            "S3 clients held, one per endpoint, region and credentials (each with its connection pool)",
+            s3_clients.clone(),
+        );
         Self {
             registry,
             reconciles,
@@ -84,6 +98,8 @@ impl Default for Metrics {
             watch_events,
             watch_stalls,
             total_writes: AtomicU64::new(0),
+            reads,
+            s3_clients,
         }
     }
 }
@@ -160,6 +176,21 @@ impl Metrics {
         self.watch_stalls
             .get_or_create(&vec![("watch".into(), watch.into())])
             .inc();
+    }
+
+    /// Counts a read a reconcile sent.
+    pub fn read(&self) {
+        self.reads.inc();
+    }
+
+    /// Reads the reconciles sent so far (for tests and the no-polling guarantee).
+    pub fn total_reads(&self) -> u64 {
+        self.reads.get()
+    }
+
+    /// Records how many S3 clients are held.
+    pub fn set_s3_clients(&self, n: usize) {
+        self.s3_clients.set(i64::try_from(n).unwrap_or(i64::MAX));
     }
 
     /// Total writes so far (for tests and the no-op guarantee).

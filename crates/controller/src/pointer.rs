@@ -87,26 +87,59 @@ pub fn client(
     Ok(aws_sdk_s3::Client::from_conf(config.build()))
 }
 
-/// Reads the pointer of `storage` with `client`.
-pub async fn read(client: &aws_sdk_s3::Client, storage: &ResolvedStorage) -> Pointer {
+/// What a read of the pointer found.
+#[derive(Debug)]
+pub enum Read {
+    /// The pointer as it is now, with its ETag when it exists.
+    Changed {
+        /// What the bucket says.
+        pointer: Pointer,
+        /// The ETag of `deploy/current.json`.
+        etag: Option<String>,
+    },
+    /// The pointer still has the ETag given.
+    NotModified,
+}
+
+/// Reads the pointer of `storage` with `client`; with `etag`, only if it changed since.
+pub async fn read(
+    client: &aws_sdk_s3::Client,
+    storage: &ResolvedStorage,
+    etag: Option<&str>,
+) -> Read {
     let key = storage.bucket.key(POINTER_KEY);
     let result = client
         .get_object()
         .bucket(&storage.bucket.name)
         .key(&key)
+        .set_if_none_match(etag.map(str::to_string))
         .send()
         .await;
+    let changed = |pointer| Read::Changed {
+        pointer,
+        etag: None,
+    };
     match result {
-        Ok(out) => match out.body.collect().await {
-            Ok(bytes) => parse(&bytes.into_bytes()),
-            Err(e) => Pointer::Unknown(format!("reading s3://{}/{key}: {e}", storage.bucket.name)),
-        },
-        Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => Pointer::Missing,
-        Err(e) => Pointer::Unknown(format!(
+        Ok(out) => {
+            let etag = out.e_tag.clone();
+            match out.body.collect().await {
+                Ok(bytes) => Read::Changed {
+                    pointer: parse(&bytes.into_bytes()),
+                    etag,
+                },
+                Err(e) => changed(Pointer::Unknown(format!(
+                    "reading s3://{}/{key}: {e}",
+                    storage.bucket.name
+                ))),
+            }
+        }
+        Err(SdkError::ServiceError(e)) if e.raw().status().as_u16() == 304 => Read::NotModified,
+        Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => changed(Pointer::Missing),
+        Err(e) => changed(Pointer::Unknown(format!(
             "reading s3://{}/{key} failed: {}",
             storage.bucket.name,
             aws_sdk_s3::error::DisplayErrorContext(&e)
-        )),
+        ))),
     }
 }
 

@@ -12,6 +12,8 @@ pub enum Reason {
     Resolved,
     /// spec.storeRef names a store that does not exist.
     StoreNotFound,
+    /// spec.storeRef names a store that does not match the schema.
+    InvalidStore,
     /// The fleet names no credentials.
     NoCredentials,
     /// The bucket is not s3://NAME[/PREFIX].
@@ -83,6 +85,7 @@ impl Reason {
         match self {
             Self::Resolved => "Resolved",
             Self::StoreNotFound => "StoreNotFound",
+            Self::InvalidStore => "InvalidStore",
             Self::NoCredentials => "NoCredentials",
             Self::InvalidBucket => "InvalidBucket",
             Self::SecretNotFound => "SecretNotFound",
@@ -116,6 +119,7 @@ impl Reason {
     pub fn of_resolve(error: &ResolveError) -> Self {
         match error {
             ResolveError::StoreNotFound { .. } => Self::StoreNotFound,
+            ResolveError::StoreInvalid { .. } => Self::InvalidStore,
             ResolveError::NoCredentials => Self::NoCredentials,
             ResolveError::Bucket(_) => Self::InvalidBucket,
             ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
@@ -144,6 +148,10 @@ mod tests {
             ResolveError::StoreNotFound {
                 name: "s".into(),
                 namespace: "ns".into(),
+            },
+            ResolveError::StoreInvalid {
+                name: "s".into(),
+                error: "missing field `spec`".into(),
             },
             ResolveError::NoCredentials,
             ResolveError::SecretNotFound {

@@ -7,10 +7,10 @@ use crate::children::{Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
 use crate::failure::Failure;
-use crate::pointer::{self, Pointer};
+use crate::pointer::Pointer;
 use crate::status::{self, Observed, Route, Storage};
 use crate::{config_hash, events, fleet_children, gateway};
-use celld_api::{CelldFleet, ResolveError, ResolvedStorage, resolve};
+use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -97,26 +97,60 @@ fn update_fleet_gauge(ctx: &Context) {
     ctx.metrics.set_fleets(ready, not_ready, unknown);
 }
 
-/// The fleet's storage with its credentials Secret, or why it does not resolve.
+/// The fleet's storage with its credentials Secret, or why it does not resolve. Reads the
+/// caches; the API server only for a Secret whose contents changed since last read, and to
+/// confirm that a store or Secret missing from the cache is really missing (a fleet created
+/// together with them may be reconciled before their watch events arrive).
 async fn resolve_storage(
     ctx: &Context,
     ns: &str,
     fleet: &CelldFleet,
-) -> Result<(ResolvedStorage, Secret), ResolveError> {
-    let storage = resolve::fetch(&ctx.client, ns, &fleet.spec).await?;
-    let secret = Api::<Secret>::namespaced(ctx.client.clone(), ns)
-        .get_opt(&storage.credentials_secret)
-        .await
-        .map_err(|source| ResolveError::Api {
-            what: format!("Secret '{}'", storage.credentials_secret),
+) -> Result<(ResolvedStorage, Arc<Secret>), ResolveError> {
+    let api_error = |what: String| {
+        move |source| ResolveError::Api {
+            what,
             source: Box::new(source),
-        })?;
-    resolve::check_secret(&storage.credentials_secret, ns, secret.as_ref())?;
+        }
+    };
+    let store = match &fleet.spec.store_ref {
+        None => None,
+        Some(r) => match ctx.caches.store(ns, &r.name) {
+            Some(guard) => match &guard.0 {
+                Ok(store) => Some(store.clone()),
+                Err(invalid) => {
+                    return Err(ResolveError::StoreInvalid {
+                        name: r.name.clone(),
+                        error: invalid.error.to_string(),
+                    });
+                }
+            },
+            None => Api::<CelldObjectStore>::namespaced(ctx.client.clone(), ns)
+                .get_opt(&r.name)
+                .await
+                .map_err(api_error(format!("CelldObjectStore '{}'", r.name)))?,
+        },
+    };
+    let storage = resolve::resolve(&fleet.spec, ns, store.as_ref())?;
+    let name = &storage.credentials_secret;
+    let secret = match ctx.caches.secret(ns, name) {
+        Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
+        None => ctx.secrets.read(&ctx.client, ns, name).await,
+    }
+    .map_err(api_error(format!("Secret '{name}'")))?;
+    resolve::check_secret(name, ns, secret.as_deref())?;
     let secret = secret.ok_or_else(|| ResolveError::SecretNotFound {
-        name: storage.credentials_secret.clone(),
+        name: name.clone(),
         namespace: ns.to_string(),
     })?;
     Ok((storage, secret))
+}
+
+/// A hash of the fleet's annotations: a change asks for a fresh read of its pointer.
+fn annotations_hash(fleet: &CelldFleet) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    fleet.annotations().hash(&mut h);
+    h.finish()
 }
 
 async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Error> {
@@ -126,6 +160,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         return Ok(Action::await_change());
     }
     let uid = fleet.uid().ok_or(Error::Unnamed("CelldFleet"))?;
+    ctx.caches.ready().await?;
 
     let (storage, secret) = match resolve_storage(ctx, &ns, fleet).await {
         Ok(found) => found,
@@ -156,12 +191,15 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     };
 
     let config_hash = config_hash::compute(&storage, &secret);
-    let s3 = ctx.s3_client(&config_hash, || {
-        pointer::client(&storage, &secret, ctx.settings.s3_timeout)
-    });
-    let pointer = match &s3 {
-        Ok(client) => pointer::read(client, &storage).await,
-        Err(why) => Pointer::Unknown(why.clone()),
+    let s3 = ctx.s3.get(&storage, &secret);
+    ctx.metrics.set_s3_clients(ctx.s3.len());
+    let pointer = match s3 {
+        Ok(client) => {
+            ctx.pointers
+                .pointer(&uid, annotations_hash(fleet), &client, &storage)
+                .await
+        }
+        Err(why) => Pointer::Unknown(why),
     };
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());

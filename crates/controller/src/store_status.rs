@@ -5,7 +5,6 @@ use crate::context::Context;
 use crate::error::Error;
 use celld_api::conditions::{self, READY};
 use celld_api::{CelldFleet, CelldObjectStore, CelldObjectStoreStatus, resolve};
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -83,11 +82,13 @@ pub async fn reconcile(
         .ok_or(Error::Unnamed("CelldObjectStore"))?;
     let name = store.name_any();
     let secret_name = &store.spec.credentials_secret_ref.name;
-    let secret = Api::<Secret>::namespaced(ctx.client.clone(), &ns)
-        .get_opt(secret_name)
-        .await
-        .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
-    let checked = resolve::check_secret(secret_name, &ns, secret.as_ref())
+    ctx.caches.ready().await?;
+    let secret = match ctx.caches.secret(&ns, secret_name) {
+        Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
+        None => ctx.secrets.read(&ctx.client, &ns, secret_name).await,
+    }
+    .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
+    let checked = resolve::check_secret(secret_name, &ns, secret.as_deref())
         .map_err(|e| (e.reason(), e.to_string()));
     let status = compute(
         store.status.as_ref(),

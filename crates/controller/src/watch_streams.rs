@@ -14,7 +14,7 @@ use k8s_openapi::NamespaceResourceScope;
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, Client, Resource};
+use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -131,6 +131,23 @@ impl WatchStreams {
             .backoff(watch_backoff())
             .touched_objects();
         without_errors(name.to_string(), items)
+    }
+
+    /// A cache of the objects of `K` kept by the watch `name`, without their managedFields
+    /// (which no reconcile reads: they are most of a small object's size), and the objects
+    /// applied or deleted.
+    pub fn cached_touched<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<K>, Items<K>) {
+        let (store, writer) = reflector::store();
+        let items = watcher(self.api::<K>(name), config)
+            .backoff(watch_backoff())
+            .modify(|object| object.managed_fields_mut().clear())
+            .reflect(writer)
+            .touched_objects();
+        (store, without_errors(name.to_string(), items))
     }
 
     /// A cache of the objects of `K` kept by the watch `name`, and the objects applied.

@@ -96,6 +96,7 @@ fn replica(plane: &Plane, client: Client, identity: &str) -> Replica {
         s3_timeout: Duration::from_secs(3),
         reporter: "celld-operator".into(),
         instance: Some(identity.into()),
+        ..Settings::default()
     };
     let leader = Leader {
         namespace: plane.ns.clone(),

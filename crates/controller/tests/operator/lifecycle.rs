@@ -191,7 +191,7 @@ async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
 }
 
 #[tokio::test]
-async fn reconciles_that_change_nothing_write_nothing() {
+async fn reconciles_that_change_nothing_read_and_write_nothing() {
     let (env, op) = env_with_operator("noop").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "noop");
@@ -269,6 +269,7 @@ async fn reconciles_that_change_nothing_write_nothing() {
     }
     let before = versions(&env).await;
     let writes_before = op.metrics.total_writes();
+    let reads_before = op.metrics.total_reads();
     let reconciles_before = op.metrics.ok_reconciles();
     wait_until("at least 3 more reconciles", TIMEOUT, || async {
         let n = op.metrics.ok_reconciles();
@@ -285,6 +286,12 @@ async fn reconciles_that_change_nothing_write_nothing() {
         op.metrics.total_writes(),
         writes_before,
         "no write was sent:\n{}",
+        op.metrics.encode()
+    );
+    assert_eq!(
+        op.metrics.total_reads(),
+        reads_before,
+        "a reconcile at rest reads its inputs from the caches, not the API server:\n{}",
         op.metrics.encode()
     );
     op.stop().await;

@@ -65,6 +65,7 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
             s3_timeout: Duration::from_secs(3),
             reporter: "celld-operator".into(),
             instance: Some("op-bare".into()),
+            ..Settings::default()
         },
     );
     let fleets = &fleets;

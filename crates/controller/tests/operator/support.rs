@@ -123,6 +123,7 @@ pub fn settings(env: &TestEnv, identity: &str) -> Settings {
         s3_timeout: Duration::from_secs(3),
         reporter: "celld-operator".into(),
         instance: Some(identity.to_string()),
+        ..Settings::default()
     }
 }
 

@@ -1,0 +1,153 @@
+//! What a reconcile reads, from the caches the watches keep: the fleet's children, the stores
+//! and the metadata of Secrets. A reconcile at rest makes no API request: it finds every input
+//! here, and only what differs from the cache is written.
+
+use crate::apply::Child;
+use celld_api::CelldObjectStore;
+use gateway_api::httproutes::HttpRoute;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use kube::ResourceExt;
+use kube::core::{DeserializeGuard, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use std::sync::Arc;
+
+/// The caches of every child kind, one field per kind: adding a kind here is what makes the
+/// watches, the reads and the pruning know it (see [`ChildKind`]).
+#[derive(Clone)]
+pub struct ChildCaches {
+    /// The fleets' StatefulSets.
+    pub statefulsets: Store<StatefulSet>,
+    /// Their public and peer Services.
+    pub services: Store<Service>,
+    /// Their NetworkPolicies.
+    pub network_policies: Store<NetworkPolicy>,
+    /// Their PodDisruptionBudgets.
+    pub pod_disruption_budgets: Store<PodDisruptionBudget>,
+    /// Their Ingresses.
+    pub ingresses: Store<Ingress>,
+    /// Their HTTPRoutes; None when the cluster did not serve the Gateway API at start.
+    pub http_routes: Option<Store<HttpRoute>>,
+}
+
+/// Every cache a fleet reconcile reads.
+#[derive(Clone)]
+pub struct Caches {
+    /// The children.
+    pub children: ChildCaches,
+    /// The CelldObjectStores.
+    pub stores: Store<DeserializeGuard<CelldObjectStore>>,
+    /// The metadata of Secrets (their contents are read once per resourceVersion).
+    pub secrets: Store<PartialObjectMeta<Secret>>,
+}
+
+/// A child kind with a cache in [`ChildCaches`].
+pub trait ChildKind: Child {
+    /// The cache of this kind, if the controller keeps one.
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>>;
+}
+
+impl ChildKind for StatefulSet {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        Some(&caches.statefulsets)
+    }
+}
+
+impl ChildKind for Service {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        Some(&caches.services)
+    }
+}
+
+impl ChildKind for NetworkPolicy {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        Some(&caches.network_policies)
+    }
+}
+
+impl ChildKind for PodDisruptionBudget {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        Some(&caches.pod_disruption_budgets)
+    }
+}
+
+impl ChildKind for Ingress {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        Some(&caches.ingresses)
+    }
+}
+
+impl ChildKind for HttpRoute {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+        caches.http_routes.as_ref()
+    }
+}
+
+/// The cache is gone: the controller is shutting down.
+#[derive(Debug, thiserror::Error)]
+#[error("the operator is stopping: its caches are closed")]
+pub struct Closed;
+
+impl Caches {
+    /// Waits until every cache holds its first complete list, so a reconcile never mistakes a
+    /// cache still filling for objects that do not exist.
+    pub async fn ready(&self) -> Result<(), Closed> {
+        let ChildCaches {
+            statefulsets,
+            services,
+            network_policies,
+            pod_disruption_budgets,
+            ingresses,
+            http_routes,
+        } = &self.children;
+        statefulsets.wait_until_ready().await.map_err(|_| Closed)?;
+        services.wait_until_ready().await.map_err(|_| Closed)?;
+        network_policies
+            .wait_until_ready()
+            .await
+            .map_err(|_| Closed)?;
+        pod_disruption_budgets
+            .wait_until_ready()
+            .await
+            .map_err(|_| Closed)?;
+        ingresses.wait_until_ready().await.map_err(|_| Closed)?;
+        if let Some(routes) = http_routes {
+            routes.wait_until_ready().await.map_err(|_| Closed)?;
+        }
+        self.stores.wait_until_ready().await.map_err(|_| Closed)?;
+        self.secrets.wait_until_ready().await.map_err(|_| Closed)
+    }
+
+    /// The store `name` of namespace `ns` as cached.
+    pub fn store(&self, ns: &str, name: &str) -> Option<Arc<DeserializeGuard<CelldObjectStore>>> {
+        self.stores.get(&ObjectRef::new(name).within(ns))
+    }
+
+    /// The metadata of the Secret `name` of namespace `ns` as cached.
+    pub fn secret(&self, ns: &str, name: &str) -> Option<Arc<PartialObjectMeta<Secret>>> {
+        self.secrets.get(&ObjectRef::new(name).within(ns))
+    }
+}
+
+/// The cached child `name` of namespace `ns`.
+pub fn child<K: ChildKind>(store: &Store<K>, ns: &str, name: &str) -> Option<K> {
+    store
+        .get(&ObjectRef::new(name).within(ns))
+        .map(|k| K::clone(&k))
+}
+
+/// Names of the cached children in namespace `ns` whose controller is the object `owner_uid`.
+pub fn owned_by<K: ChildKind>(store: &Store<K>, ns: &str, owner_uid: &str) -> Vec<String> {
+    store
+        .state_filter(|k| {
+            k.namespace().as_deref() == Some(ns)
+                && k.owner_references()
+                    .iter()
+                    .any(|o| o.uid == owner_uid && o.controller == Some(true))
+        })
+        .iter()
+        .map(|k| k.name_any())
+        .collect()
+}
