@@ -1,11 +1,15 @@
 //! Keeps the write fence in step with the leader Lease as the API server records it: while this
-//! replica leads, the Lease is read four times per renew grace; each read that shows this
-//! replica as the holder moves the fence's deadline to `renewTime + write window`, and a read
-//! that shows another holder (or none) closes the fence for good.
+//! replica leads, the Lease is watched; each version that shows this replica as the holder
+//! moves the fence's deadline to `renewTime + write window`, and one that shows another holder
+//! (or none) closes the fence for good. When no renewal arrives in time through the watch (it
+//! may be stalled), the Lease is read directly; if that fails too, the fence closes on its own.
 
 use crate::fence::{Fence, renew_grace, write_window};
 use crate::run::Leader;
+use crate::watch_streams::watch_backoff;
+use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -43,20 +47,32 @@ pub struct LeaseFence {
     lease: String,
     identity: String,
     window: Duration,
-    every: Duration,
+    /// How long to wait for a renewal through the watch before reading the Lease directly:
+    /// the renew interval plus a quarter of the grace, still within the write window.
+    patience: Duration,
+    /// The watch timeout the API server applies.
+    watch_timeout: Duration,
     fence: Arc<Fence>,
 }
 
 impl LeaseFence {
     /// A keeper of `fence` for `leader`'s Lease.
-    pub fn new(client: Client, leader: &Leader, fence: Arc<Fence>) -> Self {
+    pub fn new(
+        client: Client,
+        leader: &Leader,
+        fence: Arc<Fence>,
+        watch_timeout: Duration,
+    ) -> Self {
         let grace = renew_grace(leader.duration_seconds);
+        let renew_every = Duration::from_secs(leader.duration_seconds.saturating_sub(grace));
         Self {
             api: Api::namespaced(client, &leader.namespace),
             lease: leader.lease.clone(),
             identity: leader.identity.clone(),
             window: write_window(leader.duration_seconds, grace),
-            every: (Duration::from_secs(grace) / 4).max(Duration::from_millis(100)),
+            patience: (renew_every + Duration::from_secs(grace) / 4)
+                .max(Duration::from_millis(100)),
+            watch_timeout,
             fence,
         }
     }
@@ -64,8 +80,8 @@ impl LeaseFence {
     /// Reads the Lease once (giving up after the write window: an answer that late is of no
     /// use) and moves the fence accordingly.
     pub async fn refresh(&self) -> Seen {
-        let seen = match tokio::time::timeout(self.window, self.api.get(&self.lease)).await {
-            Ok(Ok(lease)) => judge(&lease, &self.identity),
+        match tokio::time::timeout(self.window, self.api.get(&self.lease)).await {
+            Ok(Ok(lease)) => self.seen(&lease),
             Ok(Err(e)) => {
                 debug!(error = %e, lease = %self.lease, "reading the leader Lease failed");
                 Seen::Unknown
@@ -74,7 +90,12 @@ impl LeaseFence {
                 debug!(lease = %self.lease, "reading the leader Lease timed out");
                 Seen::Unknown
             }
-        };
+        }
+    }
+
+    /// What `lease` says, applied to the fence.
+    fn seen(&self, lease: &Lease) -> Seen {
+        let seen = judge(lease, &self.identity);
         match &seen {
             Seen::Ours(renewed) => self.fence.renewed(*renewed, self.window),
             Seen::Other(holder) => {
@@ -86,13 +107,30 @@ impl LeaseFence {
         seen
     }
 
-    /// Keeps reading the Lease; returns once it is held by another replica or nobody.
+    /// Keeps watching the Lease (reading it when no renewal arrives in time); returns once it
+    /// is held by another replica or nobody.
     pub async fn run(self) {
+        let timeout = u32::try_from(self.watch_timeout.as_secs()).unwrap_or(u32::MAX);
+        let config = watcher::Config::default()
+            .fields(&format!("metadata.name={}", self.lease))
+            .timeout(timeout.max(1));
+        let mut versions = watcher(self.api.clone(), config)
+            .backoff(watch_backoff())
+            .applied_objects()
+            .boxed();
         loop {
-            if let Seen::Other(_) = self.refresh().await {
+            let seen = match tokio::time::timeout(self.patience, versions.next()).await {
+                Ok(Some(Ok(lease))) => self.seen(&lease),
+                Ok(Some(Err(e))) => {
+                    debug!(error = %e, lease = %self.lease, "watching the leader Lease failed");
+                    Seen::Unknown
+                }
+                Ok(None) => return,
+                Err(_) => self.refresh().await,
+            };
+            if let Seen::Other(_) = seen {
                 return;
             }
-            tokio::time::sleep(self.every).await;
         }
     }
 }

@@ -44,6 +44,6 @@ pub fn namespace_rules() -> Vec<PolicyRule> {
     vec![rule(
         "coordination.k8s.io",
         &["leases"],
-        &["get", "create", "update", "patch"],
+        &["get", "list", "watch", "create", "update", "patch"],
     )]
 }

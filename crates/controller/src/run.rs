@@ -127,7 +127,12 @@ pub async fn run_watched(
     }
     info!(identity = %leader.identity, "holding the leader Lease; reconciling");
     let fence = Arc::new(Fence::closed());
-    let keeper = LeaseFence::new(client.clone(), &leader, fence.clone());
+    let keeper = LeaseFence::new(
+        client.clone(),
+        &leader,
+        fence.clone(),
+        watches.settings().timeout,
+    );
     // Open the fence before the first reconcile wants to write.
     keeper.refresh().await;
     metrics.set_leader(true);
