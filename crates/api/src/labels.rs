@@ -15,6 +15,11 @@ pub const ROLE_DEPLOY: &str = "deploy";
 /// change of store, Secret name or Secret contents rolls the fleet.
 pub const CONFIG_HASH: &str = "platform.celld.dev/config-hash";
 
+/// Annotation `kubectl celld deploy` and `rollback` set on the CelldFleet (RFC 3339 time) after
+/// they changed its deployment pointer: any change of a fleet makes the operator reconcile it,
+/// so it reads the new pointer at once instead of at its next periodic look.
+pub const DEPLOYED_AT: &str = "platform.celld.dev/deployed-at";
+
 /// Environment variable names the operator sets on celld containers. A fleet's `spec.env` may
 /// not use them.
 pub const RESERVED_ENV: &[&str] = &[

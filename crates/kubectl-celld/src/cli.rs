@@ -1,6 +1,6 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
-use crate::{deploy, init, logs, status};
+use crate::{deploy, history, init, logs, rollback, status};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -15,6 +15,10 @@ Examples:
   # What a fleet serves, from where, and how its nodes are doing
   kubectl celld status web
   kubectl celld status -A
+
+  # The versions published for a fleet; go back to the one before the live one
+  kubectl celld history web
+  kubectl celld rollback web
 
   # Follow the logs of every node, including nodes that start later
   kubectl celld logs web --follow
@@ -83,6 +87,10 @@ pub enum Command {
     Status(status::StatusArgs),
     /// Print the logs of every node of a fleet, each line prefixed with its pod
     Logs(logs::LogsArgs),
+    /// List the Worker versions published for a fleet, newest first, the live one marked
+    History(history::HistoryArgs),
+    /// Point a fleet back at an earlier version and make every ready node adopt it now
+    Rollback(rollback::RollbackArgs),
     /// Print a CelldFleet built from flags, or create/update it with --apply
     Init(Box<init::InitArgs>),
     /// Print a shell completion script

@@ -139,6 +139,18 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A request to the fleet's bucket failed.
+    #[error(transparent)]
+    Bucket(#[from] Box<crate::bucket::error::BucketFailure>),
+
+    /// A compare-and-swap write found the object changed by another writer.
+    #[error(transparent)]
+    LostRace(#[from] Box<crate::bucket::error::LostRace>),
+
+    /// A rollback the bucket's contents do not allow.
+    #[error("{0}")]
+    Rollback(String),
+
     /// A deploy step failed in the pod.
     #[error("{0}")]
     Deploy(String),

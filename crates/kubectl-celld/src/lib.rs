@@ -4,12 +4,16 @@
 //!
 //! The binary is a thin `main`; everything lives here so tests can drive it.
 
+pub mod annotate;
+pub mod bucket;
 pub mod cli;
 pub mod completion;
 pub mod deploy;
 pub mod error;
 pub mod exec;
+pub mod fleet_context;
 pub mod fleets;
+pub mod history;
 pub mod human;
 pub mod init;
 pub mod jsonpath_template;
@@ -19,8 +23,10 @@ pub mod logs;
 pub mod near;
 pub mod output;
 pub mod parse;
+pub mod rollback;
 pub mod status;
 pub mod table;
+pub mod work_pod;
 
 use cli::{Cli, Command};
 
@@ -31,6 +37,8 @@ pub async fn run(cli: Cli) -> error::Result<u8> {
         Command::Deploy(args) => deploy::run(g, args).await,
         Command::Status(args) => status::run(g, args).await,
         Command::Logs(args) => logs::run(g, args).await,
+        Command::History(args) => history::run(g, args).await,
+        Command::Rollback(args) => rollback::run(g, args).await,
         Command::Init(args) => init::run(g, &args).await,
         Command::Completion(args) => completion::run(args.shell),
     };

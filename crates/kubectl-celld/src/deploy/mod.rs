@@ -15,15 +15,15 @@ pub mod reload;
 pub mod upload;
 
 use crate::cli::Globals;
-use crate::error::{Error, Result, status_code};
+use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
-use crate::kubeconfig::{self, Target};
-use crate::{fleets, human};
-use celld_api::{CelldFleet, ResolvedStorage};
+use crate::fleet_context::FleetContext;
+use crate::{annotate, human};
+use celld_api::ResolvedStorage;
 use clap::Args;
 use job::{CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Event, Pod, Secret};
+use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
 use progress::Progress;
@@ -183,27 +183,20 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
             ));
         }
     };
-    let target = kubeconfig::connect(globals).await?;
-    let fleet = fleets::get(&target, &fleet_name).await?;
+    let context = FleetContext::load(globals, &fleet_name).await?;
+    let (target, fleet, storage) = (&context.target, &context.fleet, &context.storage);
     let ns = target.namespace.clone();
-    let storage = celld_api::resolve::fetch(&target.client, &ns, &fleet.spec)
-        .await
-        .map_err(|source| Error::Storage {
-            fleet: fleet_name.clone(),
-            source: Box::new(source),
-        })?;
-    check_secret(&target, &fleet_name, &storage).await?;
     progress.note(&format!(
         "Fleet {ns}/{}: {}",
         fleet_name,
-        describe_storage(&storage)
+        describe_storage(storage)
     ));
 
     let image = args.image.clone().unwrap_or(args.deployer_image.clone());
     let jobs: Api<Job> = Api::namespaced(target.client.clone(), &ns);
     let job = job::build(&job::Input {
-        fleet: &fleet,
-        storage: &storage,
+        fleet,
+        storage,
         image: &image,
         lifetime: args.timeout,
         keep: args.keep_job,
@@ -216,15 +209,7 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
     progress.note(&format!("Created Job {ns}/{job_name} (image {image})"));
 
     let publishing = progress.publishing();
-    let steps = steps(
-        &target,
-        &fleet,
-        &storage,
-        &job,
-        &args,
-        source,
-        &mut progress,
-    );
+    let steps = steps(&context, &job, &args, source, &mut progress);
     let result = tokio::select! {
         r = steps => r,
         _ = tokio::signal::ctrl_c() => Err(Error::Interrupted {
@@ -250,34 +235,14 @@ pub fn interrupted_note(publishing: bool, dry_run: bool, fleet: &str, ns: &str) 
     }
 }
 
-/// Fails early when the credentials Secret does not exist. Reads only its metadata (never the
-/// values); skipped when RBAC does not allow it.
-async fn check_secret(target: &Target, fleet: &str, storage: &ResolvedStorage) -> Result<()> {
-    let ns = target.namespace.as_str();
-    let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
-    match secrets.get_metadata_opt(&storage.credentials_secret).await {
-        Ok(Some(_)) => Ok(()),
-        Ok(None) => Err(Error::Storage {
-            fleet: fleet.to_string(),
-            source: Box::new(celld_api::ResolveError::SecretNotFound {
-                name: storage.credentials_secret.clone(),
-                namespace: ns.to_string(),
-            }),
-        }),
-        Err(e) if status_code(&e) == Some(403) => Ok(()),
-        Err(e) => Err(Error::api("get", "secrets", Some(ns), e)),
-    }
-}
-
 async fn steps(
-    target: &Target,
-    fleet: &CelldFleet,
-    storage: &ResolvedStorage,
+    context: &FleetContext,
     job: &Job,
     args: &DeployArgs,
     source: Source,
     progress: &mut Progress,
 ) -> Result<u8> {
+    let (target, fleet, storage) = (&context.target, &context.fleet, &context.storage);
     let ns = target.namespace.as_str();
     let pods: Api<Pod> = Api::namespaced(target.client.clone(), ns);
     let events: Api<Event> = Api::namespaced(target.client.clone(), ns);
@@ -361,6 +326,9 @@ async fn steps(
         return Ok(0);
     }
     let fleet_name = fleet.metadata.name.clone().unwrap_or_default();
+    if let Err(warning) = annotate::deployed_at(context).await {
+        progress.note(&warning);
+    }
     if !reloading {
         progress.note(&format!(
             "Deployed to fleet {fleet_name}; its nodes adopt the new version within 30s{}",

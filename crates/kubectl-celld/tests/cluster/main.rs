@@ -12,6 +12,7 @@
 mod deploy;
 mod deploy_loop;
 mod errors;
+mod history_rollback;
 mod init;
 mod kubectl_conventions;
 mod kubectl_plugin;

@@ -447,7 +447,18 @@ pub async fn deploy_paused(
 ) -> TestResult<Run> {
     let mut full = vec!["deploy"];
     full.extend_from_slice(args);
-    let mut child = plugin(env, &full).spawn()?;
+    command_paused(env, fleet, &full, wire).await
+}
+
+/// Runs any command that starts a deploy pod (`deploy`, `history`, `rollback`; `args` from the
+/// command's name on), paused like [`deploy_paused`] until `wire` has put an Exec rule in place.
+pub async fn command_paused(
+    env: &TestEnv,
+    fleet: &str,
+    full: &[&str],
+    wire: impl AsyncFnOnce(String) -> TestResult,
+) -> TestResult<Run> {
+    let mut child = plugin(env, full).spawn()?;
     let pid = child.id().ok_or("the plugin exited at once")?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (stderr, err_task) = collect(child.stderr.take().ok_or("no stderr")?, Some(tx));

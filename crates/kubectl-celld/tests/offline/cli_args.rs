@@ -237,7 +237,15 @@ fn help(path: &[&str]) -> String {
 #[test]
 fn help_texts() {
     insta::assert_snapshot!("help", help(&[]));
-    for sub in ["deploy", "status", "logs", "init", "completion"] {
+    for sub in [
+        "deploy",
+        "status",
+        "logs",
+        "history",
+        "rollback",
+        "init",
+        "completion",
+    ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
     }
 }

@@ -1,0 +1,145 @@
+//! `rollback FLEET [--to VERSION]`: point the fleet back at a version published earlier, with
+//! the same compare-and-swap writes as `celld deploy` (the script's pointer, then last the
+//! fleet pointer, each `If-Match` on the ETag read), then ask every ready node to reload.
+
+pub mod target;
+
+use crate::annotate;
+use crate::bucket::keys::{self, FLEET_POINTER, Pointer};
+use crate::bucket::{BucketClient, Expect};
+use crate::cli::Globals;
+use crate::deploy::progress::Progress;
+use crate::deploy::reload;
+use crate::error::{Error, Result};
+use crate::fleet_context::FleetContext;
+use crate::history::versions;
+use crate::output;
+use crate::work_pod::{WorkPod, WorkPodArgs};
+use clap::Args;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `rollback`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "\
+Examples:
+  # Go back to the version published before the live one
+  kubectl celld rollback web -n apps
+
+  # Go back to a given version (see: kubectl celld history web)
+  kubectl celld rollback web --to 0123456789abcdef",
+    override_usage = "kubectl celld rollback [OPTIONS] <FLEET>"
+)]
+pub struct RollbackArgs {
+    /// The fleet
+    #[arg(value_name = "FLEET")]
+    pub fleet: String,
+
+    /// The version to go back to, as VERSION or SCRIPT/VERSION (default: the version published
+    /// before the live one)
+    #[arg(long, value_name = "VERSION")]
+    pub to: Option<String>,
+
+    /// Do not ask the nodes to reload; they adopt the version within 30s
+    #[arg(long)]
+    pub no_reload: bool,
+
+    /// The pod that writes the pointers and reloads the nodes.
+    #[command(flatten)]
+    pub pod: WorkPodArgs,
+}
+
+/// The tool the pod needs besides sh.
+const TOOLS: &[&str] = &["curl"];
+
+/// Runs `rollback`.
+pub async fn run(globals: &Globals, args: RollbackArgs) -> Result<u8> {
+    let context = FleetContext::load(globals, &args.fleet).await?;
+    let mut progress = Progress::new();
+    let pod = WorkPod::start(&context, &args.pod, TOOLS, &mut progress).await?;
+    let writing = Arc::new(AtomicBool::new(false));
+    let steps = steps(&context, &pod, &args, &mut progress, Arc::clone(&writing));
+    let result = tokio::select! {
+        r = steps => r,
+        _ = tokio::signal::ctrl_c() => Err(Error::Interrupted {
+            note: if writing.load(Ordering::SeqCst) {
+                format!("the pointers were being written, so the rollback may have happened; check with: kubectl celld history {} -n {}", context.name(), context.namespace())
+            } else {
+                "before any pointer was written: nothing changed".to_string()
+            },
+        }),
+    };
+    let mut progress = Progress::new();
+    pod.delete(context.namespace(), &mut progress).await;
+    result
+}
+
+async fn steps(
+    context: &FleetContext,
+    pod: &WorkPod,
+    args: &RollbackArgs,
+    progress: &mut Progress,
+    writing: Arc<AtomicBool>,
+) -> Result<u8> {
+    let bucket = BucketClient::new(context, pod);
+    // The pointer first: its ETag is what the last write expects, so a deploy in between
+    // makes the rollback fail instead of undoing that deploy.
+    let live = versions::pointer(&bucket).await?;
+    let history = versions::read(&bucket, context.name(), context.namespace()).await?;
+    let target = target::pick(&history, args.to.as_deref()).map_err(Error::Rollback)?;
+    let Some((live, live_object)) = live else {
+        return Err(Error::Rollback(format!(
+            "{FLEET_POINTER} under {} vanished while reading: re-run the rollback",
+            bucket.bucket()
+        )));
+    };
+    progress.note(&format!(
+        "Rolling back fleet {}/{} from version {} to version {} (script {})",
+        context.namespace(),
+        context.name(),
+        live.version,
+        target.version,
+        target.script
+    ));
+    let pointer = Pointer::to(&target.script, &target.version);
+    let body = pointer.body();
+    writing.store(true, Ordering::SeqCst);
+    let script_key = keys::script_pointer(&target.script);
+    let script_expect = match bucket.get(&script_key).await? {
+        Some(object) => object.expect,
+        None => Expect::Absent,
+    };
+    bucket.put_if(&script_key, &body, &script_expect).await?;
+    progress.note(&format!(
+        "Wrote {script_key} (compare-and-swap on {script_expect})"
+    ));
+    bucket
+        .put_if(FLEET_POINTER, &body, &live_object.expect)
+        .await?;
+    progress.note(&format!(
+        "Wrote {FLEET_POINTER} (compare-and-swap on {})",
+        live_object.expect
+    ));
+    output::print(&format!(
+        "Rolled back fleet {}/{} to version {} (script {}); it was on {}\n",
+        context.namespace(),
+        context.name(),
+        target.version,
+        target.script,
+        live.version
+    ))?;
+    if let Err(warning) = annotate::deployed_at(context).await {
+        progress.note(&warning);
+    }
+    if args.no_reload {
+        progress.note(
+            "Not asking the nodes to reload (--no-reload): they adopt the version within 30s",
+        );
+        return Ok(0);
+    }
+    let nodes = context.nodes().await?;
+    let results = reload::reload(&pod.pods, &pod.pod, &nodes).await;
+    output::print(&reload::report(&nodes, &results))?;
+    Ok(0)
+}

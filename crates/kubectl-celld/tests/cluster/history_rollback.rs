@@ -1,0 +1,219 @@
+//! `history` and `rollback` on real bucket contents: two versions published by the test double
+//! of `celld deploy` through the real `deploy`, plus an upload without manifest.json written
+//! through the S3 API. The deploy pod of `history` and `rollback` runs this machine's `curl`
+//! (kwok runs execs locally) against the local S3 server, with the credentials the Job's
+//! Secret references.
+
+use crate::support::{self, Run, TestResult};
+use celld_api::CelldFleet;
+use celld_api::labels::DEPLOYED_AT;
+use celld_testkit::deploy_double::{pointer, project, version};
+use celld_testkit::{DeployDouble, S3Settings, TestEnv};
+use k8s_openapi::api::core::v1::Pod;
+use std::path::{Path, PathBuf};
+
+const FLEET: &str = "hist";
+const SCRIPT: &str = "celld-poc-hello";
+const UNFINISHED: &str = "ffffffffffffffff";
+
+fn poc_worker() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
+}
+
+/// A copy of the POC Worker with one line added, so it has another version.
+fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
+    let to = dir.join("worker");
+    for rel in [
+        "wrangler.jsonc",
+        "src/index.js",
+        "src/greeting.js",
+        "src/respond.js",
+        "src/routes.js",
+    ] {
+        let target = to.join(rel);
+        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
+        std::fs::copy(poc_worker().join(rel), &target)?;
+    }
+    let greeting = to.join("src/greeting.js");
+    let mut text = std::fs::read_to_string(&greeting)?;
+    text.push_str("// second version\n");
+    std::fs::write(&greeting, text)?;
+    Ok(to)
+}
+
+/// Runs `args` with the double's Exec rule plus this machine's tools (curl) on the pod's PATH.
+async fn wired(env: &TestEnv, double: &DeployDouble, args: &[&str]) -> TestResult<Run> {
+    support::command_paused(env, FLEET, args, async |name: String| {
+        let pod = env.api::<Pod>().get(&name).await?;
+        double
+            .rule(&env.client(), &pod)
+            .await?
+            .path([double.bin_dir(), "/usr/bin".into(), "/bin".into()])
+            .apply(&env.client(), env.namespace())
+            .await?;
+        Ok(())
+    })
+    .await
+}
+
+async fn text(s3: &S3Settings, key: &str) -> TestResult<Option<String>> {
+    Ok(s3
+        .get_object(key)
+        .await?
+        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+}
+
+fn celld_pointer(version: &str) -> String {
+    format!(
+        r#"{{"script_name":"{SCRIPT}","version":"{version}","prefix":"deploy/{SCRIPT}/{version}","rollout":{{"percent":100}}}}"#
+    )
+}
+
+#[tokio::test]
+async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestResult {
+    let env = support::env("plugin-history").await?;
+    let s3 = env.s3()?;
+    let bucket = support::bucket(&s3, "history");
+    let prefix = bucket
+        .strip_prefix(&format!("s3://{}/", s3.bucket))
+        .ok_or("bucket prefix")?
+        .to_string();
+    let scratch = env.scratch_dir()?;
+    let double = DeployDouble::new(scratch.join("double")).await?;
+    support::secret(&env, "s3-creds").await?;
+    support::store(&env, "local-s3", "s3-creds").await?;
+    support::fleet(&env, FLEET, "local-s3", &bucket).await?;
+
+    // Before any deploy: nothing to list, nothing to roll back.
+    let run = wired(&env, &double, &["history", FLEET]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.contains("Current: none"), "{run}");
+    let run = wired(&env, &double, &["rollback", FLEET]).await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(run.stderr.contains("nothing is deployed"), "{run}");
+
+    // Two versions through the real deploy, and an upload that never finished.
+    let poc = poc_worker();
+    let run = support::deploy_double(
+        &env,
+        &double,
+        FLEET,
+        &[poc.to_str().ok_or("path")?, "--fleet", FLEET],
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    let v1 = version::of(&project::read(&poc)?);
+    let worker = changed_worker(&scratch)?;
+    let run = support::deploy_double(
+        &env,
+        &double,
+        FLEET,
+        &[worker.to_str().ok_or("path")?, "--fleet", FLEET],
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    let v2 = version::of(&project::read(&worker)?);
+    assert_ne!(v1, v2);
+    s3.put_object(
+        &format!("{prefix}/deploy/{SCRIPT}/{UNFINISHED}/src/index.js"),
+        b"export default {}".to_vec(),
+    )
+    .await?;
+
+    // history: newest first, the live one starred, the unfinished upload last and flagged.
+    let run = wired(&env, &double, &["history", FLEET, "-o", "json"]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout)?;
+    let versions = doc["versions"].as_array().ok_or("versions")?;
+    let ids: Vec<&str> = versions
+        .iter()
+        .filter_map(|v| v["version"].as_str())
+        .collect();
+    assert_eq!(ids, [v2.as_str(), v1.as_str(), UNFINISHED], "{run}");
+    assert_eq!(doc["current"]["version"], v2.as_str());
+    assert_eq!(versions[0]["current"], true);
+    assert_eq!(versions[1]["current"], false);
+    assert_eq!(versions[0]["script"], SCRIPT);
+    assert_eq!(versions[0]["modules"], 4);
+    assert!(
+        versions[0]["uploaded"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{run}"
+    );
+    assert!(
+        versions[2]["problem"]
+            .as_str()
+            .is_some_and(|p| p.contains("no manifest.json")),
+        "{run}"
+    );
+    let run = wired(&env, &double, &["history", FLEET]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    let starred = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with('*'))
+        .ok_or("no starred line")?;
+    assert!(starred.contains(&v2), "{run}");
+    assert!(run.stderr.contains("Deleted Job"), "{run}");
+
+    // A version without manifest.json is refused, and nothing changes.
+    let run = wired(&env, &double, &["rollback", FLEET, "--to", UNFINISHED]).await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(run.stderr.contains("no manifest.json"), "{run}");
+    let fleet_pointer = format!("{prefix}/{}", pointer::FLEET_POINTER);
+    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+
+    // The default rollback goes to the version before the live one: both pointers, exactly as
+    // celld writes them; the fleet is annotated; the one ready node is asked to reload.
+    let node = support::node_pod(&env, FLEET, "hist-0").await?;
+    let run = wired(&env, &double, &["rollback", FLEET]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(
+        run.stdout.contains(&format!(
+            "Rolled back fleet {}/{FLEET} to version {v1}",
+            env.namespace()
+        )),
+        "{run}"
+    );
+    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v1)));
+    let script_pointer = format!("{prefix}/{}", pointer::script_pointer(SCRIPT));
+    assert_eq!(text(&s3, &script_pointer).await?, Some(celld_pointer(&v1)));
+    // kwok's pods have no celld behind their IP: the node is reported, unreachable.
+    assert!(
+        run.stdout
+            .contains(&format!("hist-0 ({})", support::ip(&node))),
+        "{run}"
+    );
+    assert!(
+        run.stdout
+            .contains("Reload: 0 adopted, 0 unchanged, 1 failed"),
+        "{run}"
+    );
+    let fleet = env.api::<CelldFleet>().get(FLEET).await?;
+    let stamp = fleet
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(DEPLOYED_AT))
+        .ok_or("no deployed-at annotation")?;
+    assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamp}");
+
+    // history shows v1 live now; --to goes forward again.
+    let run = wired(&env, &double, &["history", FLEET, "-o", "yaml"]).await?;
+    assert!(
+        run.stdout
+            .contains(&format!("current:\n  script: {SCRIPT}\n  version: {v1}")),
+        "{run}"
+    );
+    let run = wired(
+        &env,
+        &double,
+        &["rollback", FLEET, "--to", &v2, "--no-reload"],
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+    env.cleanup().await?;
+    Ok(())
+}
