@@ -50,10 +50,11 @@ demo: cluster-up plugin ## no Docker: the operator reconciles sample fleets on t
 demo-down: ## stop the demo operator and delete its namespace
 	hack/demo.sh down
 
-BENCH_FLEETS ?= 10 50 100
-bench: cluster-up ## measure the operator (time to Ready, memory, API writes) for $(BENCH_FLEETS) fleets; writes bench/REPORT.md
-	$(CARGO) build --release --locked -p celld-operator -p celld-bench
-	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/release/celld-bench" $(BENCH_FLEETS)
+BENCH_FLEETS ?= 100 300 1000
+bench: testenv ## the operator at scale against a floor for $(BENCH_FLEETS) fleets, plus a churn, each on a fresh control plane; writes bench/REPORT.md and bench/scaling.svg
+	$(CARGO) build --release --locked -p celld-operator
+	$(CARGO) build --locked -p celld-bench
+	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/debug/celld-bench" $(BENCH_FLEETS)
 
 ## Local control plane (no Docker) --------------------------------------------
 .PHONY: testenv check-sources cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit

@@ -4,9 +4,9 @@
 use crate::clock::Anchor;
 use crate::error::Result;
 use crate::operator_run::Setup;
-use crate::proc_stats::{established_tcp, rss_kib};
+use crate::proc_stats::{established_tcp_remote_ports, rss_kib};
 use crate::readiness::Watches;
-use crate::results::ChurnRun;
+use crate::results::{ChurnRun, Connections};
 use crate::settings::{CHURN_REST, FLEET_NAMESPACE, ready_timeout};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -44,7 +44,11 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     setup.operator.check_alive()?;
     let pid = setup.operator.pid();
     let after_rss_kib = rss_kib(pid);
-    let tcp_connections = established_tcp(pid);
+    let connections = Connections::classify(
+        &established_tcp_remote_ports(pid),
+        setup.plane.port("APISERVER_PORT"),
+        setup.plane.port("S3_PORT"),
+    );
     let end = Instant::now();
     tokio::time::sleep(Duration::from_secs(3)).await;
     let requests = setup
@@ -56,7 +60,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
         cycles: times,
         empty_rss_kib: setup.empty_rss_kib,
         after_rss_kib,
-        tcp_connections,
+        connections,
         requests,
     };
     setup.remove().await?;

@@ -80,6 +80,16 @@ impl BenchControlPlane {
         self.plane.kubeconfig()
     }
 
+    /// A port up.sh chose (`APISERVER_PORT`, `S3_PORT`... of `ports.env`), 0 when unknown.
+    pub fn port(&self, key: &str) -> u16 {
+        let text = std::fs::read_to_string(self.dir().join("ports.env")).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| l.split_once('='))
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
     /// The API server's audit log.
     pub fn audit_log(&self) -> PathBuf {
         self.dir().join("logs").join("audit.log")

@@ -49,17 +49,20 @@ pub fn clock_tick() -> Duration {
     Duration::from_secs(1) / per_second
 }
 
-/// Open TCP connections of a process: its socket descriptors that are ESTABLISHED TCP
-/// connections in its network namespace (`/proc/PID/fd` against `/proc/PID/net/tcp{,6}`).
-pub fn established_tcp(pid: u32) -> usize {
+/// The remote ports of a process's open TCP connections: its socket descriptors that are
+/// ESTABLISHED TCP connections in its network namespace (`/proc/PID/fd` against
+/// `/proc/PID/net/tcp{,6}`).
+pub fn established_tcp_remote_ports(pid: u32) -> Vec<u16> {
     let inodes = socket_inodes(pid);
     ["tcp", "tcp6"]
         .iter()
         .map(|table| {
             std::fs::read_to_string(format!("/proc/{pid}/net/{table}")).unwrap_or_default()
         })
-        .map(|text| established_inodes(&text).intersection(&inodes).count())
-        .sum()
+        .flat_map(|text| established(&text))
+        .filter(|(inode, _)| inodes.contains(inode))
+        .map(|(_, port)| port)
+        .collect()
 }
 
 /// The inodes of the sockets a process holds open.
@@ -83,16 +86,21 @@ fn socket_inode(target: &str) -> Option<u64> {
         .ok()
 }
 
-/// The inodes of the ESTABLISHED (state `01`) rows of a `/proc/net/tcp` table.
-fn established_inodes(table: &str) -> HashSet<u64> {
+/// The inode and remote port of each ESTABLISHED (state `01`) row of a `/proc/net/tcp` table.
+fn established(table: &str) -> Vec<(u64, u16)> {
     table
         .lines()
         .skip(1)
         .filter_map(|row| {
             let cols: Vec<&str> = row.split_whitespace().collect();
-            (cols.get(3) == Some(&"01"))
-                .then(|| cols.get(9)?.parse().ok())
-                .flatten()
+            if cols.get(3) != Some(&"01") {
+                return None;
+            }
+            let port = cols.get(2)?.rsplit(':').next()?;
+            Some((
+                cols.get(9)?.parse().ok()?,
+                u16::from_str_radix(port, 16).ok()?,
+            ))
         })
         .collect()
 }
@@ -121,7 +129,7 @@ mod tests {
             0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 111 1 0\n\
             1: 0100007F:9C40 0100007F:192B 01 00000000:00000000 00:00000000 00000000 0 0 222 1 0\n\
             2: 0100007F:9C41 0100007F:192B 01 00000000:00000000 00:00000000 00000000 0 0 333 1 0\n";
-        assert_eq!(established_inodes(table), HashSet::from([222, 333]));
+        assert_eq!(established(table), [(222, 0x192B), (333, 0x192B)]);
         assert_eq!(socket_inode("socket:[222]"), Some(222));
         assert_eq!(socket_inode("pipe:[222]"), None);
     }

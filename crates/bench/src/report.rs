@@ -32,7 +32,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -232,10 +232,14 @@ fn churn(out: &mut String, c: &ChurnRun) {
         times(c.rss_ratio()),
         verdict(c.rss_ratio() <= CHURN_RSS_TARGET)
     );
+    let n = c.connections;
     let _ = writeln!(
         out,
-        "| open TCP connections after the churn | | {} |",
-        c.tcp_connections
+        "| open TCP connections after the churn (API server, S3, other) | | {} ({}, {}, {}) |",
+        n.total(),
+        n.api_server,
+        n.s3,
+        n.other
     );
     let _ = writeln!(
         out,
@@ -334,7 +338,7 @@ absolute targets apply at 1,000 fleets).\n"
 pub(crate) mod tests {
     use super::*;
     use crate::audit::Tally;
-    use crate::results::{FloorRun, OperatorRun, Skipped};
+    use crate::results::{Connections, FloorRun, OperatorRun, Skipped};
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
@@ -382,7 +386,11 @@ pub(crate) mod tests {
                 cycles: vec![Duration::from_secs(30), Duration::from_secs(31)],
                 empty_rss_kib: 16 * 1024,
                 after_rss_kib: 18 * 1024,
-                tcp_connections: 3,
+                connections: Connections {
+                    api_server: 2,
+                    s3: 1,
+                    other: 0,
+                },
                 requests: Tally {
                     requests: 9_000,
                     writes: 4_000,
@@ -445,6 +453,12 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(md.contains("| cycles | | 30.0 s, 31.0 s |"), "{md}");
+        assert!(
+            md.contains(
+                "| open TCP connections after the churn (API server, S3, other) | | 3 (2, 1, 0) |"
+            ),
+            "{md}"
+        );
         assert!(
             md.contains("| API requests over the churn (writes, 5xx) | | 9,000 (4,000, 2) |"),
             "{md}"

@@ -128,8 +128,8 @@ pub struct ChurnRun {
     pub empty_rss_kib: u64,
     /// Resident memory after the last cycle, KiB.
     pub after_rss_kib: u64,
-    /// Established TCP connections of the operator after the last cycle.
-    pub tcp_connections: usize,
+    /// The operator's established TCP connections after the last cycle.
+    pub connections: Connections,
     /// The operator's requests over the whole churn.
     pub requests: Tally,
 }
@@ -138,6 +138,37 @@ impl ChurnRun {
     /// Resident memory after the churn over the empty operator's.
     pub fn rss_ratio(&self) -> f64 {
         self.after_rss_kib as f64 / self.empty_rss_kib.max(1) as f64
+    }
+}
+
+/// A process's established TCP connections, by what they reach.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Connections {
+    /// To the API server.
+    pub api_server: usize,
+    /// To the S3 server.
+    pub s3: usize,
+    /// To anything else.
+    pub other: usize,
+}
+
+impl Connections {
+    /// Sorts remote ports into the API server's, the S3 server's and others.
+    pub fn classify(remote_ports: &[u16], api_server: u16, s3: u16) -> Self {
+        let mut c = Connections::default();
+        for &port in remote_ports {
+            match port {
+                p if p == api_server => c.api_server += 1,
+                p if p == s3 => c.s3 += 1,
+                _ => c.other += 1,
+            }
+        }
+        c
+    }
+
+    /// All of them.
+    pub fn total(&self) -> usize {
+        self.api_server + self.s3 + self.other
     }
 }
 
@@ -165,4 +196,23 @@ pub struct Results {
     pub churn: Option<ChurnRun>,
     /// What could not be measured.
     pub skipped: Vec<Skipped>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_sorted_by_remote_port() {
+        let c = Connections::classify(&[6443, 9000, 6443, 80], 6443, 9000);
+        assert_eq!(
+            c,
+            Connections {
+                api_server: 2,
+                s3: 1,
+                other: 1
+            }
+        );
+        assert_eq!(c.total(), 4);
+    }
 }
