@@ -11,7 +11,7 @@ use crate::metrics::Metrics;
 use crate::reconcile::{error_policy, reconcile};
 use crate::store_status;
 use crate::watch_health::WatchHealth;
-use crate::watch_streams::WatchStreams;
+use crate::watch_streams::{WatchStreams, shared};
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
@@ -89,15 +89,28 @@ pub async fn run(
     let gateway_api = crate::discovery::http_route_served(&client).await;
     info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
 
-    let (fleets, fleet_items) = streams
-        .cached::<DeserializeGuard<CelldFleet>>("fleets/CelldFleet", config.clone().any_semantic());
-    let (statefulsets, statefulset_items) = streams.cached_touched("fleets/StatefulSet", owned());
-    let (services, service_items) = streams.cached_touched("fleets/Service", owned());
-    let (network_policies, network_policy_items) =
-        streams.cached_touched("fleets/NetworkPolicy", owned());
+    // Fleets, stores and Secrets are watched once each; both controllers get every change.
+    let (fleets, fleet_items) = streams.cached_touched::<DeserializeGuard<CelldFleet>>(
+        "CelldFleet",
+        config.clone().any_semantic(),
+    );
+    let (fleet_items, fleets_for_stores) = shared(fleet_items);
+    let (stores, store_items) = streams.cached_touched::<DeserializeGuard<CelldObjectStore>>(
+        "CelldObjectStore",
+        config.clone().any_semantic(),
+    );
+    let (stores_for_fleets, store_items) = shared(store_items);
+    // The Secrets' metadata tells which fleets and stores to look at again and whether a
+    // Secret changed since its contents were last read.
+    let (secrets, secret_items) =
+        streams.cached_touched::<PartialObjectMeta<Secret>>("Secret", config.clone());
+    let (secrets_for_fleets, secrets_for_stores) = shared(secret_items);
+    let (statefulsets, statefulset_items) = streams.cached_touched("StatefulSet", owned());
+    let (services, service_items) = streams.cached_touched("Service", owned());
+    let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());
     let (pod_disruption_budgets, pdb_items) =
-        streams.cached_touched("fleets/PodDisruptionBudget", owned());
-    let (ingresses, ingress_items) = streams.cached_touched("fleets/Ingress", owned());
+        streams.cached_touched("PodDisruptionBudget", owned());
+    let (ingresses, ingress_items) = streams.cached_touched("Ingress", owned());
     let mut controller = Controller::for_stream(fleet_items, fleets.clone())
         .with_config(
             controller::Config::default()
@@ -110,7 +123,7 @@ pub async fn run(
         .owns_stream(pdb_items)
         .owns_stream(ingress_items);
     let http_routes = if gateway_api {
-        let (routes, route_items) = streams.cached_touched("fleets/HTTPRoute", owned());
+        let (routes, route_items) = streams.cached_touched("HTTPRoute", owned());
         controller = controller.owns_stream(route_items);
         Some(routes)
     } else {
@@ -127,16 +140,12 @@ pub async fn run(
 
     // Stores: their own controller writes their status; its cache also tells which stores
     // name a Secret.
-    let (stores, store_items) = streams.cached::<DeserializeGuard<CelldObjectStore>>(
-        "stores/CelldObjectStore",
-        config.clone().any_semantic(),
-    );
     let store_controller = Controller::for_stream(store_items, stores.clone());
 
     let by_store = fleets.clone();
     controller = controller.watches_stream(
-        streams.objects::<CelldObjectStore>("fleets/CelldObjectStore", config.clone()),
-        move |store: CelldObjectStore| {
+        stores_for_fleets,
+        move |store: DeserializeGuard<CelldObjectStore>| {
             let ns = store.namespace().unwrap_or_default();
             refs(
                 store_status::fleets_using(&by_store, &ns, &store.name_any()),
@@ -144,12 +153,8 @@ pub async fn run(
             )
         },
     );
-    // Secrets: a metadata cache tells which fleets to look at again and whether a Secret
-    // changed since its contents were last read.
-    let (secrets, secret_items) =
-        streams.cached_touched::<PartialObjectMeta<Secret>>("fleets/Secret", config.clone());
     let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
-    controller = controller.watches_stream(secret_items, move |secret| {
+    controller = controller.watches_stream(secrets_for_fleets, move |secret| {
         let ns = secret.namespace().unwrap_or_default();
         let name = secret.name_any();
         let stores = stores_with_secret(&stores_by_secret, &ns, &name);
@@ -163,19 +168,16 @@ pub async fn run(
     };
     let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
     let store_controller = store_controller
+        .watches_stream(secrets_for_stores, move |secret| {
+            let ns = secret.namespace().unwrap_or_default();
+            refs(
+                stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
+                &ns,
+            )
+        })
         .watches_stream(
-            streams.metadata::<Secret>("stores/Secret", config.clone()),
-            move |secret| {
-                let ns = secret.namespace().unwrap_or_default();
-                refs(
-                    stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
-                    &ns,
-                )
-            },
-        )
-        .watches_stream(
-            streams.metadata::<CelldFleet>("stores/CelldFleet", config),
-            move |fleet| {
+            fleets_for_stores,
+            move |fleet: DeserializeGuard<CelldFleet>| {
                 // A fleet's storeRef may have moved from one store to another: look at every
                 // store of its namespace (their status lists the fleets that use them).
                 let ns = fleet.namespace().unwrap_or_default();

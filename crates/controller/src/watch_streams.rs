@@ -11,7 +11,6 @@ use crate::watch_client::observed;
 use crate::watch_health::WatchHealth;
 use futures::{Stream, StreamExt, future};
 use k8s_openapi::NamespaceResourceScope;
-use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -66,6 +65,24 @@ pub struct WatchStreams {
     health: Arc<WatchHealth>,
 }
 
+/// `items` delivered to two consumers: one watch feeds both controllers, so the API server
+/// serves it once. A task forwards every item to both and ends when both consumers are gone.
+pub fn shared<K: Clone + Send + 'static>(mut items: Items<K>) -> (Items<K>, Items<K>) {
+    let (first_tx, first_rx) = futures::channel::mpsc::unbounded();
+    let (second_tx, second_rx) = futures::channel::mpsc::unbounded();
+    tokio::spawn(async move {
+        while let Some(item) = items.next().await {
+            let Ok(object) = item else { continue };
+            let first = first_tx.unbounded_send(Ok(object.clone())).is_ok();
+            let second = second_tx.unbounded_send(Ok(object)).is_ok();
+            if !first && !second {
+                return;
+            }
+        }
+    });
+    (first_rx.boxed(), second_rx.boxed())
+}
+
 /// `items` without their errors, which are logged as failures of the watch `name`; the watch's
 /// own backoff (before `items`) holds it back after each.
 fn without_errors<K: Send + 'static>(
@@ -113,26 +130,6 @@ impl WatchStreams {
         }
     }
 
-    /// The objects of `K` applied or deleted, as the watch `name` sees them.
-    pub fn objects<K: Watched>(&self, name: &str, config: watcher::Config) -> Items<K> {
-        let items = watcher(self.api::<K>(name), config)
-            .backoff(watch_backoff())
-            .touched_objects();
-        without_errors(name.to_string(), items)
-    }
-
-    /// The metadata of the objects of `K` applied or deleted, as the watch `name` sees them.
-    pub fn metadata<K: Watched>(
-        &self,
-        name: &str,
-        config: watcher::Config,
-    ) -> Items<PartialObjectMeta<K>> {
-        let items = watcher(self.api::<PartialObjectMeta<K>>(name), config)
-            .backoff(watch_backoff())
-            .touched_objects();
-        without_errors(name.to_string(), items)
-    }
-
     /// A cache of the objects of `K` kept by the watch `name`, without their managedFields
     /// (which no reconcile reads: they are most of a small object's size), and the objects
     /// applied or deleted.
@@ -147,16 +144,6 @@ impl WatchStreams {
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
             .touched_objects();
-        (store, without_errors(name.to_string(), items))
-    }
-
-    /// A cache of the objects of `K` kept by the watch `name`, and the objects applied.
-    pub fn cached<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
-        let (store, writer) = reflector::store();
-        let items = watcher(self.api::<K>(name), config)
-            .backoff(watch_backoff())
-            .reflect(writer)
-            .applied_objects();
         (store, without_errors(name.to_string(), items))
     }
 }
@@ -185,6 +172,16 @@ mod tests {
             "{waits:?}"
         );
         assert!(waits[11] >= Duration::from_secs(5), "{waits:?}");
+    }
+
+    #[tokio::test]
+    async fn a_shared_watch_delivers_every_item_to_both_consumers() {
+        let items: Items<i32> = stream::iter(vec![Ok(1), Ok(2), Ok(3)]).boxed();
+        let (first, second) = shared(items);
+        let first: Vec<i32> = first.map(|i| i.unwrap()).collect().await;
+        assert_eq!(first, vec![1, 2, 3]);
+        let second: Vec<i32> = second.map(|i| i.unwrap()).collect().await;
+        assert_eq!(second, vec![1, 2, 3], "the slower consumer misses nothing");
     }
 
     #[tokio::test]
