@@ -1,8 +1,8 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
+pub use crate::cluster_flags::Globals;
 use crate::{deploy, history, init, logs, rollback, status};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -50,32 +50,6 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// Flags every command takes, with kubectl's names and defaults.
-#[derive(Debug, Clone, Default, Args)]
-#[command(next_help_heading = "Cluster")]
-pub struct Globals {
-    /// Path to the kubeconfig file (default: the files in $KUBECONFIG, else ~/.kube/config, else
-    /// the in-cluster service account)
-    #[arg(long, global = true, value_name = "PATH")]
-    pub kubeconfig: Option<PathBuf>,
-
-    /// Kubeconfig context to use (default: the current context)
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
-
-    /// Kubeconfig cluster to use instead of the context's
-    #[arg(long, global = true, value_name = "NAME")]
-    pub cluster: Option<String>,
-
-    /// Kubeconfig user to use instead of the context's
-    #[arg(long, global = true, value_name = "NAME")]
-    pub user: Option<String>,
-
-    /// Namespace of the fleet (default: the context's namespace, else default)
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
 }
 
 /// The subcommands.

@@ -3,7 +3,7 @@
 //! `--cluster` and `--user` pick entries; the namespace is `-n`, else the context's, else
 //! `default`. Exec and OIDC auth plugins named in the kubeconfig work as in kubectl.
 
-use crate::cli::Globals;
+use crate::cluster_flags::{Globals, RequestTimeout};
 use crate::error::{Error, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
@@ -86,6 +86,84 @@ fn in_cluster_available() -> bool {
 }
 
 async fn config(globals: &Globals) -> Result<Config> {
+    let config = from_source(globals).await?;
+    apply_flags(config, globals)
+}
+
+/// The server URL of `--server`: kubectl takes `HOST:PORT` as `https://HOST:PORT`.
+fn server_url(server: &str) -> Result<http::Uri> {
+    let full = if server.contains("://") {
+        server.to_string()
+    } else {
+        format!("https://{server}")
+    };
+    full.parse().map_err(|e| {
+        Error::Usage(format!(
+            "--server '{server}' is not a URL ({e}): write it like https://HOST:PORT"
+        ))
+    })
+}
+
+/// The kubectl flags that override the kubeconfig: server, TLS, credentials, impersonation
+/// and the per-request timeout.
+pub fn apply_flags(mut config: Config, g: &Globals) -> Result<Config> {
+    if let Some(server) = &g.server {
+        config.cluster_url = server_url(server)?;
+    }
+    if g.insecure_skip_tls_verify && g.certificate_authority.is_some() {
+        return Err(Error::Usage(
+            "specifying a root certificates file with the insecure flag is not allowed: drop --insecure-skip-tls-verify or --certificate-authority".into(),
+        ));
+    }
+    if g.insecure_skip_tls_verify {
+        config.accept_invalid_certs = true;
+        config.root_cert = None;
+        config.root_cert_file = None;
+    }
+    if let Some(ca) = &g.certificate_authority {
+        if !ca.is_file() {
+            return Err(Error::Io {
+                what: "reading the --certificate-authority file",
+                path: ca.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        }
+        config.root_cert = None;
+        config.root_cert_file = Some(ca.clone());
+    }
+    if let Some(token) = &g.token {
+        let auth = &mut config.auth_info;
+        auth.token = Some(secrecy::SecretString::from(token.clone()));
+        auth.token_file = None;
+        auth.exec = None;
+        auth.auth_provider = None;
+        auth.username = None;
+        auth.password = None;
+    }
+    if !g.as_group.is_empty() && g.as_user.is_none() {
+        return Err(Error::Usage(
+            "--as-group needs --as USER: Kubernetes impersonates groups only together with a user"
+                .into(),
+        ));
+    }
+    if let Some(user) = &g.as_user {
+        config.auth_info.impersonate = Some(user.clone());
+    }
+    if !g.as_group.is_empty() {
+        config.auth_info.impersonate_groups = Some(g.as_group.clone());
+    }
+    if let Some(RequestTimeout(limit)) = g.request_timeout {
+        config.read_timeout = limit;
+        config.write_timeout = limit;
+        if limit.is_some() {
+            config.connect_timeout = limit;
+        }
+    }
+    Ok(config)
+}
+
+/// The configuration of the kubeconfig or the in-cluster service account, before the flags.
+async fn from_source(globals: &Globals) -> Result<Config> {
     match source(globals)? {
         Source::File(kubeconfig, path) => {
             Config::from_custom_kubeconfig(*kubeconfig, &options(globals))

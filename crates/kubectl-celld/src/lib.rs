@@ -7,6 +7,7 @@
 pub mod annotate;
 pub mod bucket;
 pub mod cli;
+pub mod cluster_flags;
 pub mod completion;
 pub mod deploy;
 pub mod error;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
 mod cli_args;
+mod cluster_flags;
 mod connection_errors;
 mod init_output;
 mod kubectl_conventions;
