@@ -1,7 +1,7 @@
 //! The command line and the order of the runs.
 
 use crate::error::{Error, Result};
-use crate::results::{Results, Scale, Skipped};
+use crate::results::{Results, Scale, Skipped, Step};
 use crate::{churn, floor, operator, operator_run, plot, report};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
@@ -38,13 +38,21 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     counts.dedup();
     let mut scales = Vec::new();
     let mut skipped = Vec::new();
+    let mut steps = Vec::new();
+    let load_before = load_average();
     for &count in &counts {
         let step = Instant::now();
         let measured = async {
             eprintln!("bench: {count} fleets: floor");
             let floor = floor::run(count).await?;
+            steps.push(Step::new(format!("floor, {count} fleets"), step));
             eprintln!("bench: {count} fleets: operator");
+            let operator_step = Instant::now();
             let operator = operator_run::run(&bin, count).await?;
+            steps.push(Step::new(
+                format!("operator, {count} fleets"),
+                operator_step,
+            ));
             Ok::<_, Error>(Scale { floor, operator })
         };
         match measured.await {
@@ -67,8 +75,12 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
             "bench: churn of {} fleets × {}",
             args.churn_fleets, args.churn_cycles
         );
+        let step = Instant::now();
         match churn::run(&bin, args.churn_fleets, args.churn_cycles).await {
-            Ok(c) => Some(c),
+            Ok(c) => {
+                steps.push(Step::new("churn".into(), step));
+                Some(c)
+            }
             Err(e) => {
                 eprintln!("bench: churn not measured: {e}");
                 skipped.push(Skipped {
@@ -88,6 +100,8 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         date: jiff::Zoned::now().date().to_string(),
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
         total: started.elapsed(),
+        steps,
+        load: (load_before, load_average()),
         scales,
         churn,
         skipped,
@@ -101,4 +115,12 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     std::fs::write(&plot_path, plot::render(&results.scales)?)
         .map_err(Error::io("writing the plot", &plot_path))?;
     Ok(vec![report_path, plot_path])
+}
+
+/// The 1-minute load average of the machine (`/proc/loadavg`), NaN when unreadable.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
 }

@@ -122,6 +122,10 @@ pub async fn run(count: usize) -> Result<FloorRun> {
         .wait_ready(count, 0, ready_timeout(count), logs, || Ok(()))
         .await?;
     let last = watches.statefulsets().last_ready().unwrap_or(started);
+    eprintln!(
+        "bench: floor: {total} objects applied, every StatefulSet ready after {:.1} s",
+        last.saturating_duration_since(started).as_secs_f64()
+    );
     drop(watches);
     plane.remove().await?;
     Ok(FloorRun {

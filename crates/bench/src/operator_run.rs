@@ -116,7 +116,17 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
     let fleets = watches.fleets();
     drop(watches);
     let all_ready = fleets.last_ready().unwrap_or_else(Instant::now);
+    eprintln!(
+        "bench: operator: every fleet Ready after {:.1} s; waiting for its writes to stop",
+        all_ready
+            .saturating_duration_since(anchor.instant())
+            .as_secs_f64()
+    );
     let (settled_at, writes_stopped) = settle(&mut setup.audit, &anchor, all_ready).await?;
+    eprintln!(
+        "bench: operator: settled; idle for {} s",
+        IDLE_WINDOW.as_secs()
+    );
     let settled_rss_kib = rss_kib(setup.operator.pid());
 
     let idle_start = Instant::now();

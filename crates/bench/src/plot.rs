@@ -44,6 +44,7 @@ fn chart(
     chart
         .configure_mesh()
         .x_desc("fleets")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc(y_label)
         .draw()
         .map_err(plot_err)?;
@@ -101,12 +102,12 @@ pub fn render(scales: &[Scale]) -> Result<String> {
                 points: points(scales, |s| s.operator.statefulsets_ready.as_secs_f64()),
             },
             Line {
-                name: "floor: all StatefulSets ready",
+                name: "floor: all StatefulSets ready (from first apply)",
                 colour: BLUE,
                 points: points(scales, |s| s.floor.statefulsets_ready.as_secs_f64()),
             },
         ];
-        chart(&left, "Time from the first create", "seconds", &times)?;
+        chart(&left, "Time to ready", "seconds", &times)?;
         let memory = [
             Line {
                 name: "operator after settling",
@@ -139,10 +140,10 @@ mod tests {
         .unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(200)]);
         for text in [
-            "Time from the first create",
+            "Time to ready",
             "Operator resident memory",
             "operator: all fleets Ready",
-            "floor: all StatefulSets ready",
+            "floor: all StatefulSets ready (from first apply)",
             "empty operator",
         ] {
             assert!(svg.contains(text), "{text} missing");

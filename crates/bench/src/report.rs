@@ -254,7 +254,8 @@ fn method(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "\n## How it was measured\n\n\
-- Every fleet count runs twice, each time on a fresh local control plane of its own \
+- Every fleet count runs twice, each time on a fresh local control plane of its own (nothing \
+left from a previous run in etcd, the API server's caches or kwok) \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
 nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
 churn gets a third. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
@@ -278,15 +279,17 @@ after all were Ready); the moment of its last write. **Idle**: the {idle} s afte
 resync period: every fleet is reconciled once in it).\n\
 - **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
 level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
-by the time the API server received them. A write is a create, update, patch, delete or \
+by the time the API server received them; from the first create on (the operator's start-up \
+lists and watches are not counted). A write is a create, update, patch, delete or \
 deletecollection. A watch counts once, when opened.\n\
 - **Memory** is the operator's `VmRSS` (`/proc/PID/status`); the empty operator's is read {warm} s \
 after it started, before any fleet exists, and every memory figure is also given as a ratio to \
 it. **CPU** is utime + stime from `/proc/PID/stat` over the idle window. **TCP connections** are \
 the operator's socket descriptors that are ESTABLISHED in `/proc/PID/net/tcp{{,6}}`.\n\
 - The machine is shared and noisy: times are given as ratios to the floor measured in the same \
-run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date}. The \
-bench tool itself is a debug build; the operator is built with the workspace's release profile.",
+run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
+(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
+itself is a debug build; the operator is built with the workspace's release profile.",
         per_node = crate::settings::PODS_PER_NODE,
         quiet = QUIET.as_secs(),
         limit = SETTLE_LIMIT.as_secs(),
@@ -295,7 +298,21 @@ bench tool itself is a debug build; the operator is built with the workspace's r
         total = minutes(r.total),
         cores = r.cores,
         date = r.date,
+        load_start = r.load.0,
+        load_end = r.load.1,
     );
+    if !r.steps.is_empty() {
+        let steps: Vec<String> = r
+            .steps
+            .iter()
+            .map(|s| format!("{} {}", s.what, minutes(s.took)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- Time per run, control plane start and stop included: {}.",
+            steps.join("; ")
+        );
+    }
 }
 
 fn minutes(d: Duration) -> String {
@@ -338,7 +355,7 @@ absolute targets apply at 1,000 fleets).\n"
 pub(crate) mod tests {
     use super::*;
     use crate::audit::Tally;
-    use crate::results::{Connections, FloorRun, OperatorRun, Skipped};
+    use crate::results::{Connections, FloorRun, OperatorRun, Skipped, Step};
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
@@ -401,6 +418,11 @@ pub(crate) mod tests {
                 what: "3,000 fleets".into(),
                 why: "not asked".into(),
             }],
+            steps: vec![Step {
+                what: "floor, 100 fleets".into(),
+                took: Duration::from_secs(61),
+            }],
+            load: (2.5, 3.3),
         }
     }
 
@@ -464,10 +486,8 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
-        assert!(
-            md.contains("Whole run: 12 min 34 s on 2 cores, 2026-01-01."),
-            "{md}"
-        );
+        assert!(md.contains("Whole run: 12 min 34 s on 2 cores, 2026-01-01 (1-minute load average 2.5 at the start, 3.3 at the end)."), "{md}");
+        assert!(md.contains("- Time per run, control plane start and stop included: floor, 100 fleets 1 min 01 s."), "{md}");
     }
 
     #[test]

@@ -196,6 +196,29 @@ pub struct Results {
     pub churn: Option<ChurnRun>,
     /// What could not be measured.
     pub skipped: Vec<Skipped>,
+    /// How long each run took, control plane start and stop included.
+    pub steps: Vec<Step>,
+    /// The machine's 1-minute load average at the start and at the end.
+    pub load: (f64, f64),
+}
+
+/// One run and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// Which run.
+    pub what: String,
+    /// Its wall time.
+    pub took: Duration,
+}
+
+impl Step {
+    /// A run that started at `started` and has just ended.
+    pub fn new(what: String, started: std::time::Instant) -> Self {
+        Step {
+            what,
+            took: started.elapsed(),
+        }
+    }
 }
 
 #[cfg(test)]
