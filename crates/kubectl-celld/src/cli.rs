@@ -71,7 +71,8 @@ pub enum Command {
     Completion(CompletionArgs),
 }
 
-/// `completion SHELL`.
+/// `completion SHELL`: the script completes `kubectl-celld ...`; `kubectl celld ...` is completed
+/// through the `kubectl_complete-celld` executable installed next to the plugin.
 #[derive(Debug, Args)]
 #[command(
     after_help = "\
@@ -79,8 +80,8 @@ Examples:
   # bash (current shell, or for good: add the line to ~/.bashrc)
   source <(kubectl-celld completion bash)
 
-  # zsh
-  kubectl-celld completion zsh > \"${fpath[1]}/_kubectl-celld\"
+  # zsh (add the line to ~/.zshrc)
+  source <(kubectl-celld completion zsh)
 
   # fish
   kubectl-celld completion fish > ~/.config/fish/completions/kubectl-celld.fish",
@@ -89,7 +90,7 @@ Examples:
 pub struct CompletionArgs {
     /// The shell to complete in
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub shell: crate::completion::Shell,
 }
 
 /// `-o` formats for scripts.

@@ -14,7 +14,7 @@ pub struct Globals {
     pub kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context to use (default: the current context)
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, global = true, value_name = "NAME", add = crate::completion::values::contexts())]
     pub context: Option<String>,
 
     /// Kubeconfig cluster to use instead of the context's
@@ -26,7 +26,13 @@ pub struct Globals {
     pub user: Option<String>,
 
     /// Namespace of the fleet (default: the context's namespace, else default)
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(
+        short = 'n',
+        long,
+        global = true,
+        value_name = "NAMESPACE",
+        add = crate::completion::values::namespaces()
+    )]
     pub namespace: Option<String>,
 
     /// Time to wait for one server request before giving up (1s, 2m, 3h; 0 waits forever)

@@ -177,6 +177,17 @@ async fn from_source(globals: &Globals) -> Result<Config> {
     }
 }
 
+/// The context names of the kubeconfig `globals` point at (none when it cannot be read, or in
+/// a cluster).
+pub fn contexts(globals: &Globals) -> Vec<String> {
+    match source(globals) {
+        Ok(Source::File(kubeconfig, _)) => {
+            kubeconfig.contexts.into_iter().map(|c| c.name).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Builds the client and picks the namespace.
 pub async fn connect(globals: &Globals) -> Result<Target> {
     let config = config(globals).await?;

@@ -58,7 +58,12 @@ pub struct DeployArgs {
     pub dir: Option<PathBuf>,
 
     /// Fleet to deploy to
-    #[arg(long, value_name = "FLEET", required_unless_present = "stray_fleet")]
+    #[arg(
+        long,
+        value_name = "FLEET",
+        required_unless_present = "stray_fleet",
+        add = crate::completion::values::fleets()
+    )]
     pub fleet: Option<String>,
 
     /// A second positional argument: a fleet given without --fleet (refused with a hint)

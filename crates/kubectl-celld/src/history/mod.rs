@@ -27,7 +27,7 @@ Examples:
 )]
 pub struct HistoryArgs {
     /// The fleet
-    #[arg(value_name = "FLEET")]
+    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
     pub fleet: String,
 
     /// Output format: yaml or json (default: a table)

@@ -34,7 +34,7 @@ Examples:
 )]
 pub struct LogsArgs {
     /// The fleet whose node logs to print
-    #[arg(value_name = "FLEET")]
+    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
     pub fleet: String,
 
     /// Keep streaming, and pick up pods that start later

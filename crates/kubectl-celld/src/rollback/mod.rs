@@ -33,7 +33,7 @@ Examples:
 )]
 pub struct RollbackArgs {
     /// The fleet
-    #[arg(value_name = "FLEET")]
+    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
     pub fleet: String,
 
     /// The version to go back to, as VERSION or SCRIPT/VERSION (default: the version published

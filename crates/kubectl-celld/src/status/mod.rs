@@ -34,7 +34,7 @@ Examples:
 )]
 pub struct StatusArgs {
     /// The fleet to show; omit for a table of all fleets
-    #[arg(value_name = "FLEET")]
+    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
     pub fleet: Option<String>,
 
     /// List the fleets of all namespaces

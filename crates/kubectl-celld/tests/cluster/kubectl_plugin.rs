@@ -78,3 +78,62 @@ async fn runs_as_kubectl_celld_through_plugin_discovery() -> TestResult {
     env.cleanup().await?;
     Ok(())
 }
+
+/// `kubectl celld <Tab>` through kubectl's own plugin completion (`kubectl __complete`, what
+/// the shells call): kubectl finds `kubectl_complete-celld` next to the plugin and shows what it
+/// prints: subcommands, the namespace's fleet names, namespaces and contexts.
+#[tokio::test]
+async fn kubectl_completes_fleet_names_namespaces_and_contexts() -> TestResult {
+    let env = support::env("plugin-complete").await?;
+    let ns = env.namespace();
+    let bucket = support::bucket(&env.s3()?, "complete");
+    support::fleet(&env, "web-a", "minio", &bucket).await?;
+    support::fleet(&env, "web-b", "minio", &bucket).await?;
+    support::fleet(&env, "api", "minio", &bucket).await?;
+    let dir = env.scratch_dir()?.join("plugins");
+    std::fs::create_dir_all(&dir)?;
+    std::os::unix::fs::symlink(BIN, dir.join("kubectl-celld"))?;
+    // As `make plugin` installs it: a link to the plugin binary.
+    std::os::unix::fs::symlink("kubectl-celld", dir.join("kubectl_complete-celld"))?;
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let complete = async |args: &[&str]| -> TestResult<Vec<String>> {
+        let out = tokio::process::Command::new(paths::kubectl())
+            .arg("__complete")
+            .args(args)
+            .env("PATH", &path)
+            .env("KUBECONFIG", paths::kubeconfig())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await?;
+        assert!(out.status.success(), "{out:?}");
+        Ok(String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+            .collect())
+    };
+
+    let got = complete(&["celld", "hi"]).await?;
+    assert_eq!(got, ["history", ":4"]);
+    let got = complete(&["celld", "status", "-n", ns, "web"]).await?;
+    assert_eq!(got, ["web-a", "web-b", ":4"]);
+    // An empty word: the fleets first, then the flags.
+    let got = complete(&["celld", "rollback", "--namespace", ns, ""]).await?;
+    assert_eq!(got[..3], ["api", "web-a", "web-b"], "{got:?}");
+    assert!(
+        got[3..got.len() - 1].iter().all(|w| w.starts_with("--")),
+        "{got:?}"
+    );
+    assert!(got.iter().any(|w| w == "--to"), "{got:?}");
+    let got = complete(&["celld", "deploy", "-n", ns, "--fleet", "a"]).await?;
+    assert_eq!(got, ["api", ":4"]);
+    let got = complete(&["celld", "logs", "-n", &ns[..ns.len() - 1]]).await?;
+    assert!(got.iter().any(|n| n == ns), "{got:?}");
+    let got = complete(&["celld", "status", "--context", ""]).await?;
+    assert_eq!(got, ["celld-testenv", ":4"]);
+    env.cleanup().await?;
+    Ok(())
+}
