@@ -4,6 +4,7 @@
 
 pub mod bucket;
 pub mod conditions;
+pub mod contract;
 pub mod fleet;
 pub mod labels;
 pub mod object_store;

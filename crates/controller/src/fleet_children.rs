@@ -4,10 +4,11 @@
 
 use crate::apply::{self, Child, Outcome};
 use crate::caches::{self, ChildKind};
-use crate::children::{self, Desired, MANAGER};
+use crate::children::{Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
 use crate::failure::Failure;
+use crate::plan::Plan;
 use crate::service_ports;
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -155,9 +156,18 @@ impl Children<'_> {
     }
 }
 
-/// Applies every child of the fleet `d` (owner `uid`) and prunes what the spec no longer asks
-/// for, each independently of the others' success.
-pub async fn apply(ctx: &Context, d: &Desired<'_>, uid: &str) -> Applied {
+/// Applies every child of `plan` for the fleet `d` (owner `uid`) and prunes what the plan no
+/// longer holds, each independently of the others' success.
+pub async fn apply(ctx: &Context, d: &Desired<'_>, plan: Plan, uid: &str) -> Applied {
+    let Plan {
+        statefulset,
+        service,
+        peer_service,
+        network_policy,
+        pod_disruption_budget,
+        ingress,
+        http_route,
+    } = plan;
     let mut children = Children {
         ctx,
         ns: &d.namespace,
@@ -174,15 +184,15 @@ pub async fn apply(ctx: &Context, d: &Desired<'_>, uid: &str) -> Applied {
             failures: Vec::new(),
         },
     };
-    children.applied.statefulset = children.always(children::statefulset::build(d)).await;
-    children.service(children::service::build(d)).await;
-    children.service(children::peer_service::build(d)).await;
-    children.always(children::network_policy::build(d)).await;
-    children.optional(children::pdb::build(d)).await;
-    children.optional(children::ingress::build(d)).await;
+    children.applied.statefulset = children.always(statefulset).await;
+    children.service(service).await;
+    children.service(peer_service).await;
+    children.always(network_policy).await;
+    children.optional(pod_disruption_budget).await;
+    children.optional(ingress).await;
     // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
     if ctx.gateway_api.load(Ordering::Relaxed) {
-        children.optional(children::httproute::build(d)).await;
+        children.optional(http_route).await;
     }
     children.applied
 }

@@ -24,6 +24,7 @@ pub mod fleet_children;
 pub mod gateway;
 pub mod lease_fence;
 pub mod metrics;
+pub mod plan;
 pub mod pointer;
 pub mod pointer_reads;
 pub mod rbac;

@@ -3,13 +3,12 @@
 
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region, timeout::TimeoutConfig};
 use aws_sdk_s3::error::SdkError;
+use celld_api::contract::DeployPointer;
 use celld_api::{DeploymentStatus, ResolvedStorage, labels::secret_keys};
 use k8s_openapi::api::core::v1::Secret;
-use serde::Deserialize;
 use std::time::Duration;
 
-/// Key of the fleet pointer under the bucket prefix.
-pub const POINTER_KEY: &str = "deploy/current.json";
+pub use celld_api::contract::FLEET_POINTER as POINTER_KEY;
 
 /// What the bucket says about the deployed Worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,21 +21,9 @@ pub enum Pointer {
     Unknown(String),
 }
 
-#[derive(Deserialize)]
-struct CurrentJson {
-    script_name: Option<String>,
-    version: String,
-    rollout: Option<Rollout>,
-}
-
-#[derive(Deserialize)]
-struct Rollout {
-    percent: Option<i32>,
-}
-
 /// Parses the pointer JSON celld writes.
 pub fn parse(body: &[u8]) -> Pointer {
-    match serde_json::from_slice::<CurrentJson>(body) {
+    match DeployPointer::parse(body) {
         Ok(p) => Pointer::Deployed(DeploymentStatus {
             version: p.version,
             script_name: p.script_name,

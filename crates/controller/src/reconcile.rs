@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::failure::Failure;
 use crate::pointer::Pointer;
 use crate::status::{self, Observed, Route, Storage};
-use crate::{config_hash, events, fleet_children, gateway};
+use crate::{config_hash, events, fleet_children, gateway, plan};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
@@ -225,7 +225,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         https,
     };
 
-    let applied = fleet_children::apply(ctx, &desired, &uid).await;
+    let applied = fleet_children::apply(ctx, &desired, plan::plan(&desired), &uid).await;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;

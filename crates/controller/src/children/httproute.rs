@@ -1,7 +1,7 @@
 //! HTTPRoute `<fleet>` (when spec.ingress.gatewayRefs is set): parentRefs, hostname, a
 //! PathPrefix or Exact match and, for stripPrefix, a URLRewrite ReplacePrefixMatch filter.
 
-use super::{Desired, service};
+use super::{Desired, SERVICE_PORT};
 use celld_api::PathType;
 use gateway_api::httproutes::{
     HttpRoute, HttpRouteParentRefs, HttpRouteRules, HttpRouteRulesBackendRefs,
@@ -62,7 +62,7 @@ pub fn build(d: &Desired) -> Option<HttpRoute> {
                 filters,
                 backend_refs: Some(vec![HttpRouteRulesBackendRefs {
                     name: d.name.clone(),
-                    port: Some(service::PORT),
+                    port: Some(SERVICE_PORT),
                     ..HttpRouteRulesBackendRefs::default()
                 }]),
                 ..HttpRouteRules::default()

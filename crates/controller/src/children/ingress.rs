@@ -1,7 +1,7 @@
 //! Ingress `<fleet>` (when spec.ingress.ingressClass is set): host, path, TLS and, for
 //! stripPrefix, ingress-nginx's regex rewrite.
 
-use super::{Desired, service};
+use super::{Desired, SERVICE_PORT};
 use celld_api::{IngressSpec, PathType};
 use k8s_openapi::api::networking::v1::{
     HTTPIngressPath, HTTPIngressRuleValue, Ingress, IngressBackend, IngressRule,
@@ -50,7 +50,7 @@ pub fn build(d: &Desired) -> Option<Ingress> {
                             service: Some(IngressServiceBackend {
                                 name: d.name.clone(),
                                 port: Some(ServiceBackendPort {
-                                    number: Some(service::PORT),
+                                    number: Some(SERVICE_PORT),
                                     ..ServiceBackendPort::default()
                                 }),
                             }),

@@ -17,12 +17,7 @@ use std::collections::BTreeMap;
 /// The field manager of every object the operator applies.
 pub const MANAGER: &str = "celld-operator";
 
-/// Port of celld's public listener (the Worker).
-pub const HTTP_PORT: i32 = 8080;
-/// Port of celld's internal listener (peers and the unauthenticated operator API).
-pub const INTERNAL_PORT: i32 = 8081;
-/// celld's health path: a readiness and startup signal, never a liveness one.
-pub const HEALTH_PATH: &str = "/.well-known/celld/health";
+pub use celld_api::contract::{HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, SERVICE_PORT};
 
 /// Everything a builder needs: the fleet and what the operator resolved for it.
 #[derive(Debug, Clone)]

@@ -1,11 +1,8 @@
 //! Service `<fleet>`: the public Worker endpoint, port 80 to celld's port 8080.
 
-use super::{Desired, HTTP_PORT};
+use super::{Desired, HTTP_PORT, SERVICE_PORT};
 use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-
-/// Port of the public Service.
-pub const PORT: i32 = 80;
 
 /// The public Service of a fleet.
 pub fn build(d: &Desired) -> Service {
@@ -17,7 +14,7 @@ pub fn build(d: &Desired) -> Service {
             selector: Some(d.node_selector()),
             ports: Some(vec![ServicePort {
                 name: Some("http".into()),
-                port: PORT,
+                port: SERVICE_PORT,
                 target_port: Some(IntOrString::Int(HTTP_PORT)),
                 protocol: Some("TCP".into()),
                 ..ServicePort::default()

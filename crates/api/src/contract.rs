@@ -1,0 +1,81 @@
+//! The celld v0.4 runtime contract the operator, the plugin and the tests share: its listeners,
+//! its health path, and where and how a deployment is published in the bucket. Nothing else in
+//! the workspace spells these.
+
+use serde::{Deserialize, Serialize};
+
+/// Port of celld's public listener, which serves the Worker.
+pub const HTTP_PORT: i32 = 8080;
+/// Port of celld's internal listener: peer traffic and the unauthenticated node API (`/reload`).
+pub const INTERNAL_PORT: i32 = 8081;
+/// Port of a fleet's public Service, in front of [`HTTP_PORT`].
+pub const SERVICE_PORT: i32 = 80;
+/// celld's health path on the public listener: 200 while serving, 503 while draining. A
+/// readiness and startup signal, never a liveness one.
+pub const HEALTH_PATH: &str = "/.well-known/celld/health";
+
+/// Key of the fleet pointer under the bucket prefix: the deployment every node serves, written
+/// last by `celld deploy` with compare-and-swap.
+pub const FLEET_POINTER: &str = "deploy/current.json";
+
+/// Key of the named pointer of the Worker `script` under the bucket prefix, written before the
+/// fleet pointer.
+pub fn script_pointer(script: &str) -> String {
+    format!("deploy/{script}/current.json")
+}
+
+/// Rollout of a deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rollout {
+    /// Percentage of requests served by this version.
+    pub percent: Option<i32>,
+}
+
+/// The JSON of a pointer (fleet or named): which version of which Worker is deployed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeployPointer {
+    /// The Worker's name; celld may leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script_name: Option<String>,
+    /// The version: 16 hex digits.
+    pub version: String,
+    /// Where the version's modules are, relative to the bucket prefix
+    /// (`deploy/<script>/<version>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// The rollout, when celld wrote one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<Rollout>,
+}
+
+impl DeployPointer {
+    /// Parses a pointer as celld writes it.
+    pub fn parse(body: &[u8]) -> Result<Self, serde_json::Error> {
+        serde_json::from_slice(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_pointer_celld_writes() {
+        let body = br#"{"script_name":"hello","version":"0123456789abcdef","prefix":"deploy/hello/0123456789abcdef","rollout":{"percent":100}}"#;
+        let pointer = DeployPointer::parse(body).unwrap();
+        assert_eq!(pointer.script_name.as_deref(), Some("hello"));
+        assert_eq!(pointer.version, "0123456789abcdef");
+        assert_eq!(pointer.rollout, Some(Rollout { percent: Some(100) }));
+        let again: serde_json::Value = serde_json::to_value(&pointer).unwrap();
+        assert_eq!(
+            again,
+            serde_json::from_slice::<serde_json::Value>(body).unwrap()
+        );
+    }
+
+    #[test]
+    fn pointer_keys() {
+        assert_eq!(script_pointer("hello"), "deploy/hello/current.json");
+        assert_eq!(FLEET_POINTER, "deploy/current.json");
+    }
+}
