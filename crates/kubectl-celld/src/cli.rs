@@ -1,8 +1,9 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
 pub use crate::cluster_flags::Globals;
+pub use crate::output_format::OutputFormat;
 use crate::{deploy, history, init, logs, rollback, status};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -93,11 +94,17 @@ pub struct CompletionArgs {
     pub shell: crate::completion::Shell,
 }
 
-/// `-o` formats for scripts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// YAML
-    Yaml,
-    /// JSON
-    Json,
+impl Command {
+    /// Runs the command with the cluster flags `globals`; returns the process exit code.
+    pub async fn run(self, globals: &Globals) -> crate::error::Result<u8> {
+        match self {
+            Command::Deploy(args) => deploy::run(globals, args).await,
+            Command::Status(args) => status::run(globals, args).await,
+            Command::Logs(args) => logs::run(globals, args).await,
+            Command::History(args) => history::run(globals, args).await,
+            Command::Rollback(args) => rollback::run(globals, args).await,
+            Command::Init(args) => init::run(globals, &args).await,
+            Command::Completion(args) => crate::completion::run(args.shell),
+        }
+    }
 }

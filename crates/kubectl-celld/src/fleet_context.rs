@@ -3,7 +3,7 @@
 //! pods. `deploy`, `history` and `rollback` need all of it and fail at the first problem;
 //! `status` and `logs` use the parts they report on.
 
-use crate::cli::Globals;
+use crate::cluster_flags::Globals;
 use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
 use crate::fleets;
@@ -31,9 +31,16 @@ impl FleetContext {
         Self::load_in(target, name).await
     }
 
+    /// The first step of every lookup, alone (for `status` and `logs`, which report on a
+    /// fleet whose storage is broken too): the fleet, or an error naming similar fleets, other
+    /// namespaces holding one of that name, or missing CRDs.
+    pub async fn find(target: &Target, name: &str) -> Result<CelldFleet> {
+        fleets::get(target, name).await
+    }
+
     /// [`FleetContext::load`] with a client already built.
     pub async fn load_in(target: Target, name: &str) -> Result<Self> {
-        let fleet = fleets::get(&target, name).await?;
+        let fleet = Self::find(&target, name).await?;
         let storage = celld_api::resolve::fetch(&target.client, &target.namespace, &fleet.spec)
             .await
             .map_err(|source| Error::Storage {

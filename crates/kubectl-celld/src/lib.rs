@@ -23,27 +23,19 @@ pub mod kubeconfig;
 pub mod logs;
 pub mod near;
 pub mod output;
+pub mod output_format;
 pub mod parse;
 pub mod rollback;
 pub mod status;
 pub mod table;
 pub mod work_pod;
 
-use cli::{Cli, Command};
+use cli::Cli;
 
 /// Runs the parsed command line; returns the process exit code.
 pub async fn run(cli: Cli) -> error::Result<u8> {
     let g = &cli.globals;
-    let result = match cli.command {
-        Command::Deploy(args) => deploy::run(g, args).await,
-        Command::Status(args) => status::run(g, args).await,
-        Command::Logs(args) => logs::run(g, args).await,
-        Command::History(args) => history::run(g, args).await,
-        Command::Rollback(args) => rollback::run(g, args).await,
-        Command::Init(args) => init::run(g, &args).await,
-        Command::Completion(args) => completion::run(args.shell),
-    };
-    match result {
+    match cli.command.run(g).await {
         Err(e @ (error::Error::Unreachable { .. } | error::Error::NotKubernetes { .. })) => {
             Err(e.with_server(kubeconfig::server_offline(g).await))
         }

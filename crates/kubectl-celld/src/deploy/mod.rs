@@ -14,7 +14,7 @@ pub mod progress;
 pub mod reload;
 pub mod upload;
 
-use crate::cli::Globals;
+use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
 use crate::fleet_context::FleetContext;

@@ -5,11 +5,12 @@ pub mod render;
 pub mod versions;
 
 use crate::bucket::BucketClient;
-use crate::cli::{Globals, OutputFormat};
+use crate::cluster_flags::Globals;
 use crate::deploy::progress::Progress;
 use crate::error::{Error, Result};
 use crate::fleet_context::FleetContext;
 use crate::output;
+use crate::output_format::OutputFormat;
 use crate::work_pod::{WorkPod, WorkPodArgs};
 use clap::Args;
 

@@ -1,6 +1,6 @@
 //! The flags of `init`: one for every field a CelldFleet allows.
 
-use crate::cli::OutputFormat;
+use crate::output_format::OutputFormat;
 use crate::parse::{self, GatewayArg, KeyValue, TolerationArg};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;

@@ -8,7 +8,7 @@ pub mod storage_warning;
 
 pub use args::InitArgs;
 
-use crate::cli::Globals;
+use crate::cluster_flags::Globals;
 use crate::error::Result;
 use crate::{kubeconfig, output};
 

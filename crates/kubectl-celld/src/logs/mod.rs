@@ -3,7 +3,7 @@
 pub mod follow;
 pub mod stream;
 
-use crate::cli::Globals;
+use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
 use crate::kubeconfig;
 use celld_api::labels;
@@ -134,7 +134,7 @@ pub fn node_selector(fleet: &str) -> String {
 /// Runs `logs`.
 pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
     let target = kubeconfig::connect(globals).await?;
-    crate::fleets::get(&target, &args.fleet).await?;
+    crate::fleet_context::FleetContext::find(&target, &args.fleet).await?;
     let ns = target.namespace.clone();
     let pods: Api<Pod> = Api::namespaced(target.client.clone(), &ns);
     let selector = node_selector(&args.fleet);

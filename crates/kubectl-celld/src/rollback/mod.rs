@@ -7,7 +7,7 @@ pub mod target;
 use crate::annotate;
 use crate::bucket::keys::{self, FLEET_POINTER, Pointer};
 use crate::bucket::{BucketClient, Expect};
-use crate::cli::Globals;
+use crate::cluster_flags::Globals;
 use crate::deploy::progress::Progress;
 use crate::deploy::reload;
 use crate::error::{Error, Result};

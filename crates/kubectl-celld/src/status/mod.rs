@@ -5,10 +5,11 @@ pub mod list;
 pub mod render;
 pub mod report;
 
-use crate::cli::{Globals, OutputFormat};
+use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
 use crate::kubeconfig::{self, Target};
 use crate::output;
+use crate::output_format::OutputFormat;
 use celld_api::CelldObjectStore;
 use clap::Args;
 use format::StatusOutput;
@@ -89,7 +90,7 @@ async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
     let now = jiff::Timestamp::now();
     match &args.fleet {
         Some(name) => {
-            let fleet = crate::fleets::get(target, name).await?;
+            let fleet = crate::fleet_context::FleetContext::find(target, name).await?;
             let report = report::gather(target, &fleet, args.events).await;
             match &args.output {
                 None => Ok(render::render(&report, now)),
