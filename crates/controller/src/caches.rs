@@ -32,6 +32,40 @@ pub struct ChildCaches {
     pub http_routes: Option<Store<HttpRoute>>,
 }
 
+/// A child kind as RBAC rules, the bench and the docs name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindName {
+    /// API group ("" for the core group).
+    pub group: String,
+    /// Resource name (plural, lowercase).
+    pub plural: String,
+    /// Kind.
+    pub kind: String,
+}
+
+fn kind_name<K: ChildKind>() -> KindName {
+    KindName {
+        group: K::group(&()).to_string(),
+        plural: K::plural(&()).to_string(),
+        kind: K::kind(&()).to_string(),
+    }
+}
+
+impl ChildCaches {
+    /// Every child kind the operator owns, one per field of [`ChildCaches`] (and of
+    /// [`Plan`](crate::plan::Plan)): the list the RBAC rules are generated from.
+    pub fn kinds() -> Vec<KindName> {
+        vec![
+            kind_name::<StatefulSet>(),
+            kind_name::<Service>(),
+            kind_name::<NetworkPolicy>(),
+            kind_name::<PodDisruptionBudget>(),
+            kind_name::<Ingress>(),
+            kind_name::<HttpRoute>(),
+        ]
+    }
+}
+
 /// Every cache a fleet reconcile reads.
 #[derive(Clone)]
 pub struct Caches {
@@ -131,6 +165,34 @@ impl Caches {
     }
 }
 
+/// The kind of each child in `plan`, naming every field (no `..`): a field added to the plan
+/// must be added here, and the test below then checks that [`ChildCaches::kinds`] lists it.
+#[cfg(test)]
+fn planned_kinds(plan: &crate::plan::Plan) -> Vec<String> {
+    let crate::plan::Plan {
+        statefulset,
+        service,
+        peer_service,
+        network_policy,
+        pod_disruption_budget,
+        ingress,
+        http_route,
+    } = plan;
+    fn of<K: ChildKind>(_: &K) -> String {
+        K::kind(&()).to_string()
+    }
+    let mut kinds = vec![
+        of(statefulset),
+        of(service),
+        of(peer_service),
+        of(network_policy),
+    ];
+    kinds.extend(pod_disruption_budget.as_ref().map(of));
+    kinds.extend(ingress.as_ref().map(of));
+    kinds.extend(http_route.as_ref().map(of));
+    kinds
+}
+
 /// The cached child `name` of namespace `ns`.
 pub fn child<K: ChildKind>(store: &Store<K>, ns: &str, name: &str) -> Option<K> {
     store
@@ -150,4 +212,24 @@ pub fn owned_by<K: ChildKind>(store: &Store<K>, ns: &str, owner_uid: &str) -> Ve
         .iter()
         .map(|k| k.name_any())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::children::fixtures;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_planned_kind_is_cached_watched_and_granted() {
+        let listed: BTreeSet<String> = ChildCaches::kinds().into_iter().map(|k| k.kind).collect();
+        let mut planned = BTreeSet::new();
+        for spec in [fixtures::FULL, fixtures::GATEWAY] {
+            let fleet = fixtures::fleet(spec);
+            planned.extend(planned_kinds(&crate::plan::plan(&fixtures::desired(
+                &fleet,
+            ))));
+        }
+        assert_eq!(planned, listed);
+    }
 }

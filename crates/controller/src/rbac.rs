@@ -1,7 +1,9 @@
 //! The permissions the operator uses, and no more. `config/rbac/role.yaml` is generated from
 //! these rules, and the integration tests run the operator under exactly them.
 
+use crate::caches::ChildCaches;
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use std::collections::BTreeMap;
 
 const READ: &[&str] = &["get", "list", "watch"];
 const OWN: &[&str] = &["get", "list", "watch", "create", "patch", "delete"];
@@ -15,9 +17,25 @@ fn rule(group: &str, resources: &[&str], verbs: &[&str]) -> PolicyRule {
     }
 }
 
+/// The rules that let the operator own every child kind of [`ChildCaches::kinds`], one rule per
+/// API group.
+fn child_rules() -> Vec<PolicyRule> {
+    let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for kind in ChildCaches::kinds() {
+        by_group.entry(kind.group).or_default().push(kind.plural);
+    }
+    by_group
+        .into_iter()
+        .map(|(group, plurals)| {
+            let plurals: Vec<&str> = plurals.iter().map(String::as_str).collect();
+            rule(&group, &plurals, OWN)
+        })
+        .collect()
+}
+
 /// Cluster-wide rules: the operator watches fleets in every namespace and owns their children.
 pub fn cluster_rules() -> Vec<PolicyRule> {
-    vec![
+    let mut rules = vec![
         rule(
             "platform.celld.dev",
             &["celldfleets", "celldobjectstores"],
@@ -28,15 +46,12 @@ pub fn cluster_rules() -> Vec<PolicyRule> {
             &["celldfleets/status", "celldobjectstores/status"],
             &["get", "patch"],
         ),
-        rule("apps", &["statefulsets"], OWN),
-        rule("", &["services"], OWN),
         rule("", &["secrets"], READ),
-        rule("networking.k8s.io", &["ingresses", "networkpolicies"], OWN),
-        rule("policy", &["poddisruptionbudgets"], OWN),
-        rule("gateway.networking.k8s.io", &["httproutes"], OWN),
         rule("gateway.networking.k8s.io", &["gateways"], &["get"]),
         rule("events.k8s.io", &["events"], &["create", "patch"]),
-    ]
+    ];
+    rules.extend(child_rules());
+    rules
 }
 
 /// Rules in the operator's own namespace: the leader-election Lease.
