@@ -52,6 +52,16 @@ fn worker(root: &Path) -> TestResult {
     Ok(())
 }
 
+/// The fleet's `platform.celld.dev/deployed-at` annotation.
+fn deployed_at(fleet: &CelldFleet) -> Option<&str> {
+    fleet
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(labels::DEPLOYED_AT))
+        .map(String::as_str)
+}
+
 async fn deploy_jobs(env: &celld_testkit::TestEnv, fleet: &str) -> TestResult<Vec<Job>> {
     let selector = format!(
         "{}={fleet},{}={}",
@@ -113,6 +123,11 @@ async fn deploy_streams_a_directory_and_reloads_every_ready_node() -> TestResult
     )
     .await?;
     assert_eq!(run.code, 0, "{run}");
+    // The fleet is annotated, so the operator reconciles it at once.
+    let fleet = env.api::<CelldFleet>().get("web").await?;
+    let stamp = deployed_at(&fleet)
+        .ok_or_else(|| format!("no {} annotation\n{run}", labels::DEPLOYED_AT))?;
+    assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{stamp}");
 
     // celld got exactly the fleet's storage, and exactly the files that should be uploaded.
     assert_eq!(
@@ -342,6 +357,9 @@ async fn failing_deploy_exits_with_celld_status_and_reloads_nothing() -> TestRes
         "no reload after a failed deploy:\n{run}"
     );
     assert!(!run.stdout.contains("Reload:"), "{run}");
+    // Nothing was published: the fleet is not annotated.
+    let fleet = env.api::<CelldFleet>().get("web").await?;
+    assert_eq!(deployed_at(&fleet), None, "{run}");
     wait_jobs_gone(&env, "web").await?;
     env.cleanup().await?;
     Ok(())
