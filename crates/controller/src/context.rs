@@ -93,7 +93,7 @@ impl Context {
         caches: Caches,
     ) -> Self {
         let s3 = S3Clients::new(settings.s3_timeout);
-        let pointers = PointerReads::new(settings.pending_resync);
+        let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
         let recorder = Recorder::new(
             client.clone(),
             Reporter {

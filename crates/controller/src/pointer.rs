@@ -88,8 +88,28 @@ pub enum Read {
     NotModified,
 }
 
-/// Reads the pointer of `storage` with `client`; with `etag`, only if it changed since.
+/// Reads the pointer of `storage` with `client`; with `etag`, only if it changed since. The
+/// whole read, body included, takes at most `timeout`.
 pub async fn read(
+    client: &aws_sdk_s3::Client,
+    storage: &ResolvedStorage,
+    etag: Option<&str>,
+    timeout: Duration,
+) -> Read {
+    match tokio::time::timeout(timeout, read_unbounded(client, storage, etag)).await {
+        Ok(read) => read,
+        Err(_) => Read::Changed {
+            pointer: Pointer::Unknown(format!(
+                "reading s3://{}/{} took longer than {timeout:?}",
+                storage.bucket.name,
+                storage.bucket.key(POINTER_KEY)
+            )),
+            etag: None,
+        },
+    }
+}
+
+async fn read_unbounded(
     client: &aws_sdk_s3::Client,
     storage: &ResolvedStorage,
     etag: Option<&str>,

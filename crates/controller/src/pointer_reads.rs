@@ -29,6 +29,7 @@ struct LastRead {
 /// The last pointer read of every fleet, by fleet uid.
 pub struct PointerReads {
     reuse_for: Duration,
+    timeout: Duration,
     last: Mutex<HashMap<String, LastRead>>,
 }
 
@@ -54,10 +55,12 @@ enum Plan {
 
 impl PointerReads {
     /// No reads yet; a read is reused for [`REUSE_FOR`], or half of `check_every` (how often a
-    /// fleet waiting for its first deployment is checked) when that is shorter.
-    pub fn new(check_every: Duration) -> Self {
+    /// fleet waiting for its first deployment is checked) when that is shorter, and takes at
+    /// most `timeout`.
+    pub fn new(check_every: Duration, timeout: Duration) -> Self {
         Self {
             reuse_for: REUSE_FOR.min(check_every / 2),
+            timeout,
             last: Mutex::new(HashMap::new()),
         }
     }
@@ -97,7 +100,10 @@ impl PointerReads {
             Plan::Read(basis) => basis,
         };
         let etag = basis.as_ref().map(|(etag, _)| etag.as_str());
-        let (pointer, etag) = match (pointer::read(client, storage, etag).await, basis) {
+        let (pointer, etag) = match (
+            pointer::read(client, storage, etag, self.timeout).await,
+            basis,
+        ) {
             (Read::Changed { pointer, etag }, _) => (pointer, etag),
             (Read::NotModified, Some((etag, pointer))) => (pointer, Some(etag)),
             (Read::NotModified, None) => (
@@ -156,7 +162,7 @@ mod tests {
 
     #[test]
     fn a_fresh_read_is_reused_then_asked_again_with_its_etag() {
-        let reads = PointerReads::new(Duration::from_secs(15));
+        let reads = PointerReads::new(Duration::from_secs(15), Duration::from_secs(5));
         let t = Instant::now();
         assert_eq!(reads.plan("u", "loc", 7, t), Plan::Read(None));
         reads.record("u", read(deployed("v1"), "\"e1\"", t));
@@ -172,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_new_annotation_or_location_reads_at_once_without_etag() {
-        let reads = PointerReads::new(Duration::from_secs(15));
+        let reads = PointerReads::new(Duration::from_secs(15), Duration::from_secs(5));
         let t = Instant::now();
         reads.record("u", read(deployed("v1"), "\"e1\"", t));
         assert_eq!(reads.plan("u", "loc", 8, t), Plan::Read(None));

@@ -65,22 +65,55 @@ pub struct WatchStreams {
     health: Arc<WatchHealth>,
 }
 
-/// `items` delivered to two consumers: one watch feeds both controllers, so the API server
-/// serves it once. A task forwards every item to both and ends when both consumers are gone.
-pub fn shared<K: Clone + Send + 'static>(mut items: Items<K>) -> (Items<K>, Items<K>) {
-    let (first_tx, first_rx) = futures::channel::mpsc::unbounded();
-    let (second_tx, second_rx) = futures::channel::mpsc::unbounded();
+type Sender<K> = tokio::sync::mpsc::UnboundedSender<Result<K, watcher::Error>>;
+
+/// A consumer of a forwarded watch: its sender, and its end as a stream.
+fn consumer<K: Send + 'static>() -> (Sender<K>, Items<K>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let items = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    (tx, items.boxed())
+}
+
+/// Drives `items` in a task of its own, forwarding every item to each of `consumers`; the task,
+/// and with it the watch, ends as soon as every consumer is gone. The watch (and the cache it
+/// keeps) makes progress whatever its consumers do: a reconcile waiting for the caches never
+/// waits for its own controller to poll them.
+fn forward<K: Clone + Send + 'static>(mut items: Items<K>, consumers: Vec<Sender<K>>) {
     tokio::spawn(async move {
-        while let Some(item) = items.next().await {
-            let Ok(object) = item else { continue };
-            let first = first_tx.unbounded_send(Ok(object.clone())).is_ok();
-            let second = second_tx.unbounded_send(Ok(object)).is_ok();
-            if !first && !second {
-                return;
+        let all_gone = future::join_all(consumers.iter().map(|c| c.closed()));
+        tokio::pin!(all_gone);
+        loop {
+            tokio::select! {
+                _ = &mut all_gone => return,
+                item = items.next() => {
+                    let Some(item) = item else { return };
+                    let Ok(object) = item else { continue };
+                    for c in &consumers {
+                        // A consumer that is gone misses nothing it wants.
+                        let _ = c.send(Ok(object.clone()));
+                    }
+                }
             }
         }
     });
-    (first_rx.boxed(), second_rx.boxed())
+}
+
+/// `items`, driven by a task of their own (see [`forward`]).
+pub fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
+    let (tx, rx) = consumer();
+    forward(items, vec![tx]);
+    rx
+}
+
+/// `items` delivered to two consumers, driven by a task of their own: one watch feeds both
+/// controllers, so the API server serves it once.
+pub fn shared<K: Clone + Send + 'static>(items: Items<K>) -> (Items<K>, Items<K>) {
+    let (first_tx, first) = consumer();
+    let (second_tx, second) = consumer();
+    forward(items, vec![first_tx, second_tx]);
+    (first, second)
 }
 
 /// `items` without their errors, which are logged as failures of the watch `name`; the watch's
@@ -132,7 +165,8 @@ impl WatchStreams {
 
     /// A cache of the objects of `K` kept by the watch `name`, without their managedFields
     /// (which no reconcile reads: they are most of a small object's size), and the objects
-    /// applied or deleted.
+    /// applied or deleted. The watch runs in a task of its own, so the cache fills and stays
+    /// current whether or not the stream returned is being read.
     pub fn cached_touched<K: Watched>(
         &self,
         name: &str,
@@ -144,7 +178,7 @@ impl WatchStreams {
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
             .touched_objects();
-        (store, without_errors(name.to_string(), items))
+        (store, detached(without_errors(name.to_string(), items)))
     }
 }
 
@@ -182,6 +216,20 @@ mod tests {
         assert_eq!(first, vec![1, 2, 3]);
         let second: Vec<i32> = second.map(|i| i.unwrap()).collect().await;
         assert_eq!(second, vec![1, 2, 3], "the slower consumer misses nothing");
+    }
+
+    #[tokio::test]
+    async fn a_watch_nobody_reads_any_more_ends() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<i32, watcher::Error>>();
+        let endless = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|item| (item, rx))
+        })
+        .boxed();
+        let items = detached(endless);
+        drop(items);
+        tokio::time::timeout(Duration::from_secs(5), tx.closed())
+            .await
+            .expect("the forwarding task ended and dropped the watch");
     }
 
     #[tokio::test]

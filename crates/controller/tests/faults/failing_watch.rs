@@ -78,9 +78,9 @@ async fn a_watch_that_keeps_failing_holds_back_no_other_and_fails_healthz() {
         deleted.elapsed()
     );
     assert!(
-        unhealthy.contains("watch fleets/HTTPRoute silent for"),
+        unhealthy.contains("watch HTTPRoute silent for"),
         "{unhealthy}"
     );
-    assert!(!unhealthy.contains("fleets/CelldFleet"), "{unhealthy}");
+    assert!(!unhealthy.contains("watch CelldFleet "), "{unhealthy}");
     plane.stop().await;
 }
