@@ -78,6 +78,11 @@ pub struct Args {
     #[arg(long, env = "DEBOUNCE_MILLIS", default_value_t = 500)]
     pub debounce_millis: u64,
 
+    /// Requests per second the reconciles may send to the API server (watches excluded): a
+    /// client-side limit, so a thousand fleets starting at once do not time out the API server.
+    #[arg(long, env = "API_QPS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
+    pub api_qps: u32,
+
     /// Seconds after which the API server ends each watch (the operator resumes it from its last
     /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
     #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
@@ -99,6 +104,7 @@ impl Args {
             s3_timeout: Duration::from_secs(self.s3_timeout_seconds.max(1)),
             concurrency: self.max_concurrent_reconciles,
             debounce: Duration::from_millis(self.debounce_millis),
+            api_qps: self.api_qps,
             reporter: "celld-operator".into(),
             instance: self.identity.clone(),
         }

@@ -31,6 +31,8 @@ pub struct Settings {
     pub concurrency: u16,
     /// How long a reconcile waits for more changes after one arrives.
     pub debounce: Duration,
+    /// Requests per second the reconciles may send to the API server (watches excluded).
+    pub api_qps: u32,
     /// The name reported on Events (the operator Deployment's name).
     pub reporter: String,
     /// The instance reported on Events (the pod's name).
@@ -46,6 +48,7 @@ impl Default for Settings {
             s3_timeout: Duration::from_secs(5),
             concurrency: 16,
             debounce: Duration::from_millis(500),
+            api_qps: 200,
             reporter: "celld-operator".into(),
             instance: None,
         }

@@ -189,7 +189,7 @@ pub async fn run(
             },
         );
 
-    let writer = fenced(client, fence, metrics.clone());
+    let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let ctx = Arc::new(Context::new(
         writer,
         metrics,

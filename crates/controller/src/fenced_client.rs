@@ -10,6 +10,8 @@ use kube::Client;
 use kube::client::Body;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
+use tower::limit::{RateLimit, rate::Rate};
 use tracing::warn;
 
 /// Whether a request of this method changes state on the API server.
@@ -52,17 +54,17 @@ impl tower::Service<Request<Body>> for Fenced {
     }
 }
 
-/// `client`, refusing every write while `fence` is closed and counting reads in `metrics`.
-pub fn fenced(client: Client, fence: Arc<Fence>, metrics: Arc<Metrics>) -> Client {
+/// `client`, refusing every write while `fence` is closed, counting reads in `metrics`, and
+/// sending at most `per_second` requests each second (watches have clients of their own).
+pub fn fenced(client: Client, fence: Arc<Fence>, metrics: Arc<Metrics>, per_second: u32) -> Client {
     let namespace = client.default_namespace().to_string();
-    Client::new(
-        Fenced {
-            inner: client,
-            fence,
-            metrics,
-        },
-        namespace,
-    )
+    let fenced = Fenced {
+        inner: client,
+        fence,
+        metrics,
+    };
+    let rate = Rate::new(u64::from(per_second.max(1)), Duration::from_secs(1));
+    Client::new(RateLimit::new(fenced, rate), namespace)
 }
 
 #[cfg(test)]
@@ -109,11 +111,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn requests_beyond_the_rate_wait_for_the_next_second() {
+        let (inner, sent) = recording();
+        let fence = Arc::new(Fence::unfenced());
+        let client = fenced(inner, fence, Arc::new(Metrics::default()), 2);
+        let start = tokio::time::Instant::now();
+        for _ in 0..5 {
+            client.send(request(Method::GET)).await.unwrap();
+        }
+        assert_eq!(sent.lock().unwrap().len(), 5);
+        assert!(
+            start.elapsed() >= Duration::from_secs(2),
+            "5 requests at 2 per second span at least 2 seconds: {:?}",
+            start.elapsed()
+        );
+    }
+
+    #[tokio::test]
     async fn a_closed_fence_stops_writes_before_they_are_sent() {
         let (inner, sent) = recording();
         let fence = Arc::new(Fence::closed());
         let metrics = Arc::new(Metrics::default());
-        let client = fenced(inner, fence.clone(), metrics.clone());
+        let client = fenced(inner, fence.clone(), metrics.clone(), 1000);
 
         assert!(client.send(request(Method::GET)).await.is_ok());
         assert_eq!(metrics.total_reads(), 1);
