@@ -214,6 +214,54 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     .await?;
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+
+    // Another writer changes the fleet pointer between the rollback's read and its write (a
+    // curl that overwrites it just before the rollback's conditional PUT): the rollback fails
+    // and leaves the other writer's pointer.
+    let racing = scratch.join("racing-bin");
+    std::fs::create_dir_all(&racing)?;
+    support::script(
+        &racing.join("curl"),
+        r#"#!/bin/sh
+for a in "$@"; do url=$a; done
+case "$*" in
+  *"If-Match"*"/deploy/current.json")
+    /usr/bin/curl -sS -o /dev/null -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --data-binary '{"raced":true}' "$url" ;;
+esac
+exec /usr/bin/curl "$@"
+"#,
+    )?;
+    let run = support::command_paused(
+        &env,
+        FLEET,
+        &["rollback", FLEET, "--no-reload"],
+        async |name: String| {
+            let pod = env.api::<Pod>().get(&name).await?;
+            double
+                .rule(&env.client(), &pod)
+                .await?
+                .path([
+                    racing.clone(),
+                    double.bin_dir(),
+                    "/usr/bin".into(),
+                    "/bin".into(),
+                ])
+                .apply(&env.client(), env.namespace())
+                .await?;
+            Ok(())
+        },
+    )
+    .await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr
+            .contains("another deploy or rollback changed deploy/current.json"),
+        "{run}"
+    );
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?.as_deref(),
+        Some(r#"{"raced":true}"#)
+    );
     env.cleanup().await?;
     Ok(())
 }
