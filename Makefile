@@ -81,11 +81,19 @@ test-testkit: cluster-up ## test the local control plane itself (celld-testkit's
 
 ## kubectl plugin ------------------------------------------------------------------
 .PHONY: plugin
-plugin: ## build the kubectl plugin (release) into bin/kubectl-celld; with bin/ on PATH, `kubectl celld` runs it
-	$(CARGO) build --release --locked -p kubectl-celld
-	mkdir -p bin
-	install -m 0755 "$${CARGO_TARGET_DIR:-target}/release/kubectl-celld" bin/kubectl-celld
-	@echo "built bin/kubectl-celld; try: PATH=\$$PWD/bin:\$$PATH kubectl celld --help"
+plugin: ## build the kubectl plugin (release; on Linux static and stripped, at most 15 MiB) into bin/kubectl-celld, with the kubectl_complete-celld link kubectl completes it through; with bin/ on PATH, `kubectl celld` runs it
+	@host=$$(rustc -vV | sed -n 's/^host: //p'); \
+	case "$$host" in \
+	  *-linux-gnu) \
+	    echo "building a static binary for $$host"; \
+	    RUSTFLAGS="$${RUSTFLAGS:-} -C target-feature=+crt-static" $(CARGO) build --release --locked -p kubectl-celld --target "$$host" || exit 1; \
+	    out="$${CARGO_TARGET_DIR:-target}/$$host/release/kubectl-celld" ;; \
+	  *) $(CARGO) build --release --locked -p kubectl-celld || exit 1; \
+	    out="$${CARGO_TARGET_DIR:-target}/release/kubectl-celld" ;; \
+	esac; \
+	mkdir -p bin && install -m 0755 "$$out" bin/kubectl-celld && ln -sf kubectl-celld bin/kubectl_complete-celld || exit 1; \
+	case "$$host" in *-linux-*) python3 hack/check-static-binary.py bin/kubectl-celld || exit 1 ;; esac
+	@echo "built bin/kubectl-celld and bin/kubectl_complete-celld; try: PATH=\$$PWD/bin:\$$PATH kubectl celld --help"
 
 ## Packaging, Kind demo and release (Docker and kind only here, never in `make test`) -------
 # Section owned by packaging; other targets live above.

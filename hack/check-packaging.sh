@@ -27,6 +27,23 @@ check() { # NAME COMMAND...: runs one check and records the result
 }
 tool() { hack/tools.sh "$1"; }
 
+# hack/check-static-binary.py (run by `make plugin` and hack/dist-plugin.sh on Linux) must tell a
+# dynamically linked executable from a static, stripped one.
+static_binary_check() {
+  local tmp ok=0 dynamic
+  tmp=$(mktemp -d)
+  dynamic=$(command -v sh)
+  if python3 hack/check-static-binary.py "$dynamic" 2>"$tmp/err"; then
+    echo "$dynamic was accepted as static"; ok=1
+  fi
+  grep -q "dynamically linked" "$tmp/err" || { echo "no 'dynamically linked' for $dynamic"; ok=1; }
+  # The smallest static ELF: a 64-bit header with no program or section headers.
+  python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(b"\x7fELF\x02\x01\x01"+bytes(9)+struct.pack("<HHIQQQIHHHHHH",2,62,1,0,0,0,0,64,56,0,64,0,0))' "$tmp/static"
+  python3 hack/check-static-binary.py "$tmp/static" || { echo "a static ELF was refused"; ok=1; }
+  rm -rf "$tmp"
+  return "$ok"
+}
+
 hadolint_dockerfiles() {
   local hadolint; hadolint=$(tool hadolint)
   "$hadolint" Dockerfile deployer.Dockerfile poc/deployer.Dockerfile
@@ -114,7 +131,8 @@ check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle
 check "release asset names match the install snippet; krew manifest renders" release_asset_names
-check "kustomize build of config/default" kustomize_builds
+check "kustomize build of config/default" kustomize_build
+check "the static-binary check refuses a dynamic binary and accepts a static one" static_binary_checks
 
 printf '\n'
 for f in "${failures[@]}"; do printf 'failed: %s\n' "$f"; done

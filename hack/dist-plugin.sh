@@ -3,7 +3,8 @@
 #
 #   kubectl-celld_<os>_<arch>                the binary, as the README's install snippet fetches it
 #   kubectl-celld_<os>_<arch>.sha256         `sha256sum -c` format
-#   kubectl-celld_<os>_<arch>.tar.gz         kubectl-celld (+ LICENSE, README.md), for krew
+#   kubectl-celld_<os>_<arch>.tar.gz         kubectl-celld and its kubectl_complete-celld link
+#                                            (+ LICENSE, README.md), for krew
 #   kubectl-celld_<os>_<arch>.tar.gz.sha256
 #
 # <os> is `uname -s` in lower case (linux, darwin) and <arch> is `uname -m` on that platform
@@ -15,7 +16,9 @@
 #   hack/dist-plugin.sh                      # the host platform, cargo build
 #   hack/dist-plugin.sh --target TRIPLE      # one of the release targets below
 #   hack/dist-plugin.sh --target TRIPLE --binary PATH   # package PATH instead of building
-# Linux targets build static (musl) binaries with cargo-zigbuild, which must be on PATH.
+# Linux targets build static (musl) binaries with cargo-zigbuild, which must be on PATH; a Linux
+# binary built here is checked to be static, stripped and at most 15 MiB
+# (hack/check-static-binary.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +43,9 @@ case "$target" in
   *) die "unsupported target $target (release targets: x86_64/aarch64-unknown-linux-musl, x86_64/aarch64-apple-darwin)" ;;
 esac
 
+built=''
 if [ -z "$binary" ]; then
+  built=yes
   build=(cargo build)
   case "$target" in *-linux-musl) build=(cargo zigbuild) ;; esac
   if [ -n "$target" ]; then
@@ -52,6 +57,10 @@ if [ -z "$binary" ]; then
   fi
 fi
 [ -x "$binary" ] || die "$binary is not an executable"
+# A Linux binary this script built must be static, stripped and at most 15 MiB.
+if [ -n "$built" ] && [ "$os" = linux ]; then
+  python3 hack/check-static-binary.py "$binary" || die "$binary is not a static, stripped binary of at most 15 MiB"
+fi
 
 sha256() { # FILE: writes FILE.sha256 next to it, in `sha256sum` format
   local dir base sum
@@ -70,7 +79,9 @@ sha256 "$dist/$name"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 install -m 0755 "$binary" "$stage/kubectl-celld"
-files=(kubectl-celld)
+# kubectl completes `kubectl celld ...` through this name on PATH: a link to the plugin.
+ln -s kubectl-celld "$stage/kubectl_complete-celld"
+files=(kubectl-celld kubectl_complete-celld)
 for f in LICENSE README.md; do
   if [ -f "$f" ]; then cp "$f" "$stage/"; files+=("$f"); fi
 done
