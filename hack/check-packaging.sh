@@ -131,8 +131,8 @@ check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle
 check "release asset names match the install snippet; krew manifest renders" release_asset_names
-check "kustomize build of config/default" kustomize_build
-check "the static-binary check refuses a dynamic binary and accepts a static one" static_binary_checks
+check "kustomize build of config/default" kustomize_builds
+check "the static-binary check refuses a dynamic binary and accepts a static one" static_binary_check
 
 printf '\n'
 for f in "${failures[@]}"; do printf 'failed: %s\n' "$f"; done
