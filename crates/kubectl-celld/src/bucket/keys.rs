@@ -1,18 +1,10 @@
 //! Keys of a deploy, relative to the fleet's bucket prefix, and the deployment pointer exactly
 //! as `celld deploy` writes it.
 
-use serde::{Deserialize, Serialize};
-
-/// The fleet pointer every node reads.
-pub const FLEET_POINTER: &str = "deploy/current.json";
+pub use celld_api::contract::{DeployPointer as Pointer, FLEET_POINTER, Rollout, script_pointer};
 
 /// Where every version lives.
 pub const DEPLOY_DIR: &str = "deploy/";
-
-/// A script's own pointer.
-pub fn script_pointer(script: &str) -> String {
-    format!("deploy/{script}/current.json")
-}
 
 /// The key prefix of one version's modules.
 pub fn version_prefix(script: &str, version: &str) -> String {
@@ -35,50 +27,36 @@ pub fn parse_manifest_key(rel: &str) -> Option<(&str, &str)> {
         .then_some((script, version))
 }
 
-/// The share of traffic a pointer gives its version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rollout {
-    /// Percent of requests on this version.
-    pub percent: u8,
-}
-
-/// The deployment pointer: `{"script_name":..,"version":..,"prefix":"deploy/<name>/<version>",
-/// "rollout":{"percent":100}}`, fields in celld's order (`script_name` may be absent).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pointer {
-    /// The script name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub script_name: Option<String>,
-    /// The version id (16 hex digits).
-    pub version: String,
-    /// `deploy/<script>/<version>`.
-    pub prefix: String,
-    /// The rollout.
-    pub rollout: Rollout,
-}
-
-impl Pointer {
+/// What the plugin does with a pointer besides parsing it.
+pub trait PointerExt {
     /// The pointer `celld deploy` writes for `version` of `script`.
-    pub fn to(script: &str, version: &str) -> Self {
+    fn to(script: &str, version: &str) -> Self;
+    /// The script: `script_name`, else the middle of `prefix`.
+    fn script(&self) -> Option<&str>;
+    /// The compact JSON celld writes, fields in its order.
+    fn body(&self) -> Vec<u8>;
+}
+
+impl PointerExt for Pointer {
+    fn to(script: &str, version: &str) -> Self {
         Pointer {
             script_name: Some(script.to_string()),
             version: version.to_string(),
-            prefix: version_prefix(script, version),
-            rollout: Rollout { percent: 100 },
+            prefix: Some(version_prefix(script, version)),
+            rollout: Some(Rollout { percent: Some(100) }),
         }
     }
 
-    /// The script: `script_name`, else the middle of `prefix`.
-    pub fn script(&self) -> Option<&str> {
+    fn script(&self) -> Option<&str> {
         self.script_name.as_deref().or_else(|| {
             self.prefix
-                .strip_prefix(DEPLOY_DIR)
+                .as_deref()
+                .and_then(|p| p.strip_prefix(DEPLOY_DIR))
                 .and_then(|rest| rest.split('/').next())
         })
     }
 
-    /// The compact JSON celld writes.
-    pub fn body(&self) -> Vec<u8> {
+    fn body(&self) -> Vec<u8> {
         // A struct of strings and a number always serializes.
         serde_json::to_vec(self).unwrap_or_default()
     }

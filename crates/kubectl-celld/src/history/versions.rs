@@ -1,7 +1,7 @@
 //! The versions published under a fleet's prefix: one per `deploy/<script>/<version>/`, with
 //! what its manifest says (or what is wrong with it), newest first, the live one marked.
 
-use crate::bucket::keys::{self, FLEET_POINTER, Pointer};
+use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::manifest;
 use crate::bucket::{BucketClient, Object};
 use crate::error::Result;

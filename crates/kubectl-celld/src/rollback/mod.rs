@@ -5,7 +5,7 @@
 pub mod target;
 
 use crate::annotate;
-use crate::bucket::keys::{self, FLEET_POINTER, Pointer};
+use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster_flags::Globals;
 use crate::deploy::progress::Progress;
