@@ -7,10 +7,10 @@ use crate::metrics::Metrics;
 use crate::pointer_reads::PointerReads;
 use crate::s3_clients::S3Clients;
 use celld_api::{CelldFleet, CelldFleetStatus};
-use kube::Client;
 use kube::core::DeserializeGuard;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::Store;
+use kube::{Client, Resource};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -151,12 +151,27 @@ impl Context {
     /// Remembers the status written for fleet `uid` at `resource_version`, forgetting fleets
     /// that no longer exist.
     pub fn remember_status(&self, uid: &str, resource_version: &str, status: CelldFleetStatus) {
-        let live: std::collections::HashSet<String> = self
-            .fleets
-            .state()
+        let fleets = self.fleets.state();
+        let live: std::collections::HashSet<String> = fleets
             .iter()
             .filter_map(|g| g.0.as_ref().ok().and_then(|f| f.metadata.uid.clone()))
             .collect();
+        let names: std::collections::HashSet<String> = fleets
+            .iter()
+            .map(|g| {
+                let meta = g.meta();
+                format!(
+                    "{}/{}",
+                    meta.namespace.as_deref().unwrap_or_default(),
+                    meta.name.as_deref().unwrap_or_default()
+                )
+            })
+            .collect();
+        // Deleted fleets leave nothing behind: no status, pointer read or failure count.
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|key, _| key.starts_with("store:") || names.contains(key));
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
         written.retain(|uid, _| live.contains(uid));
         self.pointers.retain(|uid| live.contains(uid));
