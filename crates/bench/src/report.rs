@@ -8,6 +8,9 @@ use std::time::Duration;
 /// The plot's file name, next to the report.
 pub const PLOT_FILE: &str = "scaling.svg";
 
+/// The time the whole run is meant to fit in.
+const TIME_BUDGET: Duration = Duration::from_secs(20 * 60);
+
 /// The fleet count the absolute targets are set for.
 const TARGET_FLEETS: usize = 1000;
 /// Largest status lag.
@@ -254,8 +257,8 @@ fn method(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "\n## How it was measured\n\n\
-- Every fleet count runs twice, each time on a fresh local control plane of its own (nothing \
-left from a previous run in etcd, the API server's caches or kwok) \
+- Every fleet count runs twice, each time on a fresh local control plane of its own, so nothing \
+is left from a previous run in etcd, the API server's caches or kwok \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
 nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
 churn gets a third. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
@@ -311,6 +314,14 @@ itself is a debug build; the operator is built with the workspace's release prof
             out,
             "- Time per run, control plane start and stop included: {}.",
             steps.join("; ")
+        );
+    }
+    if r.total > TIME_BUDGET {
+        let _ = writeln!(
+            out,
+            "- The whole run took longer than the {} minutes `make bench` is meant to fit in on a \
+2-core machine; the times per run above show where it went.",
+            TIME_BUDGET.as_secs() / 60
         );
     }
 }
@@ -486,6 +497,10 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
+        assert!(!md.contains("took longer than the 20 minutes"), "{md}");
+        let mut slow = results();
+        slow.total = Duration::from_secs(21 * 60);
+        assert!(render(&slow).contains("took longer than the 20 minutes"));
         assert!(md.contains("Whole run: 12 min 34 s on 2 cores, 2026-01-01 (1-minute load average 2.5 at the start, 3.3 at the end)."), "{md}");
         assert!(md.contains("- Time per run, control plane start and stop included: floor, 100 fleets 1 min 01 s."), "{md}");
     }
