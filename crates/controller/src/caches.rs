@@ -75,8 +75,8 @@ pub struct Caches {
     pub stores: Store<DeserializeGuard<CelldObjectStore>>,
     /// The metadata of Secrets (their contents are read once per resourceVersion).
     pub secrets: Store<PartialObjectMeta<Secret>>,
-    /// Whether every cache holds its first complete list.
-    ready: tokio::sync::watch::Receiver<bool>,
+    /// One flag per cache, raised once it holds its first complete list.
+    listed: Vec<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// A child kind with a cache in [`ChildCaches`].
@@ -127,35 +127,31 @@ impl ChildKind for HttpRoute {
 pub struct Closed;
 
 impl Caches {
-    /// The caches, and a task that tells when all of them hold their first complete list.
+    /// The caches, with the flags that tell when each holds its first complete list.
     pub fn new(
         children: ChildCaches,
         stores: Store<DeserializeGuard<CelldObjectStore>>,
         secrets: Store<PartialObjectMeta<Secret>>,
+        listed: Vec<tokio::sync::watch::Receiver<bool>>,
     ) -> Self {
-        let (tx, ready) = tokio::sync::watch::channel(false);
-        let waiting = (children.clone(), stores.clone(), secrets.clone());
-        // One task waits for each cache (a cache wakes a single waiter reliably); reconciles
-        // wait on the channel.
-        tokio::spawn(async move {
-            let (children, stores, secrets) = waiting;
-            if all_ready(&children, &stores, &secrets).await.is_ok() {
-                let _ = tx.send(true);
-            }
-        });
         Self {
             children,
             stores,
             secrets,
-            ready,
+            listed,
         }
     }
 
     /// Waits until every cache holds its first complete list, so a reconcile never mistakes a
     /// cache still filling for objects that do not exist.
     pub async fn ready(&self) -> Result<(), Closed> {
-        let mut ready = self.ready.clone();
-        ready.wait_for(|r| *r).await.map(|_| ()).map_err(|_| Closed)
+        for flag in &self.listed {
+            flag.clone()
+                .wait_for(|listed| *listed)
+                .await
+                .map_err(|_| Closed)?;
+        }
+        Ok(())
     }
 
     /// The store `name` of namespace `ns` as cached.
@@ -195,38 +191,6 @@ fn planned_kinds(plan: &crate::plan::Plan) -> Vec<String> {
     kinds.extend(ingress.as_ref().map(of));
     kinds.extend(http_route.as_ref().map(of));
     kinds
-}
-
-/// Waits until every cache given holds its first complete list.
-async fn all_ready(
-    children: &ChildCaches,
-    stores: &Store<DeserializeGuard<CelldObjectStore>>,
-    secrets: &Store<PartialObjectMeta<Secret>>,
-) -> Result<(), Closed> {
-    let ChildCaches {
-        statefulsets,
-        services,
-        network_policies,
-        pod_disruption_budgets,
-        ingresses,
-        http_routes,
-    } = children;
-    statefulsets.wait_until_ready().await.map_err(|_| Closed)?;
-    services.wait_until_ready().await.map_err(|_| Closed)?;
-    network_policies
-        .wait_until_ready()
-        .await
-        .map_err(|_| Closed)?;
-    pod_disruption_budgets
-        .wait_until_ready()
-        .await
-        .map_err(|_| Closed)?;
-    ingresses.wait_until_ready().await.map_err(|_| Closed)?;
-    if let Some(routes) = http_routes {
-        routes.wait_until_ready().await.map_err(|_| Closed)?;
-    }
-    stores.wait_until_ready().await.map_err(|_| Closed)?;
-    secrets.wait_until_ready().await.map_err(|_| Closed)
 }
 
 /// The cached child `name` of namespace `ns`.

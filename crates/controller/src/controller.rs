@@ -161,7 +161,7 @@ pub async fn run(
         refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
     });
 
-    let caches = Caches::new(children, stores.clone(), secrets);
+    let caches = Caches::new(children, stores.clone(), secrets, streams.listed());
     let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
     let store_controller = store_controller
         .watches_stream(secrets_for_stores, move |secret| {

@@ -63,6 +63,8 @@ pub struct WatchStreams {
     client: Client,
     namespace: Option<String>,
     health: Arc<WatchHealth>,
+    /// One flag per cache, raised once its first complete list is in.
+    listed: std::sync::Mutex<Vec<tokio::sync::watch::Receiver<bool>>>,
 }
 
 type Sender<K> = tokio::sync::mpsc::UnboundedSender<Result<K, watcher::Error>>;
@@ -147,7 +149,15 @@ impl WatchStreams {
             client,
             namespace,
             health,
+            listed: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Flags that rise once each cache made so far holds its first complete list. Reconciles
+    /// wait on these rather than on the caches themselves: a cache wakes only one of several
+    /// tasks waiting for it, and the controllers already wait on theirs.
+    pub fn listed(&self) -> Vec<tokio::sync::watch::Receiver<bool>> {
+        self.listed.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     /// The watcher configuration every watch starts from.
@@ -173,10 +183,19 @@ impl WatchStreams {
         config: watcher::Config,
     ) -> (Store<K>, Items<K>) {
         let (store, writer) = reflector::store();
+        let (listed, flag) = tokio::sync::watch::channel(false);
+        if let Ok(mut all) = self.listed.lock() {
+            all.push(flag);
+        }
         let items = watcher(self.api::<K>(name), config)
             .backoff(watch_backoff())
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
+            .inspect(move |event| {
+                if matches!(event, Ok(watcher::Event::InitDone)) {
+                    listed.send_replace(true);
+                }
+            })
             .touched_objects();
         (store, detached(without_errors(name.to_string(), items)))
     }
