@@ -11,7 +11,7 @@ use crate::metrics::Metrics;
 use crate::reconcile::{error_policy, reconcile};
 use crate::store_status;
 use crate::watch_health::WatchHealth;
-use crate::watch_streams::{WatchStreams, shared};
+use crate::watch_streams::WatchStreams;
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
@@ -90,21 +90,17 @@ pub async fn run(
     info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
 
     // Fleets, stores and Secrets are watched once each; both controllers get every change.
-    let (fleets, fleet_items) = streams.cached_touched::<DeserializeGuard<CelldFleet>>(
-        "CelldFleet",
-        config.clone().any_semantic(),
-    );
-    let (fleet_items, fleets_for_stores) = shared(fleet_items);
-    let (stores, store_items) = streams.cached_touched::<DeserializeGuard<CelldObjectStore>>(
-        "CelldObjectStore",
-        config.clone().any_semantic(),
-    );
-    let (stores_for_fleets, store_items) = shared(store_items);
+    let (fleets, fleet_items, fleets_for_stores) = streams
+        .cached_shared::<DeserializeGuard<CelldFleet>>("CelldFleet", config.clone().any_semantic());
+    let (stores, stores_for_fleets, store_items) = streams
+        .cached_shared::<DeserializeGuard<CelldObjectStore>>(
+            "CelldObjectStore",
+            config.clone().any_semantic(),
+        );
     // The Secrets' metadata tells which fleets and stores to look at again and whether a
     // Secret changed since its contents were last read.
-    let (secrets, secret_items) =
-        streams.cached_touched::<PartialObjectMeta<Secret>>("Secret", config.clone());
-    let (secrets_for_fleets, secrets_for_stores) = shared(secret_items);
+    let (secrets, secrets_for_fleets, secrets_for_stores) =
+        streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config.clone());
     let (statefulsets, statefulset_items) = streams.cached_touched("StatefulSet", owned());
     let (services, service_items) = streams.cached_touched("Service", owned());
     let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());

@@ -103,7 +103,7 @@ fn forward<K: Clone + Send + 'static>(mut items: Items<K>, consumers: Vec<Sender
 }
 
 /// `items`, driven by a task of their own (see [`forward`]).
-pub fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
+fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
     let (tx, rx) = consumer();
     forward(items, vec![tx]);
     rx
@@ -111,7 +111,7 @@ pub fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
 
 /// `items` delivered to two consumers, driven by a task of their own: one watch feeds both
 /// controllers, so the API server serves it once.
-pub fn shared<K: Clone + Send + 'static>(items: Items<K>) -> (Items<K>, Items<K>) {
+fn shared<K: Clone + Send + 'static>(items: Items<K>) -> (Items<K>, Items<K>) {
     let (first_tx, first) = consumer();
     let (second_tx, second) = consumer();
     forward(items, vec![first_tx, second_tx]);
@@ -182,6 +182,24 @@ impl WatchStreams {
         name: &str,
         config: watcher::Config,
     ) -> (Store<K>, Items<K>) {
+        let (store, items) = self.cache(name, config);
+        (store, detached(items))
+    }
+
+    /// Like [`cached_touched`](Self::cached_touched), with the objects delivered to two
+    /// consumers: one watch feeds both controllers, so the API server serves it once.
+    pub fn cached_shared<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<K>, Items<K>, Items<K>) {
+        let (store, items) = self.cache(name, config);
+        let (first, second) = shared(items);
+        (store, first, second)
+    }
+
+    /// The cache and the objects applied or deleted, not yet driven by a task.
+    fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
         let (store, writer) = reflector::store();
         let (listed, flag) = tokio::sync::watch::channel(false);
         if let Ok(mut all) = self.listed.lock() {
@@ -197,7 +215,7 @@ impl WatchStreams {
                 }
             })
             .touched_objects();
-        (store, detached(without_errors(name.to_string(), items)))
+        (store, without_errors(name.to_string(), items))
     }
 }
 
