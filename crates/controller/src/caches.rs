@@ -66,6 +66,32 @@ impl ChildCaches {
     }
 }
 
+impl ChildCaches {
+    /// The resourceVersion of the cached child `kind`/`name` of namespace `ns`; None when the
+    /// cache does not hold it.
+    pub fn version(&self, ns: &str, kind: &str, name: &str) -> Option<String> {
+        fn of<K: ChildKind>(
+            c: &ChildCaches,
+            kind: &str,
+            ns: &str,
+            name: &str,
+        ) -> Option<Option<String>> {
+            (K::kind(&()) == kind).then(|| {
+                K::cache(c)
+                    .and_then(|store| store.get(&ObjectRef::new(name).within(ns)))
+                    .and_then(|k| k.meta().resource_version.clone())
+            })
+        }
+        of::<StatefulSet>(self, kind, ns, name)
+            .or_else(|| of::<Service>(self, kind, ns, name))
+            .or_else(|| of::<NetworkPolicy>(self, kind, ns, name))
+            .or_else(|| of::<PodDisruptionBudget>(self, kind, ns, name))
+            .or_else(|| of::<Ingress>(self, kind, ns, name))
+            .or_else(|| of::<HttpRoute>(self, kind, ns, name))
+            .flatten()
+    }
+}
+
 /// Every cache a fleet reconcile reads.
 #[derive(Clone)]
 pub struct Caches {
@@ -204,7 +230,7 @@ pub fn child<K: ChildKind>(store: &Store<K>, ns: &str, name: &str) -> Option<K> 
 pub fn owned_by<K: ChildKind>(store: &Store<K>, ns: &str, owner_uid: &str) -> Vec<String> {
     store
         .state_filter(|k| {
-            k.namespace().as_deref() == Some(ns)
+            k.meta().namespace.as_deref() == Some(ns)
                 && k.owner_references()
                     .iter()
                     .any(|o| o.uid == owner_uid && o.controller == Some(true))

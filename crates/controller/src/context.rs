@@ -6,15 +6,19 @@ use crate::credentials::SecretContents;
 use crate::metrics::Metrics;
 use crate::pointer_reads::PointerReads;
 use crate::s3_clients::S3Clients;
-use celld_api::{CelldFleet, CelldFleetStatus};
+use crate::settled::Settled;
+use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::Store;
 use kube::{Client, Resource};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// How often [`Context::housekeeping`] runs.
+pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
 
 /// Settings of the controller.
 #[derive(Debug, Clone)]
@@ -83,6 +87,8 @@ pub struct Context {
     pub s3: S3Clients,
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
+    /// Fleets whose last reconcile needed nothing, with the inputs it saw.
+    pub settled: Settled,
 }
 
 impl Context {
@@ -116,6 +122,7 @@ impl Context {
             secrets: SecretContents::new(caches.secrets.clone()),
             s3,
             pointers,
+            settled: Settled::default(),
             caches,
         }
     }
@@ -148,34 +155,53 @@ impl Context {
             .map(|(_, status)| status.clone())
     }
 
-    /// Remembers the status written for fleet `uid` at `resource_version`, forgetting fleets
-    /// that no longer exist.
+    /// Remembers the status written for fleet `uid` at `resource_version`.
     pub fn remember_status(&self, uid: &str, resource_version: &str, status: CelldFleetStatus) {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.insert(uid.to_string(), (resource_version.to_string(), status));
+    }
+
+    /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
+    /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
+    /// fleets leave nothing behind (written status, pointer read, settled inputs, failure
+    /// count).
+    pub fn housekeeping(&self) {
         let fleets = self.fleets.state();
-        let live: std::collections::HashSet<String> = fleets
-            .iter()
-            .filter_map(|g| g.0.as_ref().ok().and_then(|f| f.metadata.uid.clone()))
-            .collect();
-        let names: std::collections::HashSet<String> = fleets
-            .iter()
-            .map(|g| {
-                let meta = g.meta();
-                format!(
-                    "{}/{}",
-                    meta.namespace.as_deref().unwrap_or_default(),
-                    meta.name.as_deref().unwrap_or_default()
-                )
-            })
-            .collect();
-        // Deleted fleets leave nothing behind: no status, pointer read or failure count.
+        let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
+        let mut live = HashSet::with_capacity(fleets.len());
+        let mut names = HashSet::with_capacity(fleets.len());
+        for guard in &fleets {
+            let meta = guard.meta();
+            names.insert(format!(
+                "{}/{}",
+                meta.namespace.as_deref().unwrap_or_default(),
+                meta.name.as_deref().unwrap_or_default()
+            ));
+            let Ok(fleet) = &guard.0 else {
+                unknown += 1;
+                continue;
+            };
+            live.extend(fleet.metadata.uid.clone());
+            let ready_status = fleet.status.as_ref().and_then(|s| {
+                conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
+            });
+            match ready_status {
+                Some("True") => ready += 1,
+                Some("False") => not_ready += 1,
+                _ => unknown += 1,
+            }
+        }
+        self.metrics.set_fleets(ready, not_ready, unknown);
         self.failures
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|key, _| key.starts_with("store:") || names.contains(key));
-        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        written.retain(|uid, _| live.contains(uid));
+        self.written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|uid, _| live.contains(uid));
         self.pointers.retain(|uid| live.contains(uid));
-        written.insert(uid.to_string(), (resource_version.to_string(), status));
+        self.settled.retain(|uid| live.contains(uid));
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

@@ -4,7 +4,7 @@
 //! client that checks the [`Fence`].
 
 use crate::caches::{Caches, ChildCaches};
-use crate::context::{Context, Settings};
+use crate::context::{Context, HOUSEKEEPING_EVERY, Settings};
 use crate::fence::Fence;
 use crate::fenced_client::fenced;
 use crate::metrics::Metrics;
@@ -70,6 +70,22 @@ fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String
         })
         .map(|f| f.name_any())
         .collect()
+}
+
+/// Runs [`Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
+async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
+    let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ticks = async {
+        loop {
+            every.tick().await;
+            ctx.housekeeping();
+        }
+    };
+    tokio::select! {
+        () = ticks => {}
+        () = shutdown => {}
+    }
 }
 
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended.
@@ -191,6 +207,7 @@ pub async fn run(
         caches,
     ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
     let fleet_loop = controller
         .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, ctx.clone())
@@ -209,6 +226,7 @@ pub async fn run(
             }
         });
     futures::future::join(fleet_loop, store_loop).await;
+    housekeeping.abort();
     watches.forget_all();
     info!("controller stopped");
 }

@@ -34,6 +34,7 @@ pub mod run;
 pub mod s3_clients;
 pub mod server;
 pub mod service_ports;
+pub mod settled;
 pub mod status;
 pub mod store_status;
 pub mod watch_client;

@@ -26,6 +26,7 @@ pub struct Metrics {
     total_writes: AtomicU64,
     reads: Counter,
     s3_clients: Gauge,
+    unchanged: Counter,
 }
 
 impl Default for Metrics {
@@ -41,6 +42,7 @@ impl Default for Metrics {
         let watch_stalls = Family::<Labels, Counter>::default();
         let reads = Counter::default();
         let s3_clients = Gauge::default();
+        let unchanged = Counter::default();
         registry.register(
             "reconciles",
             "Fleet reconciles by result",
@@ -87,6 +89,11 @@ impl Default for Metrics {
             "S3 clients held, one per endpoint, region and credentials (each with its connection pool)",
             s3_clients.clone(),
         );
+        registry.register(
+            "reconciles_unchanged",
+            "Reconciles that found the fleet's inputs (fleet, store, Secret, children, deployment pointer) as the last one left them, and so planned and wrote nothing",
+            unchanged.clone(),
+        );
         Self {
             registry,
             reconciles,
@@ -100,6 +107,7 @@ impl Default for Metrics {
             total_writes: AtomicU64::new(0),
             reads,
             s3_clients,
+            unchanged,
         }
     }
 }
@@ -196,6 +204,16 @@ impl Metrics {
     /// Total writes so far (for tests and the no-op guarantee).
     pub fn total_writes(&self) -> u64 {
         self.total_writes.load(Ordering::Relaxed)
+    }
+
+    /// Counts a reconcile that found its inputs unchanged.
+    pub fn unchanged(&self) {
+        self.unchanged.inc();
+    }
+
+    /// Reconciles that found their inputs unchanged so far.
+    pub fn unchanged_reconciles(&self) -> u64 {
+        self.unchanged.get()
     }
 
     /// Successful reconciles so far.

@@ -29,6 +29,37 @@ pub struct Plan {
     pub http_route: Option<HttpRoute>,
 }
 
+impl Plan {
+    /// Kind and name of every child the plan holds.
+    pub fn children(&self) -> Vec<(String, String)> {
+        let Plan {
+            statefulset,
+            service,
+            peer_service,
+            network_policy,
+            pod_disruption_budget,
+            ingress,
+            http_route,
+        } = self;
+        fn named<K: kube::Resource<DynamicType = ()>>(k: &K) -> (String, String) {
+            (
+                K::kind(&()).to_string(),
+                k.meta().name.clone().unwrap_or_default(),
+            )
+        }
+        let mut children = vec![
+            named(statefulset),
+            named(service),
+            named(peer_service),
+            named(network_policy),
+        ];
+        children.extend(pod_disruption_budget.as_ref().map(named));
+        children.extend(ingress.as_ref().map(named));
+        children.extend(http_route.as_ref().map(named));
+        children
+    }
+}
+
 /// The plan of the fleet `d`.
 pub fn plan(d: &Desired<'_>) -> Plan {
     Plan {

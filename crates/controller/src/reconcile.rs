@@ -8,6 +8,7 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::pointer::Pointer;
+use crate::settled::Seen;
 use crate::status::{self, Observed, Route, Storage};
 use crate::{config_hash, events, fleet_children, gateway, plan};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
@@ -46,7 +47,6 @@ pub async fn reconcile(
     if result.is_ok() {
         ctx.succeeded(&key(fleet));
     }
-    update_fleet_gauge(&ctx);
     result
 }
 
@@ -76,25 +76,11 @@ fn key(fleet: &CelldFleet) -> String {
     )
 }
 
-fn update_fleet_gauge(ctx: &Context) {
-    let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
-    for guard in ctx.fleets.state() {
-        let status = guard
-            .0
-            .as_ref()
-            .ok()
-            .and_then(|f| f.status.as_ref())
-            .and_then(|s| {
-                celld_api::conditions::find(&s.conditions, celld_api::conditions::READY)
-                    .map(|c| c.status.clone())
-            });
-        match status.as_deref() {
-            Some("True") => ready += 1,
-            Some("False") => not_ready += 1,
-            _ => unknown += 1,
-        }
-    }
-    ctx.metrics.set_fleets(ready, not_ready, unknown);
+/// A fleet's resolved storage, its credentials Secret and the store's resourceVersion.
+struct Inputs {
+    storage: ResolvedStorage,
+    secret: Arc<Secret>,
+    store_version: Option<String>,
 }
 
 /// The fleet's storage with its credentials Secret, or why it does not resolve. Reads the
@@ -105,7 +91,7 @@ async fn resolve_storage(
     ctx: &Context,
     ns: &str,
     fleet: &CelldFleet,
-) -> Result<(ResolvedStorage, Arc<Secret>), ResolveError> {
+) -> Result<Inputs, ResolveError> {
     let api_error = |what: String| {
         move |source| ResolveError::Api {
             what,
@@ -142,7 +128,11 @@ async fn resolve_storage(
         name: name.clone(),
         namespace: ns.to_string(),
     })?;
-    Ok((storage, secret))
+    Ok(Inputs {
+        storage,
+        secret,
+        store_version: store.and_then(|s| s.metadata.resource_version),
+    })
 }
 
 /// A hash of the fleet's annotations: a change asks for a fresh read of its pointer.
@@ -162,7 +152,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     let uid = fleet.uid().ok_or(Error::Unnamed("CelldFleet"))?;
     ctx.caches.ready().await?;
 
-    let (storage, secret) = match resolve_storage(ctx, &ns, fleet).await {
+    let inputs = match resolve_storage(ctx, &ns, fleet).await {
         Ok(found) => found,
         Err(e) => {
             // Never start pods with half a configuration: leave the children as they are,
@@ -190,7 +180,11 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         }
     };
 
-    let config_hash = config_hash::compute(&storage, &secret);
+    let Inputs {
+        storage,
+        secret,
+        store_version,
+    } = inputs;
     let s3 = ctx.s3.get(&storage, &secret);
     ctx.metrics.set_s3_clients(ctx.s3.len());
     let pointer = match s3 {
@@ -203,6 +197,20 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     };
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
+    let seen = Seen {
+        fleet: fleet.resource_version().unwrap_or_default(),
+        store: store_version,
+        secret: secret.resource_version().unwrap_or_default(),
+        pointer: pointer.clone(),
+    };
+    // Gateways are not watched: a fleet routed through one is always planned in full.
+    let child_version = |kind: &str, name: &str| ctx.caches.children.version(&ns, kind, name);
+    if !wants_route && ctx.settled.unchanged(&uid, &seen, child_version) {
+        ctx.metrics.unchanged();
+        return Ok(Action::requeue(requeue_after(ctx, &pointer)));
+    }
+    ctx.settled.forget(&uid);
+    let config_hash = config_hash::compute(&storage, &secret);
     let route_served = !wants_route || ctx.http_route_served().await;
     let https = match ingress {
         Some(i) if i.ingress_class.is_some() => i.tls.is_some(),
@@ -225,7 +233,9 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         https,
     };
 
-    let applied = fleet_children::apply(ctx, &desired, plan::plan(&desired), &uid).await;
+    let plan = plan::plan(&desired);
+    let planned = plan.children();
+    let applied = fleet_children::apply(ctx, &desired, plan, &uid).await;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;
@@ -255,7 +265,19 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         url: Some(desired.url()),
         failures: &failures,
     };
-    write_status(ctx, fleet, &ns, &observed, Some(&pointer)).await?;
+    let wrote = write_status(ctx, fleet, &ns, &observed, Some(&pointer)).await?;
+    let settled =
+        !wrote && failures.is_empty() && applied.changed.is_empty() && applied.pruned.is_empty();
+    if settled {
+        let children = planned
+            .into_iter()
+            .map(|(kind, name)| {
+                let version = child_version(&kind, &name);
+                (kind, name, version)
+            })
+            .collect();
+        ctx.settled.record(&uid, seen, children);
+    }
     if !applied.failures.is_empty() {
         // The status says what failed; retrying with backoff picks up whatever changes outside
         // the fleet (a quota, a conflicting object, the API server coming back).
@@ -264,10 +286,16 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
             failures: applied.failures,
         });
     }
-    Ok(Action::requeue(match pointer {
+    Ok(Action::requeue(requeue_after(ctx, &pointer)))
+}
+
+/// When to look at a fleet again: soon while it waits for its first deployment or its bucket
+/// cannot be read, at the resync period otherwise.
+fn requeue_after(ctx: &Context, pointer: &Pointer) -> std::time::Duration {
+    match pointer {
         Pointer::Deployed(_) => ctx.settings.resync,
         Pointer::Missing | Pointer::Unknown(_) => ctx.settings.pending_resync,
-    }))
+    }
 }
 
 async fn write_status(
@@ -276,14 +304,14 @@ async fn write_status(
     ns: &str,
     observed: &Observed<'_>,
     pointer: Option<&Pointer>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let uid = fleet.uid().unwrap_or_default();
     let seen = fleet.resource_version().unwrap_or_default();
     let written = ctx.written_status(&uid, &seen);
     let previous = written.as_ref().or(fleet.status.as_ref());
     let status = status::compute(previous, observed, Timestamp::now());
     if previous == Some(&status) {
-        return Ok(());
+        return Ok(false);
     }
     let api: Api<CelldFleet> = Api::namespaced(ctx.client.clone(), ns);
     let patch = json!({
@@ -307,5 +335,5 @@ async fn write_status(
     ctx.remember_status(&uid, &seen, status.clone());
     events::failures(ctx, fleet, previous, observed.failures).await;
     events::transitions(ctx, fleet, previous, &status, pointer, observed.failures).await;
-    Ok(())
+    Ok(true)
 }

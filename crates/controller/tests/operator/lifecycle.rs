@@ -271,6 +271,7 @@ async fn reconciles_that_change_nothing_read_and_write_nothing() {
     let writes_before = op.metrics.total_writes();
     let reads_before = op.metrics.total_reads();
     let reconciles_before = op.metrics.ok_reconciles();
+    let unchanged_before = op.metrics.unchanged_reconciles();
     wait_until("at least 3 more reconciles", TIMEOUT, || async {
         let n = op.metrics.ok_reconciles();
         if n >= reconciles_before + 3 {
@@ -292,6 +293,12 @@ async fn reconciles_that_change_nothing_read_and_write_nothing() {
         op.metrics.total_reads(),
         reads_before,
         "a reconcile at rest reads its inputs from the caches, not the API server:\n{}",
+        op.metrics.encode()
+    );
+    let unchanged = op.metrics.unchanged_reconciles() - unchanged_before;
+    assert!(
+        unchanged >= 2,
+        "periodic reconciles at rest find their inputs unchanged and plan nothing ({unchanged} did):\n{}",
         op.metrics.encode()
     );
     op.stop().await;
