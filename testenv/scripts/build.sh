@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the local control plane from Go modules (and the S3 server from crates.io) into a cache
-# outside the repository, keyed by version. A component already in the cache is not rebuilt.
+# Builds the local control plane from Go modules (and the object store emulators: the S3 server
+# from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm) into a cache outside
+# the repository, keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,6 +112,35 @@ build_s3s_fs() {
   publish "$dir"
 }
 
+build_fake_gcs_server() {
+  local dir; dir=$(cache_dir fake-gcs-server "$FAKE_GCS_SERVER_VERSION")
+  [ -x "$dir/bin/fake-gcs-server" ] && return 0
+  check_pin fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_SERVER_VERSION"
+  log "building fake-gcs-server $FAKE_GCS_SERVER_VERSION (GCS emulator)"
+  mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/fake-gcs-server" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/fake-gcs-server" \
+    github.com/fsouza/fake-gcs-server) || die "building fake-gcs-server $FAKE_GCS_SERVER_VERSION failed"
+  publish "$dir"
+}
+
+# Azurite (the Azure Storage emulator) from the npm registry, with its exact dependency versions
+# recorded in the cache's package-lock.json. bin/azurite-blob links to the blob-only entry point.
+install_azurite() {
+  local dir; dir=$(cache_dir azurite "$AZURITE_VERSION")
+  [ -x "$dir/bin/azurite-blob" ] && return 0
+  need node; need npm
+  log "installing Azurite $AZURITE_VERSION (Azure Blob emulator) from npm"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  npm install --prefix "$dir.tmp" --no-audit --no-fund --omit=dev --loglevel=error \
+    --save-exact "azurite@$AZURITE_VERSION" >&2 || die "installing Azurite $AZURITE_VERSION from npm failed"
+  [ -f "$dir.tmp/node_modules/azurite/dist/src/blob/main.js" ] \
+    || die "Azurite $AZURITE_VERSION has no dist/src/blob/main.js"
+  # Relative, so the link survives publish's rename.
+  ln -s ../node_modules/.bin/azurite-blob "$dir.tmp/bin/azurite-blob"
+  "$dir.tmp/bin/azurite-blob" --version >/dev/null || die "Azurite $AZURITE_VERSION does not run on node $(node --version)"
+  publish "$dir"
+}
+
 # Runs every step that turns the pinned modules into build inputs (pins, downloads, copies,
 # patches, CRD files) against an empty, temporary module cache and binary cache, without
 # compiling anything: a step that only works because a warm cache hides it fails here.
@@ -124,6 +154,8 @@ check_sources() {
   module_dir kubernetes k8s.io/kubernetes "$KUBERNETES_VERSION" >/dev/null
   check_pin etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
   module_dir etcd go.etcd.io/etcd/server/v3 "$ETCD_VERSION" >/dev/null
+  check_pin fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_SERVER_VERSION"
+  module_dir fake-gcs-server github.com/fsouza/fake-gcs-server "$FAKE_GCS_SERVER_VERSION" >/dev/null
   local src; src=$(prepare_kwok "$tmp/kwok")
   [ -d "$src/kustomize" ] || die "kwok $KWOK_VERSION has no kustomize/ directory to copy"
   (cd "$here/go/kwok" && go list -modfile="$tmp/kwok/go.mod" -m -f '{{.Replace.Dir}}' sigs.k8s.io/kwok) \
@@ -136,9 +168,10 @@ check_sources() {
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
+  fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, check-sources)" ;;
 esac
