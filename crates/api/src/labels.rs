@@ -1,6 +1,8 @@
 //! Label, annotation and environment names the operator owns. Users may not set them on a
 //! fleet's pods: the admission rules refuse them, and the operator would overwrite them.
 
+use std::collections::BTreeMap;
+
 /// Prefix of every label and annotation key the operator owns on the objects it manages.
 pub const OWNED_PREFIX: &str = "platform.celld.dev/";
 /// Label naming the fleet an object belongs to (part of every selector).
@@ -11,6 +13,25 @@ pub const ROLE: &str = "platform.celld.dev/role";
 pub const ROLE_NODE: &str = "node";
 /// Role value of the short-lived deploy pods started by `kubectl celld deploy`.
 pub const ROLE_DEPLOY: &str = "deploy";
+/// The labels selecting exactly the celld node pods of the fleet `fleet`: the selector of its
+/// StatefulSet, Services, PodDisruptionBudget and NetworkPolicy.
+pub fn node_selector(fleet: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (FLEET.to_string(), fleet.to_string()),
+        (ROLE.to_string(), ROLE_NODE.to_string()),
+    ])
+}
+
+/// [`node_selector`] in the string form of a label selector (`key=value,key=value`), as the
+/// fleet's status and its scale subresource report it.
+pub fn node_selector_string(fleet: &str) -> String {
+    node_selector(fleet)
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Pod-template annotation holding a hash of the configuration the pods were started with, so a
 /// change of store, Secret name or Secret contents rolls the fleet.
 pub const CONFIG_HASH: &str = "platform.celld.dev/config-hash";
@@ -50,4 +71,17 @@ pub mod secret_keys {
     pub const SECRET_ACCESS_KEY: &str = "AWS_SECRET_ACCESS_KEY";
     /// Optional: a session token for temporary credentials.
     pub const SESSION_TOKEN: &str = "AWS_SESSION_TOKEN";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_selector_string_names_the_fleet_and_the_node_role() {
+        assert_eq!(
+            node_selector_string("web"),
+            "platform.celld.dev/fleet=web,platform.celld.dev/role=node"
+        );
+    }
 }

@@ -7,7 +7,7 @@ use crate::reason::Reason;
 use celld_api::conditions::{
     self, DEGRADED, DEPLOYED, PROGRESSING, READY, ROUTE_READY, STORAGE_RESOLVED,
 };
-use celld_api::{CelldFleetStatus, ResolvedStorage};
+use celld_api::{CelldFleetStatus, ResolvedStorage, labels};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
@@ -39,7 +39,7 @@ pub enum Storage<'a> {
 pub struct Observed<'a> {
     /// The fleet's metadata.generation.
     pub generation: Option<i64>,
-    /// The fleet's name (for messages).
+    /// The fleet's name (for messages and the selector of its node pods).
     pub name: &'a str,
     /// spec.replicas.
     pub desired: i32,
@@ -304,6 +304,7 @@ pub fn compute(
     CelldFleetStatus {
         observed_generation: o.generation,
         replicas,
+        selector: Some(labels::node_selector_string(o.name)),
         ready_replicas: ready,
         updated_replicas: updated,
         url: o.url.clone(),

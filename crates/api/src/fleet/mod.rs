@@ -32,6 +32,11 @@ pub use storage::{
     kind = "CelldFleet",
     namespaced,
     status = "CelldFleetStatus",
+    scale(
+        spec_replicas_path = ".spec.replicas",
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".status.selector"
+    ),
     shortname = "cf",
     category = "celld",
     doc = "A celld fleet: a StatefulSet of celld nodes serving one Worker application from one object-storage bucket prefix, with its Services and optional Ingress or HTTPRoute.",

@@ -12,9 +12,16 @@ pub struct CelldFleetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 
-    /// celld nodes that exist.
+    /// celld node pods that exist: the StatefulSet's status.replicas. The scale subresource
+    /// (`kubectl scale`, a HorizontalPodAutoscaler) reads it as the current replica count.
     #[serde(default)]
     pub replicas: i32,
+
+    /// Label selector of exactly this fleet's celld node pods, in the string form
+    /// (platform.celld.dev/fleet=NAME,platform.celld.dev/role=node). The scale subresource
+    /// reports it, so a HorizontalPodAutoscaler finds the pods whose metrics it reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
 
     /// celld nodes that are ready to serve.
     #[serde(default)]

@@ -60,10 +60,7 @@ impl Desired<'_> {
 
     /// The selector of the fleet's celld node pods.
     pub fn node_selector(&self) -> BTreeMap<String, String> {
-        BTreeMap::from([
-            (labels::FLEET.to_string(), self.name.clone()),
-            (labels::ROLE.to_string(), labels::ROLE_NODE.to_string()),
-        ])
+        labels::node_selector(&self.name)
     }
 
     /// Metadata of a child named `name`, owned by the fleet.
