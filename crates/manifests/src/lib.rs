@@ -2,6 +2,7 @@
 
 pub mod install;
 pub mod reference;
+pub mod user_roles;
 
 use celld_api::{CelldFleet, CelldObjectStore};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
@@ -98,6 +99,9 @@ fn yaml(what: &'static str, value: &impl Serialize) -> Result<String, Error> {
     serde_yaml::to_string(value).map_err(|source| Error::Yaml { what, source })
 }
 
+const USER_ROLES_HEADER: &str =
+    "# For users, not the operator: aggregated into the built-in view, edit and admin roles.\n";
+
 fn labels() -> BTreeMap<String, String> {
     BTreeMap::from([("app.kubernetes.io/name".to_string(), OPERATOR.to_string())])
 }
@@ -136,7 +140,13 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         yaml("the operator ClusterRole", &cluster_role)?,
         yaml("the leader-election Role", &role)?
     );
-    let install = install::install_manifest(&[&fleets, &stores], &roles)?;
+    let [viewer, editor] = user_roles::user_roles();
+    let user_roles = format!(
+        "{}---\n{}",
+        yaml("the celld-fleet-viewer ClusterRole", &viewer)?,
+        yaml("the celld-fleet-editor ClusterRole", &editor)?
+    );
+    let install = install::install_manifest(&[&fleets, &stores], &roles, &user_roles)?;
     Ok(vec![
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldfleets.yaml"),
@@ -147,6 +157,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
             format!("{HEADER}{stores}"),
         ),
         (PathBuf::from("rbac/role.yaml"), format!("{HEADER}{roles}")),
+        (
+            PathBuf::from("rbac/user_roles.yaml"),
+            format!("{HEADER}{USER_ROLES_HEADER}{user_roles}"),
+        ),
         (
             PathBuf::from("default/kustomization.yaml"),
             install::default_kustomization()?,

@@ -59,6 +59,8 @@ fn install_manifest_has_every_object_in_apply_order() {
             "Role/celld-operator-leader-election",
             "ClusterRoleBinding/celld-operator",
             "RoleBinding/celld-operator-leader-election",
+            "ClusterRole/celld-fleet-viewer",
+            "ClusterRole/celld-fleet-editor",
             "Service/celld-operator-metrics",
             "Deployment/celld-operator",
         ]
