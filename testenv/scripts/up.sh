@@ -229,6 +229,7 @@ controllers+=,pod-garbage-collector-controller,disruption-controller,resourcequo
 controllers+=,persistentvolume-binder-controller,persistentvolumeclaim-protection-controller
 controllers+=,persistentvolume-protection-controller,endpoints-controller,endpointslice-controller
 controllers+=,endpointslice-mirroring-controller,root-ca-certificate-publisher-controller
+controllers+=,clusterrole-aggregation-controller
 start kube-controller-manager "$k8s_bin/kube-controller-manager" \
   --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port="$kcm_port" \
