@@ -9,7 +9,8 @@
 #   testenv/scripts/restart.sh --stop [--signal SIG] COMPONENT             stop only
 #   testenv/scripts/restart.sh --start COMPONENT                           start what --stop stopped
 #
-# COMPONENT: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok or s3s-fs.
+# COMPONENT: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, s3s-fs,
+# fake-gcs-server or azurite.
 # --signal: what stops it (default KILL: a crash; TERM for a clean stop). --down: seconds it stays
 # down before it starts again (default 0). --stop keeps its command line in
 # run/<component>.cmdline and its environment in run/<component>.environ for --start.
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 case $component in
-  etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | s3s-fs) ;;
+  etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | s3s-fs | fake-gcs-server | azurite) ;;
   *) usage ;;
 esac
 case $down in '' | *[!0-9.]*) die "--down takes a number of seconds, not '$down'" ;; esac
@@ -80,6 +81,17 @@ answers() {
     # s3s-fs takes "--port N" (two arguments): any HTTP answer means it listens.
     s3s-fs)
       port=$(tr '\0' '\n' <"$cmdline" | sed -n '/^--port$/{n;p;}' | head -n1)
+      curl -sS -o /dev/null --max-time 2 "http://127.0.0.1:$port/"
+      ;;
+    # fake-gcs-server takes Go flags "-port=N"; it has a health endpoint.
+    fake-gcs-server)
+      port=$(tr '\0' '\n' <"$cmdline" | sed -n 's/^-port=//p' | head -n1)
+      curl -fsS --max-time 2 "http://127.0.0.1:$port/_internal/healthcheck"
+      ;;
+    # Azurite (run by node) takes "--blobPort N": any HTTP answer means it listens (requests
+    # without a SharedKey signature get 403).
+    azurite)
+      port=$(tr '\0' '\n' <"$cmdline" | sed -n '/^--blobPort$/{n;p;}' | head -n1)
       curl -sS -o /dev/null --max-time 2 "http://127.0.0.1:$port/"
       ;;
   esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local control plane on 127.0.0.1 (free ports): etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs) and an
-# S3 server (s3s-fs). Binaries come from the cache filled by build.sh; all state goes to the
+# kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs) and the
+# object store emulators: S3 (s3s-fs), GCS (fake-gcs-server) and Azure Blob (Azurite). Binaries come from the cache filled by build.sh; all state goes to the
 # gitignored .testenv/ at the repository root. Idempotent: when everything is already up and
 # healthy it says so; when it is half up, it tears it down first.
 #
@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/versions.env"
 . "$here/scripts/lib.sh"
 
-need openssl; need curl; need ss; need setsid
+need openssl; need curl; need ss; need setsid; need python3; need node
 nodes=${CELLD_TESTENV_NODES:-1}
 service_cidr=${CELLD_TESTENV_SERVICE_CIDR:-10.96.0.0/16}
 read -r -a apiserver_flags <<<"${CELLD_TESTENV_APISERVER_FLAGS:-}"
@@ -35,8 +35,11 @@ etcd_bin=$(cache_dir etcd "$ETCD_VERSION")/bin
 kwok_dir=$(kwok_cache_dir)
 gateway_crds=$(cache_dir gateway-api "$GATEWAY_API_VERSION")/crds
 s3_bin=$(cache_dir s3s-fs "$S3S_FS_VERSION")/bin
+gcs_bin=$(cache_dir fake-gcs-server "$FAKE_GCS_SERVER_VERSION")/bin
+azurite_bin=$(cache_dir azurite "$AZURITE_VERSION")/bin
 for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
-  "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs"; do
+  "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" \
+  "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob"; do
   [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
 done
 [ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
@@ -47,18 +50,90 @@ s3_request() { # KEY:SECRET curl-args...: an empty-bodied, SigV4-signed request 
   curl -fsS -o /dev/null --max-time 5 --aws-sigv4 "aws:amz:us-east-1:s3" --user "$user" \
     -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$@"
 }
+# The GCS and Azure Blob emulators' bucket and container (create, ping), over raw HTTP.
+object_stores() { python3 "$here/scripts/object-stores.py" "$@"; }
+
+
+# --- processes ---------------------------------------------------------------------------------
+# Each component runs in its own session and process group (pgid = pid), so down.sh can end it
+# and everything it spawned (kwok's exec commands) with one signal.
+start() { # name command...
+  local name=$1; shift
+  printf '\n==== %s: starting %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logs/$name.log"
+  setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$run/$name.pid"
+}
+wait_for() { # name what command...: polls until command succeeds, the process dies or time is up
+  local name=$1 what=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    pid_alive "$run/$name.pid" || fail "$name exited while waiting for $what" "$logs/$name.log"
+    [ "$SECONDS" -lt "$deadline" ] || fail "$what did not come up within ${timeout}s" "$logs/$name.log"
+    sleep 0.2
+  done
+}
+
+# --- the GCS and Azure Blob emulators ------------------------------------------------------------
+gcs_bucket=celld-test
+azure_account=devstoreaccount1 azure_container=celld-test
+azure_key=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==
+# Starts both on $gcs_port and $azure_port.
+start_emulators() {
+  # GCS: plain HTTP, no authentication, objects on disk under gcs/. -public-host makes XML-API
+  # style GETs (http://127.0.0.1:PORT/BUCKET/OBJECT) work too.
+  start fake-gcs-server "$gcs_bin/fake-gcs-server" -scheme=http -host=127.0.0.1 -port="$gcs_port" \
+    -backend=filesystem -filesystem-root="$state/gcs" -public-host="127.0.0.1:$gcs_port" \
+    -external-url="http://127.0.0.1:$gcs_port" -log-level=warn
+  # Azure Blob: blob service only, plain HTTP, Azurite's well-known development account
+  # (devstoreaccount1 and its published key; SharedKey or SAS), data on disk under azure/, no telemetry.
+  start azurite "$azurite_bin/azurite-blob" --blobHost 127.0.0.1 --blobPort "$azure_port" \
+    --location "$state/azure" --disableTelemetry
+}
+# Writes gcs.env and azure.env, waits for both emulators, creates the bucket and the container.
+init_emulators() {
+  cat >"$state/gcs.env" <<EOF
+GCS_ENDPOINT=http://127.0.0.1:$gcs_port
+STORAGE_EMULATOR_HOST=http://127.0.0.1:$gcs_port
+GCS_BUCKET=$gcs_bucket
+GCS_PROJECT=celld-test
+EOF
+  cat >"$state/azure.env" <<EOF
+AZURITE_BLOB_STORAGE_URL=http://127.0.0.1:$azure_port
+AZURE_STORAGE_BLOB_ENDPOINT=http://127.0.0.1:$azure_port/$azure_account
+AZURE_STORAGE_ACCOUNT_NAME=$azure_account
+AZURE_STORAGE_ACCOUNT_KEY=$azure_key
+AZURE_STORAGE_USE_EMULATOR=true
+AZURE_STORAGE_CONTAINER=$azure_container
+AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=http;AccountName=$azure_account;AccountKey=$azure_key;BlobEndpoint=http://127.0.0.1:$azure_port/$azure_account;"
+EOF
+  gcs_answers() { curl -fsS --max-time 2 "http://127.0.0.1:$gcs_port/_internal/healthcheck"; }
+  wait_for fake-gcs-server "the GCS emulator (http://127.0.0.1:$gcs_port)" gcs_answers
+  object_stores init-gcs "$state/gcs.env" 2>>"$logs/fake-gcs-server.log" \
+    || fail "creating GCS bucket $gcs_bucket failed" "$logs/fake-gcs-server.log"
+  azure_answers() { curl -sS -o /dev/null --max-time 2 "http://127.0.0.1:$azure_port/"; }
+  wait_for azurite "the Azure Blob emulator (http://127.0.0.1:$azure_port)" azure_answers
+  object_stores init-azure "$state/azure.env" 2>>"$logs/azurite.log" \
+    || fail "creating Azure container $azure_container failed" "$logs/azurite.log"
+}
 
 # --- already up? ---------------------------------------------------------------------------
-components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok s3s-fs)
-healthy() {
+core=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok s3s-fs)
+emulators=(fake-gcs-server azurite)
+core_healthy() {
   [ -f "$state/ready" ] || return 1
   local c
-  for c in "${components[@]}"; do pid_alive "$run/$c.pid" || return 1; done
+  for c in "${core[@]}"; do pid_alive "$run/$c.pid" || return 1; done
   kubectl get --raw /readyz >/dev/null 2>&1 || return 1
   # shellcheck disable=SC1091,SC2153
   (. "$state/ports.env" && curl -fsSk -o /dev/null --max-time 5 "https://127.0.0.1:$KWOK_PORT/healthz") || return 1
   # shellcheck disable=SC1091
   (. "$state/s3.env" && s3_request "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "$S3_ENDPOINT/$S3_BUCKET") || return 1
+}
+emulators_healthy() {
+  local c
+  for c in "${emulators[@]}"; do pid_alive "$run/$c.pid" || return 1; done
+  object_stores ping-gcs "$state/gcs.env" >/dev/null 2>&1 || return 1
+  object_stores ping-azure "$state/azure.env" >/dev/null 2>&1 || return 1
 }
 usage() {
   local dir_env=""
@@ -67,18 +142,28 @@ usage() {
 testenv: the local control plane is up (state in $state, logs in $logs).
 Use it from a shell:
   export KUBECONFIG=$kubeconfig PATH=$bin:\$PATH
-  set -a; . $state/s3.env; set +a
+  set -a; . $state/s3.env; . $state/gcs.env; . $state/azure.env; set +a
   kubectl get nodes
 Run the harness tests:   ${dir_env}cargo test -p celld-testkit
 Stop it:                 ${dir_env}bash testenv/scripts/down.sh   (or ${dir_env}make cluster-down)
 EOF
 }
-if healthy; then
+core_up=0
+if core_healthy; then core_up=1; fi
+if [ "$core_up" = 1 ] && emulators_healthy; then
   log "already up and healthy"
   usage
   exit 0
 fi
-if [ -d "$run" ] || [ -f "$kubeconfig" ]; then
+# Up, but started by an up.sh from before the GCS and Azure Blob emulators (no trace of them):
+# start just those, rather than tear down a control plane others may be using.
+upgrading=0
+if [ "$core_up" = 1 ] && [ ! -e "$run/fake-gcs-server.pid" ] && [ ! -e "$run/azurite.pid" ] \
+  && [ ! -e "$state/gcs.env" ] && [ ! -e "$state/azure.env" ]; then
+  log "up, but without the GCS and Azure Blob emulators (started by an older up.sh); starting just them"
+  upgrading=1
+fi
+if [ "$upgrading" = 0 ] && { [ -d "$run" ] || [ -f "$kubeconfig" ]; }; then
   log "found a half-started control plane; tearing it down first"
   bash "$here/scripts/down.sh"
 fi
@@ -90,7 +175,15 @@ fail() {
     printf 'testenv: last lines of %s:\n' "$2" >&2
     tail -n 15 "$2" | sed 's/^/    /' >&2
   fi
-  if [ "${CELLD_TESTENV_KEEP_ON_FAILURE:-}" != 1 ]; then
+  if [ "$upgrading" = 1 ]; then
+    log "stopping the GCS and Azure Blob emulators again; the rest of the control plane keeps running"
+    local c
+    for c in "${emulators[@]}"; do
+      if [ -s "$run/$c.pid" ]; then kill -TERM -- "-$(cat "$run/$c.pid")" 2>/dev/null || true; fi
+      rm -f "$run/$c.pid"
+    done
+    rm -f "$state/gcs.env" "$state/azure.env"
+  elif [ "${CELLD_TESTENV_KEEP_ON_FAILURE:-}" != 1 ]; then
     log "tearing down what was started (logs are kept in $logs; CELLD_TESTENV_KEEP_ON_FAILURE=1 keeps it running)"
     bash "$here/scripts/down.sh" >&2 || true
   fi
@@ -98,8 +191,23 @@ fail() {
 }
 trap 'fail "up.sh failed at line $LINENO"' ERR
 
-mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/kwok" "$state/exec-root" "$state/pod-path"
-for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs"; do ln -sfn "$f" "$bin/"; done
+if [ "$upgrading" = 1 ]; then
+  mkdir -p "$state/gcs" "$state/azure"
+  ln -sfn "$gcs_bin/fake-gcs-server" "$bin/"; ln -sfn "$azurite_bin/azurite-blob" "$bin/"
+  gcs_port=$(free_port); azure_port=$(free_port "$gcs_port")
+  start_emulators
+  printf 'GCS_PORT=%s\nAZURE_BLOB_PORT=%s\n' "$gcs_port" "$azure_port" >>"$state/ports.env"
+  init_emulators
+  trap - ERR
+  log "GCS and Azure Blob emulators up"
+  usage
+  exit 0
+fi
+
+mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/gcs" "$state/azure" "$state/kwok" \
+  "$state/exec-root" "$state/pod-path"
+for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" "$gcs_bin/fake-gcs-server" \
+  "$azurite_bin/azurite-blob"; do ln -sfn "$f" "$bin/"; done
 
 # --- ports -----------------------------------------------------------------------------------
 taken=()
@@ -111,11 +219,15 @@ kcm_port=$(port); taken+=("$kcm_port")
 sched_port=$(port); taken+=("$sched_port")
 kwok_port=$(port); taken+=("$kwok_port")
 s3_port=$(port); taken+=("$s3_port")
+gcs_port=$(port); taken+=("$gcs_port")
+azure_port=$(port); taken+=("$azure_port")
 cat >"$state/ports.env" <<EOF
 ETCD_PORT=$etcd_port
 APISERVER_PORT=$api_port
 KWOK_PORT=$kwok_port
 S3_PORT=$s3_port
+GCS_PORT=$gcs_port
+AZURE_BLOB_PORT=$azure_port
 EOF
 
 # --- PKI (openssl; SANs and v3 extensions, since rustls insists on them) ---------------------
@@ -160,24 +272,7 @@ current-context: celld-testenv
 EOF
 umask 022
 
-# --- processes ---------------------------------------------------------------------------------
-# Each component runs in its own session and process group (pgid = pid), so down.sh can end it
-# and everything it spawned (kwok's exec commands) with one signal.
-start() { # name command...
-  local name=$1; shift
-  printf '\n==== %s: starting %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logs/$name.log"
-  setsid "$@" >>"$logs/$name.log" 2>&1 </dev/null &
-  echo $! >"$run/$name.pid"
-}
-wait_for() { # name what command...: polls until command succeeds, the process dies or time is up
-  local name=$1 what=$2; shift 2
-  local deadline=$((SECONDS + timeout))
-  until "$@" >/dev/null 2>&1; do
-    pid_alive "$run/$name.pid" || fail "$name exited while waiting for $what" "$logs/$name.log"
-    [ "$SECONDS" -lt "$deadline" ] || fail "$what did not come up within ${timeout}s" "$logs/$name.log"
-    sleep 0.2
-  done
-}
+# --- start the components ----------------------------------------------------------------------
 
 start etcd "$etcd_bin/etcd" --name=celld-testenv --data-dir="$state/etcd" \
   --listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
@@ -188,6 +283,8 @@ start etcd "$etcd_bin/etcd" --name=celld-testenv --data-dir="$state/etcd" \
 s3_key=celld-test-access-key s3_secret=celld-test-secret-key s3_bucket=celld-test
 start s3s-fs "$s3_bin/s3s-fs" --host 127.0.0.1 --port "$s3_port" \
   --access-key "$s3_key" --secret-key "$s3_secret" "$state/s3"
+
+start_emulators
 
 wait_for etcd "etcd (http://127.0.0.1:$etcd_port/health)" curl -fsS "http://127.0.0.1:$etcd_port/health"
 
@@ -342,6 +439,8 @@ AWS_SECRET_ACCESS_KEY=$s3_secret
 AWS_REGION=us-east-1
 S3_BUCKET=$s3_bucket
 EOF
+
+init_emulators
 
 # --- ready? --------------------------------------------------------------------------------------
 wait_for kwok "kwok's exec/logs server (https://127.0.0.1:$kwok_port/healthz)" \
