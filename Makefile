@@ -29,8 +29,8 @@ lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
-test: check-sources testenv lint verify ## everything: fresh-source check, lints, drift, unit and integration tests on the local control plane, docs and packaging checks
-	$(TESTENV)/with-cluster.sh $(CARGO) test --workspace --all-targets --locked
+test: check-sources testenv lint verify ## everything: fresh-source check, lints, drift, unit and integration tests on the local control plane, the object store emulators' semantics, docs and packaging checks
+	$(TESTENV)/with-cluster.sh $(SHELL) $(.SHELLFLAGS) '$(MAKE) --no-print-directory check-object-stores && $(CARGO) test --workspace --all-targets --locked'
 	$(MAKE) check-docs
 	$(MAKE) check-packaging
 
@@ -57,17 +57,17 @@ bench: testenv ## the operator at scale against a floor for $(BENCH_FLEETS) flee
 	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" "$${CARGO_TARGET_DIR:-target}/debug/celld-bench" $(BENCH_FLEETS)
 
 ## Local control plane (no Docker) --------------------------------------------
-.PHONY: testenv check-sources cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit
-testenv: ## build (once, cached outside the repo) the control plane binaries and the S3 server
+.PHONY: testenv check-sources cluster-up cluster-down cluster-up-bare cluster-down-bare test-testkit check-object-stores
+testenv: ## build (once, cached outside the repo) the control plane binaries and the object store emulators (S3, GCS, Azure Blob)
 	$(TESTENV)/build.sh all
 
 check-sources: ## prepare every Go component's sources (download, copy, patch) in an empty, temporary module cache; no compiling
 	$(TESTENV)/build.sh check-sources
 
-cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler, kwok and an S3 server on 127.0.0.1
+cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler, kwok and the S3, GCS and Azure Blob emulators on 127.0.0.1
 	$(TESTENV)/up.sh
 
-cluster-down: ## stop the local control plane and the S3 server
+cluster-down: ## stop the local control plane and the object store emulators
 	$(TESTENV)/down.sh
 
 cluster-up-bare: testenv ## start a second control plane without the Gateway API CRDs (state in .testenv-bare/)
@@ -78,6 +78,9 @@ cluster-down-bare: ## stop the control plane without the Gateway API CRDs
 
 test-testkit: cluster-up ## test the local control plane itself (celld-testkit's harness tests)
 	$(CARGO) test -p celld-testkit
+
+check-object-stores: cluster-up ## the conditional writes and reads the GCS (fake-gcs-server) and Azure Blob (Azurite) emulators honour (about 1 s)
+	python3 $(TESTENV)/object-stores.py check
 
 ## kubectl plugin ------------------------------------------------------------------
 .PHONY: plugin
