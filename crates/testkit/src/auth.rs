@@ -64,3 +64,13 @@ pub async fn client_as_service_account(
         )
     })
 }
+
+/// A client for the local control plane that impersonates the user `user` (the admin's
+/// credentials with an `Impersonate-User` header): it holds only what RBAC grants `user` and the
+/// `system:authenticated` group, for tests of what a role lets a person do.
+pub async fn client_as_user(user: &str) -> Result<Client> {
+    let mut config = config().await?;
+    config.auth_info.impersonate = Some(user.to_owned());
+    Client::try_from(config)
+        .map_err(|e| Error::kube(format!("building a client impersonating user {user}"), e))
+}

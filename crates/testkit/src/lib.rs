@@ -36,7 +36,7 @@ mod s3;
 mod test_env;
 mod wait;
 
-pub use auth::{client_as_service_account, service_account_token};
+pub use auth::{client_as_service_account, client_as_user, service_account_token};
 pub use cargo_bin::cargo_bin;
 pub use client::{client, config, config_from};
 pub use component::{Component, compact_etcd};

@@ -12,4 +12,6 @@ mod leader;
 mod lifecycle;
 mod no_gateway_api;
 mod routes;
+mod scale;
 mod storage;
+mod user_roles;

@@ -26,7 +26,8 @@ fn repo(path: &str) -> PathBuf {
         .join(path)
 }
 
-fn yaml_docs(path: &str) -> Vec<serde_json::Value> {
+/// The non-empty YAML documents of the repository file `path`.
+pub fn yaml_docs(path: &str) -> Vec<serde_json::Value> {
     let text =
         std::fs::read_to_string(repo(path)).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     serde_yaml::Deserializer::from_str(&text)
