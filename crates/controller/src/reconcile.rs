@@ -160,12 +160,15 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
             let failure = Failure::storage(&e);
             ctx.metrics.failed(failure.reason);
             let failures = [failure];
+            // The nodes keep running as they are: report them (an autoscaler reads
+            // status.replicas).
+            let statefulset = crate::caches::child(&ctx.caches.children.statefulsets, &ns, &name);
             let observed = Observed {
                 generation: fleet.metadata.generation,
                 name: &name,
                 desired: fleet.spec.replicas,
                 storage: Storage::Failed(&failures[0]),
-                statefulset: None,
+                statefulset: statefulset.as_ref(),
                 route: Route::None,
                 url: fleet.status.as_ref().and_then(|s| s.url.clone()),
                 failures: &failures,
