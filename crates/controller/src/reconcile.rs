@@ -237,7 +237,16 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     };
 
     let plan = plan::plan(&desired);
-    let planned = plan.children();
+    // The versions of the children before they are read: a child that changes while this
+    // reconcile runs then shows a newer version to the next one, which runs in full.
+    let children: Vec<_> = plan
+        .children()
+        .into_iter()
+        .map(|(kind, name)| {
+            let version = child_version(&kind, &name);
+            (kind, name, version)
+        })
+        .collect();
     let applied = fleet_children::apply(ctx, &desired, plan, &uid).await;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
@@ -272,13 +281,6 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     let settled =
         !wrote && failures.is_empty() && applied.changed.is_empty() && applied.pruned.is_empty();
     if settled {
-        let children = planned
-            .into_iter()
-            .map(|(kind, name)| {
-                let version = child_version(&kind, &name);
-                (kind, name, version)
-            })
-            .collect();
         ctx.settled.record(&uid, seen, children);
     }
     if !applied.failures.is_empty() {
