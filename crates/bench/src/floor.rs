@@ -59,6 +59,7 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         storage,
         replicas: REPLICAS,
         https: false,
+        operator: children::OperatorPods::default(),
     };
     let mut out = vec![
         rendered(children::statefulset::build(&desired))?,

@@ -1,9 +1,11 @@
 //! Command-line flags, each with an environment fallback.
 
+use crate::children::OperatorPods;
 use crate::context::Settings;
 use crate::run::Leader;
 use crate::watch_health::WatchSettings;
 use clap::{Parser, ValueEnum};
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -44,9 +46,15 @@ pub struct Args {
     #[arg(long, env = "LEASE_NAME", default_value = "celld-operator")]
     pub lease_name: String,
 
-    /// Namespace of the leader Lease (the operator's namespace).
+    /// The operator's namespace: where the leader Lease is, and where the fleets'
+    /// NetworkPolicies admit the operator's pods to the nodes' internal port from.
     #[arg(long, env = "POD_NAMESPACE", default_value = "celld-system")]
     pub lease_namespace: String,
+
+    /// Labels of the operator's pods (`key=value,...`): the fleets' NetworkPolicies admit pods
+    /// with these labels in the operator's namespace to the nodes' internal port.
+    #[arg(long, env = "OPERATOR_POD_LABELS", default_value = "app.kubernetes.io/name=celld-operator", value_parser = pod_labels)]
+    pub operator_pod_labels: BTreeMap<String, String>,
 
     /// This replica's identity in the Lease (its pod name).
     #[arg(long, env = "POD_NAME")]
@@ -94,6 +102,27 @@ pub struct Args {
     pub watch_stale_seconds: u64,
 }
 
+/// Parses `key=value,...` into labels; at least one, each with a key.
+fn pod_labels(s: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut labels = BTreeMap::new();
+    for pair in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                labels.insert(k.trim().to_string(), v.trim().to_string());
+            }
+            _ => {
+                return Err(format!(
+                    "'{pair}' is not key=value: give the operator pods' labels as key=value,key=value"
+                ));
+            }
+        }
+    }
+    if labels.is_empty() {
+        return Err("no labels given: give the operator pods' labels as key=value,key=value (app.kubernetes.io/name=celld-operator in the install manifest)".into());
+    }
+    Ok(labels)
+}
+
 impl Args {
     /// The controller settings these flags describe.
     pub fn settings(&self) -> Settings {
@@ -107,6 +136,10 @@ impl Args {
             api_qps: self.api_qps,
             reporter: "celld-operator".into(),
             instance: self.identity.clone(),
+            operator_pods: OperatorPods {
+                namespace: self.lease_namespace.clone(),
+                labels: self.operator_pod_labels.clone(),
+            },
         }
     }
 
@@ -144,11 +177,39 @@ mod tests {
             (16, Duration::from_millis(500))
         );
         assert_eq!(args.watch_settings(), WatchSettings::new(20, 120));
+        assert_eq!(
+            settings.operator_pods,
+            OperatorPods::default(),
+            "the install manifest's operator pods"
+        );
         let leader = args.leader().unwrap();
         assert_eq!(
             (leader.lease.as_str(), leader.identity.as_str()),
             ("celld-operator", "pod-a")
         );
+    }
+
+    #[test]
+    fn operator_pod_labels_are_key_value_pairs() {
+        let args = Args::try_parse_from([
+            "celld-operator",
+            "--operator-pod-labels",
+            "app=op, tier=control",
+        ])
+        .unwrap();
+        assert_eq!(
+            args.settings().operator_pods.labels,
+            BTreeMap::from([
+                ("app".to_string(), "op".to_string()),
+                ("tier".to_string(), "control".to_string())
+            ])
+        );
+        for bad in ["", "app", "=op"] {
+            let err = Args::try_parse_from(["celld-operator", "--operator-pod-labels", bad])
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("key=value"), "{bad:?}: {err}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! per-fleet error backoff.
 
 use crate::caches::Caches;
+use crate::children::OperatorPods;
 use crate::credentials::SecretContents;
 use crate::metrics::Metrics;
 use crate::pointer_reads::PointerReads;
@@ -41,6 +42,8 @@ pub struct Settings {
     pub reporter: String,
     /// The instance reported on Events (the pod's name).
     pub instance: Option<String>,
+    /// The operator's own pods, admitted to the nodes' internal port.
+    pub operator_pods: OperatorPods,
 }
 
 impl Default for Settings {
@@ -55,6 +58,7 @@ impl Default for Settings {
             api_qps: 200,
             reporter: "celld-operator".into(),
             instance: None,
+            operator_pods: OperatorPods::default(),
         }
     }
 }

@@ -234,6 +234,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         },
         storage: storage.clone(),
         https,
+        operator: ctx.settings.operator_pods.clone(),
     };
 
     let plan = plan::plan(&desired);

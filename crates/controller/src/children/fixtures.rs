@@ -22,6 +22,7 @@ pub fn desired(fleet: &CelldFleet) -> Desired<'_> {
         config_hash: "cafe0123".into(),
         replicas: fleet.spec.replicas,
         https: fleet.spec.ingress.as_ref().is_some_and(|i| i.tls.is_some()),
+        operator: super::OperatorPods::default(),
     }
 }
 

@@ -19,6 +19,26 @@ pub const MANAGER: &str = "celld-operator";
 
 pub use celld_api::contract::{HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, SERVICE_PORT};
 
+/// The operator's own pods: besides the fleet's pods, the only ones that may reach a node's
+/// internal port (celld's unauthenticated operator API, `/state` included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperatorPods {
+    /// Their namespace.
+    pub namespace: String,
+    /// Labels every operator pod carries, and only operator pods.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl Default for OperatorPods {
+    /// The pods of the operator as the install manifest deploys it.
+    fn default() -> Self {
+        Self {
+            namespace: "celld-system".into(),
+            labels: BTreeMap::from([("app.kubernetes.io/name".into(), "celld-operator".into())]),
+        }
+    }
+}
+
 /// Everything a builder needs: the fleet and what the operator resolved for it.
 #[derive(Debug, Clone)]
 pub struct Desired<'a> {
@@ -37,6 +57,8 @@ pub struct Desired<'a> {
     /// Whether the route should claim https (TLS is configured on the Ingress or every Gateway
     /// listener the HTTPRoute attaches to is HTTPS).
     pub https: bool,
+    /// The operator's pods, admitted to the internal port.
+    pub operator: OperatorPods,
 }
 
 impl Desired<'_> {

@@ -1,5 +1,6 @@
 //! NetworkPolicy `<fleet>`: the Worker port is open, the internal port 8081 (peer traffic and
-//! celld's unauthenticated operator API) only to the fleet's own pods and deploy pods.
+//! celld's unauthenticated operator API) only to the fleet's own pods and deploy pods, and to
+//! the operator's pods (by namespace and labels), which read the nodes' state.
 
 use super::{Desired, HTTP_PORT, INTERNAL_PORT};
 use celld_api::labels;
@@ -28,6 +29,20 @@ pub fn build(d: &Desired) -> NetworkPolicy {
         }),
         ..NetworkPolicyPeer::default()
     };
+    let operator = NetworkPolicyPeer {
+        namespace_selector: Some(LabelSelector {
+            match_labels: Some(BTreeMap::from([(
+                "kubernetes.io/metadata.name".to_string(),
+                d.operator.namespace.clone(),
+            )])),
+            ..LabelSelector::default()
+        }),
+        pod_selector: Some(LabelSelector {
+            match_labels: Some(d.operator.labels.clone()),
+            ..LabelSelector::default()
+        }),
+        ..NetworkPolicyPeer::default()
+    };
     NetworkPolicy {
         metadata: d.meta(d.name.clone(), None),
         spec: Some(NetworkPolicySpec {
@@ -42,7 +57,7 @@ pub fn build(d: &Desired) -> NetworkPolicy {
                     ..NetworkPolicyIngressRule::default()
                 },
                 NetworkPolicyIngressRule {
-                    from: Some(vec![same_fleet]),
+                    from: Some(vec![same_fleet, operator]),
                     ports: Some(vec![tcp(INTERNAL_PORT)]),
                 },
             ]),
@@ -57,7 +72,7 @@ mod tests {
     use crate::children::fixtures;
 
     #[test]
-    fn internal_port_only_from_the_fleet() {
+    fn internal_port_only_from_the_fleet_and_the_operator() {
         let fleet = fixtures::fleet(fixtures::MINIMAL);
         insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
     }

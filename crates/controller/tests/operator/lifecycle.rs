@@ -110,10 +110,39 @@ async fn fleet_reaches_ready_with_every_child() {
             .map(String::as_str),
         Some("letsencrypt")
     );
-    env.api::<NetworkPolicy>()
+    let policy = env
+        .api::<NetworkPolicy>()
         .get("web")
         .await
         .expect("NetworkPolicy");
+    let internal = celld_api::contract::INTERNAL_PORT;
+    let admitted: Vec<serde_json::Value> = policy
+        .spec
+        .and_then(|s| s.ingress)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|rule| {
+            rule.ports.iter().flatten().any(|p| {
+                p.port
+                    == Some(
+                        k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(internal),
+                    )
+            })
+        })
+        .flat_map(|rule| rule.from.unwrap_or_default())
+        .map(|peer| serde_json::to_value(peer).expect("peer serializes"))
+        .collect();
+    assert_eq!(
+        admitted,
+        vec![
+            json!({"podSelector": {"matchLabels": {"platform.celld.dev/fleet": "web"}}}),
+            json!({
+                "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "celld-system"}},
+                "podSelector": {"matchLabels": {"app.kubernetes.io/name": "celld-operator"}},
+            }),
+        ],
+        "the internal port admits the fleet's pods and the operator's, nothing else"
+    );
     env.api::<PodDisruptionBudget>()
         .get("web")
         .await
