@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::results::{Results, Scale, Skipped, Step};
-use crate::{churn, floor, operator, operator_run, plot, report};
+use crate::{churn, floor, operator, operator_run, plot, plugin_start, report};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
 use std::path::PathBuf;
@@ -40,6 +40,18 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     let mut skipped = Vec::new();
     let mut steps = Vec::new();
     let load_before = load_average();
+    // First, while the machine is quiet: no control plane runs yet.
+    let plugin = match plugin_start::binary().and_then(|bin| plugin_start::measure(&bin)) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            eprintln!("bench: plugin start-up not measured: {e}");
+            skipped.push(Skipped {
+                what: "plugin start-up".into(),
+                why: e.to_string(),
+            });
+            None
+        }
+    };
     for &count in &counts {
         let step = Instant::now();
         let measured = async {
@@ -104,6 +116,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         load: (load_before, load_average()),
         scales,
         churn,
+        plugin,
         skipped,
     };
     let dir = args.out.unwrap_or_else(|| workspace_root().join("bench"));

@@ -8,6 +8,17 @@ pub enum Error {
     /// The operator binary was not given.
     #[error("set CELLD_OPERATOR_BIN to a release build of celld-operator (`make bench` does)")]
     NoOperator,
+    /// The plugin binary was not given.
+    #[error("set CELLD_PLUGIN_BIN to a release build of kubectl-celld (`make bench` does)")]
+    NoPlugin,
+    /// A start-up probe exited with a failure.
+    #[error("`{command}` failed ({status}): run it by hand to see why")]
+    Probe {
+        /// The command line.
+        command: String,
+        /// How it exited.
+        status: String,
+    },
     /// The local control plane kit failed (up.sh, CRDs, S3...).
     #[error(transparent)]
     Testkit(#[from] celld_testkit::Error),

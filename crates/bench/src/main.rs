@@ -19,6 +19,7 @@ mod identity;
 mod operator;
 mod operator_run;
 mod plot;
+mod plugin_start;
 mod proc_stats;
 mod readiness;
 mod report;

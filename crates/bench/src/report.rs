@@ -352,6 +352,9 @@ absolute targets apply at 1,000 fleets).\n"
     if let Some(c) = &r.churn {
         churn(&mut out, c);
     }
+    if let Some(p) = &r.plugin {
+        crate::plugin_start::section(&mut out, p);
+    }
     if !r.skipped.is_empty() {
         out.push_str("\n## Not measured\n\n");
         for s in &r.skipped {
@@ -425,6 +428,10 @@ pub(crate) mod tests {
                     server_errors: 2,
                 },
             }),
+            plugin: Some(crate::plugin_start::PluginStart {
+                plugin: Duration::from_micros(4_200),
+                floor: Duration::from_micros(900),
+            }),
             skipped: vec![Skipped {
                 what: "3,000 fleets".into(),
                 why: "not asked".into(),
@@ -497,6 +504,10 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
+        assert!(
+            md.contains("| `kubectl celld --version` (× floor) | ≤ 20 ms | 4.2 ms (4.7×) ✓ |"),
+            "{md}"
+        );
         assert!(!md.contains("took longer than the 20 minutes"), "{md}");
         let mut slow = results();
         slow.total = Duration::from_secs(21 * 60);

@@ -194,6 +194,8 @@ pub struct Results {
     pub scales: Vec<Scale>,
     /// The churn run, when it was measured.
     pub churn: Option<ChurnRun>,
+    /// The plugin's start-up, when it was measured.
+    pub plugin: Option<crate::plugin_start::PluginStart>,
     /// What could not be measured.
     pub skipped: Vec<Skipped>,
     /// How long each run took, control plane start and stop included.
