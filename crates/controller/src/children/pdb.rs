@@ -1,13 +1,14 @@
-//! PodDisruptionBudget `<fleet>` (when replicas > 1): one node drains at a time.
+//! PodDisruptionBudget `<fleet>` (when the StatefulSet runs more than one node): one node
+//! drains at a time. A fleet held at 0 nodes (no deployment yet) has none.
 
 use super::Desired;
 use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-/// The PodDisruptionBudget of a fleet with more than one node.
+/// The PodDisruptionBudget of a fleet whose StatefulSet runs more than one node.
 pub fn build(d: &Desired) -> Option<PodDisruptionBudget> {
-    (d.fleet.spec.replicas > 1).then(|| PodDisruptionBudget {
+    (d.replicas > 1).then(|| PodDisruptionBudget {
         metadata: d.meta(d.name.clone(), None),
         spec: Some(PodDisruptionBudgetSpec {
             max_unavailable: Some(IntOrString::Int(1)),
@@ -30,6 +31,14 @@ mod tests {
     fn max_unavailable_one() {
         let fleet = fixtures::fleet(fixtures::FULL);
         insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
+    }
+
+    #[test]
+    fn none_while_held_at_zero_nodes() {
+        let fleet = fixtures::fleet(fixtures::FULL);
+        let mut held = fixtures::desired(&fleet);
+        held.replicas = 0;
+        assert!(build(&held).is_none());
     }
 
     #[test]

@@ -182,6 +182,14 @@ async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
         Some(0),
         "held at 0 nodes without a deployment"
     );
+    assert!(
+        env.api::<PodDisruptionBudget>()
+            .get_opt("app")
+            .await
+            .expect("read PodDisruptionBudget")
+            .is_none(),
+        "no PodDisruptionBudget over 0 nodes"
+    );
 
     publish_pointer(&s3, &prefix, "00000000000000b2").await;
     let fleet = wait_condition(&env, "app", "Ready", "True", None).await;
@@ -199,6 +207,10 @@ async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
         .await
         .expect("StatefulSet");
     assert_eq!(sts.spec.as_ref().and_then(|s| s.replicas), Some(2));
+    env.api::<PodDisruptionBudget>()
+        .get("app")
+        .await
+        .expect("a PodDisruptionBudget once the 2 nodes run");
 
     publish_pointer(&s3, &prefix, "00000000000000b3").await;
     wait_for_object(
