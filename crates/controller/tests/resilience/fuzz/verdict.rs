@@ -152,7 +152,13 @@ fn expected_children(fleet: &Value, gateway_api: bool) -> Vec<String> {
         format!("Service/{name}-peer"),
         format!("NetworkPolicy/{name}"),
     ];
-    if spec["replicas"].as_i64().unwrap_or(1) > 1 {
+    // A fleet held at 0 nodes (no deployment yet) has no PodDisruptionBudget.
+    let held = fleet["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Deployed" && c["reason"] == "NoDeployment");
+    if spec["replicas"].as_i64().unwrap_or(1) > 1 && !held {
         expected.push(format!("PodDisruptionBudget/{name}"));
     }
     let ingress = &spec["ingress"];
