@@ -19,14 +19,22 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The operator binary `$CELLD_OPERATOR_BIN`.
 pub fn binary() -> Result<PathBuf> {
-    let bin = std::env::var_os(OPERATOR_BIN_ENV)
-        .map(PathBuf::from)
-        .ok_or(Error::NoOperator)?;
+    env_binary(
+        OPERATOR_BIN_ENV,
+        Error::NoOperator,
+        "finding the operator binary ($CELLD_OPERATOR_BIN)",
+    )
+}
+
+/// The file named by the environment variable `var`: `missing` when it is not set, an error
+/// saying `what` was looked for when it names no file.
+pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathBuf> {
+    let bin = std::env::var_os(var).map(PathBuf::from).ok_or(missing)?;
     if bin.is_file() {
         Ok(bin)
     } else {
         Err(Error::Io {
-            what: "finding the operator binary ($CELLD_OPERATOR_BIN)",
+            what,
             path: bin,
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         })

@@ -28,18 +28,11 @@ pub struct PluginStart {
 
 /// The release plugin named by `$CELLD_PLUGIN_BIN`.
 pub fn binary() -> Result<PathBuf> {
-    let bin = std::env::var_os(PLUGIN_BIN_ENV)
-        .map(PathBuf::from)
-        .ok_or(Error::NoPlugin)?;
-    if bin.is_file() {
-        Ok(bin)
-    } else {
-        Err(Error::Io {
-            what: "finding the plugin binary ($CELLD_PLUGIN_BIN)",
-            path: bin,
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })
-    }
+    crate::operator::env_binary(
+        PLUGIN_BIN_ENV,
+        Error::NoPlugin,
+        "finding the plugin binary ($CELLD_PLUGIN_BIN)",
+    )
 }
 
 /// The median of [`RUNS`] runs of `program args`, each of which must succeed.
