@@ -14,6 +14,30 @@ pub const SERVICE_PORT: i32 = 80;
 /// readiness and startup signal, never a liveness one.
 pub const HEALTH_PATH: &str = "/.well-known/celld/health";
 
+/// Path of a node's state on the internal listener: JSON with, among others, how many cells the
+/// node is restoring. Between two celld versions every node must report none.
+pub const STATE_PATH: &str = "/state";
+
+/// The address peers and the operator dial to reach a node's internal listener: its stable name
+/// through the headless peer Service.
+pub fn node_address(pod: &str, peer_service: &str, namespace: &str) -> String {
+    format!("{pod}.{peer_service}.{namespace}.svc:{INTERNAL_PORT}")
+}
+
+/// The part of a node's `GET /state` answer the operator reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeState {
+    /// Cells the node is restoring from the bucket or a peer right now.
+    pub restoring: u64,
+}
+
+impl NodeState {
+    /// Parses a `/state` answer, ignoring the fields the operator does not read.
+    pub fn parse(body: &[u8]) -> Result<Self, serde_json::Error> {
+        serde_json::from_slice(body)
+    }
+}
+
 /// Key of the fleet pointer under the bucket prefix: the deployment every node serves, written
 /// last by `celld deploy` with compare-and-swap.
 pub const FLEET_POINTER: &str = "deploy/current.json";
@@ -70,6 +94,17 @@ mod tests {
         assert_eq!(
             again,
             serde_json::from_slice::<serde_json::Value>(body).unwrap()
+        );
+    }
+
+    #[test]
+    fn node_state_keeps_what_the_operator_reads() {
+        let state = NodeState::parse(br#"{"restoring":2,"residents":14,"rss":123456}"#).unwrap();
+        assert_eq!(state, NodeState { restoring: 2 });
+        assert!(NodeState::parse(br#"{"residents":14}"#).is_err());
+        assert_eq!(
+            node_address("web-0", "web-peer", "shop"),
+            "web-0.web-peer.shop.svc:8081"
         );
     }
 

@@ -36,6 +36,14 @@ pub fn node_selector_string(fleet: &str) -> String {
 /// change of store, Secret name or Secret contents rolls the fleet.
 pub const CONFIG_HASH: &str = "platform.celld.dev/config-hash";
 
+/// StatefulSet annotation holding the image a rolling celld upgrade started from, while the
+/// operator moves the nodes to the new one node by node.
+pub const ROLLING_FROM: &str = "platform.celld.dev/rolling-from";
+
+/// StatefulSet annotation holding the highest celld version the fleet's nodes were given: some
+/// versions may never start again once a newer one ran.
+pub const HIGHEST_VERSION: &str = "platform.celld.dev/highest-celld-version";
+
 /// Annotation `kubectl celld deploy` and `rollback` set on the CelldFleet (RFC 3339 time) after
 /// they changed its deployment pointer: any change of a fleet makes the operator reconcile it,
 /// so it reads the new pointer at once instead of at its next periodic look.
@@ -51,6 +59,10 @@ pub const RESERVED_ENV: &[&str] = &[
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_STORAGE_ACCOUNT_NAME",
+    "AZURE_STORAGE_ACCOUNT_KEY",
     "CELLD_ADDR",
     "CELLD_INTERNAL_ADDR",
     "CELLD_ADVERTISE",
@@ -62,8 +74,9 @@ pub const RESERVED_ENV: &[&str] = &[
     "TMPDIR",
 ];
 
-/// Keys a credentials Secret holds: the access key id, the secret key, and an optional session
-/// token, under the names the AWS SDKs read.
+/// Keys a credentials Secret holds, under the names celld reads from its environment: for S3 the
+/// access key id, the secret key and an optional session token; for GCS a service-account key;
+/// for Azure the storage account key.
 pub mod secret_keys {
     /// Required: the access key id.
     pub const ACCESS_KEY_ID: &str = "AWS_ACCESS_KEY_ID";
@@ -71,6 +84,10 @@ pub mod secret_keys {
     pub const SECRET_ACCESS_KEY: &str = "AWS_SECRET_ACCESS_KEY";
     /// Optional: a session token for temporary credentials.
     pub const SESSION_TOKEN: &str = "AWS_SESSION_TOKEN";
+    /// GCS: the service-account key JSON.
+    pub const GOOGLE_SERVICE_ACCOUNT_KEY: &str = "GOOGLE_SERVICE_ACCOUNT_KEY";
+    /// Azure: the storage account key.
+    pub const AZURE_STORAGE_ACCOUNT_KEY: &str = "AZURE_STORAGE_ACCOUNT_KEY";
 }
 
 #[cfg(test)]

@@ -12,13 +12,14 @@ pub mod pod_security;
 pub mod resolve;
 pub mod rules;
 pub mod schema_bounds;
+pub mod upgrades;
 pub mod validate;
 
 pub use bucket::BucketUrl;
 pub use fleet::{
     CelldFleet, CelldFleetSpec, CelldFleetStatus, DeploymentStatus, Durability, GatewayRef,
     IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType, PvcRetention,
-    SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef,
+    SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef, UpgradeStrategy,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use resolve::{ResolveError, ResolvedStorage};

@@ -11,6 +11,7 @@ use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, ready_timeout};
 use crate::workload::Workload;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
+use celld_operator::upgrade;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
@@ -60,6 +61,7 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         replicas: REPLICAS,
         https: false,
         operator: children::OperatorPods::default(),
+        upgrade: upgrade::decide(&fleet.spec, REPLICAS, None, &upgrade::Probed::default()),
     };
     let mut out = vec![
         rendered(children::statefulset::build(&desired))?,

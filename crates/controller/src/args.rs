@@ -56,6 +56,12 @@ pub struct Args {
     #[arg(long, env = "OPERATOR_POD_LABELS", default_value = "app.kubernetes.io/name=celld-operator", value_parser = pod_labels)]
     pub operator_pod_labels: BTreeMap<String, String>,
 
+    /// Connect to this HOST:PORT for every node's internal API (`GET /state` during rolling
+    /// upgrades) instead of the node's own name; the request still names the node. For an
+    /// operator running outside the cluster behind a forwarding proxy.
+    #[arg(long, env = "NODE_API_CONNECT_TO")]
+    pub node_api_connect_to: Option<String>,
+
     /// This replica's identity in the Lease (its pod name).
     #[arg(long, env = "POD_NAME")]
     pub identity: Option<String>,
@@ -140,6 +146,7 @@ impl Args {
                 namespace: self.lease_namespace.clone(),
                 labels: self.operator_pod_labels.clone(),
             },
+            node_api_connect_to: self.node_api_connect_to.clone(),
         }
     }
 

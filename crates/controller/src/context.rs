@@ -5,6 +5,7 @@ use crate::caches::Caches;
 use crate::children::OperatorPods;
 use crate::credentials::SecretContents;
 use crate::metrics::Metrics;
+use crate::node_api::NodeApi;
 use crate::pointer_reads::PointerReads;
 use crate::s3_clients::S3Clients;
 use crate::settled::Settled;
@@ -44,6 +45,8 @@ pub struct Settings {
     pub instance: Option<String>,
     /// The operator's own pods, admitted to the nodes' internal port.
     pub operator_pods: OperatorPods,
+    /// Where to connect for every node's internal API instead of the node's name.
+    pub node_api_connect_to: Option<String>,
 }
 
 impl Default for Settings {
@@ -59,9 +62,13 @@ impl Default for Settings {
             reporter: "celld-operator".into(),
             instance: None,
             operator_pods: OperatorPods::default(),
+            node_api_connect_to: None,
         }
     }
 }
+
+/// Bound of one request to a node's internal API.
+const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// State shared by the reconciles.
 pub struct Context {
@@ -93,6 +100,8 @@ pub struct Context {
     pub pointers: PointerReads,
     /// Fleets whose last reconcile needed nothing, with the inputs it saw.
     pub settled: Settled,
+    /// The nodes' internal API, read during rolling upgrades.
+    pub node_api: NodeApi,
 }
 
 impl Context {
@@ -114,7 +123,9 @@ impl Context {
                 instance: settings.instance.clone(),
             },
         );
+        let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
+            node_api,
             client,
             recorder,
             metrics,

@@ -108,6 +108,41 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
     c.type_ != conditions::PROGRESSING && !echo && !failing
 }
 
+const UPGRADE_REASONS: [Reason; 3] = [
+    Reason::RollingUpgrade,
+    Reason::WaitingForRestores,
+    Reason::FullStop,
+];
+
+fn upgrading(c: Option<&Condition>) -> bool {
+    c.is_some_and(|c| {
+        c.type_ == conditions::PROGRESSING && UPGRADE_REASONS.iter().any(|r| r.as_str() == c.reason)
+    })
+}
+
+/// The Event a change of celld image is worth, if any: each step (a node updated, a node
+/// stopped, a wait for restores begins) and the end. `image` is the image the fleet moves to.
+fn upgrade_event(
+    old: Option<&Condition>,
+    new: Option<&Condition>,
+    image: &str,
+) -> Option<(String, String)> {
+    match (upgrading(old), upgrading(new), new) {
+        (_, true, Some(c)) => {
+            let same_reason = old.is_some_and(|o| o.reason == c.reason);
+            let same_step = old.is_some_and(|o| o.message == c.message)
+                || c.reason == Reason::WaitingForRestores.as_str();
+            (!(same_reason && same_step))
+                .then(|| (c.reason.clone(), format!("{}: {}", c.type_, c.message)))
+        }
+        (true, false, _) => Some((
+            Reason::UpgradeFinished.as_str().to_string(),
+            format!("every node runs {image}"),
+        )),
+        _ => None,
+    }
+}
+
 /// Events for every condition whose status or reason changed, and for a new Worker version.
 pub async fn transitions(
     ctx: &Context,
@@ -118,6 +153,13 @@ pub async fn transitions(
     failures: &[Failure],
 ) {
     let before = previous.map_or(&[][..], |p| p.conditions.as_slice());
+    if let Some((reason, note)) = upgrade_event(
+        conditions::find(before, conditions::PROGRESSING),
+        conditions::find(&status.conditions, conditions::PROGRESSING),
+        &fleet.spec.image,
+    ) {
+        publish(ctx, fleet, EventType::Normal, &reason, note).await;
+    }
     for c in &status.conditions {
         if !worth_an_event(c, failures) {
             continue;
@@ -247,6 +289,43 @@ mod tests {
         let mut healed = degraded(&failing);
         healed.conditions[0].status = "False".into();
         assert_eq!(unreported(Some(&healed), &failing).len(), 1);
+    }
+
+    #[test]
+    fn an_upgrade_publishes_its_steps_and_its_end() {
+        let progressing = |reason: Reason, message: &str| {
+            conditions::make(
+                &[],
+                conditions::PROGRESSING,
+                Some(true),
+                reason.as_str(),
+                message,
+                Some(1),
+                Timestamp::UNIX_EPOCH,
+            )
+        };
+        let stable = progressing(Reason::Stable, "3/3 nodes ready and up to date");
+        let one = progressing(Reason::RollingUpgrade, "1/3 nodes updated");
+        let two = progressing(Reason::RollingUpgrade, "2/3 nodes updated");
+        let wait = progressing(Reason::WaitingForRestores, "node web-0 reports 2 cells");
+        let wait_less = progressing(Reason::WaitingForRestores, "node web-0 reports 1 cells");
+        let event = |old: &Condition, new: &Condition| upgrade_event(Some(old), Some(new), "img");
+        assert_eq!(
+            event(&stable, &one).map(|e| e.0).as_deref(),
+            Some("RollingUpgrade")
+        );
+        assert!(event(&one, &one).is_none());
+        assert!(event(&one, &two).is_some(), "each node updated is an Event");
+        assert_eq!(
+            event(&two, &wait).map(|e| e.0).as_deref(),
+            Some("WaitingForRestores")
+        );
+        assert!(event(&wait, &wait_less).is_none(), "a wait is one Event");
+        assert_eq!(
+            event(&two, &stable),
+            Some(("UpgradeFinished".into(), "every node runs img".into()))
+        );
+        assert!(event(&stable, &stable).is_none());
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum Scope {
     Storage,
     /// The deployment pointer in the bucket.
     Bucket,
+    /// spec.image: a version celld forbids.
+    Image,
     /// A child object of the fleet.
     Child {
         /// Its kind.
@@ -103,6 +105,17 @@ impl Failure {
             subject: "the object storage".into(),
             fingerprint,
             message,
+        }
+    }
+
+    /// spec.image names a version celld forbids; `why` says which and what to do.
+    pub fn image_refused(why: &str) -> Self {
+        Self {
+            reason: Reason::UpgradeRefused,
+            scope: Scope::Image,
+            subject: "spec.image".into(),
+            message: why.to_string(),
+            fingerprint: why.to_string(),
         }
     }
 

@@ -47,6 +47,8 @@ pub fn cluster_rules() -> Vec<PolicyRule> {
             &["get", "patch"],
         ),
         rule("", &["secrets"], READ),
+        // Whether every old node is gone before a fully stopped fleet starts its new image.
+        rule("", &["pods"], &["list"]),
         rule("gateway.networking.k8s.io", &["gateways"], &["get"]),
         rule("events.k8s.io", &["events"], &["create", "patch"]),
     ];

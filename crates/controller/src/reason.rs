@@ -51,6 +51,12 @@ pub enum Reason {
     RollingOut,
     /// Every node is ready and up to date.
     Stable,
+    /// Nodes move to a new celld version one at a time.
+    RollingUpgrade,
+    /// The next node waits until no node restores cells.
+    WaitingForRestores,
+    /// Every old node stops before the new celld version starts.
+    FullStop,
 
     // Degraded, and Ready when a child fails
     /// Nothing keeps the fleet from its spec.
@@ -59,6 +65,8 @@ pub enum Reason {
     ChildRejected,
     /// The API server could not be reached or answered with a server error or a timeout.
     ApiUnavailable,
+    /// spec.image names a celld version that may not start (a forbidden downgrade).
+    UpgradeRefused,
 
     // Ready
     /// spec.replicas is 0.
@@ -77,6 +85,8 @@ pub enum Reason {
     Pruned,
     /// The bucket points at a new Worker version.
     WorkerVersionChanged,
+    /// Every node runs the new celld image.
+    UpgradeFinished,
 }
 
 impl Reason {
@@ -101,9 +111,13 @@ impl Reason {
             Self::GatewayAPIMissing => "GatewayAPIMissing",
             Self::RollingOut => "RollingOut",
             Self::Stable => "Stable",
+            Self::RollingUpgrade => "RollingUpgrade",
+            Self::WaitingForRestores => "WaitingForRestores",
+            Self::FullStop => "FullStop",
             Self::AsExpected => "AsExpected",
             Self::ChildRejected => "ChildRejected",
             Self::ApiUnavailable => "ApiUnavailable",
+            Self::UpgradeRefused => "UpgradeRefused",
             Self::ScaledToZero => "ScaledToZero",
             Self::RouteNotReady => "RouteNotReady",
             Self::NodesNotReady => "NodesNotReady",
@@ -111,6 +125,7 @@ impl Reason {
             Self::Applied => "Applied",
             Self::Pruned => "Pruned",
             Self::WorkerVersionChanged => "WorkerVersionChanged",
+            Self::UpgradeFinished => "UpgradeFinished",
         }
     }
 

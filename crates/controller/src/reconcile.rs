@@ -10,7 +10,7 @@ use crate::failure::Failure;
 use crate::pointer::Pointer;
 use crate::settled::Seen;
 use crate::status::{self, Observed, Route, Storage};
-use crate::{config_hash, events, fleet_children, gateway, plan};
+use crate::{config_hash, events, fleet_children, gateway, plan, upgrade, upgrade_probe};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
@@ -172,6 +172,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
                 route: Route::None,
                 url: fleet.status.as_ref().and_then(|s| s.url.clone()),
                 failures: &failures,
+                upgrade: &upgrade::Progress::Idle,
             };
             write_status(ctx, fleet, &ns, &observed, None).await?;
             // A read the API server did not answer is retried with backoff; a missing store,
@@ -222,19 +223,23 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         }
         _ => false,
     };
+    let replicas = if pointer == Pointer::Missing {
+        0
+    } else {
+        fleet.spec.replicas
+    };
+    let mut failures = Vec::new();
+    let upgrade = decide_upgrade(ctx, fleet, &ns, &name, replicas, &mut failures).await;
     let desired = Desired {
         fleet,
         name: name.clone(),
         namespace: ns.clone(),
         config_hash,
-        replicas: if pointer == Pointer::Missing {
-            0
-        } else {
-            fleet.spec.replicas
-        },
+        replicas: if upgrade.stopped { 0 } else { replicas },
         storage: storage.clone(),
         https,
         operator: ctx.settings.operator_pods.clone(),
+        upgrade,
     };
 
     let plan = plan::plan(&desired);
@@ -253,7 +258,6 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;
     }
-    let mut failures = Vec::new();
     if let Pointer::Unknown(why) = &pointer {
         failures.push(Failure::bucket(why));
     }
@@ -277,10 +281,15 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         route,
         url: Some(desired.url()),
         failures: &failures,
+        upgrade: &desired.upgrade.progress,
     };
     let wrote = write_status(ctx, fleet, &ns, &observed, Some(&pointer)).await?;
-    let settled =
-        !wrote && failures.is_empty() && applied.changed.is_empty() && applied.pruned.is_empty();
+    let under_way = desired.upgrade.progress.under_way();
+    let settled = !wrote
+        && !under_way
+        && failures.is_empty()
+        && applied.changed.is_empty()
+        && applied.pruned.is_empty();
     if settled {
         ctx.settled.record(&uid, seen, children);
     }
@@ -292,7 +301,41 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
             failures: applied.failures,
         });
     }
+    if under_way {
+        return Ok(Action::requeue(UPGRADE_POLL));
+    }
     Ok(Action::requeue(requeue_after(ctx, &pointer)))
+}
+
+/// How often a fleet is looked at while its nodes move to a new image: restores on the nodes
+/// and pods that finished terminating change nothing the operator watches.
+const UPGRADE_POLL: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How the StatefulSet moves to spec.image: decided from the cached StatefulSet, and again with
+/// what the nodes or pods say when the rollout needs it. A failed probe or a refused image is
+/// added to `failures`.
+async fn decide_upgrade(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    ns: &str,
+    name: &str,
+    replicas: i32,
+    failures: &mut Vec<Failure>,
+) -> upgrade::Upgrade {
+    let live = crate::caches::child(&ctx.caches.children.statefulsets, ns, name);
+    let decide =
+        |probed: &upgrade::Probed| upgrade::decide(&fleet.spec, replicas, live.as_ref(), probed);
+    let mut decided = decide(&upgrade::Probed::default());
+    if let Some(probe) = decided.probe {
+        match upgrade_probe::probe(ctx, ns, name, replicas, probe).await {
+            Ok(probed) => decided = decide(&probed),
+            Err(failure) => failures.push(failure),
+        }
+    }
+    if let upgrade::Progress::Refused(why) = &decided.progress {
+        failures.push(Failure::image_refused(why));
+    }
+    decided
 }
 
 /// When to look at a fleet again: soon while it waits for its first deployment or its bucket

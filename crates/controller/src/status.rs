@@ -4,6 +4,7 @@
 use crate::failure::{self, Failure};
 use crate::pointer::Pointer;
 use crate::reason::Reason;
+use crate::upgrade::Progress;
 use celld_api::conditions::{
     self, DEGRADED, DEPLOYED, PROGRESSING, READY, ROUTE_READY, STORAGE_RESOLVED,
 };
@@ -53,6 +54,8 @@ pub struct Observed<'a> {
     pub url: Option<String>,
     /// Every failure the reconcile met (storage, bucket, children), in the order met.
     pub failures: &'a [Failure],
+    /// Where a change of celld image stands.
+    pub upgrade: &'a Progress,
 }
 
 struct Cond {
@@ -74,6 +77,37 @@ fn cond(
         reason,
         message: message.into(),
     }
+}
+
+/// The Progressing condition of a change of celld image under way.
+fn upgrade_progress(progress: &Progress) -> Option<Cond> {
+    let (reason, message) = match progress {
+        Progress::Idle | Progress::Refused(_) => return None,
+        Progress::Rolling {
+            from,
+            to,
+            updated,
+            of,
+        } => (
+            Reason::RollingUpgrade,
+            format!("rolling from {from} to {to} one node at a time: {updated}/{of} nodes updated"),
+        ),
+        Progress::WaitingForRestores { why } => (Reason::WaitingForRestores, why.clone()),
+        Progress::FullStop {
+            from,
+            to,
+            left,
+            why,
+        } => (
+            Reason::FullStop,
+            if *left > 0 {
+                format!("stopping every node of {from} before {to} starts ({left} left): {why}")
+            } else {
+                format!("every node of {from} stopped; starting {to}: {why}")
+            },
+        ),
+    };
+    Some(cond(PROGRESSING, Some(true), reason, message))
 }
 
 /// Computes the status; `previous` keeps transition times and the last known deployment.
@@ -219,7 +253,9 @@ pub fn compute(
     };
 
     let rolling = !sts_current || updated < target || ready < target || replicas != target;
-    conds.push(if rolling {
+    conds.push(if let Some(upgrading) = upgrade_progress(o.upgrade) {
+        upgrading
+    } else if rolling {
         cond(
             PROGRESSING,
             Some(true),

@@ -5,6 +5,7 @@ mod pods;
 mod routing;
 mod status;
 mod storage;
+mod upgrade;
 
 use k8s_openapi::api::core::v1::{
     Affinity, EnvVar, LocalObjectReference, ResourceRequirements, Toleration,
@@ -20,6 +21,7 @@ pub use status::{CelldFleetStatus, DeploymentStatus, StorageStatus};
 pub use storage::{
     LocalStorage, LocalStorageType, ObjectStorage, PvcRetention, SecretRef, StoreRef,
 };
+pub use upgrade::UpgradeStrategy;
 
 /// Desired state of a celld fleet: the nodes, their object storage, local work storage and how
 /// the Worker is reached.
@@ -51,8 +53,9 @@ pub use storage::{
     printcolumn(name = "Store", type_ = "string", json_path = ".spec.storeRef.name", description = "Shared CelldObjectStore", priority = 1),
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp")
 )]
-#[x_kube(validation = Rule::new("has(self.storeRef) != has(self.objectStorage.credentialsSecretRef)").message("set exactly one of spec.storeRef.name (a shared CelldObjectStore) or spec.objectStorage.credentialsSecretRef.name (an inline connection): it is where the nodes get their object-storage connection and credentials"))]
-#[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP))").message("spec.storeRef excludes spec.objectStorage.endpoint, region and allowHTTP: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
+#[x_kube(validation = Rule::new("!(has(self.storeRef) && has(self.objectStorage.credentialsSecretRef))").message("spec.storeRef excludes spec.objectStorage.credentialsSecretRef: the CelldObjectStore names the credentials Secret, so remove credentialsSecretRef (or remove storeRef for an inline connection)"))]
+#[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP) && !has(self.objectStorage.azureStorageAccount))").message("spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
+#[x_kube(validation = Rule::new("!self.objectStorage.bucket.startsWith('az://') || has(self.storeRef) || has(self.objectStorage.azureStorageAccount)").message("an az:// bucket needs spec.objectStorage.azureStorageAccount, the Azure storage account holding its container (or a spec.storeRef whose CelldObjectStore sets azureStorageAccount)"))]
 #[serde(rename_all = "camelCase")]
 pub struct CelldFleetSpec {
     /// Number of celld nodes (StatefulSet replicas). 0 stops the fleet without deleting it.
@@ -60,11 +63,18 @@ pub struct CelldFleetSpec {
     #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
 
-    /// celld runtime image the nodes run. Some celld upgrades must not be rolled (v0.3 to v0.4
-    /// for example): read the release notes before changing it.
+    /// celld runtime image the nodes run. The celld version is read from the tag (v0.4.0 or
+    /// 0.4.0); a change of version follows spec.upgradeStrategy, and a version celld forbids
+    /// (v0.4.0 once v0.4.1 ran) is refused with the Degraded condition.
     #[serde(default = "default_image")]
     #[schemars(length(min = 1, max = 512))]
     pub image: String,
+
+    /// How nodes move to a new image: Auto (default) rolls one node at a time where celld allows
+    /// it and stops every old node first where it does not or where a version is unknown;
+    /// Rolling always rolls; FullStop always stops the fleet first.
+    #[serde(default)]
+    pub upgrade_strategy: UpgradeStrategy,
 
     /// When the kubelet pulls the image: Always, IfNotPresent or Never. Defaults to the
     /// Kubernetes default for the image's tag.
@@ -72,8 +82,9 @@ pub struct CelldFleetSpec {
     pub image_pull_policy: Option<ImagePullPolicy>,
 
     /// A shared CelldObjectStore in the fleet's namespace that provides the object-storage
-    /// connection (endpoint, region, credentials). Excludes the inline connection fields of
-    /// objectStorage.
+    /// connection (endpoint, region, Azure storage account, credentials). Excludes the inline
+    /// connection fields of objectStorage. Without it, objectStorage is the connection, and
+    /// without objectStorage.credentialsSecretRef the nodes use their workload identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_ref: Option<StoreRef>,
 
@@ -163,8 +174,9 @@ pub struct CelldFleetSpec {
     #[x_kube(validation = crate::rules::metadata::label_values_rule("spec.podLabels"))]
     pub pod_labels: BTreeMap<String, String>,
 
-    /// ServiceAccount the celld pods run as (for workload identity annotations), a DNS
-    /// subdomain. Its token is not mounted into the pods.
+    /// ServiceAccount the celld pods run as, a DNS subdomain: the one carrying the cloud
+    /// identity (IRSA role annotation, GKE or AKS workload identity) when the storage has no
+    /// credentials Secret. Its API token is not mounted into the pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 253))]
     #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.serviceAccountName", "a ServiceAccount in the fleet's namespace", "celld"))]
@@ -213,6 +225,7 @@ impl CelldFleetSpec {
         Self {
             replicas: default_replicas(),
             image: default_image(),
+            upgrade_strategy: UpgradeStrategy::default(),
             image_pull_policy: None,
             store_ref: None,
             object_storage: ObjectStorage {

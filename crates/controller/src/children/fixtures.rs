@@ -23,6 +23,12 @@ pub fn desired(fleet: &CelldFleet) -> Desired<'_> {
         replicas: fleet.spec.replicas,
         https: fleet.spec.ingress.as_ref().is_some_and(|i| i.tls.is_some()),
         operator: super::OperatorPods::default(),
+        upgrade: crate::upgrade::decide(
+            &fleet.spec,
+            fleet.spec.replicas,
+            None,
+            &crate::upgrade::Probed::default(),
+        ),
     }
 }
 

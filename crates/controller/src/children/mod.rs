@@ -9,6 +9,7 @@ pub mod peer_service;
 pub mod service;
 pub mod statefulset;
 
+use crate::upgrade::Upgrade;
 use celld_api::{CelldFleet, ResolvedStorage, labels};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::Resource;
@@ -39,6 +40,11 @@ impl Default for OperatorPods {
     }
 }
 
+/// Name of the headless peer Service of the fleet `fleet`.
+pub fn peer_service_name(fleet: &str) -> String {
+    format!("{fleet}-peer")
+}
+
 /// Everything a builder needs: the fleet and what the operator resolved for it.
 #[derive(Debug, Clone)]
 pub struct Desired<'a> {
@@ -59,12 +65,15 @@ pub struct Desired<'a> {
     pub https: bool,
     /// The operator's pods, admitted to the internal port.
     pub operator: OperatorPods,
+    /// Where a change of celld image stands: the image, partition and annotations of the
+    /// StatefulSet.
+    pub upgrade: Upgrade,
 }
 
 impl Desired<'_> {
     /// Name of the headless peer Service.
     pub fn peer_service_name(&self) -> String {
-        format!("{}-peer", self.name)
+        peer_service_name(&self.name)
     }
 
     /// Labels on every child object.

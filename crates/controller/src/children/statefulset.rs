@@ -1,9 +1,11 @@
 //! StatefulSet `<fleet>`: the celld nodes, following celld v0.4's runtime contract.
 
 use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT};
+use celld_api::contract::node_address;
 use celld_api::{LocalStorageType, PvcRetention, labels, pod_security};
 use k8s_openapi::api::apps::v1::{
-    StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
+    RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy,
+    StatefulSetSpec, StatefulSetUpdateStrategy,
 };
 use k8s_openapi::api::core::v1::{
     Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
@@ -33,9 +35,16 @@ pub fn build(d: &Desired) -> StatefulSet {
     let spec = &d.fleet.spec;
     let persistent = spec.local_storage.type_ == LocalStorageType::Persistent;
     StatefulSet {
-        metadata: d.meta(d.name.clone(), None),
+        metadata: d.meta(d.name.clone(), Some(upgrade_annotations(d))),
         spec: Some(StatefulSetSpec {
             replicas: Some(d.replicas),
+            update_strategy: Some(StatefulSetUpdateStrategy {
+                type_: Some("RollingUpdate".into()),
+                rolling_update: Some(RollingUpdateStatefulSetStrategy {
+                    partition: Some(d.upgrade.partition),
+                    ..RollingUpdateStatefulSetStrategy::default()
+                }),
+            }),
             service_name: Some(d.peer_service_name()),
             pod_management_policy: Some("Parallel".into()),
             selector: LabelSelector {
@@ -60,6 +69,18 @@ pub fn build(d: &Desired) -> StatefulSet {
         }),
         status: None,
     }
+}
+
+/// Where a change of celld image stands, kept on the StatefulSet itself.
+fn upgrade_annotations(d: &Desired) -> BTreeMap<String, String> {
+    let mut annotations = BTreeMap::new();
+    if let Some(from) = &d.upgrade.rolling_from {
+        annotations.insert(labels::ROLLING_FROM.into(), from.clone());
+    }
+    if let Some(highest) = &d.upgrade.highest {
+        annotations.insert(labels::HIGHEST_VERSION.into(), highest.to_string());
+    }
+    annotations
 }
 
 fn pod_template(d: &Desired, persistent: bool) -> PodTemplateSpec {
@@ -132,7 +153,7 @@ fn container(d: &Desired) -> Container {
     };
     Container {
         name: "celld".into(),
-        image: Some(spec.image.clone()),
+        image: Some(d.upgrade.image.clone()),
         image_pull_policy: spec.image_pull_policy.map(|p| p.as_str().into()),
         ports: Some(vec![
             port("http", HTTP_PORT),
@@ -223,10 +244,7 @@ fn env(d: &Desired) -> Vec<EnvVar> {
         value("CELLD_INTERNAL_ADDR", format!("0.0.0.0:{INTERNAL_PORT}")),
         value(
             "CELLD_ADVERTISE",
-            format!(
-                "$(POD_NAME).{}.$(POD_NAMESPACE).svc:{INTERNAL_PORT}",
-                d.peer_service_name()
-            ),
+            node_address("$(POD_NAME)", &d.peer_service_name(), "$(POD_NAMESPACE)"),
         ),
         value("CELLD_NODE", "$(POD_NAME)"),
         value("CELLD_WATCH", WORK_DIR),

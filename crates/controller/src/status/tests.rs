@@ -57,6 +57,7 @@ fn serving_fleet_is_ready_and_stable() {
         route: Route::Ingress,
         url: Some("http://a".into()),
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -78,6 +79,7 @@ fn missing_pointer_holds_and_explains() {
         route: Route::None,
         url: None,
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -115,6 +117,7 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         route: Route::None,
         url: None,
         failures: std::slice::from_ref(&failure),
+        upgrade: &Progress::Idle,
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -134,6 +137,7 @@ fn missing_gateway_api_is_reported() {
         route: Route::GatewayApiMissing,
         url: None,
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -152,6 +156,7 @@ fn same_observations_give_the_same_status() {
         route: Route::None,
         url: None,
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     let later = Timestamp::from_second(1_000_000).unwrap();
@@ -188,6 +193,7 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         route: Route::Ingress,
         url: None,
         failures: &failures,
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -231,6 +237,7 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         route: Route::None,
         url: None,
         failures: &failures,
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -251,6 +258,7 @@ fn a_failure_that_clears_clears_the_condition() {
         route: Route::None,
         url: None,
         failures: &failures,
+        upgrade: &Progress::Idle,
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");
@@ -276,6 +284,7 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         route: Route::None,
         url: None,
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -308,6 +317,7 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         route: Route::None,
         url: None,
         failures: std::slice::from_ref(&failure),
+        upgrade: &Progress::Idle,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -334,6 +344,7 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         route: Route::None,
         url: None,
         failures: &[],
+        upgrade: &Progress::Idle,
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)

@@ -1,0 +1,366 @@
+//! Version-aware rollouts: how the StatefulSet moves its nodes to a new celld image. Pure: the
+//! decision is made from the fleet's spec, the live StatefulSet and what the reconcile probed
+//! (the nodes' `/state`, the pods left), and the StatefulSet carries the whole state (its image,
+//! its partition and two annotations), so an operator restart picks a rollout up where it was.
+//!
+//! - Rolling: the new image with the StatefulSet's partition at the last ordinal; the partition
+//!   goes down one node at a time, once every updated node is Ready and every node reports
+//!   `restoring == 0`.
+//! - Full stop: the old image at 0 replicas until no pod of the fleet is left, then the new
+//!   image at the wanted replicas.
+//! - Refused: a version celld forbids keeps the running image.
+
+use celld_api::upgrades::{self, Transition};
+use celld_api::{CelldFleetSpec, UpgradeStrategy, labels};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use semver::Version;
+
+/// What the reconcile must look at before the rollout can go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Every node's `/state`: may the next node update?
+    NodeStates,
+    /// The fleet's pods: is every old node gone?
+    PodsLeft,
+}
+
+/// What the nodes' `/state` said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Restores {
+    /// Every node reports `restoring == 0`.
+    None,
+    /// This node restores cells (or its `/state` did not answer); the sentence says which.
+    Busy(String),
+}
+
+/// What the reconcile probed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Probed {
+    /// The nodes' restores, when probed.
+    pub restores: Option<Restores>,
+    /// Pods of the fleet that still exist, when probed.
+    pub pods_left: Option<usize>,
+}
+
+/// Where a change of image stands, for the status and Events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    /// No change of image is under way.
+    Idle,
+    /// Nodes move to the new image one at a time.
+    Rolling {
+        /// The image nodes leave.
+        from: String,
+        /// The image nodes get.
+        to: String,
+        /// Nodes on the new image.
+        updated: i32,
+        /// Nodes in all.
+        of: i32,
+    },
+    /// The next node waits until no node restores cells.
+    WaitingForRestores {
+        /// Why, naming the node.
+        why: String,
+    },
+    /// Every old node stops before the new image starts.
+    FullStop {
+        /// The image being stopped.
+        from: String,
+        /// The image that starts next.
+        to: String,
+        /// Pods of the old image still running.
+        left: i32,
+        /// Why the fleet is not rolled.
+        why: String,
+    },
+    /// The new image is refused; the sentence says why and what to do.
+    Refused(String),
+}
+
+impl Progress {
+    /// Whether the operator must look again soon: a rollout is under way.
+    pub fn under_way(&self) -> bool {
+        !matches!(self, Self::Idle | Self::Refused(_))
+    }
+}
+
+/// The StatefulSet fields the rollout decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgrade {
+    /// The celld container's image.
+    pub image: String,
+    /// Whether the fleet is held at 0 replicas while old nodes stop.
+    pub stopped: bool,
+    /// The rolling update's partition: ordinals below it keep the old image.
+    pub partition: i32,
+    /// The image a rolling upgrade started from ([`labels::ROLLING_FROM`]).
+    pub rolling_from: Option<String>,
+    /// The highest celld version the nodes were given ([`labels::HIGHEST_VERSION`]).
+    pub highest: Option<Version>,
+    /// Where it stands.
+    pub progress: Progress,
+    /// What to probe before deciding again, if anything.
+    pub probe: Option<Probe>,
+}
+
+impl Upgrade {
+    /// The image of the spec with nothing under way: a new fleet, or a finished change.
+    fn steady(image: &str, highest: Option<Version>) -> Self {
+        Self {
+            image: image.to_string(),
+            stopped: false,
+            partition: 0,
+            rolling_from: None,
+            highest: max(highest, upgrades::image_version(image)),
+            progress: Progress::Idle,
+            probe: None,
+        }
+    }
+}
+
+fn max(a: Option<Version>, b: Option<Version>) -> Option<Version> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The live StatefulSet as far as rollouts read it.
+struct Live<'a> {
+    image: &'a str,
+    replicas: i32,
+    partition: i32,
+    rolling_from: Option<&'a str>,
+    highest: Option<Version>,
+    /// Its status describes its current spec.
+    current: bool,
+    pods: i32,
+    ready: i32,
+    updated: i32,
+}
+
+impl<'a> Live<'a> {
+    fn of(sts: &'a StatefulSet) -> Option<Self> {
+        let spec = sts.spec.as_ref()?;
+        let image = spec
+            .template
+            .spec
+            .as_ref()?
+            .containers
+            .iter()
+            .find(|c| c.name == "celld")?
+            .image
+            .as_deref()?;
+        let annotation = |key: &str| {
+            sts.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .map(String::as_str)
+        };
+        let status = sts.status.as_ref();
+        Some(Self {
+            image,
+            replicas: spec.replicas.unwrap_or(1),
+            partition: spec
+                .update_strategy
+                .as_ref()
+                .and_then(|u| u.rolling_update.as_ref())
+                .and_then(|r| r.partition)
+                .unwrap_or(0),
+            rolling_from: annotation(labels::ROLLING_FROM),
+            highest: annotation(labels::HIGHEST_VERSION).and_then(|v| Version::parse(v).ok()),
+            current: status.and_then(|s| s.observed_generation) == sts.metadata.generation,
+            pods: status.map_or(0, |s| s.replicas),
+            ready: status.and_then(|s| s.ready_replicas).unwrap_or(0),
+            updated: status.and_then(|s| s.updated_replicas).unwrap_or(0),
+        })
+    }
+
+    /// The highest version these nodes were given.
+    fn highest(&self) -> Option<Version> {
+        let images = [Some(self.image), self.rolling_from];
+        images
+            .into_iter()
+            .flatten()
+            .map(upgrades::image_version)
+            .fold(self.highest.clone(), max)
+    }
+}
+
+/// How the fleet's StatefulSet moves to `spec.image`, given the live StatefulSet, the replicas
+/// the fleet should run and what was probed.
+pub fn decide(
+    spec: &CelldFleetSpec,
+    replicas: i32,
+    live: Option<&StatefulSet>,
+    probed: &Probed,
+) -> Upgrade {
+    let target = spec.image.as_str();
+    let Some(live) = live.and_then(Live::of) else {
+        return Upgrade::steady(target, None);
+    };
+    let highest = live.highest();
+    let to = upgrades::image_version(target);
+    if let Some(why) = to
+        .as_ref()
+        .and_then(|to| upgrades::forbidden(highest.as_ref(), to))
+    {
+        return Upgrade {
+            image: live.image.to_string(),
+            stopped: false,
+            partition: live.partition,
+            rolling_from: live.rolling_from.map(str::to_string),
+            highest,
+            progress: Progress::Refused(format!(
+                "spec.image {target} is refused and the nodes keep {}: {why}",
+                live.image
+            )),
+            probe: None,
+        };
+    }
+    if live.image != target {
+        return begin(spec, replicas, &live, highest, probed);
+    }
+    match live.rolling_from {
+        Some(from) => roll(target, from, replicas, &live, highest, probed),
+        None => Upgrade::steady(target, highest),
+    }
+}
+
+/// The image changes: roll or stop, by the strategy and celld's table.
+fn begin(
+    spec: &CelldFleetSpec,
+    replicas: i32,
+    live: &Live,
+    highest: Option<Version>,
+    probed: &Probed,
+) -> Upgrade {
+    let target = spec.image.as_str();
+    let to = upgrades::image_version(target);
+    // Mid-roll, nodes run either image: the change must suit both.
+    let from_images: Vec<&str> = [Some(live.image), live.rolling_from]
+        .into_iter()
+        .flatten()
+        .collect();
+    let transition = match spec.upgrade_strategy {
+        UpgradeStrategy::Rolling => Transition::Roll,
+        UpgradeStrategy::FullStop => {
+            Transition::FullStop("spec.upgradeStrategy is FullStop".into())
+        }
+        UpgradeStrategy::Auto => from_images
+            .iter()
+            .map(|from| {
+                upgrades::transition(
+                    upgrades::image_version(from).as_ref(),
+                    to.as_ref(),
+                    highest.as_ref(),
+                    spec.durability,
+                )
+            })
+            .find(|t| *t != Transition::Roll)
+            .unwrap_or(Transition::Roll),
+    };
+    match transition {
+        Transition::Roll => Upgrade {
+            image: target.to_string(),
+            stopped: false,
+            partition: (replicas - 1).max(0),
+            rolling_from: Some(live.rolling_from.unwrap_or(live.image).to_string()),
+            highest: max(highest, to),
+            progress: Progress::Rolling {
+                from: live.image.to_string(),
+                to: target.to_string(),
+                updated: 0,
+                of: replicas,
+            },
+            probe: None,
+        },
+        // `forbidden` was checked before; the table cannot forbid here.
+        Transition::FullStop(why) | Transition::Forbidden(why) => {
+            stop(target, live, highest, why, probed)
+        }
+    }
+}
+
+/// A full stop: the old image at 0 replicas until no pod is left, then the new image.
+fn stop(
+    target: &str,
+    live: &Live,
+    highest: Option<Version>,
+    why: String,
+    probed: &Probed,
+) -> Upgrade {
+    let scaled_down = live.current && live.replicas == 0 && live.pods == 0;
+    let progress = |left: i32| Progress::FullStop {
+        from: live.image.to_string(),
+        to: target.to_string(),
+        left,
+        why: why.clone(),
+    };
+    if scaled_down && probed.pods_left == Some(0) {
+        let mut start = Upgrade::steady(target, highest);
+        start.progress = progress(0);
+        return start;
+    }
+    let left = probed
+        .pods_left
+        .map_or(live.pods, |n| i32::try_from(n).unwrap_or(i32::MAX));
+    Upgrade {
+        image: live.image.to_string(),
+        stopped: true,
+        partition: 0,
+        rolling_from: None,
+        highest,
+        progress: progress(left),
+        probe: scaled_down.then_some(Probe::PodsLeft),
+    }
+}
+
+/// A rolling upgrade under way: lower the partition by one once the nodes above it are updated
+/// and Ready and no node restores cells.
+fn roll(
+    target: &str,
+    from: &str,
+    replicas: i32,
+    live: &Live,
+    highest: Option<Version>,
+    probed: &Probed,
+) -> Upgrade {
+    let partition = live.partition.min(replicas).max(0);
+    let step_done = live.current && live.updated >= replicas - partition && live.ready >= replicas;
+    if step_done && partition == 0 {
+        return Upgrade::steady(target, highest);
+    }
+    let rolling = |partition: i32, progress: Progress, probe: Option<Probe>| Upgrade {
+        image: target.to_string(),
+        stopped: false,
+        partition,
+        rolling_from: Some(from.to_string()),
+        highest: highest.clone(),
+        progress,
+        probe,
+    };
+    let moving = |updated: i32| Progress::Rolling {
+        from: from.to_string(),
+        to: target.to_string(),
+        updated,
+        of: replicas,
+    };
+    if !step_done {
+        return rolling(partition, moving(live.updated), None);
+    }
+    match &probed.restores {
+        None => rolling(partition, moving(live.updated), Some(Probe::NodeStates)),
+        Some(Restores::None) => rolling(partition - 1, moving(live.updated), None),
+        Some(Restores::Busy(why)) => rolling(
+            partition,
+            Progress::WaitingForRestores { why: why.clone() },
+            None,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,247 @@
+use super::*;
+use k8s_openapi::api::apps::v1::{
+    RollingUpdateStatefulSetStrategy, StatefulSetSpec, StatefulSetStatus, StatefulSetUpdateStrategy,
+};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use std::collections::BTreeMap;
+
+const V3: &str = "ghcr.io/denoland/celld:v0.3.0";
+const V40: &str = "ghcr.io/denoland/celld:v0.4.0";
+const V41: &str = "ghcr.io/denoland/celld:v0.4.1";
+
+fn spec(image: &str) -> CelldFleetSpec {
+    let mut spec = CelldFleetSpec::with_bucket("s3://b/p");
+    spec.image = image.into();
+    spec.replicas = 3;
+    spec
+}
+
+/// A live StatefulSet running `image` whose status is current.
+struct LiveSts {
+    image: &'static str,
+    replicas: i32,
+    partition: i32,
+    annotations: BTreeMap<String, String>,
+    pods: i32,
+    ready: i32,
+    updated: i32,
+    current: bool,
+}
+
+fn live(image: &'static str) -> LiveSts {
+    LiveSts {
+        image,
+        replicas: 3,
+        partition: 0,
+        annotations: BTreeMap::new(),
+        pods: 3,
+        ready: 3,
+        updated: 3,
+        current: true,
+    }
+}
+
+impl LiveSts {
+    fn rolling_from(mut self, image: &str, partition: i32, updated: i32) -> Self {
+        self.annotations
+            .insert(labels::ROLLING_FROM.into(), image.into());
+        self.partition = partition;
+        self.updated = updated;
+        self
+    }
+
+    fn build(&self) -> StatefulSet {
+        let mut sts = StatefulSet::default();
+        sts.metadata.generation = Some(4);
+        sts.metadata.annotations = Some(self.annotations.clone());
+        sts.spec = Some(StatefulSetSpec {
+            replicas: Some(self.replicas),
+            update_strategy: Some(StatefulSetUpdateStrategy {
+                rolling_update: Some(RollingUpdateStatefulSetStrategy {
+                    partition: Some(self.partition),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            template: PodTemplateSpec {
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "celld".into(),
+                        image: Some(self.image.into()),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        sts.status = Some(StatefulSetStatus {
+            observed_generation: Some(if self.current { 4 } else { 3 }),
+            replicas: self.pods,
+            ready_replicas: Some(self.ready),
+            updated_replicas: Some(self.updated),
+            ..Default::default()
+        });
+        sts
+    }
+}
+
+fn decide_with(spec: &CelldFleetSpec, live: &LiveSts, probed: &Probed) -> Upgrade {
+    decide(spec, spec.replicas, Some(&live.build()), probed)
+}
+
+#[test]
+fn a_new_fleet_starts_on_its_image() {
+    let up = decide(&spec(V41), 3, None, &Probed::default());
+    assert_eq!(up.image, V41);
+    assert_eq!((up.stopped, up.partition, up.probe), (false, 0, None));
+    assert_eq!(up.highest, Some(Version::new(0, 4, 1)));
+    assert_eq!(up.progress, Progress::Idle);
+}
+
+#[test]
+fn a_rollable_change_starts_at_the_last_node() {
+    let up = decide_with(&spec(V41), &live(V40), &Probed::default());
+    assert_eq!(up.image, V41);
+    assert_eq!(up.partition, 2);
+    assert_eq!(up.rolling_from.as_deref(), Some(V40));
+    assert!(matches!(
+        up.progress,
+        Progress::Rolling {
+            updated: 0,
+            of: 3,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn the_next_node_waits_for_the_updated_one_then_for_restores() {
+    let s = spec(V41);
+    // The last node is not Ready yet on the new image: nothing to probe.
+    let mut waiting = live(V41).rolling_from(V40, 2, 1);
+    waiting.ready = 2;
+    let up = decide_with(&s, &waiting, &Probed::default());
+    assert_eq!((up.partition, up.probe), (2, None));
+    // A stale status says nothing about the new partition.
+    let mut stale = live(V41).rolling_from(V40, 2, 1);
+    stale.current = false;
+    assert_eq!(decide_with(&s, &stale, &Probed::default()).probe, None);
+
+    let step_done = live(V41).rolling_from(V40, 2, 1);
+    let up = decide_with(&s, &step_done, &Probed::default());
+    assert_eq!((up.partition, up.probe), (2, Some(Probe::NodeStates)));
+
+    let busy = Probed {
+        restores: Some(Restores::Busy("node web-0 restores 2 cells".into())),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &step_done, &busy);
+    assert_eq!(up.partition, 2);
+    assert!(
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-0"))
+    );
+
+    let quiet = Probed {
+        restores: Some(Restores::None),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &step_done, &quiet);
+    assert_eq!((up.image.as_str(), up.partition), (V41, 1));
+    assert_eq!(up.rolling_from.as_deref(), Some(V40));
+}
+
+#[test]
+fn the_roll_ends_when_the_first_node_is_updated() {
+    let up = decide_with(
+        &spec(V41),
+        &live(V41).rolling_from(V40, 0, 3),
+        &Probed::default(),
+    );
+    assert_eq!(up, Upgrade::steady(V41, Some(Version::new(0, 4, 1))));
+}
+
+#[test]
+fn a_non_rollable_change_stops_every_old_node_first() {
+    let s = spec(V40);
+    let up = decide_with(&s, &live(V3), &Probed::default());
+    assert_eq!((up.image.as_str(), up.stopped, up.probe), (V3, true, None));
+    assert!(matches!(up.progress, Progress::FullStop { left: 3, .. }));
+
+    let mut scaled_down = live(V3);
+    scaled_down.replicas = 0;
+    scaled_down.pods = 0;
+    scaled_down.ready = 0;
+    let up = decide_with(&s, &scaled_down, &Probed::default());
+    assert_eq!((up.stopped, up.probe), (true, Some(Probe::PodsLeft)));
+
+    let terminating = Probed {
+        pods_left: Some(1),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &scaled_down, &terminating);
+    assert_eq!((up.image.as_str(), up.stopped), (V3, true));
+    assert!(matches!(up.progress, Progress::FullStop { left: 1, .. }));
+
+    let gone = Probed {
+        pods_left: Some(0),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &scaled_down, &gone);
+    assert_eq!(
+        (up.image.as_str(), up.stopped, up.partition),
+        (V40, false, 0)
+    );
+    assert_eq!(up.highest, Some(Version::new(0, 4, 0)));
+}
+
+#[test]
+fn unknown_versions_stop_and_strategies_override_the_table() {
+    let latest = spec("ghcr.io/denoland/celld:latest");
+    let up = decide_with(&latest, &live(V40), &Probed::default());
+    assert!(up.stopped);
+
+    let mut rolling = spec(V40);
+    rolling.upgrade_strategy = UpgradeStrategy::Rolling;
+    let up = decide_with(&rolling, &live(V3), &Probed::default());
+    assert_eq!((up.stopped, up.partition), (false, 2));
+
+    let mut full_stop = spec(V41);
+    full_stop.upgrade_strategy = UpgradeStrategy::FullStop;
+    let up = decide_with(&full_stop, &live(V40), &Probed::default());
+    assert!(up.stopped);
+}
+
+#[test]
+fn a_change_mid_roll_must_suit_the_nodes_still_on_the_old_image() {
+    // v0.3 → v0.4.0 was forced to roll and is half way; v0.4.1 must not roll next to v0.3.
+    let up = decide_with(
+        &spec(V41),
+        &live(V40).rolling_from(V3, 1, 2),
+        &Probed::default(),
+    );
+    assert!(up.stopped, "{up:?}");
+}
+
+#[test]
+fn a_forbidden_downgrade_keeps_the_running_image() {
+    let up = decide_with(&spec(V40), &live(V41), &Probed::default());
+    assert_eq!((up.image.as_str(), up.stopped), (V41, false));
+    let Progress::Refused(why) = &up.progress else {
+        panic!("{up:?}");
+    };
+    assert!(
+        why.contains("spec.image ghcr.io/denoland/celld:v0.4.0 is refused"),
+        "{why}"
+    );
+    assert!(!up.progress.under_way());
+
+    // The highest version survives an image whose version is unknown.
+    let mut unknown = live("ghcr.io/denoland/celld:latest");
+    unknown
+        .annotations
+        .insert(labels::HIGHEST_VERSION.into(), "0.4.1".into());
+    let up = decide_with(&spec(V40), &unknown, &Probed::default());
+    assert!(matches!(up.progress, Progress::Refused(_)), "{up:?}");
+}
