@@ -1,16 +1,20 @@
 //! The one lookup every fleet command starts from: connect, read the CelldFleet, resolve its
 //! storage exactly as the operator does, check its credentials Secret exists, and list its node
-//! pods. `deploy`, `history` and `rollback` need all of it and fail at the first problem;
-//! `status` and `logs` use the parts they report on.
+//! pods. `deploy`, `history` and `rollback` need all of it and fail at the first problem
+//! ([`FleetContext::load`]). `status` and `logs` run the same steps one by one ([`find`],
+//! [`resolve_storage`], [`secret_exists`], [`node_pods`]) because they report on a fleet whose
+//! storage is broken too: `status` turns a failed step into a line of its report, `logs` needs
+//! only the fleet and its pods.
 
 use crate::cluster_flags::Globals;
 use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
 use crate::fleets;
 use crate::kubeconfig::{self, Target};
-use celld_api::{CelldFleet, ResolvedStorage};
+use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
-use kube::Api;
+use kube::api::ListParams;
+use kube::{Api, Client};
 
 /// A fleet, where it stores its Workers, and how to reach its namespace.
 #[derive(Clone)]
@@ -31,29 +35,29 @@ impl FleetContext {
         Self::load_in(target, name).await
     }
 
-    /// The first step of every lookup, alone (for `status` and `logs`, which report on a
-    /// fleet whose storage is broken too): the fleet, or an error naming similar fleets, other
-    /// namespaces holding one of that name, or missing CRDs.
-    pub async fn find(target: &Target, name: &str) -> Result<CelldFleet> {
-        fleets::get(target, name).await
-    }
-
     /// [`FleetContext::load`] with a client already built.
     pub async fn load_in(target: Target, name: &str) -> Result<Self> {
-        let fleet = Self::find(&target, name).await?;
-        let storage = celld_api::resolve::fetch(&target.client, &target.namespace, &fleet.spec)
+        let fleet = find(&target, name).await?;
+        let storage = resolve_storage(&target, &fleet)
             .await
             .map_err(|source| Error::Storage {
                 fleet: name.to_string(),
                 source: Box::new(source),
             })?;
-        let context = FleetContext {
+        if secret_exists(&target, &storage.credentials_secret).await? == Some(false) {
+            return Err(Error::Storage {
+                fleet: name.to_string(),
+                source: Box::new(ResolveError::SecretNotFound {
+                    name: storage.credentials_secret.clone(),
+                    namespace: target.namespace.clone(),
+                }),
+            });
+        }
+        Ok(FleetContext {
             target,
             fleet,
             storage,
-        };
-        context.check_secret().await?;
-        Ok(context)
+        })
     }
 
     /// The fleet's name.
@@ -71,30 +75,103 @@ impl FleetContext {
         Api::namespaced(self.target.client.clone(), self.namespace())
     }
 
-    /// The fleet's node pods, in ordinal order.
+    /// The fleet's node pods as reload targets, in ordinal order.
     pub async fn nodes(&self) -> Result<Vec<Node>> {
-        reload::nodes(&self.pods(), self.name()).await
+        let pods = node_pods(
+            &self.target.client,
+            Some(self.namespace()),
+            &node_selector(self.name()),
+        )
+        .await?;
+        Ok(pods.iter().map(reload::node).collect())
+    }
+}
+
+/// Step 1: fleet `name` in the target namespace, or an error naming similar fleets, other
+/// namespaces holding one of that name, or missing CRDs.
+pub async fn find(target: &Target, name: &str) -> Result<CelldFleet> {
+    fleets::get(target, name).await
+}
+
+/// Step 2: the fleet's storage, resolved exactly as the operator does (inline, or through its
+/// CelldObjectStore); the error says what to fix.
+pub async fn resolve_storage(
+    target: &Target,
+    fleet: &CelldFleet,
+) -> std::result::Result<ResolvedStorage, ResolveError> {
+    celld_api::resolve::fetch(&target.client, &target.namespace, &fleet.spec).await
+}
+
+/// Step 3: whether the credentials Secret `name` exists in the target namespace, from its
+/// metadata only (its values are never read); None when RBAC does not allow reading it.
+pub async fn secret_exists(target: &Target, name: &str) -> Result<Option<bool>> {
+    let ns = target.namespace.as_str();
+    let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
+    match secrets.get_metadata_opt(name).await {
+        Ok(found) => Ok(Some(found.is_some())),
+        Err(e) if status_code(&e) == Some(403) => Ok(None),
+        Err(e) => Err(Error::api("get", "secrets", Some(ns), e)),
+    }
+}
+
+/// The label selector of fleet `fleet`'s node pods.
+pub fn node_selector(fleet: &str) -> String {
+    format!(
+        "{}={fleet},{}={}",
+        labels::FLEET,
+        labels::ROLE,
+        labels::ROLE_NODE
+    )
+}
+
+/// Step 4: the pods that match `selector` (a node selector) in `namespace`, or in every
+/// namespace when None; ordered by namespace, then ordinal (`web-2` before `web-10`).
+pub async fn node_pods(
+    client: &Client,
+    namespace: Option<&str>,
+    selector: &str,
+) -> Result<Vec<Pod>> {
+    let api: Api<Pod> = match namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::all(client.clone()),
+    };
+    let mut pods = api
+        .list(&ListParams::default().labels(selector))
+        .await
+        .map_err(|e| Error::api("list", "pods", namespace, e))?
+        .items;
+    pods.sort_by_key(|p| {
+        (
+            p.metadata.namespace.clone().unwrap_or_default(),
+            ordinal_order(p.metadata.name.as_deref().unwrap_or_default()),
+        )
+    });
+    Ok(pods)
+}
+
+/// Sort key that puts `web-2` before `web-10`.
+pub fn ordinal_order(name: &str) -> (String, u64, String) {
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (stem, num) = name.split_at(name.len() - digits);
+    (stem.to_string(), num.parse().unwrap_or(0), name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinal_order_puts_web_2_before_web_10() {
+        let mut names = vec!["web-10", "web-2", "api-1", "web-1"];
+        names.sort_by_key(|n| ordinal_order(n));
+        assert_eq!(names, vec!["api-1", "web-1", "web-2", "web-10"]);
     }
 
-    /// Fails when the credentials Secret does not exist. Reads only its metadata (never the
-    /// values); skipped when RBAC does not allow it.
-    async fn check_secret(&self) -> Result<()> {
-        let ns = self.namespace();
-        let secrets: Api<Secret> = Api::namespaced(self.target.client.clone(), ns);
-        match secrets
-            .get_metadata_opt(&self.storage.credentials_secret)
-            .await
-        {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(Error::Storage {
-                fleet: self.name().to_string(),
-                source: Box::new(celld_api::ResolveError::SecretNotFound {
-                    name: self.storage.credentials_secret.clone(),
-                    namespace: ns.to_string(),
-                }),
-            }),
-            Err(e) if status_code(&e) == Some(403) => Ok(()),
-            Err(e) => Err(Error::api("get", "secrets", Some(ns), e)),
-        }
+    #[test]
+    fn node_selector_names_the_fleet_and_the_node_role() {
+        assert_eq!(
+            node_selector("web"),
+            "platform.celld.dev/fleet=web,platform.celld.dev/role=node"
+        );
     }
 }

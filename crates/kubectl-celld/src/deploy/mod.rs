@@ -341,7 +341,7 @@ async fn steps(
         ));
         return Ok(0);
     }
-    let nodes = reload::nodes(&pods, &fleet_name).await?;
+    let nodes = context.nodes().await?;
     let results = reload::reload(&pods, &pod, &nodes).await;
     print!("{}", reload::report(&nodes, &results));
     Ok(0)

@@ -3,12 +3,9 @@
 //! what each node did.
 
 use super::job::CONTAINER;
-use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
-use celld_api::labels;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
-use kube::api::ListParams;
 use std::fmt;
 
 /// celld's internal (peer and operator API) port.
@@ -230,31 +227,6 @@ fn short(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// Sort key that puts web-2 before web-10.
-fn natural(name: &str) -> (String, u64, String) {
-    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (stem, num) = name.split_at(name.len() - digits);
-    (stem.to_string(), num.parse().unwrap_or(0), name.to_string())
-}
-
-/// The fleet's node pods, in ordinal order.
-pub async fn nodes(pods: &Api<Pod>, fleet: &str) -> Result<Vec<Node>> {
-    let ns = pods.namespace().unwrap_or_default().to_string();
-    let selector = format!(
-        "{}={fleet},{}={}",
-        labels::FLEET,
-        labels::ROLE,
-        labels::ROLE_NODE
-    );
-    let list = pods
-        .list(&ListParams::default().labels(&selector))
-        .await
-        .map_err(|e| Error::api("list", "pods", Some(&ns), e))?;
-    let mut nodes: Vec<Node> = list.items.iter().map(node).collect();
-    nodes.sort_by_key(|n| natural(&n.name));
-    Ok(nodes)
 }
 
 /// A pod as a node.
@@ -479,12 +451,5 @@ esac
         ];
         insta::assert_snapshot!(report(&nodes, &results));
         assert!(report(&[], &[]).starts_with("No node pods"));
-    }
-
-    #[test]
-    fn natural_order() {
-        let mut names = vec!["web-10", "web-2", "web-1"];
-        names.sort_by_key(|n| natural(n));
-        assert_eq!(names, vec!["web-1", "web-2", "web-10"]);
     }
 }

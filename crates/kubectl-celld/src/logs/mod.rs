@@ -5,13 +5,11 @@ pub mod stream;
 
 use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
-use crate::kubeconfig;
-use celld_api::labels;
+use crate::{fleet_context, kubeconfig};
 use clap::Args;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
-use kube::api::ListParams;
 use std::time::Duration;
 use stream::{Line, Options};
 use tokio::io::AsyncWriteExt;
@@ -121,30 +119,16 @@ impl LogsArgs {
     }
 }
 
-/// The label selector of a fleet's node pods.
-pub fn node_selector(fleet: &str) -> String {
-    format!(
-        "{}={fleet},{}={}",
-        labels::FLEET,
-        labels::ROLE,
-        labels::ROLE_NODE
-    )
-}
-
 /// Runs `logs`.
 pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
     let target = kubeconfig::connect(globals).await?;
-    crate::fleet_context::FleetContext::find(&target, &args.fleet).await?;
+    fleet_context::find(&target, &args.fleet).await?;
     let ns = target.namespace.clone();
     let pods: Api<Pod> = Api::namespaced(target.client.clone(), &ns);
-    let selector = node_selector(&args.fleet);
+    let selector = fleet_context::node_selector(&args.fleet);
     let options = args.options();
 
-    let mut list = pods
-        .list(&ListParams::default().labels(&selector))
-        .await
-        .map_err(|e| Error::api("list", "pods", Some(&ns), e))?
-        .items;
+    let list = fleet_context::node_pods(&target.client, Some(&ns), &selector).await?;
     if let Some(asked) = &args.container {
         check_container(&list, asked, &args.fleet)?;
     }
@@ -168,10 +152,6 @@ pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
         );
         return Ok(0);
     }
-    list.sort_by_key(|p| {
-        let name = p.metadata.name.clone().unwrap_or_default();
-        (name.len(), name)
-    });
     let fetches = list.into_iter().map(|pod| {
         let (api, o) = (pods.clone(), options.clone());
         async move {

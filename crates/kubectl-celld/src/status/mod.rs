@@ -90,7 +90,7 @@ async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
     let now = jiff::Timestamp::now();
     match &args.fleet {
         Some(name) => {
-            let fleet = crate::fleet_context::FleetContext::find(target, name).await?;
+            let fleet = crate::fleet_context::find(target, name).await?;
             let report = report::gather(target, &fleet, args.events).await;
             match &args.output {
                 None => Ok(render::render(&report, now)),

@@ -2,12 +2,13 @@
 //! the operator resolves it, the StatefulSet, the node pods and recent Events. A part that
 //! cannot be read is reported as a warning, so a broken fleet still gets a full report.
 
-use crate::error::{Error, status_code};
+use crate::error::Error;
+use crate::fleet_context;
 use crate::kubeconfig::Target;
-use celld_api::{CelldFleet, CelldObjectStore, labels};
+use celld_api::{CelldFleet, CelldObjectStore};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{Event, Pod, Secret};
+use k8s_openapi::api::core::v1::{Event, Pod};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::Api;
 use kube::api::ListParams;
@@ -229,19 +230,14 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
 }
 
 async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>) -> StorageReport {
-    let ns = target.namespace.as_str();
-    match celld_api::resolve::fetch(&target.client, ns, &fleet.spec).await {
+    match fleet_context::resolve_storage(target, fleet).await {
         Ok(r) => {
-            let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
-            let secret_exists = match secrets.get_metadata_opt(&r.credentials_secret).await {
-                Ok(found) => Some(found.is_some()),
-                Err(e) => {
-                    if status_code(&e) != Some(403) {
-                        warnings.push(Error::api("get", "secrets", Some(ns), e).to_string());
-                    }
+            let secret_exists = fleet_context::secret_exists(target, &r.credentials_secret)
+                .await
+                .unwrap_or_else(|e| {
+                    warnings.push(e.to_string());
                     None
-                }
-            };
+                });
             StorageReport {
                 store: r.store,
                 bucket: r.bucket.to_string(),
@@ -319,33 +315,15 @@ async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
     report
 }
 
-/// The fleet's node pods, in ordinal order.
+/// The fleet's node pods, in ordinal order; none (and a warning) when they cannot be listed.
 async fn pods(target: &Target, fleet: &str, warnings: &mut Vec<String>) -> Vec<Pod> {
-    let ns = target.namespace.as_str();
-    let api: Api<Pod> = Api::namespaced(target.client.clone(), ns);
-    let selector = format!(
-        "{}={fleet},{}={}",
-        labels::FLEET,
-        labels::ROLE,
-        labels::ROLE_NODE
-    );
-    match api.list(&ListParams::default().labels(&selector)).await {
-        Ok(list) => {
-            let mut pods = list.items;
-            pods.sort_by_key(|p| natural_key(p.metadata.name.as_deref().unwrap_or_default()));
-            pods
-        }
-        Err(e) => {
-            warnings.push(Error::api("list", "pods", Some(ns), e).to_string());
+    let selector = fleet_context::node_selector(fleet);
+    fleet_context::node_pods(&target.client, Some(&target.namespace), &selector)
+        .await
+        .unwrap_or_else(|e| {
+            warnings.push(e.to_string());
             Vec::new()
-        }
-    }
-}
-
-fn natural_key(name: &str) -> (String, u64) {
-    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    let (stem, num) = name.split_at(name.len() - digits);
-    (stem.to_string(), num.parse().unwrap_or(0))
+        })
 }
 
 /// A pod as `status` shows it (kubectl's STATUS column logic, simplified).
