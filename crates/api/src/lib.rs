@@ -15,7 +15,7 @@ pub mod schema_bounds;
 pub mod upgrades;
 pub mod validate;
 
-pub use bucket::BucketUrl;
+pub use bucket::{BucketUrl, Scheme};
 pub use fleet::{
     CelldFleet, CelldFleetSpec, CelldFleetStatus, DeploymentStatus, Durability, GatewayRef,
     IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType, PvcRetention,

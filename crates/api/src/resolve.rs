@@ -1,8 +1,8 @@
-//! Storage resolution: where a fleet's nodes find their bucket, endpoint, region and
-//! credentials. The operator and the plugin both call this, so a deploy writes exactly where the
-//! nodes read.
+//! Storage resolution: where a fleet's nodes find their bucket, its connection (S3 endpoint and
+//! region, Azure storage account) and credentials (a Secret, or their workload identity). The
+//! operator and the plugin both call this, so a deploy writes exactly where the nodes read.
 
-use crate::bucket::{BadBucketUrl, BucketUrl};
+use crate::bucket::{BadBucketUrl, BucketUrl, Scheme};
 use crate::fleet::StorageStatus;
 use crate::labels::secret_keys;
 use crate::{CelldFleetSpec, CelldObjectStore, CelldObjectStoreSpec};
@@ -17,16 +17,19 @@ pub const DEFAULT_REGION: &str = "us-east-1";
 pub struct ResolvedStorage {
     /// The CelldObjectStore the connection came from, if any.
     pub store: Option<String>,
-    /// Bucket and prefix.
+    /// Bucket and prefix; its scheme says which object store.
     pub bucket: BucketUrl,
-    /// Endpoint URL; None for AWS S3.
+    /// Endpoint URL (S3 only); None for AWS S3.
     pub endpoint: Option<String>,
-    /// Region (us-east-1 unless set).
+    /// Region (S3 only; us-east-1 unless set).
     pub region: String,
-    /// Whether a plain-text endpoint is allowed.
+    /// Whether a plain-text endpoint is allowed (S3 only).
     pub allow_http: bool,
-    /// Name of the Secret with the credentials, in the fleet's namespace.
-    pub credentials_secret: String,
+    /// The Azure storage account holding an az:// bucket's container.
+    pub azure_storage_account: Option<String>,
+    /// Name of the Secret with the credentials, in the fleet's namespace; None when the nodes
+    /// use their workload identity.
+    pub credentials_secret: Option<String>,
 }
 
 /// Why a fleet's storage does not resolve. Each message says what to do.
@@ -53,33 +56,39 @@ pub enum ResolveError {
         /// Why it does not parse.
         error: String,
     },
-    /// Neither storeRef nor inline credentials (admission refuses this; kept for old objects).
-    #[error(
-        "the fleet has no object-storage credentials: set spec.storeRef.name or spec.objectStorage.credentialsSecretRef.name"
-    )]
-    NoCredentials,
-    /// The bucket is not s3://NAME[/PREFIX].
+    /// The connection does not fit the bucket's object store (an S3 endpoint for a gs://
+    /// bucket, an az:// bucket without a storage account...).
+    #[error("{via} does not fit bucket {bucket}: {problem}")]
+    Mismatch {
+        /// Where the connection comes from, such as `CelldObjectStore 's3' (spec.storeRef.name)`.
+        via: String,
+        /// The fleet's bucket.
+        bucket: String,
+        /// What does not fit, and the fix.
+        problem: String,
+    },
+    /// The bucket is not [s3://|gs://|az://]NAME[/PREFIX].
     #[error("spec.objectStorage.{0}")]
     Bucket(#[from] BadBucketUrl),
     /// The credentials Secret does not exist.
     #[error(
-        "Secret '{name}' with the object-storage credentials does not exist in namespace '{namespace}': create it with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+        "Secret '{name}' with the object-storage credentials does not exist in namespace '{namespace}': create it with {needs}, or remove credentialsSecretRef to use workload identity"
     )]
     SecretNotFound {
         /// The Secret's name.
         name: String,
         /// Its namespace.
         namespace: String,
+        /// The keys it needs, from [`needed_keys`].
+        needs: String,
     },
     /// The credentials Secret lacks a required key.
-    #[error(
-        "Secret '{name}' has no key {key}: add it (the Secret needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
-    )]
+    #[error("Secret '{name}' has no {missing}: add it")]
     SecretKeyMissing {
         /// The Secret's name.
         name: String,
-        /// The missing key.
-        key: &'static str,
+        /// What is missing, from [`needed_keys`].
+        missing: String,
     },
     /// The API server could not be asked.
     #[error("reading {what} from the API server failed: {source}")]
@@ -98,13 +107,37 @@ impl ResolveError {
         match self {
             Self::StoreNotFound { .. } => "StoreNotFound",
             Self::StoreInvalid { .. } => "InvalidStore",
-            Self::NoCredentials => "NoCredentials",
+            Self::Mismatch { .. } => "ConnectionMismatch",
             Self::Bucket(_) => "InvalidBucket",
             Self::SecretNotFound { .. } => "SecretNotFound",
             Self::SecretKeyMissing { .. } => "SecretKeyMissing",
             Self::Api { .. } => "ApiError",
         }
     }
+}
+
+/// The keys a credentials Secret needs for buckets of `scheme`; the optional ones are not
+/// listed.
+pub fn required_keys(scheme: Scheme) -> &'static [&'static str] {
+    match scheme {
+        Scheme::S3 => &[secret_keys::ACCESS_KEY_ID, secret_keys::SECRET_ACCESS_KEY],
+        Scheme::Gcs => &[secret_keys::GOOGLE_SERVICE_ACCOUNT_KEY],
+        Scheme::Azure => &[secret_keys::AZURE_STORAGE_ACCOUNT_KEY],
+    }
+}
+
+/// The keys a credentials Secret needs for any of `schemes`, for messages: `keys
+/// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)` or several such sets joined by `or`.
+pub fn needed_keys(schemes: &[Scheme]) -> String {
+    schemes
+        .iter()
+        .map(|s| {
+            let keys = required_keys(*s);
+            let noun = if keys.len() == 1 { "key" } else { "keys" };
+            format!("{noun} {} ({})", keys.join(" and "), s.store_name())
+        })
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// Resolves a fleet's storage from its spec and, when it has a storeRef, the referenced store.
@@ -115,7 +148,7 @@ pub fn resolve(
     store: Option<&CelldObjectStore>,
 ) -> Result<ResolvedStorage, ResolveError> {
     let bucket = BucketUrl::parse(&spec.object_storage.bucket)?;
-    match &spec.store_ref {
+    let (resolved, region_given) = match &spec.store_ref {
         Some(store_ref) => {
             let store = store
                 .filter(|s| s.metadata.name.as_deref() == Some(store_ref.name.as_str()))
@@ -123,15 +156,14 @@ pub fn resolve(
                     name: store_ref.name.clone(),
                     namespace: namespace.to_string(),
                 })?;
-            Ok(from_store(&store_ref.name, &store.spec, bucket))
+            (
+                from_store(&store_ref.name, &store.spec, bucket),
+                store.spec.region.is_some(),
+            )
         }
         None => {
             let os = &spec.object_storage;
-            let secret = os
-                .credentials_secret_ref
-                .as_ref()
-                .ok_or(ResolveError::NoCredentials)?;
-            Ok(ResolvedStorage {
+            let resolved = ResolvedStorage {
                 store: None,
                 bucket,
                 endpoint: os.endpoint.clone(),
@@ -140,9 +172,47 @@ pub fn resolve(
                     .clone()
                     .unwrap_or_else(|| DEFAULT_REGION.to_string()),
                 allow_http: os.allow_http.unwrap_or(false),
-                credentials_secret: secret.name.clone(),
-            })
+                azure_storage_account: os.azure_storage_account.clone(),
+                credentials_secret: os.credentials_secret_ref.as_ref().map(|r| r.name.clone()),
+            };
+            (resolved, os.region.is_some())
         }
+    };
+    let via = match &resolved.store {
+        Some(name) => format!("CelldObjectStore '{name}' (spec.storeRef.name)"),
+        None => "spec.objectStorage".to_string(),
+    };
+    let field = match &resolved.store {
+        Some(_) => "spec.",
+        None => "spec.objectStorage.",
+    };
+    let s3_only = [
+        ("endpoint", resolved.endpoint.is_some()),
+        ("region", region_given),
+        ("allowHTTP", resolved.allow_http),
+    ];
+    let problem = match resolved.bucket.scheme {
+        Scheme::Gcs | Scheme::Azure => s3_only.iter().find(|(_, set)| *set).map(|(name, _)| {
+            format!("it sets {field}{name}, which celld allows for S3 buckets only: remove it, or use a connection without it for gs:// and az:// buckets")
+        }),
+        Scheme::S3 => None,
+    }
+    .or_else(|| match (resolved.bucket.scheme, &resolved.azure_storage_account) {
+        (Scheme::Azure, None) => Some(format!(
+            "an az:// bucket needs {field}azureStorageAccount, the Azure storage account holding its container: set it"
+        )),
+        (Scheme::S3 | Scheme::Gcs, Some(_)) => Some(format!(
+            "it sets {field}azureStorageAccount, an Azure Blob Storage connection, and the bucket is not az://: use an az:// bucket, or a connection without azureStorageAccount"
+        )),
+        _ => None,
+    });
+    match problem {
+        Some(problem) => Err(ResolveError::Mismatch {
+            via,
+            bucket: resolved.bucket.to_string(),
+            problem,
+        }),
+        None => Ok(resolved),
     }
 }
 
@@ -156,7 +226,24 @@ fn from_store(name: &str, store: &CelldObjectStoreSpec, bucket: BucketUrl) -> Re
             .clone()
             .unwrap_or_else(|| DEFAULT_REGION.to_string()),
         allow_http: store.allow_http.unwrap_or(false),
-        credentials_secret: store.credentials_secret_ref.name.clone(),
+        azure_storage_account: store.azure_storage_account.clone(),
+        credentials_secret: store
+            .credentials_secret_ref
+            .as_ref()
+            .map(|r| r.name.clone()),
+    }
+}
+
+/// The object stores a CelldObjectStore can serve, from the fields it sets: Azure with a storage
+/// account, S3 with an endpoint, region or allowHTTP, otherwise S3 or GCS (each fleet's bucket
+/// says which).
+pub fn store_schemes(store: &CelldObjectStoreSpec) -> &'static [Scheme] {
+    if store.azure_storage_account.is_some() {
+        &[Scheme::Azure]
+    } else if store.endpoint.is_some() || store.region.is_some() || store.allow_http.is_some() {
+        &[Scheme::S3]
+    } else {
+        &[Scheme::S3, Scheme::Gcs]
     }
 }
 
@@ -179,30 +266,50 @@ pub async fn fetch(
     resolve(spec, namespace, store.as_ref())
 }
 
-/// Checks that the credentials Secret exists and has the required keys.
+/// Checks that the credentials Secret exists and has the keys of one of `schemes` (the bucket's
+/// scheme for a fleet, [`store_schemes`] for a store); returns the first scheme it has every
+/// key of.
 pub fn check_secret(
     name: &str,
     namespace: &str,
     secret: Option<&Secret>,
-) -> Result<(), ResolveError> {
+    schemes: &[Scheme],
+) -> Result<Scheme, ResolveError> {
     let secret = secret.ok_or_else(|| ResolveError::SecretNotFound {
         name: name.to_string(),
         namespace: namespace.to_string(),
+        needs: needed_keys(schemes),
     })?;
-    for key in [secret_keys::ACCESS_KEY_ID, secret_keys::SECRET_ACCESS_KEY] {
-        let in_data = secret.data.as_ref().is_some_and(|d| d.contains_key(key));
-        let in_string_data = secret
-            .string_data
-            .as_ref()
-            .is_some_and(|d| d.contains_key(key));
-        if !in_data && !in_string_data {
-            return Err(ResolveError::SecretKeyMissing {
-                name: name.to_string(),
-                key,
-            });
-        }
+    let has = |key: &str| {
+        secret.data.as_ref().is_some_and(|d| d.contains_key(key))
+            || secret
+                .string_data
+                .as_ref()
+                .is_some_and(|d| d.contains_key(key))
+    };
+    let complete = |s: &&Scheme| required_keys(**s).iter().all(|k| has(k));
+    if let Some(scheme) = schemes.iter().find(complete) {
+        return Ok(*scheme);
     }
-    Ok(())
+    let missing = match schemes {
+        [one] => {
+            let key = required_keys(*one)
+                .iter()
+                .find(|k| !has(k))
+                .copied()
+                .unwrap_or_default();
+            format!(
+                "key {key} (a Secret for {} buckets needs {})",
+                one.store_name(),
+                required_keys(*one).join(" and ")
+            )
+        }
+        _ => needed_keys(schemes),
+    };
+    Err(ResolveError::SecretKeyMissing {
+        name: name.to_string(),
+        missing,
+    })
 }
 
 impl ResolvedStorage {
@@ -212,8 +319,104 @@ impl ResolvedStorage {
             store: self.store.clone(),
             bucket: self.bucket.to_string(),
             endpoint: self.endpoint.clone(),
-            region: self.region.clone(),
+            region: (self.bucket.scheme == Scheme::S3).then(|| self.region.clone()),
+            azure_storage_account: self.azure_storage_account.clone(),
             credentials_secret: self.credentials_secret.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SecretRef;
+    use k8s_openapi::ByteString;
+    use std::collections::BTreeMap;
+
+    fn store(spec: CelldObjectStoreSpec) -> CelldObjectStore {
+        let mut store = CelldObjectStore::new("shared", spec);
+        store.metadata.namespace = Some("apps".into());
+        store
+    }
+
+    fn on_store(bucket: &str) -> CelldFleetSpec {
+        let mut spec = CelldFleetSpec::with_bucket(bucket);
+        spec.store_ref = Some(crate::StoreRef {
+            name: "shared".into(),
+        });
+        spec
+    }
+
+    fn empty_store() -> CelldObjectStoreSpec {
+        CelldObjectStoreSpec {
+            endpoint: None,
+            region: None,
+            allow_http: None,
+            azure_storage_account: None,
+            credentials_secret_ref: None,
+        }
+    }
+
+    #[test]
+    fn workload_identity_resolves_without_a_secret() {
+        let r = resolve(&CelldFleetSpec::with_bucket("gs://b/web"), "apps", None).unwrap();
+        assert_eq!(r.credentials_secret, None);
+        let status = r.to_status();
+        assert_eq!((status.region, status.credentials_secret), (None, None));
+    }
+
+    #[test]
+    fn a_store_that_does_not_fit_the_bucket_names_the_field() {
+        let s3_store = store(CelldObjectStoreSpec {
+            endpoint: Some("https://s3.example.com".into()),
+            ..empty_store()
+        });
+        let e = resolve(&on_store("gs://b/web"), "apps", Some(&s3_store)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "CelldObjectStore 'shared' (spec.storeRef.name) does not fit bucket gs://b/web: it sets spec.endpoint, which celld allows for S3 buckets only: remove it, or use a connection without it for gs:// and az:// buckets"
+        );
+        assert_eq!(e.reason(), "ConnectionMismatch");
+        let e = resolve(&on_store("az://c/web"), "apps", Some(&store(empty_store()))).unwrap_err();
+        assert!(
+            e.to_string().contains("needs spec.azureStorageAccount"),
+            "{e}"
+        );
+        let azure = store(CelldObjectStoreSpec {
+            azure_storage_account: Some("acct".into()),
+            credentials_secret_ref: Some(SecretRef { name: "k".into() }),
+            ..empty_store()
+        });
+        let r = resolve(&on_store("az://c/web"), "apps", Some(&azure)).unwrap();
+        assert_eq!(r.azure_storage_account.as_deref(), Some("acct"));
+        assert!(resolve(&on_store("s3://b/web"), "apps", Some(&azure)).is_err());
+    }
+
+    #[test]
+    fn the_secret_needs_the_keys_of_the_bucket_store() {
+        let secret = |keys: &[&str]| Secret {
+            data: Some(
+                keys.iter()
+                    .map(|k| (k.to_string(), ByteString(b"v".to_vec())))
+                    .collect::<BTreeMap<_, _>>(),
+            ),
+            ..Secret::default()
+        };
+        let gcs = secret(&[secret_keys::GOOGLE_SERVICE_ACCOUNT_KEY]);
+        assert_eq!(
+            check_secret("k", "apps", Some(&gcs), &[Scheme::S3, Scheme::Gcs]).unwrap(),
+            Scheme::Gcs
+        );
+        let e = check_secret("k", "apps", Some(&gcs), &[Scheme::Azure]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Secret 'k' has no key AZURE_STORAGE_ACCOUNT_KEY (a Secret for Azure Blob Storage buckets needs AZURE_STORAGE_ACCOUNT_KEY): add it"
+        );
+        let e = check_secret("k", "apps", None, &[Scheme::S3]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("create it with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)"),
+            "{e}"
+        );
     }
 }

@@ -56,7 +56,7 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         fleet,
         name: fleet.name_any(),
         namespace,
-        config_hash: celld_operator::config_hash::compute(&storage, secret),
+        config_hash: celld_operator::config_hash::compute(&storage, Some(secret)),
         storage,
         replicas: REPLICAS,
         https: false,

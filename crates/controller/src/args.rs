@@ -2,6 +2,7 @@
 
 use crate::children::OperatorPods;
 use crate::context::Settings;
+use crate::pointer_object_store::StoreEndpoints;
 use crate::run::Leader;
 use crate::watch_health::WatchSettings;
 use clap::{Parser, ValueEnum};
@@ -78,6 +79,19 @@ pub struct Args {
     #[arg(long, env = "PENDING_RESYNC_SECONDS", default_value_t = 15)]
     pub pending_resync_seconds: u64,
 
+    /// Base URL of the Google Cloud Storage API the operator reads gs:// buckets from instead
+    /// of https://storage.googleapis.com: an emulator, or a private endpoint. The nodes are not
+    /// affected (celld takes no endpoint for GCS).
+    #[arg(long, env = "GCS_ENDPOINT")]
+    pub gcs_endpoint: Option<String>,
+
+    /// URL of the Azure Blob service the operator reads az:// buckets from instead of
+    /// https://ACCOUNT.blob.core.windows.net, account included (Azurite:
+    /// http://127.0.0.1:10000/devstoreaccount1). The nodes are not affected (celld takes no
+    /// endpoint for Azure).
+    #[arg(long, env = "AZURE_BLOB_ENDPOINT")]
+    pub azure_blob_endpoint: Option<String>,
+
     /// Seconds one object-storage read may take.
     #[arg(long, env = "S3_TIMEOUT_SECONDS", default_value_t = 5)]
     pub s3_timeout_seconds: u64,
@@ -147,6 +161,10 @@ impl Args {
                 labels: self.operator_pod_labels.clone(),
             },
             node_api_connect_to: self.node_api_connect_to.clone(),
+            store_endpoints: StoreEndpoints {
+                gcs: self.gcs_endpoint.clone(),
+                azure_blob: self.azure_blob_endpoint.clone(),
+            },
         }
     }
 

@@ -1,33 +1,38 @@
 //! The pod-template configuration hash: changes when the resolved storage or the contents of the
 //! credentials Secret change, so the fleet rolls onto the new configuration.
 
+use crate::children::storage_env;
 use celld_api::ResolvedStorage;
-use celld_api::labels::secret_keys;
 use k8s_openapi::api::core::v1::Secret;
 use sha2::{Digest, Sha256};
 
-/// A short hex hash of the storage configuration and the credentials the pods read.
-pub fn compute(storage: &ResolvedStorage, secret: &Secret) -> String {
+/// A short hex hash of the storage configuration and the credentials the pods read (`secret`,
+/// None without a credentials Secret). An S3 fleet's hash is what it was before GCS and Azure
+/// were supported, so upgrading the operator rolls no S3 fleet.
+pub fn compute(storage: &ResolvedStorage, secret: Option<&Secret>) -> String {
     let mut h = Sha256::new();
     for part in [
         storage.bucket.to_string().as_str(),
         storage.endpoint.as_deref().unwrap_or(""),
         storage.region.as_str(),
-        storage.credentials_secret.as_str(),
+        storage.credentials_secret.as_deref().unwrap_or(""),
     ] {
         h.update(part.as_bytes());
         h.update([0]);
     }
-    for key in [
-        secret_keys::ACCESS_KEY_ID,
-        secret_keys::SECRET_ACCESS_KEY,
-        secret_keys::SESSION_TOKEN,
-    ] {
+    for (key, _) in storage_env::secret_keys(storage.bucket.scheme) {
         h.update(key.as_bytes());
         h.update([0]);
-        if let Some(v) = secret.data.as_ref().and_then(|d| d.get(key)) {
+        if let Some(v) = secret
+            .and_then(|s| s.data.as_ref())
+            .and_then(|d| d.get(*key))
+        {
             h.update(&v.0);
         }
+        h.update([0]);
+    }
+    if let Some(account) = &storage.azure_storage_account {
+        h.update(account.as_bytes());
         h.update([0]);
     }
     hex::encode(&h.finalize()[..8])
@@ -37,6 +42,7 @@ pub fn compute(storage: &ResolvedStorage, secret: &Secret) -> String {
 mod tests {
     use super::*;
     use celld_api::BucketUrl;
+    use celld_api::labels::secret_keys;
     use k8s_openapi::ByteString;
     use std::collections::BTreeMap;
 
@@ -47,7 +53,8 @@ mod tests {
             endpoint: None,
             region: "us-east-1".into(),
             allow_http: false,
-            credentials_secret: "creds".into(),
+            azure_storage_account: None,
+            credentials_secret: Some("creds".into()),
         }
     }
 
@@ -71,13 +78,57 @@ mod tests {
     #[test]
     fn rotating_the_secret_changes_the_hash() {
         assert_ne!(
-            compute(&storage(), &secret("one")),
-            compute(&storage(), &secret("two"))
+            compute(&storage(), Some(&secret("one"))),
+            compute(&storage(), Some(&secret("two")))
         );
         assert_eq!(
-            compute(&storage(), &secret("one")),
-            compute(&storage(), &secret("one"))
+            compute(&storage(), Some(&secret("one"))),
+            compute(&storage(), Some(&secret("one")))
         );
+    }
+
+    #[test]
+    fn an_s3_fleet_keeps_the_hash_it_had_before_gcs_and_azure() {
+        assert_eq!(
+            compute(&storage(), Some(&secret("one"))),
+            "1ecd11c134a932bf"
+        );
+    }
+
+    #[test]
+    fn rotating_a_gcs_or_azure_key_changes_the_hash() {
+        for (bucket, key, account) in [
+            ("gs://b/p", secret_keys::GOOGLE_SERVICE_ACCOUNT_KEY, None),
+            (
+                "az://b/p",
+                secret_keys::AZURE_STORAGE_ACCOUNT_KEY,
+                Some("acct"),
+            ),
+        ] {
+            let mut s = storage();
+            s.bucket = BucketUrl::parse(bucket).unwrap();
+            s.azure_storage_account = account.map(Into::into);
+            let with = |v: &[u8]| Secret {
+                data: Some(BTreeMap::from([(key.to_string(), ByteString(v.to_vec()))])),
+                ..Secret::default()
+            };
+            assert_ne!(
+                compute(&s, Some(&with(b"one"))),
+                compute(&s, Some(&with(b"two"))),
+                "{bucket}"
+            );
+            assert_ne!(compute(&s, Some(&with(b"one"))), compute(&s, None));
+        }
+    }
+
+    #[test]
+    fn another_azure_account_changes_the_hash() {
+        let mut s = storage();
+        s.bucket = BucketUrl::parse("az://b/p").unwrap();
+        s.azure_storage_account = Some("one".into());
+        let mut other = s.clone();
+        other.azure_storage_account = Some("two".into());
+        assert_ne!(compute(&s, None), compute(&other, None));
     }
 
     #[test]
@@ -87,8 +138,8 @@ mod tests {
             d.insert("unrelated".into(), ByteString(b"y".to_vec()));
         }
         assert_eq!(
-            compute(&storage(), &secret("one")),
-            compute(&storage(), &other)
+            compute(&storage(), Some(&secret("one"))),
+            compute(&storage(), Some(&other))
         );
     }
 
@@ -97,8 +148,8 @@ mod tests {
         let mut moved = storage();
         moved.endpoint = Some("https://s3.example.com".into());
         assert_ne!(
-            compute(&storage(), &secret("one")),
-            compute(&moved, &secret("one"))
+            compute(&storage(), Some(&secret("one"))),
+            compute(&moved, Some(&secret("one")))
         );
     }
 }

@@ -1,13 +1,14 @@
 //! What every reconcile shares: the client, the event recorder, metrics, settings and the
 //! per-fleet error backoff.
 
+use crate::bucket_clients::BucketClients;
 use crate::caches::Caches;
 use crate::children::OperatorPods;
 use crate::credentials::SecretContents;
 use crate::metrics::Metrics;
 use crate::node_api::NodeApi;
+use crate::pointer_object_store::StoreEndpoints;
 use crate::pointer_reads::PointerReads;
-use crate::s3_clients::S3Clients;
 use crate::settled::Settled;
 use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use kube::core::DeserializeGuard;
@@ -47,6 +48,8 @@ pub struct Settings {
     pub operator_pods: OperatorPods,
     /// Where to connect for every node's internal API instead of the node's name.
     pub node_api_connect_to: Option<String>,
+    /// Where the operator reads gs:// and az:// buckets instead of the public endpoints.
+    pub store_endpoints: StoreEndpoints,
 }
 
 impl Default for Settings {
@@ -63,6 +66,7 @@ impl Default for Settings {
             instance: None,
             operator_pods: OperatorPods::default(),
             node_api_connect_to: None,
+            store_endpoints: StoreEndpoints::default(),
         }
     }
 }
@@ -94,8 +98,8 @@ pub struct Context {
     pub caches: Caches,
     /// Contents of credentials Secrets, read once per resourceVersion.
     pub secrets: SecretContents,
-    /// S3 clients shared by fleets on the same object store.
-    pub s3: S3Clients,
+    /// Bucket clients shared by fleets on the same object store.
+    pub buckets: BucketClients,
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
     /// Fleets whose last reconcile needed nothing, with the inputs it saw.
@@ -114,7 +118,7 @@ impl Context {
         fleets: Store<DeserializeGuard<CelldFleet>>,
         caches: Caches,
     ) -> Self {
-        let s3 = S3Clients::new(settings.s3_timeout);
+        let buckets = BucketClients::new(settings.s3_timeout, settings.store_endpoints.clone());
         let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
         let recorder = Recorder::new(
             client.clone(),
@@ -135,7 +139,7 @@ impl Context {
             fleets,
             written: Mutex::new(HashMap::new()),
             secrets: SecretContents::new(caches.secrets.clone()),
-            s3,
+            buckets,
             pointers,
             settled: Settled::default(),
             caches,

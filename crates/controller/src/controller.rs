@@ -41,7 +41,12 @@ fn stores_in(stores: &Stores, ns: &str) -> Vec<CelldObjectStore> {
 fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec<String> {
     stores_in(stores, ns)
         .iter()
-        .filter(|s| s.spec.credentials_secret_ref.name == secret)
+        .filter(|s| {
+            s.spec
+                .credentials_secret_ref
+                .as_ref()
+                .is_some_and(|r| r.name == secret)
+        })
         .map(|s| s.name_any())
         .collect()
 }

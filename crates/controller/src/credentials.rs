@@ -10,11 +10,13 @@ use kube::{Api, Client, ResourceExt};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-/// The keys of a credentials Secret the operator reads.
-const KEPT: [&str; 3] = [
+/// The keys of a credentials Secret the operator reads, for every object store.
+const KEPT: [&str; 5] = [
     secret_keys::ACCESS_KEY_ID,
     secret_keys::SECRET_ACCESS_KEY,
     secret_keys::SESSION_TOKEN,
+    secret_keys::GOOGLE_SERVICE_ACCOUNT_KEY,
+    secret_keys::AZURE_STORAGE_ACCOUNT_KEY,
 ];
 
 /// Secret contents by uid, with the resourceVersion they were read at.

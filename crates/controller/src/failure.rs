@@ -132,6 +132,18 @@ impl Failure {
         }
     }
 
+    /// The fleet names no credentials Secret and the operator's own identity gives none for its
+    /// bucket; `why` says which and what to do.
+    pub fn no_operator_credentials(why: &str) -> Self {
+        Self {
+            reason: Reason::NoOperatorCredentials,
+            scope: Scope::Bucket,
+            subject: "the deployment pointer".into(),
+            message: format!("the deployed version is unknown: {why}"),
+            fingerprint: "the operator has no credentials for the bucket".into(),
+        }
+    }
+
     /// Whether this failure is about a child of kind `kind`.
     pub fn is_child(&self, kind: &str) -> bool {
         matches!(&self.scope, Scope::Child { kind: k } if k == kind)

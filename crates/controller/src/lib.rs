@@ -6,8 +6,10 @@
 //! (skipping objects that already match), prunes what the spec no longer asks for, and writes
 //! the status only when it changed.
 
+pub mod ambient_credentials;
 pub mod apply;
 pub mod args;
+pub mod bucket_clients;
 pub mod caches;
 pub mod children;
 pub mod config_hash;
@@ -27,12 +29,12 @@ pub mod metrics;
 pub mod node_api;
 pub mod plan;
 pub mod pointer;
+pub mod pointer_object_store;
 pub mod pointer_reads;
 pub mod rbac;
 pub mod reason;
 pub mod reconcile;
 pub mod run;
-pub mod s3_clients;
 pub mod server;
 pub mod service_ports;
 pub mod settled;

@@ -1,6 +1,9 @@
 //! The deployment pointer: `deploy/current.json` under the fleet's bucket prefix, read with the
-//! fleet's own endpoint, region and credentials.
+//! fleet's own connection and credentials through a [`PointerSource`]: `aws-sdk-s3` for an S3
+//! bucket with a credentials Secret (here), `object_store` for the others
+//! ([`crate::pointer_object_store`]).
 
+use async_trait::async_trait;
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region, timeout::TimeoutConfig};
 use aws_sdk_s3::error::SdkError;
 use celld_api::contract::DeployPointer;
@@ -19,6 +22,9 @@ pub enum Pointer {
     Missing,
     /// The bucket could not be read; the message says why.
     Unknown(String),
+    /// The fleet names no credentials Secret and the operator's own identity gives it none for
+    /// this bucket (none found, or refused); the message says which and what to do.
+    NoCredentials(String),
 }
 
 /// Parses the pointer JSON celld writes.
@@ -88,28 +94,45 @@ pub enum Read {
     NotModified,
 }
 
-/// Reads the pointer of `storage` with `client`; with `etag`, only if it changed since. The
+/// What the operator needs of a bucket: its pointer, read only if its ETag changed.
+#[async_trait]
+pub trait PointerSource: Send + Sync {
+    /// Reads the pointer of `storage`; with `etag`, only if it changed since. Unbounded in
+    /// time: [`read`] bounds it.
+    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read;
+}
+
+/// Reads the pointer of `storage` from `source`; with `etag`, only if it changed since. The
 /// whole read, body included, takes at most `timeout`.
 pub async fn read(
-    client: &aws_sdk_s3::Client,
+    source: &dyn PointerSource,
     storage: &ResolvedStorage,
     etag: Option<&str>,
     timeout: Duration,
 ) -> Read {
-    match tokio::time::timeout(timeout, read_unbounded(client, storage, etag)).await {
+    match tokio::time::timeout(timeout, source.read(storage, etag)).await {
         Ok(read) => read,
         Err(_) => Read::Changed {
             pointer: Pointer::Unknown(format!(
-                "reading s3://{}/{} took longer than {timeout:?}",
-                storage.bucket.name,
-                storage.bucket.key(POINTER_KEY)
+                "reading {} took longer than {timeout:?}",
+                storage.bucket.object_url(POINTER_KEY)
             )),
             etag: None,
         },
     }
 }
 
-async fn read_unbounded(
+/// An S3 bucket read with `aws-sdk-s3` and the keys of the fleet's credentials Secret.
+pub struct S3Source(pub aws_sdk_s3::Client);
+
+#[async_trait]
+impl PointerSource for S3Source {
+    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read {
+        read_s3(&self.0, storage, etag).await
+    }
+}
+
+async fn read_s3(
     client: &aws_sdk_s3::Client,
     storage: &ResolvedStorage,
     etag: Option<&str>,
@@ -135,16 +158,16 @@ async fn read_unbounded(
                     etag,
                 },
                 Err(e) => changed(Pointer::Unknown(format!(
-                    "reading s3://{}/{key}: {e}",
-                    storage.bucket.name
+                    "reading {}: {e}",
+                    storage.bucket.object_url(POINTER_KEY)
                 ))),
             }
         }
         Err(SdkError::ServiceError(e)) if e.raw().status().as_u16() == 304 => Read::NotModified,
         Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => changed(Pointer::Missing),
         Err(e) => changed(Pointer::Unknown(format!(
-            "reading s3://{}/{key} failed: {}",
-            storage.bucket.name,
+            "reading {} failed: {}",
+            storage.bucket.object_url(POINTER_KEY),
             aws_sdk_s3::error::DisplayErrorContext(&e)
         ))),
     }

@@ -2,7 +2,7 @@
 //! reuses it, and a later one asks the bucket with the pointer's ETag (If-None-Match), so an
 //! unchanged pointer costs one small conditional request and no body.
 
-use crate::pointer::{self, Pointer, Read};
+use crate::pointer::{self, Pointer, PointerSource, Read};
 use celld_api::ResolvedStorage;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -38,8 +38,8 @@ fn location(storage: &ResolvedStorage) -> String {
     format!(
         "{}|{}|{}",
         storage.endpoint.as_deref().unwrap_or(""),
-        storage.bucket.name,
-        storage.bucket.key(pointer::POINTER_KEY)
+        storage.azure_storage_account.as_deref().unwrap_or(""),
+        storage.bucket.object_url(pointer::POINTER_KEY)
     )
 }
 
@@ -85,12 +85,12 @@ impl PointerReads {
     }
 
     /// The pointer of fleet `uid` (with annotations hashing to `annotations`) in `storage`,
-    /// read with `client` unless just read.
+    /// read from `source` unless just read.
     pub async fn pointer(
         &self,
         uid: &str,
         annotations: u64,
-        client: &aws_sdk_s3::Client,
+        source: &dyn PointerSource,
         storage: &ResolvedStorage,
     ) -> Pointer {
         let location = location(storage);
@@ -101,21 +101,20 @@ impl PointerReads {
         };
         let etag = basis.as_ref().map(|(etag, _)| etag.as_str());
         let (pointer, etag) = match (
-            pointer::read(client, storage, etag, self.timeout).await,
+            pointer::read(source, storage, etag, self.timeout).await,
             basis,
         ) {
             (Read::Changed { pointer, etag }, _) => (pointer, etag),
             (Read::NotModified, Some((etag, pointer))) => (pointer, Some(etag)),
             (Read::NotModified, None) => (
                 Pointer::Unknown(format!(
-                    "s3://{}/{} answered 304 Not Modified to a read without If-None-Match",
-                    storage.bucket.name,
-                    storage.bucket.key(pointer::POINTER_KEY)
+                    "{} answered 304 Not Modified to a read without If-None-Match",
+                    storage.bucket.object_url(pointer::POINTER_KEY)
                 )),
                 None,
             ),
         };
-        if !matches!(pointer, Pointer::Unknown(_)) {
+        if !matches!(pointer, Pointer::Unknown(_) | Pointer::NoCredentials(_)) {
             self.record(
                 uid,
                 LastRead {

@@ -14,9 +14,9 @@ pub enum Reason {
     StoreNotFound,
     /// spec.storeRef names a store that does not match the schema.
     InvalidStore,
-    /// The fleet names no credentials.
-    NoCredentials,
-    /// The bucket is not s3://NAME[/PREFIX].
+    /// The connection does not fit the bucket's object store.
+    ConnectionMismatch,
+    /// The bucket is not [s3://|gs://|az://]NAME[/PREFIX].
     InvalidBucket,
     /// The credentials Secret does not exist.
     SecretNotFound,
@@ -32,6 +32,9 @@ pub enum Reason {
     NoDeployment,
     /// The deployment pointer could not be read.
     BucketUnreadable,
+    /// The fleet names no credentials Secret and the operator's own identity gives none for
+    /// its bucket (also Degraded's reason then).
+    NoOperatorCredentials,
     /// The bucket cannot be read until the storage resolves (also Ready's reason then).
     StorageUnresolved,
 
@@ -96,7 +99,7 @@ impl Reason {
             Self::Resolved => "Resolved",
             Self::StoreNotFound => "StoreNotFound",
             Self::InvalidStore => "InvalidStore",
-            Self::NoCredentials => "NoCredentials",
+            Self::ConnectionMismatch => "ConnectionMismatch",
             Self::InvalidBucket => "InvalidBucket",
             Self::SecretNotFound => "SecretNotFound",
             Self::SecretKeyMissing => "SecretKeyMissing",
@@ -104,6 +107,7 @@ impl Reason {
             Self::Deployed => "Deployed",
             Self::NoDeployment => "NoDeployment",
             Self::BucketUnreadable => "BucketUnreadable",
+            Self::NoOperatorCredentials => "NoOperatorCredentials",
             Self::StorageUnresolved => "StorageUnresolved",
             Self::NoRouteRequested => "NoRouteRequested",
             Self::IngressApplied => "IngressApplied",
@@ -135,7 +139,7 @@ impl Reason {
         match error {
             ResolveError::StoreNotFound { .. } => Self::StoreNotFound,
             ResolveError::StoreInvalid { .. } => Self::InvalidStore,
-            ResolveError::NoCredentials => Self::NoCredentials,
+            ResolveError::Mismatch { .. } => Self::ConnectionMismatch,
             ResolveError::Bucket(_) => Self::InvalidBucket,
             ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
             ResolveError::SecretKeyMissing { .. } => Self::SecretKeyMissing,
@@ -168,14 +172,19 @@ mod tests {
                 name: "s".into(),
                 error: "missing field `spec`".into(),
             },
-            ResolveError::NoCredentials,
+            ResolveError::Mismatch {
+                via: "spec.objectStorage".into(),
+                bucket: "az://c/p".into(),
+                problem: "no account".into(),
+            },
             ResolveError::SecretNotFound {
                 name: "s".into(),
                 namespace: "ns".into(),
+                needs: "key GOOGLE_SERVICE_ACCOUNT_KEY".into(),
             },
             ResolveError::SecretKeyMissing {
                 name: "s".into(),
-                key: "AWS_ACCESS_KEY_ID",
+                missing: "key AWS_ACCESS_KEY_ID".into(),
             },
         ];
         for e in &errors {

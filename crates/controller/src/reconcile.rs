@@ -76,10 +76,11 @@ fn key(fleet: &CelldFleet) -> String {
     )
 }
 
-/// A fleet's resolved storage, its credentials Secret and the store's resourceVersion.
+/// A fleet's resolved storage, its credentials Secret (none for workload identity) and the
+/// store's resourceVersion.
 struct Inputs {
     storage: ResolvedStorage,
-    secret: Arc<Secret>,
+    secret: Option<Arc<Secret>>,
     store_version: Option<String>,
 }
 
@@ -117,17 +118,23 @@ async fn resolve_storage(
         },
     };
     let storage = resolve::resolve(&fleet.spec, ns, store.as_ref())?;
-    let name = &storage.credentials_secret;
-    let secret = match ctx.caches.secret(ns, name) {
-        Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
-        None => ctx.secrets.read(&ctx.client, ns, name).await,
-    }
-    .map_err(api_error(format!("Secret '{name}'")))?;
-    resolve::check_secret(name, ns, secret.as_deref())?;
-    let secret = secret.ok_or_else(|| ResolveError::SecretNotFound {
-        name: name.clone(),
-        namespace: ns.to_string(),
-    })?;
+    let secret = match &storage.credentials_secret {
+        None => None,
+        Some(name) => {
+            let secret = match ctx.caches.secret(ns, name) {
+                Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
+                None => ctx.secrets.read(&ctx.client, ns, name).await,
+            }
+            .map_err(api_error(format!("Secret '{name}'")))?;
+            let schemes = [storage.bucket.scheme];
+            resolve::check_secret(name, ns, secret.as_deref(), &schemes)?;
+            Some(secret.ok_or_else(|| ResolveError::SecretNotFound {
+                name: name.clone(),
+                namespace: ns.to_string(),
+                needs: resolve::needed_keys(&schemes),
+            })?)
+        }
+    };
     Ok(Inputs {
         storage,
         secret,
@@ -189,12 +196,12 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         secret,
         store_version,
     } = inputs;
-    let s3 = ctx.s3.get(&storage, &secret);
-    ctx.metrics.set_s3_clients(ctx.s3.len());
-    let pointer = match s3 {
+    let client = ctx.buckets.get(&storage, secret.as_deref());
+    ctx.metrics.set_s3_clients(ctx.buckets.len());
+    let pointer = match client {
         Ok(client) => {
             ctx.pointers
-                .pointer(&uid, annotations_hash(fleet), &client, &storage)
+                .pointer(&uid, annotations_hash(fleet), client.as_ref(), &storage)
                 .await
         }
         Err(why) => Pointer::Unknown(why),
@@ -204,7 +211,10 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
         store: store_version,
-        secret: secret.resource_version().unwrap_or_default(),
+        secret: secret
+            .as_ref()
+            .and_then(|s| s.resource_version())
+            .unwrap_or_default(),
         pointer: pointer.clone(),
     };
     // Gateways are not watched: a fleet routed through one is always planned in full.
@@ -214,7 +224,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         return Ok(Action::requeue(requeue_after(ctx, &pointer)));
     }
     ctx.settled.forget(&uid);
-    let config_hash = config_hash::compute(&storage, &secret);
+    let config_hash = config_hash::compute(&storage, secret.as_deref());
     let route_served = !wants_route || ctx.http_route_served().await;
     let https = match ingress {
         Some(i) if i.ingress_class.is_some() => i.tls.is_some(),
@@ -258,8 +268,10 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         info!(fleet = %key(fleet), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
         events::applied(ctx, fleet, &applied.changed, &applied.pruned).await;
     }
-    if let Pointer::Unknown(why) = &pointer {
-        failures.push(Failure::bucket(why));
+    match &pointer {
+        Pointer::Unknown(why) => failures.push(Failure::bucket(why)),
+        Pointer::NoCredentials(why) => failures.push(Failure::no_operator_credentials(why)),
+        Pointer::Deployed(_) | Pointer::Missing => {}
     }
     failures.extend(applied.failures.iter().cloned());
     for f in &failures {
@@ -343,7 +355,9 @@ async fn decide_upgrade(
 fn requeue_after(ctx: &Context, pointer: &Pointer) -> std::time::Duration {
     match pointer {
         Pointer::Deployed(_) => ctx.settings.resync,
-        Pointer::Missing | Pointer::Unknown(_) => ctx.settings.pending_resync,
+        Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => {
+            ctx.settings.pending_resync
+        }
     }
 }
 

@@ -176,6 +176,15 @@ pub fn compute(
                     ));
                     previous.and_then(|p| p.deployment.clone())
                 }
+                Pointer::NoCredentials(e) => {
+                    conds.push(cond(
+                        DEPLOYED,
+                        None,
+                        Reason::NoOperatorCredentials,
+                        e.clone(),
+                    ));
+                    previous.and_then(|p| p.deployment.clone())
+                }
             }
         }
         Storage::Failed(f) => {

@@ -1,4 +1,5 @@
-//! CelldObjectStore status: whether its credentials Secret resolves, and which fleets use it.
+//! CelldObjectStore status: whether its credentials Secret resolves (a store without one, for
+//! workload identity, is ready as it is), and which fleets use it.
 
 use crate::children::MANAGER;
 use crate::context::Context;
@@ -34,22 +35,32 @@ pub fn fleets_using(
     names
 }
 
-/// The status of a store, from whether its Secret resolved and the fleets that use it. Pure.
+/// The status of a store, from whether its Secret resolved (with the keys it was checked for;
+/// None without a Secret) and the fleets that use it. Pure.
 pub fn compute(
     previous: Option<&CelldObjectStoreStatus>,
     generation: Option<i64>,
-    secret: Result<(), (&'static str, String)>,
+    secret: Result<Option<String>, (&'static str, String)>,
     fleets: Vec<String>,
     now: Timestamp,
 ) -> CelldObjectStoreStatus {
     let prev: &[Condition] = previous.map_or(&[], |p| p.conditions.as_slice());
     let ready = match secret {
-        Ok(()) => conditions::make(
+        Ok(Some(keys)) => conditions::make(
             prev,
             READY,
             Some(true),
             "SecretResolved",
-            "the credentials Secret exists with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+            format!("the credentials Secret exists with {keys}"),
+            generation,
+            now,
+        ),
+        Ok(None) => conditions::make(
+            prev,
+            READY,
+            Some(true),
+            "WorkloadIdentity",
+            "no credentials Secret: the nodes of the fleets using this store get no keys and use the cloud identity of their ServiceAccount",
             generation,
             now,
         ),
@@ -81,15 +92,22 @@ pub async fn reconcile(
         .namespace()
         .ok_or(Error::Unnamed("CelldObjectStore"))?;
     let name = store.name_any();
-    let secret_name = &store.spec.credentials_secret_ref.name;
     ctx.caches.ready().await?;
-    let secret = match ctx.caches.secret(&ns, secret_name) {
-        Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
-        None => ctx.secrets.read(&ctx.client, &ns, secret_name).await,
-    }
-    .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
-    let checked = resolve::check_secret(secret_name, &ns, secret.as_deref())
-        .map_err(|e| (e.reason(), e.to_string()));
+    let checked = match &store.spec.credentials_secret_ref {
+        None => Ok(None),
+        Some(secret_ref) => {
+            let secret_name = &secret_ref.name;
+            let secret = match ctx.caches.secret(&ns, secret_name) {
+                Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
+                None => ctx.secrets.read(&ctx.client, &ns, secret_name).await,
+            }
+            .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
+            let schemes = resolve::store_schemes(&store.spec);
+            resolve::check_secret(secret_name, &ns, secret.as_deref(), schemes)
+                .map(|scheme| Some(resolve::needed_keys(&[scheme])))
+                .map_err(|e| (e.reason(), e.to_string()))
+        }
+    };
     let status = compute(
         store.status.as_ref(),
         store.metadata.generation,
@@ -142,7 +160,9 @@ mod tests {
         let ok = compute(
             None,
             Some(1),
-            Ok(()),
+            Ok(Some(
+                "keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)".into(),
+            )),
             vec!["a".into(), "b".into()],
             Timestamp::UNIX_EPOCH,
         );
@@ -170,14 +190,18 @@ mod tests {
         let first = compute(
             None,
             Some(1),
-            Ok(()),
+            Ok(Some(
+                "keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)".into(),
+            )),
             vec!["a".into()],
             Timestamp::UNIX_EPOCH,
         );
         let again = compute(
             Some(&first),
             Some(1),
-            Ok(()),
+            Ok(Some(
+                "keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)".into(),
+            )),
             vec!["a".into()],
             Timestamp::from_second(99).unwrap(),
         );

@@ -11,7 +11,7 @@ use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
 use crate::fleets;
 use crate::kubeconfig::{self, Target};
-use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
+use celld_api::{CelldFleet, ResolveError, ResolvedStorage, Scheme, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::ListParams;
 use kube::{Api, Client};
@@ -44,12 +44,22 @@ impl FleetContext {
                 fleet: name.to_string(),
                 source: Box::new(source),
             })?;
-        if secret_exists(&target, &storage.credentials_secret).await? == Some(false) {
+        let secret = match (&storage.bucket.scheme, &storage.credentials_secret) {
+            (Scheme::S3, Some(secret)) => secret,
+            _ => {
+                return Err(Error::UnsupportedStorage {
+                    fleet: name.to_string(),
+                    bucket: storage.bucket.to_string(),
+                });
+            }
+        };
+        if secret_exists(&target, secret).await? == Some(false) {
             return Err(Error::Storage {
                 fleet: name.to_string(),
                 source: Box::new(ResolveError::SecretNotFound {
-                    name: storage.credentials_secret.clone(),
+                    name: secret.clone(),
                     namespace: target.namespace.clone(),
+                    needs: celld_api::resolve::needed_keys(&[Scheme::S3]),
                 }),
             });
         }

@@ -81,7 +81,11 @@ impl WorkPod {
             &events,
             &job_name,
             &job_uid,
-            &context.storage.credentials_secret,
+            context
+                .storage
+                .credentials_secret
+                .as_deref()
+                .unwrap_or_default(),
             args.pod_timeout,
             progress,
         )

@@ -56,15 +56,21 @@ pub struct StorageStatus {
     /// CelldObjectStore the connection came from; absent for an inline connection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
-    /// Bucket and prefix, s3://NAME[/PREFIX].
+    /// Bucket and prefix, [s3://|gs://|az://]NAME[/PREFIX].
     pub bucket: String,
-    /// Endpoint URL; absent for AWS S3.
+    /// Endpoint URL; absent for AWS S3, GCS and Azure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-    /// Region.
-    pub region: String,
-    /// Secret the credentials come from (its name only).
-    pub credentials_secret: String,
+    /// Region; S3 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Azure storage account; az:// buckets only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub azure_storage_account: Option<String>,
+    /// Secret the credentials come from (its name only); absent when the nodes use their
+    /// workload identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_secret: Option<String>,
 }
 
 /// The deployed Worker, read from the bucket prefix's deploy/current.json.

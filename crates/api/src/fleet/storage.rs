@@ -12,8 +12,9 @@ pub struct StoreRef {
     pub name: String,
 }
 
-/// A reference to a Secret in the same namespace holding AWS_ACCESS_KEY_ID,
-/// AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN.
+/// A reference to a Secret in the same namespace with the object-storage credentials: for S3
+/// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN; for GCS
+/// GOOGLE_SERVICE_ACCOUNT_KEY (a service-account key JSON); for Azure AZURE_STORAGE_ACCOUNT_KEY.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct SecretRef {
     /// Name of the Secret, a DNS subdomain.
@@ -26,34 +27,52 @@ pub struct SecretRef {
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(validation = crate::validate::allow_http_rule("spec.objectStorage"))]
+#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "endpoint"))]
+#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "region"))]
+#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "allowHTTP"))]
+#[x_kube(validation = Rule::new("!has(self.azureStorageAccount) || self.bucket.startsWith('az://')").message("spec.objectStorage.azureStorageAccount applies to az:// buckets only: remove it, or use an az:// bucket"))]
 pub struct ObjectStorage {
-    /// Bucket and prefix as s3://NAME[/PREFIX], for example s3://company-celld/api. Each prefix
-    /// is a separate fleet; fleets may share a bucket with different prefixes.
+    /// Bucket and prefix as [s3://|gs://|az://]NAME[/PREFIX] (no scheme means S3), for example
+    /// s3://company-celld/api, gs://company-celld/api or az://celld/api (NAME is the container
+    /// for Azure). Each prefix is a separate fleet; fleets may share a bucket with different
+    /// prefixes.
     #[schemars(length(min = 1, max = 1024))]
     #[x_kube(validation = crate::validate::bucket_rule("spec.objectStorage.bucket"))]
     pub bucket: String,
 
     /// S3-compatible endpoint URL, for example https://ACCOUNT.r2.cloudflarestorage.com. Omit
-    /// for AWS S3. Switches to path-style addressing. Not allowed with storeRef.
+    /// for AWS S3. Switches to path-style addressing. S3 buckets only; not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 2048))]
     #[x_kube(validation = crate::validate::endpoint_rule("spec.objectStorage.endpoint"))]
     pub endpoint: Option<String>,
 
-    /// Region of the bucket (celld's default is us-east-1; use auto for R2). Not allowed with
-    /// storeRef.
+    /// Region of the bucket (celld's default is us-east-1; use auto for R2). S3 buckets only;
+    /// not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 64))]
     #[x_kube(validation = crate::validate::region_rule("spec.objectStorage.region"))]
     pub region: Option<String>,
 
-    /// Allow a plain-text http:// endpoint (a local MinIO, for example). Not allowed with
-    /// storeRef.
+    /// Allow a plain-text http:// endpoint (a local MinIO, for example). S3 buckets only; not
+    /// allowed with storeRef.
     #[serde(default, rename = "allowHTTP", skip_serializing_if = "Option::is_none")]
     pub allow_http: Option<bool>,
 
-    /// Secret with the object-storage credentials. Required unless storeRef is set, and not
-    /// allowed with it.
+    /// Azure storage account holding the az:// bucket's container (AZURE_STORAGE_ACCOUNT_NAME),
+    /// 3-24 lowercase letters and digits. Required for an az:// bucket unless storeRef is set;
+    /// az:// buckets only; not allowed with storeRef.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 3, max = 24))]
+    #[x_kube(validation = crate::validate::azure_account_rule("spec.objectStorage.azureStorageAccount"))]
+    pub azure_storage_account: Option<String>,
+
+    /// Secret with the object-storage credentials the nodes get: for S3 AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY and optionally AWS_SESSION_TOKEN; for GCS
+    /// GOOGLE_SERVICE_ACCOUNT_KEY (the service-account key JSON); for Azure
+    /// AZURE_STORAGE_ACCOUNT_KEY. Omit it for workload identity: the nodes then get no key at
+    /// all and use the cloud identity of spec.serviceAccountName (EKS IRSA or Pod Identity, GKE
+    /// Workload Identity, AKS Workload Identity or a managed identity). Not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials_secret_ref: Option<SecretRef>,
 }

@@ -140,14 +140,156 @@ spec:
   ingress: {hostname: "*.apps.example.com", ingressClass: nginx, path: /hello, pathType: Exact}
 "#,
     ),
-    bad(
-        "no-connection",
+    ok(
+        "workload-identity-s3",
         r#"
-metadata: {name: no-connection}
+metadata: {name: irsa}
 spec:
-  objectStorage: {bucket: "s3://celld/app"}
+  objectStorage: {bucket: "s3://celld/app", region: eu-west-1}
+  serviceAccountName: celld
 "#,
-        "set exactly one of spec.storeRef.name",
+    ),
+    ok(
+        "gcs-with-key",
+        r#"
+metadata: {name: gcs}
+spec:
+  objectStorage: {bucket: "gs://company_celld/api", credentialsSecretRef: {name: gcs-key}}
+"#,
+    ),
+    ok(
+        "gcs-workload-identity",
+        r#"
+metadata: {name: gcs-wi}
+spec:
+  objectStorage: {bucket: "gs://company-celld"}
+  serviceAccountName: celld
+"#,
+    ),
+    ok(
+        "azure-with-key",
+        r#"
+metadata: {name: azure}
+spec:
+  objectStorage: {bucket: "az://workers/api", azureStorageAccount: companycelld, credentialsSecretRef: {name: azure-key}}
+"#,
+    ),
+    ok(
+        "azure-through-store",
+        r#"
+metadata: {name: azure-store}
+spec:
+  storeRef: {name: azure}
+  objectStorage: {bucket: "az://workers/api"}
+"#,
+    ),
+    ok(
+        "bucket-without-scheme-is-s3",
+        r#"
+metadata: {name: bucket-scheme}
+spec:
+  objectStorage: {bucket: "celld/app", credentialsSecretRef: {name: creds}}
+"#,
+    ),
+    bad(
+        "gcs-with-endpoint",
+        r#"
+metadata: {name: gcs-endpoint}
+spec:
+  objectStorage: {bucket: "gs://celld/app", endpoint: "https://storage.example.com"}
+"#,
+        "spec.objectStorage.endpoint applies to S3 buckets only: celld refuses it with gs:// and az:// buckets, so remove spec.objectStorage.endpoint",
+    ),
+    bad(
+        "azure-with-region",
+        r#"
+metadata: {name: azure-region}
+spec:
+  objectStorage: {bucket: "az://workers/app", azureStorageAccount: companycelld, region: westeurope}
+"#,
+        "spec.objectStorage.region applies to S3 buckets only",
+    ),
+    bad(
+        "gcs-with-allow-http",
+        r#"
+metadata: {name: gcs-http}
+spec:
+  objectStorage: {bucket: "gs://celld/app", allowHTTP: true}
+"#,
+        "spec.objectStorage.allowHTTP applies to S3 buckets only",
+    ),
+    bad(
+        "azure-without-account",
+        r#"
+metadata: {name: azure-no-account}
+spec:
+  objectStorage: {bucket: "az://workers/app"}
+"#,
+        "an az:// bucket needs spec.objectStorage.azureStorageAccount",
+    ),
+    bad(
+        "account-with-s3-bucket",
+        r#"
+metadata: {name: s3-account}
+spec:
+  objectStorage: {bucket: "s3://celld/app", azureStorageAccount: companycelld, credentialsSecretRef: {name: creds}}
+"#,
+        "spec.objectStorage.azureStorageAccount applies to az:// buckets only",
+    ),
+    bad(
+        "store-and-account",
+        r#"
+metadata: {name: store-account}
+spec:
+  storeRef: {name: azure}
+  objectStorage: {bucket: "az://workers/app", azureStorageAccount: companycelld}
+"#,
+        "spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount",
+    ),
+    bad(
+        "azure-account-uppercase",
+        r#"
+metadata: {name: azure-upper}
+spec:
+  objectStorage: {bucket: "az://workers/app", azureStorageAccount: CompanyCelld}
+"#,
+        "spec.objectStorage.azureStorageAccount must be an Azure storage account name",
+    ),
+    bad(
+        "azure-container-double-dash",
+        r#"
+metadata: {name: azure-dash}
+spec:
+  objectStorage: {bucket: "az://work--ers/app", azureStorageAccount: companycelld}
+"#,
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
+    ),
+    bad(
+        "azure-container-too-long",
+        r#"
+metadata: {name: azure-long}
+spec:
+  objectStorage: {bucket: "az://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/app", azureStorageAccount: companycelld}
+"#,
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
+    ),
+    bad(
+        "gcs-uppercase-name",
+        r#"
+metadata: {name: gcs-upper}
+spec:
+  objectStorage: {bucket: "gs://Celld/app"}
+"#,
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
+    ),
+    bad(
+        "unknown-scheme",
+        r#"
+metadata: {name: https-bucket}
+spec:
+  objectStorage: {bucket: "https://celld/app"}
+"#,
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
     ),
     bad(
         "store-and-inline-credentials",
@@ -157,7 +299,7 @@ spec:
   storeRef: {name: minio}
   objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
 "#,
-        "set exactly one of spec.storeRef.name",
+        "spec.storeRef excludes spec.objectStorage.credentialsSecretRef",
     ),
     bad(
         "store-and-endpoint",
@@ -177,16 +319,7 @@ spec:
   storeRef: {name: minio}
   objectStorage: {bucket: "s3://celld/app", region: eu-west-1}
 "#,
-        "spec.storeRef excludes spec.objectStorage.endpoint, region and allowHTTP",
-    ),
-    bad(
-        "bucket-without-scheme",
-        r#"
-metadata: {name: bucket-scheme}
-spec:
-  objectStorage: {bucket: "celld/app", credentialsSecretRef: {name: creds}}
-"#,
-        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+        "spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount",
     ),
     bad(
         "bucket-bad-prefix-chars",
@@ -195,7 +328,7 @@ metadata: {name: bucket-chars}
 spec:
   objectStorage: {bucket: "s3://celld/app name", credentialsSecretRef: {name: creds}}
 "#,
-        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
     ),
     bad(
         "bucket-trailing-slash",
@@ -204,7 +337,7 @@ metadata: {name: bucket-slash}
 spec:
   objectStorage: {bucket: "s3://celld/app/", credentialsSecretRef: {name: creds}}
 "#,
-        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
     ),
     bad(
         "bucket-uppercase-name",
@@ -213,7 +346,7 @@ metadata: {name: bucket-upper}
 spec:
   objectStorage: {bucket: "s3://Celld/app", credentialsSecretRef: {name: creds}}
 "#,
-        "spec.objectStorage.bucket must be s3://NAME[/PREFIX]",
+        "spec.objectStorage.bucket must be [s3://|gs://|az://]NAME[/PREFIX]",
     ),
     bad(
         "endpoint-not-url",
@@ -405,6 +538,28 @@ metadata: {name: http}
 spec: {endpoint: "http://minio:9000", credentialsSecretRef: {name: creds}}
 "#,
         "set spec.allowHTTP: true",
+    ),
+    ok(
+        "store-workload-identity",
+        r#"
+metadata: {name: identity}
+spec: {region: eu-west-1}
+"#,
+    ),
+    ok(
+        "store-azure",
+        r#"
+metadata: {name: azure}
+spec: {azureStorageAccount: companycelld, credentialsSecretRef: {name: azure-key}}
+"#,
+    ),
+    bad(
+        "store-azure-with-endpoint",
+        r#"
+metadata: {name: azure-endpoint}
+spec: {azureStorageAccount: companycelld, endpoint: "https://blob.example.com"}
+"#,
+        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint",
     ),
     bad(
         "store-secret-name-underscore",

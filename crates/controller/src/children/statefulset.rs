@@ -1,6 +1,6 @@
 //! StatefulSet `<fleet>`: the celld nodes, following celld v0.4's runtime contract.
 
-use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT};
+use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, storage_env};
 use celld_api::contract::node_address;
 use celld_api::{LocalStorageType, PvcRetention, labels, pod_security};
 use k8s_openapi::api::apps::v1::{
@@ -10,8 +10,7 @@ use k8s_openapi::api::apps::v1::{
 use k8s_openapi::api::core::v1::{
     Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
     ObjectFieldSelector, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSecurityContext,
-    PodSpec, PodTemplateSpec, Probe, SecretKeySelector, Volume, VolumeMount,
-    VolumeResourceRequirements,
+    PodSpec, PodTemplateSpec, Probe, Volume, VolumeMount, VolumeResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -211,34 +210,13 @@ fn field(name: &str, path: &str) -> EnvVar {
     }
 }
 
-fn secret(name: &str, secret: &str, optional: bool) -> EnvVar {
-    EnvVar {
-        name: name.into(),
-        value_from: Some(EnvVarSource {
-            secret_key_ref: Some(SecretKeySelector {
-                name: secret.into(),
-                key: name.into(),
-                optional: optional.then_some(true),
-            }),
-            ..EnvVarSource::default()
-        }),
-        ..EnvVar::default()
-    }
-}
-
 /// The celld environment: POD_NAME and POD_NAMESPACE first so later values can expand them.
 fn env(d: &Desired) -> Vec<EnvVar> {
-    use celld_api::labels::secret_keys;
-    let s = &d.storage;
     let mut env = vec![
         field("POD_NAME", "metadata.name"),
         field("POD_NAMESPACE", "metadata.namespace"),
-        value("CELLD_BUCKET", s.bucket.to_string()),
-        value("AWS_REGION", s.region.clone()),
     ];
-    if let Some(endpoint) = &s.endpoint {
-        env.push(value("S3_ENDPOINT", endpoint.clone()));
-    }
+    env.extend(storage_env::location(&d.storage));
     env.extend([
         value("CELLD_ADDR", format!("0.0.0.0:{HTTP_PORT}")),
         value("CELLD_INTERNAL_ADDR", format!("0.0.0.0:{INTERNAL_PORT}")),
@@ -253,11 +231,7 @@ fn env(d: &Desired) -> Vec<EnvVar> {
     if let Some(durability) = d.fleet.spec.durability {
         env.push(value("CELLD_DURABILITY", durability.as_str()));
     }
-    env.extend([
-        secret(secret_keys::ACCESS_KEY_ID, &s.credentials_secret, false),
-        secret(secret_keys::SECRET_ACCESS_KEY, &s.credentials_secret, false),
-        secret(secret_keys::SESSION_TOKEN, &s.credentials_secret, true),
-    ]);
+    env.extend(storage_env::credentials(&d.storage));
     env.extend(d.fleet.spec.env.iter().cloned());
     env
 }

@@ -12,7 +12,8 @@ fn storage() -> ResolvedStorage {
         endpoint: Some("http://minio:9000".into()),
         region: "us-east-1".into(),
         allow_http: true,
-        credentials_secret: "creds".into(),
+        azure_storage_account: None,
+        credentials_secret: Some("creds".into()),
     }
 }
 

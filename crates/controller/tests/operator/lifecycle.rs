@@ -50,7 +50,7 @@ async fn fleet_reaches_ready_with_every_child() {
     );
     let storage = status.storage.expect("storage");
     assert_eq!(storage.bucket, format!("s3://{}/{prefix}", s3.bucket));
-    assert_eq!(storage.credentials_secret, "creds");
+    assert_eq!(storage.credentials_secret.as_deref(), Some("creds"));
     assert_eq!(status.observed_generation, fleet.metadata.generation);
 
     let sts = env

@@ -218,7 +218,8 @@ mod tests {
             endpoint: endpoint.map(Into::into),
             region: "eu-west-1".into(),
             allow_http: false,
-            credentials_secret: "creds".into(),
+            azure_storage_account: None,
+            credentials_secret: Some("creds".into()),
         }
     }
 

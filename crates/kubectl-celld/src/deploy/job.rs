@@ -118,7 +118,11 @@ pub fn build(input: &Input<'_>) -> Job {
     use celld_api::labels::secret_keys;
     let fleet_name = input.fleet.metadata.name.clone().unwrap_or_default();
     let labels = pod_labels(&fleet_name);
-    let secret = input.storage.credentials_secret.as_str();
+    let secret = input
+        .storage
+        .credentials_secret
+        .as_deref()
+        .unwrap_or_default();
     let container = Container {
         name: CONTAINER.to_string(),
         image: Some(input.image.to_string()),
@@ -212,7 +216,8 @@ mod tests {
             endpoint: Some("http://minio.storage.svc:9000".into()),
             region: "us-east-1".into(),
             allow_http: true,
-            credentials_secret: "s3-creds".into(),
+            azure_storage_account: None,
+            credentials_secret: Some("s3-creds".into()),
         }
     }
 

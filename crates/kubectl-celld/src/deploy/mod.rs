@@ -156,10 +156,10 @@ pub fn describe_storage(storage: &ResolvedStorage) -> String {
         Some(store) => s.push_str(&format!(" (from CelldObjectStore {store}")),
         None => s.push_str(" (inline"),
     }
-    s.push_str(&format!(
-        ", credentials from Secret {})",
-        storage.credentials_secret
-    ));
+    match &storage.credentials_secret {
+        Some(secret) => s.push_str(&format!(", credentials from Secret {secret})")),
+        None => s.push_str(", workload identity)"),
+    }
     s
 }
 
@@ -258,7 +258,7 @@ async fn steps(
         &events,
         &job_name,
         &job_uid,
-        &storage.credentials_secret,
+        storage.credentials_secret.as_deref().unwrap_or_default(),
         args.pod_timeout,
         progress,
     )
@@ -377,7 +377,8 @@ mod tests {
             endpoint: endpoint.map(Into::into),
             region: "auto".into(),
             allow_http: false,
-            credentials_secret: "creds".into(),
+            azure_storage_account: None,
+            credentials_secret: Some("creds".into()),
         }
     }
 

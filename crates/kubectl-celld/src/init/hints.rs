@@ -78,7 +78,7 @@ mod tests {
     fn names_the_flags_of_a_message() {
         assert_eq!(
             flags_for(
-                "set exactly one of spec.storeRef.name (a shared CelldObjectStore) or spec.objectStorage.credentialsSecretRef.name (an inline connection)"
+                "spec.storeRef excludes spec.objectStorage.credentialsSecretRef: the CelldObjectStore names the credentials Secret, so remove credentialsSecretRef (or remove storeRef for an inline connection)"
             ),
             vec!["--store", "--credentials-secret"]
         );

@@ -12,7 +12,9 @@ pub fn text(err: &ResolveError) -> Option<String> {
         ResolveError::StoreNotFound { name, namespace } => Some(format!(
             "warning: CelldObjectStore '{name}' does not exist in namespace '{namespace}': the fleet stays at 0 nodes until it does; create it (apiVersion platform.celld.dev/v1alpha1, kind CelldObjectStore, metadata.name {name}, spec.credentialsSecretRef.name) with: kubectl -n {namespace} apply --server-side -f STORE.yaml"
         )),
-        ResolveError::SecretNotFound { name, namespace } => Some(format!(
+        ResolveError::SecretNotFound {
+            name, namespace, ..
+        } => Some(format!(
             "warning: Secret '{name}' with the object-storage credentials does not exist in namespace '{namespace}': the fleet cannot read its bucket until it does; create it with: kubectl -n {namespace} create secret generic {name} --from-literal=AWS_ACCESS_KEY_ID=... --from-literal=AWS_SECRET_ACCESS_KEY=..."
         )),
         _ => None,
@@ -27,9 +29,13 @@ pub async fn check(target: &Target, fleet: &CelldFleet) -> Vec<String> {
         Err(e) => text(&e).into_iter().collect(),
         Ok(resolved) => {
             let secrets: Api<Secret> = Api::namespaced(target.client.clone(), ns);
-            match secrets.get_metadata_opt(&resolved.credentials_secret).await {
+            let Some(secret) = resolved.credentials_secret else {
+                return Vec::new();
+            };
+            match secrets.get_metadata_opt(&secret).await {
                 Ok(None) => text(&ResolveError::SecretNotFound {
-                    name: resolved.credentials_secret,
+                    needs: celld_api::resolve::needed_keys(&[resolved.bucket.scheme]),
+                    name: secret,
                     namespace: ns.to_string(),
                 })
                 .into_iter()

@@ -232,18 +232,21 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
 async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>) -> StorageReport {
     match fleet_context::resolve_storage(target, fleet).await {
         Ok(r) => {
-            let secret_exists = fleet_context::secret_exists(target, &r.credentials_secret)
-                .await
-                .unwrap_or_else(|e| {
-                    warnings.push(e.to_string());
-                    None
-                });
+            let secret_exists = match &r.credentials_secret {
+                Some(secret) => fleet_context::secret_exists(target, secret)
+                    .await
+                    .unwrap_or_else(|e| {
+                        warnings.push(e.to_string());
+                        None
+                    }),
+                None => None,
+            };
             StorageReport {
                 store: r.store,
                 bucket: r.bucket.to_string(),
                 endpoint: r.endpoint,
                 region: Some(r.region),
-                credentials_secret: Some(r.credentials_secret),
+                credentials_secret: r.credentials_secret,
                 secret_exists,
                 error: None,
             }
@@ -272,7 +275,7 @@ pub fn resolve_with(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> StorageR
             bucket: r.bucket.to_string(),
             endpoint: r.endpoint,
             region: Some(r.region),
-            credentials_secret: Some(r.credentials_secret),
+            credentials_secret: r.credentials_secret,
             secret_exists: None,
             error: None,
         },

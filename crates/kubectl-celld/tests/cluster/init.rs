@@ -116,10 +116,23 @@ async fn init_apply_creates_then_updates_with_server_side_apply() -> TestResult 
     assert_eq!(fleet.spec.local_storage.size, "5Gi");
 
     // A spec admission refuses is not applied at all.
-    let run = support::run(&env, &["init", "bad", "--bucket", &bucket, "--apply"]).await?;
+    let run = support::run(
+        &env,
+        &[
+            "init",
+            "bad",
+            "--bucket",
+            "gs://celld/bad",
+            "--region",
+            "eu-west-1",
+            "--apply",
+        ],
+    )
+    .await?;
     assert_eq!(run.code, 1, "{run}");
     assert!(
-        run.stderr.contains("set exactly one of spec.storeRef.name"),
+        run.stderr
+            .contains("spec.objectStorage.region applies to S3 buckets only"),
         "{run}"
     );
     assert!(env.api::<CelldFleet>().get_opt("bad").await?.is_none());

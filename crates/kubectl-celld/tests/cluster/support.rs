@@ -92,9 +92,10 @@ pub async fn store(env: &TestEnv, name: &str, secret: &str) -> TestResult {
             endpoint: Some(s3.endpoint.clone()),
             region: Some(s3.region.clone()),
             allow_http: Some(true),
-            credentials_secret_ref: celld_api::SecretRef {
+            azure_storage_account: None,
+            credentials_secret_ref: Some(celld_api::SecretRef {
                 name: secret.into(),
-            },
+            }),
         },
     );
     env.api::<CelldObjectStore>()

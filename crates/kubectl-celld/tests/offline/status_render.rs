@@ -216,7 +216,8 @@ fn fleet_table() {
             endpoint: Some("http://minio:9000".into()),
             region: None,
             allow_http: Some(true),
-            credentials_secret_ref: celld_api::SecretRef { name: "s3".into() },
+            azure_storage_account: None,
+            credentials_secret_ref: Some(celld_api::SecretRef { name: "s3".into() }),
         },
     );
     minio.metadata.namespace = Some("apps".into());

@@ -1,0 +1,231 @@
+//! Bucket clients shared by every fleet with the same connection and credentials: one
+//! connection pool per object store, whatever the number of fleets on it (for S3 with a
+//! credentials Secret whatever their bucket and prefix too; `object_store` clients are bound to
+//! one bucket). A client no fleet used for [`IDLE`] is dropped with its connections.
+
+use crate::children::storage_env;
+use crate::pointer::{self, PointerSource, S3Source};
+use crate::pointer_object_store::{StoreEndpoints, StoreSource};
+use celld_api::{ResolvedStorage, Scheme};
+use k8s_openapi::api::core::v1::Secret;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a client nobody uses is kept.
+pub const IDLE: Duration = Duration::from_secs(600);
+
+/// What makes two fleets able to share a client: the store, its connection and the credentials
+/// (with `secret`, None for the operator's own identity), and the bucket unless the client is
+/// an S3 one with keys (never the prefix, which is per request).
+pub fn key(storage: &ResolvedStorage, secret: Option<&Secret>) -> String {
+    let mut h = Sha256::new();
+    let per_bucket = !(storage.bucket.scheme == Scheme::S3 && secret.is_some());
+    for part in [
+        storage.bucket.scheme.prefix(),
+        storage.endpoint.as_deref().unwrap_or(""),
+        storage.region.as_str(),
+        storage.azure_storage_account.as_deref().unwrap_or(""),
+        if per_bucket {
+            storage.bucket.name.as_str()
+        } else {
+            ""
+        },
+        if secret.is_some() {
+            "secret"
+        } else {
+            "identity"
+        },
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for (key, _) in storage_env::secret_keys(storage.bucket.scheme) {
+        if let Some(v) = secret
+            .and_then(|s| s.data.as_ref())
+            .and_then(|d| d.get(*key))
+        {
+            h.update(&v.0);
+        }
+        h.update([0]);
+    }
+    hex::encode(&h.finalize()[..16])
+}
+
+/// A shared client.
+pub type Client = Arc<dyn PointerSource>;
+
+/// The shared clients, by [`key`], with when each was last used.
+pub struct BucketClients {
+    timeout: Duration,
+    endpoints: StoreEndpoints,
+    clients: Mutex<HashMap<String, (Client, Instant)>>,
+}
+
+impl BucketClients {
+    /// No clients yet; each request of the clients it builds is bounded by `timeout`, and gs://
+    /// and az:// buckets are read at `endpoints` when set.
+    pub fn new(timeout: Duration, endpoints: StoreEndpoints) -> Self {
+        Self {
+            timeout,
+            endpoints,
+            clients: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The client for `storage` with the credentials in `secret` (None: the operator's own
+    /// identity), built the first time: `aws-sdk-s3` for an S3 bucket with keys, `object_store`
+    /// otherwise. The message says why there is none.
+    pub fn get(
+        &self,
+        storage: &ResolvedStorage,
+        secret: Option<&Secret>,
+    ) -> Result<Client, String> {
+        self.get_or_build(&key(storage, secret), Instant::now(), || {
+            match (storage.bucket.scheme, secret) {
+                (Scheme::S3, Some(secret)) => Ok(Arc::new(S3Source(pointer::client(
+                    storage,
+                    secret,
+                    self.timeout,
+                )?)) as Client),
+                _ => Ok(Arc::new(StoreSource::new(
+                    storage,
+                    secret,
+                    &self.endpoints,
+                    self.timeout,
+                )?) as Client),
+            }
+        })
+    }
+
+    fn get_or_build(
+        &self,
+        key: &str,
+        now: Instant,
+        build: impl FnOnce() -> Result<Client, String>,
+    ) -> Result<Client, String> {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        clients.retain(|_, (_, used)| now.saturating_duration_since(*used) < IDLE);
+        if let Some((client, used)) = clients.get_mut(key) {
+            *used = now;
+            return Ok(client.clone());
+        }
+        let client = build()?;
+        clients.insert(key.to_string(), (client.clone(), now));
+        Ok(client)
+    }
+
+    /// How many clients are held.
+    pub fn len(&self) -> usize {
+        self.clients.lock().map(|c| c.len()).unwrap_or_default()
+    }
+
+    /// Whether no client is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_api::BucketUrl;
+    use celld_api::labels::secret_keys;
+    use k8s_openapi::ByteString;
+    use std::collections::BTreeMap;
+
+    fn storage(bucket: &str) -> ResolvedStorage {
+        ResolvedStorage {
+            store: None,
+            bucket: BucketUrl::parse(bucket).unwrap(),
+            endpoint: Some("http://127.0.0.1:9000".into()),
+            region: "us-east-1".into(),
+            allow_http: true,
+            azure_storage_account: None,
+            credentials_secret: Some("creds".into()),
+        }
+    }
+
+    fn secret(sk: &str) -> Secret {
+        Secret {
+            data: Some(BTreeMap::from([
+                (
+                    secret_keys::ACCESS_KEY_ID.to_string(),
+                    ByteString(b"AK".to_vec()),
+                ),
+                (
+                    secret_keys::SECRET_ACCESS_KEY.to_string(),
+                    ByteString(sk.as_bytes().to_vec()),
+                ),
+            ])),
+            ..Secret::default()
+        }
+    }
+
+    #[test]
+    fn fleets_on_one_store_share_a_client_whatever_their_prefix() {
+        assert_eq!(
+            key(&storage("s3://b/one"), Some(&secret("s"))),
+            key(&storage("s3://other/two"), Some(&secret("s")))
+        );
+        assert_ne!(
+            key(&storage("s3://b/one"), Some(&secret("s"))),
+            key(&storage("s3://b/one"), Some(&secret("rotated")))
+        );
+        let mut elsewhere = storage("s3://b/one");
+        elsewhere.region = "eu-west-1".into();
+        assert_ne!(
+            key(&storage("s3://b/one"), Some(&secret("s"))),
+            key(&elsewhere, Some(&secret("s")))
+        );
+    }
+
+    #[test]
+    fn object_store_clients_are_per_bucket_and_identity() {
+        assert_eq!(
+            key(&storage("gs://b/one"), None),
+            key(&storage("gs://b/two"), None)
+        );
+        assert_ne!(
+            key(&storage("gs://b/one"), None),
+            key(&storage("gs://other/one"), None)
+        );
+        assert_ne!(
+            key(&storage("s3://b/one"), None),
+            key(&storage("s3://b/one"), Some(&secret("s")))
+        );
+        assert_ne!(
+            key(&storage("s3://b/one"), None),
+            key(&storage("gs://b/one"), None)
+        );
+    }
+
+    #[test]
+    fn a_client_is_built_once_and_dropped_when_idle() {
+        let clients = BucketClients::new(Duration::from_secs(1), StoreEndpoints::default());
+        let start = Instant::now();
+        let built = std::cell::Cell::new(0);
+        let build = || {
+            built.set(built.get() + 1);
+            pointer::client(&storage("s3://b/p"), &secret("s"), Duration::from_secs(1))
+                .map(|c| Arc::new(S3Source(c)) as Client)
+        };
+        clients.get_or_build("k", start, build).unwrap();
+        clients
+            .get_or_build("k", start + Duration::from_secs(1), build)
+            .unwrap();
+        assert_eq!(built.get(), 1);
+        clients
+            .get_or_build("other", start + IDLE + Duration::from_secs(2), || {
+                pointer::client(&storage("s3://b/p"), &secret("x"), Duration::from_secs(1))
+                    .map(|c| Arc::new(S3Source(c)) as Client)
+            })
+            .unwrap();
+        assert_eq!(clients.len(), 1, "the idle client was dropped");
+        clients
+            .get_or_build("k", start + IDLE + Duration::from_secs(2), build)
+            .unwrap();
+        assert_eq!(built.get(), 2);
+    }
+}
