@@ -1,0 +1,293 @@
+//! Changing a fleet's celld image follows celld's upgrade rules: v0.3 → v0.4 stops every old
+//! node before a new one starts; v0.4.0 → v0.4.1 rolls one node at a time and waits while a node
+//! reports restores; an image of unknown version takes the full stop; a downgrade below v0.4.1
+//! once v0.4.1 ran is refused. The nodes' `/state` is served by the test (kwok pods have no
+//! network) through the operator's connect-to address; the request is the production one.
+
+use crate::node_states::NodeStates;
+use crate::pod_history::{PodHistory, Snapshot};
+use crate::support::*;
+use celld_api::labels;
+use celld_testkit::{TestEnv, wait_for_object};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const V3: &str = "ghcr.io/denoland/celld:v0.3.0";
+const V40: &str = "ghcr.io/denoland/celld:v0.4.0";
+const V41: &str = "ghcr.io/denoland/celld:v0.4.1";
+const LATEST: &str = "ghcr.io/denoland/celld:latest";
+
+/// An operator whose node API requests go to `nodes`, and a fleet `web` on `image` with
+/// `replicas` nodes that is Ready.
+async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeStates) -> TestEnv {
+    let env = TestEnv::new(test)
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
+    let mut settings = settings(&env, "op-1");
+    settings.node_api_connect_to = Some(nodes.address.clone());
+    let op = start(operator_client(&env).await, settings);
+    // The operator runs as long as the test: its task ends with the runtime.
+    std::mem::forget(op);
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, test);
+    create_credentials(&env, "creds", &s3).await;
+    publish_pointer(&s3, &prefix, "00000000000000a1").await;
+    set_image(&env, &s3, &prefix, image, replicas).await;
+    wait_serving(&env, image, replicas).await;
+    env
+}
+
+async fn set_image(
+    env: &TestEnv,
+    s3: &celld_testkit::S3Settings,
+    prefix: &str,
+    image: &str,
+    replicas: i32,
+) {
+    apply_fleet(
+        env,
+        &inline_fleet(
+            "web",
+            s3,
+            prefix,
+            json!({"image": image, "replicas": replicas}),
+        ),
+    )
+    .await;
+}
+
+/// Changes only the image of the fleet `web`.
+async fn change_image(env: &TestEnv, image: &str) {
+    let s3 = env.s3().expect("S3 settings");
+    let fleet = env
+        .api::<celld_api::CelldFleet>()
+        .get("web")
+        .await
+        .expect("fleet read");
+    let replicas = fleet.spec.replicas;
+    let bucket = fleet.spec.object_storage.bucket.clone();
+    let prefix = bucket
+        .split_once(&format!("{}/", s3.bucket))
+        .map(|(_, p)| p.to_string())
+        .expect("the fleet's prefix");
+    set_image(env, &s3, &prefix, image, replicas).await;
+}
+
+/// Waits until every node runs `image`, is Ready, and the fleet says Ready and Stable.
+async fn wait_serving(env: &TestEnv, image: &str, replicas: i32) {
+    wait_for_object(
+        &env.api::<StatefulSet>(),
+        "web",
+        &format!("{replicas} nodes of {image}, all updated and ready"),
+        Duration::from_secs(120),
+        |sts| {
+            let spec = sts.spec.as_ref();
+            let status = sts.status.as_ref();
+            let template_image = spec
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|p| p.containers.first())
+                .and_then(|c| c.image.as_deref());
+            template_image == Some(image)
+                && spec.and_then(|s| s.replicas) == Some(replicas)
+                && status.is_some_and(|s| {
+                    s.observed_generation == sts.metadata.generation
+                        && s.replicas == replicas
+                        && s.ready_replicas == Some(replicas)
+                        && s.updated_replicas == Some(replicas)
+                })
+        },
+    )
+    .await
+    .expect("the nodes run the image");
+    wait_condition(env, "web", "Progressing", "False", Some("Stable")).await;
+    wait_condition(env, "web", "Ready", "True", Some("Serving")).await;
+}
+
+/// The images of the pods that exist (terminating ones included) in a snapshot.
+fn images(snapshot: &Snapshot) -> BTreeSet<&str> {
+    snapshot.values().map(|p| p.image.as_str()).collect()
+}
+
+/// Asserts no snapshot holds pods of `old` and `new` at once, and that both were seen.
+fn assert_never_side_by_side(history: &PodHistory, old: &str, new: &str) {
+    let snapshots = history.snapshots();
+    for s in &snapshots {
+        let images = images(s);
+        assert!(
+            !(images.contains(old) && images.contains(new)),
+            "pods of {old} and {new} existed at once: {s:?}"
+        );
+    }
+    assert!(snapshots.iter().any(|s| images(s).contains(old)));
+    assert!(snapshots.iter().any(|s| images(s).contains(new)));
+    assert!(
+        snapshots.iter().any(|s| s.is_empty()),
+        "the fleet went through zero pods"
+    );
+}
+
+#[tokio::test]
+async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
+    let nodes = NodeStates::start().await;
+    let env = ready_fleet("upgrade-stop", V3, 2, &nodes).await;
+    let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
+
+    change_image(&env, V40).await;
+    wait_condition(&env, "web", "Progressing", "True", Some("FullStop")).await;
+    wait_serving(&env, V40, 2).await;
+
+    assert_never_side_by_side(&history, V3, V40);
+    let stop = events(&env, "web", "Normal", "FullStop").await;
+    assert!(
+        stop.iter().any(|e| e
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("v0.3 and v0.4.0 or later must not run side by side"))),
+        "a FullStop Event says why: {stop:?}"
+    );
+    assert!(has_event(&env, "web", "UpgradeFinished", Some("Normal")).await);
+    assert!(
+        nodes.asked().is_empty(),
+        "a full stop asks no node for its state"
+    );
+}
+
+#[tokio::test]
+async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
+    let nodes = NodeStates::start().await;
+    let env = ready_fleet("upgrade-roll", V40, 3, &nodes).await;
+    let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
+    // web-0 keeps restoring cells: after the last node (web-2) is updated, nothing moves.
+    nodes.set_restoring("web-0", 2);
+
+    change_image(&env, V41).await;
+    let waiting = wait_condition(
+        &env,
+        "web",
+        "Progressing",
+        "True",
+        Some("WaitingForRestores"),
+    )
+    .await;
+    let message =
+        celld_api::conditions::find(&waiting.status.expect("status").conditions, "Progressing")
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+    assert!(
+        message.contains("node web-0 reports 2 cells restoring"),
+        "{message}"
+    );
+    // Several polls later the roll still waits: only web-2 runs v0.4.1.
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet read");
+    let partition = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.update_strategy.as_ref())
+        .and_then(|u| u.rolling_update.as_ref())
+        .and_then(|r| r.partition);
+    assert_eq!(partition, Some(2), "the roll waits at the last node");
+    let now = history.snapshots().pop().expect("pods recorded");
+    let on_new: Vec<&str> = now
+        .iter()
+        .filter(|(_, p)| p.image == V41)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(on_new, ["web-2"], "{now:?}");
+
+    nodes.set_restoring("web-0", 0);
+    wait_serving(&env, V41, 3).await;
+
+    // One node at a time: never fewer than two serving nodes once the roll began, and the nodes
+    // moved from the highest ordinal down.
+    let snapshots = history.snapshots();
+    let mut order: Vec<String> = Vec::new();
+    for s in snapshots.iter().skip(1) {
+        let serving = s.values().filter(|p| p.serving).count();
+        assert!(serving >= 2, "more than one node was down at once: {s:?}");
+        for (name, pod) in s {
+            if pod.image == V41 && !order.contains(name) {
+                order.push(name.clone());
+            }
+        }
+    }
+    assert_eq!(order, ["web-2", "web-1", "web-0"]);
+    assert_eq!(
+        nodes.asked(),
+        BTreeSet::from(["web-0".to_string(), "web-1".into(), "web-2".into()]),
+        "every node's state was read"
+    );
+    for reason in ["RollingUpgrade", "WaitingForRestores", "UpgradeFinished"] {
+        assert!(
+            has_event(&env, "web", reason, Some("Normal")).await,
+            "{reason} Event"
+        );
+    }
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet read");
+    let annotations = sts.metadata.annotations.unwrap_or_default();
+    assert_eq!(
+        annotations.get(labels::HIGHEST_VERSION).map(String::as_str),
+        Some("0.4.1")
+    );
+    assert!(!annotations.contains_key(labels::ROLLING_FROM));
+}
+
+#[tokio::test]
+async fn an_unknown_version_stops_the_fleet_and_a_forbidden_downgrade_is_refused() {
+    let nodes = NodeStates::start().await;
+    let env = ready_fleet("upgrade-refuse", LATEST, 2, &nodes).await;
+    let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
+
+    // latest → v0.4.1: the running version is unknown, so the safe path.
+    change_image(&env, V41).await;
+    wait_condition(&env, "web", "Progressing", "True", Some("FullStop")).await;
+    wait_serving(&env, V41, 2).await;
+    assert_never_side_by_side(&history, LATEST, V41);
+
+    // v0.4.1 → v0.4.0 is refused; the nodes keep v0.4.1 and keep serving.
+    change_image(&env, V40).await;
+    let refused = wait_condition(&env, "web", "Degraded", "True", Some("UpgradeRefused")).await;
+    let degraded =
+        celld_api::conditions::find(&refused.status.expect("status").conditions, "Degraded")
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+    assert!(
+        degraded.contains("spec.image ghcr.io/denoland/celld:v0.4.0 is refused")
+            && degraded.contains("may not start again once v0.4.1"),
+        "{degraded}"
+    );
+    assert_eq!(
+        events(&env, "web", "Warning", "UpgradeRefused").await.len(),
+        1,
+        "one Warning Event"
+    );
+    assert_eq!(condition(&env, "web", "Ready").await.status, "True");
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet read");
+    let image = sts
+        .spec
+        .and_then(|s| s.template.spec)
+        .and_then(|p| p.containers.into_iter().next())
+        .and_then(|c| c.image);
+    assert_eq!(image.as_deref(), Some(V41));
+
+    // Back to v0.4.1: the refusal heals.
+    change_image(&env, V41).await;
+    wait_condition(&env, "web", "Degraded", "False", Some("AsExpected")).await;
+}
