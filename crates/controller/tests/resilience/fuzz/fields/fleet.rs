@@ -267,8 +267,8 @@ pub fn fleet_fields() -> Vec<Field> {
         },
         Field {
             family: Family::Enums,
-            path: "spec.service.type / durability / ingress.pathType",
-            mutate: |m, g, _| match g.below(3) {
+            path: "spec.service.type / durability / upgradeStrategy / ingress.pathType",
+            mutate: |m, g, _| match g.below(4) {
                 0 => {
                     let (c, v) = one_of!(g;
                         (Class::Valid, json!("NodePort")),
@@ -288,6 +288,17 @@ pub fn fleet_fields() -> Vec<Field> {
                         (Class::Hostile, json!("none"))
                     );
                     set(m, "spec.durability", v.clone());
+                    (c, v)
+                }
+                2 => {
+                    let (c, v) = one_of!(g;
+                        (Class::Valid, json!("Auto")),
+                        (Class::Valid, json!("Rolling")),
+                        (Class::Valid, json!("FullStop")),
+                        (Class::Hostile, json!("rolling")),
+                        (Class::Hostile, json!("Never"))
+                    );
+                    set(m, "spec.upgradeStrategy", v.clone());
                     (c, v)
                 }
                 _ => {
