@@ -58,6 +58,24 @@ pub enum Error {
         /// The missing key.
         key: &'static str,
     },
+    /// `.testenv/gcs.env` or `.testenv/azure.env` lacks a setting.
+    #[error("{path} has no {key}; re-run `make cluster-up`")]
+    EmulatorSetting {
+        /// The env file.
+        path: PathBuf,
+        /// The missing key.
+        key: &'static str,
+    },
+    /// A request to the GCS or Azure Blob emulator of the local control plane failed.
+    #[error("{action} {url} on the local emulator failed: {message}; is it up (make cluster-up)?")]
+    Emulator {
+        /// What was being done ("writing").
+        action: &'static str,
+        /// The object's URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A request to the S3 server of the local control plane failed.
     #[error(
         "{action} s3://{bucket}/{key} on the local S3 server failed: {message}; is it up (make cluster-up)?"

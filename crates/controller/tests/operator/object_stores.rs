@@ -1,0 +1,400 @@
+//! gs:// and az:// fleets against the local GCS (fake-gcs-server) and Azure Blob (Azurite)
+//! emulators: each resolves, its nodes get exactly celld's environment for the store (no key
+//! without a credentials Secret), and the operator reads the deployment pointer published into
+//! the emulator, or says precisely that it has no credentials for the bucket.
+
+use crate::support::*;
+use celld_api::{CelldObjectStore, labels};
+use celld_operator::pointer_object_store::StoreEndpoints;
+use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, unique_name, wait_until};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{EnvVar, Secret};
+use kube::api::{Patch, PatchParams, PostParams};
+use serde_json::json;
+
+/// A test namespace with an operator that reads gs:// and az:// buckets at the emulators.
+async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, AzureSettings) {
+    let env = TestEnv::new(test)
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
+    let gcs = GcsSettings::load().expect("GCS emulator settings (make cluster-up)");
+    let azure = AzureSettings::load().expect("Azure Blob emulator settings (make cluster-up)");
+    let mut settings = settings(&env, "op-1");
+    settings.store_endpoints = StoreEndpoints {
+        gcs: Some(gcs.endpoint.clone()),
+        azure_blob: Some(azure.blob_endpoint.clone()),
+    };
+    let op = start(operator_client(&env).await, settings);
+    (env, op, gcs, azure)
+}
+
+fn pointer(version: &str) -> Vec<u8> {
+    json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}})
+        .to_string()
+        .into_bytes()
+}
+
+async fn create_secret(env: &TestEnv, name: &str, data: serde_json::Value) {
+    let secret: Secret =
+        serde_json::from_value(json!({"metadata": {"name": name}, "stringData": data}))
+            .expect("Secret");
+    env.api::<Secret>()
+        .create(&PostParams::default(), &secret)
+        .await
+        .expect("Secret created");
+}
+
+/// A service-account key the GCS client takes without asking Google for a token (the
+/// emulator authenticates nothing).
+fn emulator_key(id: &str) -> String {
+    json!({"private_key": "unused", "private_key_id": id, "client_email": "celld@celld-test.iam.gserviceaccount.com", "disable_oauth": true}).to_string()
+}
+
+/// The fleet's StatefulSet once it exists.
+async fn statefulset(env: &TestEnv, name: &str) -> StatefulSet {
+    let api = env.api::<StatefulSet>();
+    wait_until(format!("StatefulSet {name}"), TIMEOUT, || async {
+        match api.get_opt(name).await {
+            Ok(Some(sts)) => Check::Done(sts),
+            other => Check::Pending(format!("{other:?}")),
+        }
+    })
+    .await
+    .expect("StatefulSet applied")
+}
+
+/// The storage part of the celld container's environment (bucket, store settings, keys), as
+/// `NAME=value` or `NAME<-secret/key`, in order.
+fn storage_env(sts: &StatefulSet) -> Vec<String> {
+    let pod = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec");
+    let env: &[EnvVar] = pod.containers[0].env.as_deref().unwrap_or_default();
+    env.iter()
+        .filter(|e| {
+            e.name == "CELLD_BUCKET"
+                || ["AWS_", "S3_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| e.name.starts_with(p))
+                || e.value_from
+                    .as_ref()
+                    .is_some_and(|v| v.secret_key_ref.is_some())
+        })
+        .map(|e| {
+            match e
+                .value_from
+                .as_ref()
+                .and_then(|v| v.secret_key_ref.as_ref())
+            {
+                Some(r) => format!("{}<-{}/{}", e.name, r.name, r.key),
+                None => format!("{}={}", e.name, e.value.as_deref().unwrap_or_default()),
+            }
+        })
+        .collect()
+}
+
+/// The pod's volumes and the celld container's mounts: the work and tmp volumes only, never a
+/// key file.
+fn volumes_and_mounts(sts: &StatefulSet) -> (Vec<String>, Vec<String>) {
+    let pod = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec");
+    let volumes = pod
+        .volumes
+        .iter()
+        .flatten()
+        .map(|v| v.name.clone())
+        .collect();
+    let mounts = pod.containers[0]
+        .volume_mounts
+        .iter()
+        .flatten()
+        .map(|m| format!("{}:{}", m.name, m.mount_path))
+        .collect();
+    (volumes, mounts)
+}
+
+fn config_hash(sts: &StatefulSet) -> Option<String> {
+    sts.spec
+        .as_ref()?
+        .template
+        .metadata
+        .as_ref()?
+        .annotations
+        .as_ref()?
+        .get(labels::CONFIG_HASH)
+        .cloned()
+}
+
+async fn wait_version(env: &TestEnv, name: &str, version: &str) {
+    let api = env.api::<celld_api::CelldFleet>();
+    wait_until(
+        format!("fleet {name} at version {version}"),
+        TIMEOUT,
+        || async {
+            let fleet = api.get(name).await.ok();
+            let status = fleet.as_ref().and_then(|f| f.status.as_ref());
+            let deployed = status
+                .and_then(|s| celld_api::conditions::find(&s.conditions, "Deployed"))
+                .is_some_and(|c| c.status == "True");
+            let at = status
+                .and_then(|s| s.deployment.as_ref())
+                .map(|d| d.version.as_str());
+            if deployed && at == Some(version) {
+                Check::Done(())
+            } else {
+                Check::Pending(format!("{status:?}"))
+            }
+        },
+    )
+    .await
+    .expect("the fleet reports the version published");
+}
+
+#[tokio::test]
+async fn a_gcs_fleet_with_a_key_reads_its_pointer_and_rolls_on_rotation() {
+    let (env, op, gcs, _) = env_with_emulators("gcs-key").await;
+    let prefix = unique_name("gcs-key");
+    create_secret(
+        &env,
+        "gcs-key",
+        json!({"GOOGLE_SERVICE_ACCOUNT_KEY": emulator_key("one")}),
+    )
+    .await;
+    let bucket = format!("gs://{}/{prefix}", gcs.bucket);
+    apply_fleet(
+        &env,
+        &fleet(
+            "web",
+            json!({"objectStorage": {"bucket": bucket, "credentialsSecretRef": {"name": "gcs-key"}}}),
+        ),
+    )
+    .await;
+
+    // Nothing deployed yet: the read answers "not found", and the fleet waits at 0 nodes.
+    wait_condition(&env, "web", "Deployed", "False", Some("NoDeployment")).await;
+    let sts = statefulset(&env, "web").await;
+    assert_eq!(sts.spec.as_ref().and_then(|s| s.replicas), Some(0));
+    assert_eq!(
+        storage_env(&sts),
+        [
+            format!("CELLD_BUCKET={bucket}"),
+            "GOOGLE_SERVICE_ACCOUNT_KEY<-gcs-key/GOOGLE_SERVICE_ACCOUNT_KEY".to_string(),
+        ]
+    );
+    assert_eq!(
+        volumes_and_mounts(&sts),
+        (
+            vec!["tmp".to_string(), "work".to_string()],
+            vec!["work:/var/lib/celld".to_string(), "tmp:/tmp".to_string()]
+        )
+    );
+
+    gcs.put(
+        &format!("{prefix}/deploy/current.json"),
+        &pointer("00000000000000a1"),
+    )
+    .await
+    .expect("pointer published to the GCS emulator");
+    wait_version(&env, "web", "00000000000000a1").await;
+    let before = config_hash(&statefulset(&env, "web").await);
+
+    // A new key rolls the nodes, as an S3 Secret does.
+    env.api::<Secret>()
+        .patch(
+            "gcs-key",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"stringData": {"GOOGLE_SERVICE_ACCOUNT_KEY": emulator_key("two")}}),
+            ),
+        )
+        .await
+        .expect("key rotated");
+    let api = env.api::<StatefulSet>();
+    wait_until("the rotated key in the config hash", TIMEOUT, || async {
+        let now = api.get("web").await.ok().and_then(|s| config_hash(&s));
+        if now.is_some() && now != before {
+            Check::Done(())
+        } else {
+            Check::Pending(format!("{now:?}"))
+        }
+    })
+    .await
+    .expect("the nodes roll onto the new key");
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn an_azure_fleet_through_a_store_reads_its_pointer() {
+    let (env, op, _, azure) = env_with_emulators("azure-store").await;
+    let prefix = unique_name("azure-store");
+    create_secret(
+        &env,
+        "azure-key",
+        json!({"AZURE_STORAGE_ACCOUNT_KEY": azure.key}),
+    )
+    .await;
+    let store: CelldObjectStore = serde_json::from_value(json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore",
+        "metadata": {"name": "azure"},
+        "spec": {"azureStorageAccount": azure.account, "credentialsSecretRef": {"name": "azure-key"}},
+    }))
+    .expect("a CelldObjectStore");
+    env.api::<CelldObjectStore>()
+        .create(&PostParams::default(), &store)
+        .await
+        .expect("store created");
+    azure
+        .put(
+            &format!("{prefix}/deploy/current.json"),
+            &pointer("00000000000000b2"),
+        )
+        .await
+        .expect("pointer published to Azurite");
+    let bucket = format!("az://{}/{prefix}", azure.container);
+    apply_fleet(
+        &env,
+        &fleet(
+            "shop",
+            json!({"storeRef": {"name": "azure"}, "objectStorage": {"bucket": bucket}}),
+        ),
+    )
+    .await;
+
+    wait_version(&env, "shop", "00000000000000b2").await;
+    let sts = statefulset(&env, "shop").await;
+    assert_eq!(
+        storage_env(&sts),
+        [
+            format!("CELLD_BUCKET={bucket}"),
+            format!("AZURE_STORAGE_ACCOUNT_NAME={}", azure.account),
+            "AZURE_STORAGE_ACCOUNT_KEY<-azure-key/AZURE_STORAGE_ACCOUNT_KEY".to_string(),
+        ]
+    );
+    let fleet = env
+        .api::<celld_api::CelldFleet>()
+        .get("shop")
+        .await
+        .expect("fleet");
+    let storage = fleet
+        .status
+        .and_then(|s| s.storage)
+        .expect("status.storage");
+    assert_eq!(
+        (storage.azure_storage_account, storage.region),
+        (Some(azure.account.clone()), None)
+    );
+
+    // A new version is read conditionally (Azurite answers If-None-Match) and still seen.
+    azure
+        .put(
+            &format!("{prefix}/deploy/current.json"),
+            &pointer("00000000000000b3"),
+        )
+        .await
+        .expect("new pointer published");
+    wait_version(&env, "shop", "00000000000000b3").await;
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() {
+    for var in [
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_SERVICE_ACCOUNT",
+        "GOOGLE_SERVICE_ACCOUNT_PATH",
+        "GOOGLE_SERVICE_ACCOUNT_KEY",
+    ] {
+        assert!(
+            std::env::var_os(var).is_none(),
+            "{var} is set: the operator under test would find GCS credentials in its environment; unset it to run this test"
+        );
+    }
+    let (env, op, gcs, _) = env_with_emulators("gcs-identity").await;
+    let prefix = unique_name("gcs-identity");
+    gcs.put(
+        &format!("{prefix}/deploy/current.json"),
+        &pointer("00000000000000c3"),
+    )
+    .await
+    .expect("pointer published to the GCS emulator");
+    let bucket = format!("gs://{}/{prefix}", gcs.bucket);
+    apply_fleet(
+        &env,
+        &fleet(
+            "api",
+            json!({"objectStorage": {"bucket": bucket}, "serviceAccountName": "celld"}),
+        ),
+    )
+    .await;
+
+    let fleet = wait_condition(
+        &env,
+        "api",
+        "Deployed",
+        "Unknown",
+        Some("NoOperatorCredentials"),
+    )
+    .await;
+    let deployed = celld_api::conditions::find(
+        &fleet.status.as_ref().expect("status").conditions,
+        "Deployed",
+    )
+    .expect("Deployed")
+    .clone();
+    assert!(
+        deployed.message.starts_with(&format!(
+            "the operator has no credentials for {bucket}/deploy/current.json: the fleet names no credentials Secret"
+        )),
+        "{}",
+        deployed.message
+    );
+    wait_condition(
+        &env,
+        "api",
+        "Degraded",
+        "True",
+        Some("NoOperatorCredentials"),
+    )
+    .await;
+    wait_until("a Warning Event on the fleet", TIMEOUT, || async {
+        match events(&env, "api", "Warning", "NoOperatorCredentials")
+            .await
+            .len()
+        {
+            0 => Check::Pending("no Event yet".into()),
+            n => Check::Done(n),
+        }
+    })
+    .await
+    .expect("a Warning Event NoOperatorCredentials");
+    wait_condition(&env, "api", "StorageResolved", "True", Some("Resolved")).await;
+
+    // The nodes still run (they use their own identity) with no key at all.
+    let sts = statefulset(&env, "api").await;
+    assert_eq!(storage_env(&sts), [format!("CELLD_BUCKET={bucket}")]);
+    assert_eq!(
+        volumes_and_mounts(&sts).0,
+        vec!["tmp".to_string(), "work".to_string()]
+    );
+    let pod = sts.spec.and_then(|s| s.template.spec).expect("pod spec");
+    assert_eq!(pod.service_account_name.as_deref(), Some("celld"));
+    assert_eq!(
+        events(&env, "api", "Warning", "NoOperatorCredentials")
+            .await
+            .len(),
+        1,
+        "one Warning Event, not one per reconcile"
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
