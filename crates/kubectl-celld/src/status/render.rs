@@ -106,6 +106,9 @@ fn rollout(r: &RolloutReport) -> String {
     if !r.spec_observed {
         s.push_str("\nthe operator has not yet acted on the latest spec change");
     }
+    if let Some(upgrade) = &r.upgrade {
+        s.push_str(&format!("\nupgrade: {upgrade}"));
+    }
     s
 }
 
@@ -126,7 +129,9 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
         field(&mut out, "Pods", "none");
     } else {
         out.push_str("Pods:\n");
-        let mut t = Table::new(&["NAME", "STATUS", "READY", "RESTARTS", "AGE", "IP", "NODE"]);
+        let mut t = Table::new(&[
+            "NAME", "STATUS", "READY", "RESTARTS", "AGE", "IP", "NODE", "IMAGE",
+        ]);
         for p in &r.pods {
             t.row(vec![
                 p.name.clone(),
@@ -136,6 +141,7 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
                 age(&p.created, now),
                 p.ip.clone().unwrap_or_else(|| "-".into()),
                 p.node.clone().unwrap_or_else(|| "-".into()),
+                p.image.clone().unwrap_or_else(|| "-".into()),
             ]);
         }
         out.push_str(&t.render("  "));

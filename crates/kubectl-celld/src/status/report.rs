@@ -115,6 +115,10 @@ pub struct RolloutReport {
     pub update_revision: Option<String>,
     /// Whether the operator has caught up with the fleet's latest spec.
     pub spec_observed: bool,
+    /// A change of celld image under way (rolling, waiting for restores, full stop), as the
+    /// operator's Progressing condition says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade: Option<String>,
 }
 
 /// One node pod.
@@ -138,6 +142,9 @@ pub struct PodReport {
     /// Node it runs on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// The celld container's image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// One condition.
@@ -299,6 +306,7 @@ async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
     let mut report = RolloutReport {
         stateful_set: name.clone(),
         spec_observed,
+        upgrade: upgrade(fleet),
         ..RolloutReport::default()
     };
     let api: Api<StatefulSet> = Api::namespaced(target.client.clone(), ns);
@@ -316,6 +324,17 @@ async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
         Err(e) => warnings.push(Error::api("get", "statefulsets.apps", Some(ns), e).to_string()),
     }
     report
+}
+
+/// Progressing reasons of a change of celld image (the operator's `upgrade` module).
+const UPGRADE_REASONS: [&str; 3] = ["RollingUpgrade", "WaitingForRestores", "FullStop"];
+
+/// The change of celld image under way, from the fleet's Progressing condition.
+pub fn upgrade(fleet: &CelldFleet) -> Option<String> {
+    let status = fleet.status.as_ref()?;
+    celld_api::conditions::find(&status.conditions, celld_api::conditions::PROGRESSING)
+        .filter(|c| c.status == "True" && UPGRADE_REASONS.contains(&c.reason.as_str()))
+        .map(|c| format!("{}: {}", c.reason, c.message))
 }
 
 /// The fleet's node pods, in ordinal order; none (and a warning) when they cannot be listed.
@@ -359,6 +378,11 @@ pub fn pod_report(pod: &Pod) -> PodReport {
         created: pod.metadata.creation_timestamp.clone(),
         ip: status.pod_ip.filter(|ip| !ip.is_empty()),
         node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+        image: pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.iter().find(|c| c.name == "celld"))
+            .and_then(|c| c.image.clone()),
     }
 }
 

@@ -31,6 +31,7 @@ fn pod(name: &str, phase: &str, ready: &str, restarts: i32, ip: Option<&str>) ->
         created: at(3600),
         ip: ip.map(Into::into),
         node: Some("kwok-node-0".into()),
+        image: Some("ghcr.io/denoland/celld:v0.4.0".into()),
     }
 }
 
@@ -67,6 +68,7 @@ fn healthy_fleet() {
             current_revision: Some("web-6d5f7c9b8".into()),
             update_revision: Some("web-6d5f7c9b8".into()),
             spec_observed: true,
+            upgrade: None,
         },
         pods: vec![
             pod("web-0", "Running", "1/1", 0, Some("10.244.0.5")),
@@ -94,6 +96,67 @@ fn healthy_fleet() {
         "healthy_fleet_json",
         serde_json::to_string_pretty(&report).unwrap()
     );
+}
+
+#[test]
+fn fleet_moving_to_a_new_celld_version() {
+    let mut fleet = fleet("apps", "web", None);
+    fleet.spec.image = "ghcr.io/denoland/celld:v0.4.1".into();
+    let waiting = "node web-0 reports 2 cells restoring; the next node is updated once every node reports none";
+    fleet.status = Some(celld_api::CelldFleetStatus {
+        conditions: vec![celld_api::conditions::make(
+            &[],
+            celld_api::conditions::PROGRESSING,
+            Some(true),
+            "WaitingForRestores",
+            waiting,
+            Some(2),
+            now(),
+        )],
+        ..Default::default()
+    });
+    let upgrade = kubectl_celld::status::report::upgrade(&fleet);
+    assert_eq!(upgrade, Some(format!("WaitingForRestores: {waiting}")));
+
+    let mut moved = pod("web-2", "Running", "1/1", 0, Some("10.244.0.7"));
+    moved.image = Some("ghcr.io/denoland/celld:v0.4.1".into());
+    let report = FleetReport {
+        name: "web".into(),
+        namespace: "apps".into(),
+        created: at(86_400),
+        url: None,
+        image: fleet.spec.image.clone(),
+        replicas: 3,
+        status_reported: true,
+        worker: None,
+        storage: StorageReport {
+            bucket: "s3://celld/web".into(),
+            region: Some("us-east-1".into()),
+            credentials_secret: Some("creds".into()),
+            secret_exists: Some(true),
+            ..StorageReport::default()
+        },
+        rollout: RolloutReport {
+            stateful_set: "web".into(),
+            found: true,
+            replicas: 3,
+            ready_replicas: 3,
+            updated_replicas: 1,
+            current_revision: Some("web-6d5f7c9b8".into()),
+            update_revision: Some("web-7f8e9a0b1".into()),
+            spec_observed: true,
+            upgrade,
+        },
+        pods: vec![
+            pod("web-0", "Running", "1/1", 0, Some("10.244.0.5")),
+            pod("web-1", "Running", "1/1", 0, Some("10.244.0.6")),
+            moved,
+        ],
+        conditions: vec![],
+        events: vec![],
+        warnings: vec![],
+    };
+    insta::assert_snapshot!(render(&report, now()));
 }
 
 #[test]
