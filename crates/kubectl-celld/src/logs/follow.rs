@@ -1,12 +1,14 @@
 //! `logs --follow`: stream every node pod at once and pick up pods that start later (a scale-up,
 //! a replaced pod, a restarted container), resuming without repeating lines already shown.
 
+use super::selection::Selection;
 use super::stream::{self, Line, Options};
 use crate::error::{Error, Result, status_code};
+use crate::kubeconfig::Target;
 use futures::StreamExt;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
-use kube::Api;
+use kube::Client;
 use kube::runtime::watcher;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -46,7 +48,7 @@ struct Tracked {
 
 /// The watcher's state: which pods stream, which were there from the start.
 struct Follower {
-    pods: Api<Pod>,
+    client: Client,
     options: Options,
     tx: mpsc::Sender<Line>,
     done: mpsc::UnboundedSender<(String, Timestamp)>,
@@ -107,8 +109,8 @@ impl Follower {
             None => {}
         }
         t.active = true;
-        let (api, tx, done, pod, uid) = (
-            self.pods.clone(),
+        let (client, tx, done, pod, uid) = (
+            self.client.clone(),
             self.tx.clone(),
             self.done.clone(),
             t.pod.clone(),
@@ -116,8 +118,8 @@ impl Follower {
         );
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            if let Err(e) = stream::pump(&api, &pod, &o, &tx).await {
-                let name = pod.metadata.name.clone().unwrap_or_default();
+            if let Err(e) = stream::pump(&client, &pod, &o, &tx).await {
+                let name = stream::shown_name(&pod, &o);
                 eprintln!("warning: [{name}] reading the log failed: {e}");
             }
             let _ = done.send((uid, Timestamp::now()));
@@ -125,18 +127,19 @@ impl Follower {
     }
 }
 
-/// Streams until interrupted (or the watch ends).
+/// Streams the node pods of `selection` until interrupted (or the watch ends).
 pub async fn follow(
-    pods: Api<Pod>,
-    selector: String,
+    target: &Target,
+    selection: &Selection,
     options: Options,
     tx: mpsc::Sender<Line>,
 ) -> Result<()> {
-    let ns = pods.namespace().unwrap_or_default().to_string();
+    let ns = selection.namespace.as_deref();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();
-    let mut events = watcher(pods.clone(), watcher::Config::default().labels(&selector)).boxed();
+    let config = watcher::Config::default().labels(&selection.pod_selector);
+    let mut events = watcher(selection.pods(target), config).boxed();
     let mut f = Follower {
-        pods,
+        client: target.client.clone(),
         options,
         tx,
         done: done_tx,
@@ -152,18 +155,22 @@ pub async fn follow(
                 None => return Ok(()),
                 Some(Ok(watcher::Event::Init)) => {}
                 Some(Ok(watcher::Event::InitDone)) => f.initializing = false,
-                Some(Ok(watcher::Event::Apply(p) | watcher::Event::InitApply(p))) => f.seen(p),
+                Some(Ok(watcher::Event::Apply(p) | watcher::Event::InitApply(p))) => {
+                    if selection.keeps(&p) {
+                        f.seen(p);
+                    }
+                }
                 Some(Ok(watcher::Event::Delete(p))) => {
                     if let Some(uid) = p.metadata.uid.as_ref() {
                         f.tracked.remove(uid);
                     }
                 }
                 Some(Err(e)) => {
-                    if let Some(fatal) = fatal(&e, &ns) {
+                    if let Some(fatal) = fatal(&e, ns) {
                         return Err(fatal);
                     }
                     if !warned {
-                        eprintln!("warning: watching the fleet's pods failed ({e}); retrying");
+                        eprintln!("warning: watching the node pods failed ({e}); retrying");
                         warned = true;
                     }
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -173,7 +180,7 @@ pub async fn follow(
     }
 }
 
-fn fatal(e: &watcher::Error, ns: &str) -> Option<Error> {
+fn fatal(e: &watcher::Error, ns: Option<&str>) -> Option<Error> {
     let (err, verb) = match e {
         watcher::Error::InitialListFailed(e) => (e, "list"),
         watcher::Error::WatchStartFailed(e) | watcher::Error::WatchFailed(e) => (e, "watch"),
@@ -182,6 +189,6 @@ fn fatal(e: &watcher::Error, ns: &str) -> Option<Error> {
     (status_code(err) == Some(403)).then(|| Error::Forbidden {
         verb,
         resource: "pods".into(),
-        namespace: Some(ns.to_string()),
+        namespace: ns.map(str::to_string),
     })
 }

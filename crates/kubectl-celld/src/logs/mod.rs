@@ -1,15 +1,17 @@
-//! `logs`: the logs of every node of a fleet at once, each line prefixed with its pod.
+//! `logs`: the logs of every node of a fleet (or of the fleets `-l` and `-A` pick) at once,
+//! each line prefixed with its pod.
 
 pub mod follow;
+pub mod selection;
 pub mod stream;
 
 use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
-use crate::{fleet_context, kubeconfig};
+use crate::kubeconfig;
 use clap::Args;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
-use kube::Api;
+use selection::Selection;
 use std::time::Duration;
 use stream::{Line, Options};
 use tokio::io::AsyncWriteExt;
@@ -27,13 +29,32 @@ Examples:
   kubectl celld logs web -f
 
   # Everything of the last hour, with timestamps
-  kubectl celld logs web --since 1h --tail -1 --timestamps",
-    override_usage = "kubectl celld logs [OPTIONS] <FLEET>"
+  kubectl celld logs web --since 1h --tail -1 --timestamps
+
+  # Every fleet labelled team=web in the namespace; every fleet of the cluster
+  kubectl celld logs -l team=web -f
+  kubectl celld logs -A --tail 1",
+    override_usage = "kubectl celld logs [OPTIONS] <FLEET>\n       \
+                      kubectl celld logs [OPTIONS] -l <SELECTOR> [-A]\n       \
+                      kubectl celld logs [OPTIONS] -A"
 )]
 pub struct LogsArgs {
-    /// The fleet whose node logs to print
-    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
-    pub fleet: String,
+    /// The fleet whose node logs to print (or pick fleets with -l or -A)
+    #[arg(
+        value_name = "FLEET",
+        add = crate::completion::values::fleets(),
+        required_unless_present_any = ["selector", "all_namespaces"]
+    )]
+    pub fleet: Option<String>,
+
+    /// The fleets whose labels match this selector (e.g. team=web,tier!=canary), instead of FLEET
+    #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "fleet")]
+    pub selector: Option<String>,
+
+    /// The fleets of all namespaces (with -l: those that match); lines are prefixed
+    /// [namespace/pod]
+    #[arg(short = 'A', long, conflicts_with = "fleet")]
+    pub all_namespaces: bool,
 
     /// Keep streaming, and pick up pods that start later
     #[arg(short = 'f', long)]
@@ -75,8 +96,9 @@ pub fn tail_lines(value: &str) -> std::result::Result<i64, String> {
     }
 }
 
-/// Refuses a `-c` container that none of the pods has, naming the ones they have.
-pub fn check_container(pods: &[Pod], asked: &str, fleet: &str) -> Result<()> {
+/// Refuses a `-c` container that none of the pods has, naming the ones they have; `fleets`
+/// is what the message calls the pods' fleets (`fleet apps/web`).
+pub fn check_container(pods: &[Pod], asked: &str, fleets: &str) -> Result<()> {
     let mut names: Vec<String> = Vec::new();
     for pod in pods {
         let Some(spec) = &pod.spec else { continue };
@@ -97,7 +119,7 @@ pub fn check_container(pods: &[Pod], asked: &str, fleet: &str) -> Result<()> {
         return Ok(());
     }
     Err(Error::Usage(format!(
-        "container '{asked}' is not in the node pods of fleet {fleet}; valid containers: {}; pick one with -c {}",
+        "container '{asked}' is not in the node pods of {fleets}; valid containers: {}; pick one with -c {}",
         names.join(", "),
         names[0]
     )))
@@ -115,6 +137,7 @@ impl LogsArgs {
             timestamps: self.timestamps,
             container: self.container.clone(),
             previous: self.previous,
+            namespace_prefix: self.all_namespaces,
         }
     }
 }
@@ -122,43 +145,52 @@ impl LogsArgs {
 /// Runs `logs`.
 pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
     let target = kubeconfig::connect(globals).await?;
-    fleet_context::find(&target, &args.fleet).await?;
-    let ns = target.namespace.clone();
-    let pods: Api<Pod> = Api::namespaced(target.client.clone(), &ns);
-    let selector = fleet_context::node_selector(&args.fleet);
+    let selection = match &args.fleet {
+        Some(fleet) => Selection::one(&target, fleet).await?,
+        None => Selection::matching(&target, args.selector.as_deref(), args.all_namespaces).await?,
+    };
+    if selection.is_empty() {
+        eprintln!("{}", selection.none_found());
+        return Ok(0);
+    }
     let options = args.options();
-
-    let list = fleet_context::node_pods(&target.client, Some(&ns), &selector).await?;
+    let list = selection.node_pods(&target).await?;
     if let Some(asked) = &args.container {
-        check_container(&list, asked, &args.fleet)?;
+        check_container(&list, asked, &selection.describe())?;
     }
 
     if args.follow {
         let (tx, rx) = mpsc::channel(1024);
         let printer = tokio::spawn(print_lines(rx));
         eprintln!(
-            "Following the logs of fleet {ns}/{}; pods that start later are picked up (Ctrl-C to stop)",
-            args.fleet
+            "Following the logs of {}; pods that start later are picked up (Ctrl-C to stop)",
+            selection.describe()
         );
-        let result = follow::follow(pods, selector, options, tx).await;
+        let result = follow::follow(&target, &selection, options, tx).await;
         let _ = printer.await;
         return result.map(|()| 0);
     }
 
     if list.is_empty() {
         eprintln!(
-            "Fleet {ns}/{} has no node pods (see: kubectl celld status {} -n {ns})",
-            args.fleet, args.fleet
+            "{} {} no node pods (see: {})",
+            capitalized(&selection.describe()),
+            if selection.fleets.len() == 1 {
+                "has"
+            } else {
+                "have"
+            },
+            selection.status_command()
         );
         return Ok(0);
     }
     let fetches = list.into_iter().map(|pod| {
-        let (api, o) = (pods.clone(), options.clone());
+        let (client, o) = (target.client.clone(), options.clone());
         async move {
             let (tx, mut rx) = mpsc::channel(1024);
-            let name = pod.metadata.name.clone().unwrap_or_default();
+            let name = stream::shown_name(&pod, &o);
             let reading = async {
-                let r = stream::pump(&api, &pod, &o, &tx).await;
+                let r = stream::pump(&client, &pod, &o, &tx).await;
                 drop(tx);
                 r
             };
@@ -170,13 +202,13 @@ pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
                 lines
             };
             let (result, lines) = tokio::join!(reading, collecting);
-            (name, result, lines)
+            (name, pod.metadata.namespace.clone(), result, lines)
         }
     });
     let mut results = futures::stream::iter(fetches).buffered(8);
     let mut failed = 0;
     let mut out = tokio::io::stdout();
-    while let Some((name, result, lines)) = results.next().await {
+    while let Some((name, ns, result, lines)) = results.next().await {
         let mut text = String::new();
         for l in &lines {
             text.push_str(&stream::prefixed(l));
@@ -185,10 +217,21 @@ pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
         write(&mut out, &text).await?;
         if let Err(e) = result {
             failed += 1;
-            eprintln!("[{name}] cannot read the log: {}", log_error(e, &ns));
+            eprintln!(
+                "[{name}] cannot read the log: {}",
+                log_error(e, ns.as_deref().unwrap_or_default())
+            );
         }
     }
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 fn log_error(e: kube::Error, ns: &str) -> String {

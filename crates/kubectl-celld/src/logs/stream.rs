@@ -3,8 +3,8 @@
 use futures::{AsyncBufReadExt, TryStreamExt};
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;
-use kube::Api;
 use kube::api::LogParams;
+use kube::{Api, Client};
 use tokio::sync::mpsc;
 
 /// The container whose log is read when the pod has several and none is named.
@@ -13,7 +13,7 @@ pub const DEFAULT_CONTAINER: &str = "celld";
 /// A log line of a pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
-    /// The pod.
+    /// The pod, as the prefix names it: `web-0`, or `apps/web-0` across namespaces.
     pub pod: String,
     /// The line, without its newline.
     pub text: String,
@@ -36,6 +36,8 @@ pub struct Options {
     pub container: Option<String>,
     /// Logs of the previous container instance.
     pub previous: bool,
+    /// Name pods with their namespace (`apps/web-0`), when they come from several.
+    pub namespace_prefix: bool,
 }
 
 /// The line as printed: `[pod] text`.
@@ -78,19 +80,33 @@ pub fn params(pod: &Pod, o: &Options) -> LogParams {
     }
 }
 
+/// The name lines of `pod` are prefixed with.
+pub fn shown_name(pod: &Pod, o: &Options) -> String {
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    match (&pod.metadata.namespace, o.namespace_prefix) {
+        (Some(ns), true) => format!("{ns}/{name}"),
+        _ => name,
+    }
+}
+
 /// Sends every line of `pod`'s log to `tx` until the log ends (or, following, the pod goes).
 pub async fn pump(
-    pods: &Api<Pod>,
+    client: &Client,
     pod: &Pod,
     options: &Options,
     tx: &mpsc::Sender<Line>,
 ) -> Result<(), kube::Error> {
     let name = pod.metadata.name.clone().unwrap_or_default();
+    let pods: Api<Pod> = match &pod.metadata.namespace {
+        Some(ns) => Api::namespaced(client.clone(), ns),
+        None => Api::default_namespaced(client.clone()),
+    };
+    let shown = shown_name(pod, options);
     let reader = pods.log_stream(&name, &params(pod, options)).await?;
     let mut lines = reader.lines();
     while let Some(text) = lines.try_next().await.map_err(kube::Error::ReadEvents)? {
         let line = Line {
-            pod: name.clone(),
+            pod: shown.clone(),
             text,
         };
         if tx.send(line).await.is_err() {
@@ -139,6 +155,15 @@ mod tests {
             text: "ready".into(),
         };
         assert_eq!(prefixed(&l), "[web-0] ready");
+        let mut p = pod(&["celld"]);
+        p.metadata.name = Some("web-0".into());
+        p.metadata.namespace = Some("apps".into());
+        assert_eq!(shown_name(&p, &Options::default()), "web-0");
+        let across = Options {
+            namespace_prefix: true,
+            ..Options::default()
+        };
+        assert_eq!(shown_name(&p, &across), "apps/web-0");
     }
 
     #[test]

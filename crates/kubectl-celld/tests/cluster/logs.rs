@@ -92,3 +92,106 @@ async fn logs_of_every_pod_then_follow_picks_up_new_lines_and_new_pods() -> Test
     env.cleanup().await?;
     Ok(())
 }
+
+/// Labels fleet `name` of `env`'s namespace with `team=<team>`.
+async fn label(env: &celld_testkit::TestEnv, name: &str, team: &str) -> TestResult {
+    env.api::<celld_api::CelldFleet>()
+        .patch(
+            name,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(serde_json::json!({"metadata": {"labels": {"team": team}}})),
+        )
+        .await?;
+    Ok(())
+}
+
+/// A node pod of `fleet` whose log is `lines`.
+async fn logging_pod(
+    env: &celld_testkit::TestEnv,
+    fleet: &str,
+    pod: &str,
+    lines: &[&str],
+) -> TestResult<std::path::PathBuf> {
+    let file = env.scratch_dir()?.join(format!("{pod}.log"));
+    write_cri_log(&file, lines)?;
+    support::node_pod(env, fleet, pod).await?;
+    LogsRule::for_pod(pod, &file)
+        .apply(&env.client(), env.namespace())
+        .await?;
+    Ok(file)
+}
+
+#[tokio::test]
+async fn logs_of_the_fleets_a_selector_picks_in_the_namespace_or_in_all() -> TestResult {
+    let here = support::env("plugin-logs-sel").await?;
+    let there = support::env("plugin-logs-sel2").await?;
+    let (a, b) = (here.namespace().to_string(), there.namespace().to_string());
+    // A label value no other test's fleets carry, so -A sees only these.
+    let team = format!("t-{}", a.rsplit('-').next().unwrap_or("x"));
+    let bucket = support::bucket(&here.s3()?, "logs-sel");
+    // Picked: web here and api there. Not picked: api here, which shares a name with a picked
+    // fleet of the other namespace.
+    support::fleet(&here, "web", "any", &bucket).await?;
+    support::fleet(&here, "api", "any", &bucket).await?;
+    support::fleet(&there, "api", "any", &bucket).await?;
+    label(&here, "web", &team).await?;
+    label(&there, "api", &team).await?;
+    logging_pod(&here, "web", "web-0", &["web here"]).await?;
+    logging_pod(&here, "api", "api-0", &["api here"]).await?;
+    let api_there = logging_pod(&there, "api", "api-0", &["api there"]).await?;
+    let selector = format!("team={team}");
+
+    let run = support::run(&here, &["logs", "-l", &selector]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(run.stdout, "[web-0] web here\n", "{run}");
+
+    let run = support::run(&here, &["logs", "-l", &selector, "-A"]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    let mut lines: Vec<&str> = run.stdout.lines().collect();
+    lines.sort_unstable();
+    let mut want = vec![
+        format!("[{a}/web-0] web here"),
+        format!("[{b}/api-0] api there"),
+    ];
+    want.sort_unstable();
+    assert_eq!(lines, want, "{run}");
+
+    let run = support::run(&here, &["logs", "-l", "team=nobody"]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.is_empty(), "{run}");
+    assert!(
+        run.stderr.contains(&format!(
+            "No CelldFleets found in namespace {a} matching team=nobody"
+        )),
+        "{run}"
+    );
+
+    // Following across namespaces: new lines of a picked fleet, never the unpicked one.
+    let mut child = support::plugin(&here, &["logs", "-l", &selector, "-A", "-f"]).spawn()?;
+    let (out, _task) = support::collect(child.stdout.take().ok_or("stdout")?, None);
+    let (err, _etask) = support::collect(child.stderr.take().ok_or("stderr")?, None);
+    let wait = Duration::from_secs(30);
+    let result = async {
+        support::wait_text(&out, &format!("[{a}/web-0] web here"), wait).await?;
+        support::wait_text(&out, &format!("[{b}/api-0] api there"), wait).await?;
+        append_cri_log(&api_there, &["request served there"])?;
+        support::wait_text(&out, &format!("[{b}/api-0] request served there"), wait).await?;
+        Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    let _ = child.kill().await;
+    let stdout = out.lock().map(|s| s.clone()).unwrap_or_default();
+    let stderr = err.lock().map(|s| s.clone()).unwrap_or_default();
+    if let Err(e) = result {
+        return Err(format!("{e}\n--- stdout\n{stdout}--- stderr\n{stderr}").into());
+    }
+    assert!(!stdout.contains("api here"), "{stdout}");
+    assert!(
+        stderr.contains(&format!("Following the logs of fleets {a}/web, {b}/api"))
+            || stderr.contains(&format!("Following the logs of fleets {b}/api, {a}/web")),
+        "{stderr}"
+    );
+    here.cleanup().await?;
+    there.cleanup().await?;
+    Ok(())
+}

@@ -135,6 +135,21 @@ fn logs_flags() {
     assert_eq!(l.tail, 10);
     assert!(refused(&["logs", "web", "-f", "-p"]).contains("cannot be used with"));
     assert!(refused(&["logs"]).contains("<FLEET>"));
+
+    // Fleets picked by label, in the namespace or in all of them, instead of by name.
+    let Command::Logs(l) = parse(&["logs", "-l", "team=web", "-A"]).unwrap().command else {
+        panic!("not logs")
+    };
+    assert_eq!(
+        (l.fleet, l.selector.as_deref(), l.all_namespaces),
+        (None, Some("team=web"), true)
+    );
+    let Command::Logs(l) = parse(&["logs", "-A", "-f"]).unwrap().command else {
+        panic!("not logs")
+    };
+    assert!(l.fleet.is_none() && l.selector.is_none() && l.all_namespaces && l.follow);
+    assert!(refused(&["logs", "web", "-l", "team=web"]).contains("cannot be used with"));
+    assert!(refused(&["logs", "web", "-A"]).contains("cannot be used with"));
 }
 
 #[test]

@@ -91,9 +91,9 @@ fn pod(containers: &[&str]) -> Pod {
 #[test]
 fn a_wrong_container_is_named_with_the_valid_ones() {
     let pods = [pod(&["celld", "sidecar"]), pod(&["celld"])];
-    logs::check_container(&pods, "sidecar", "web").unwrap();
-    let e = logs::check_container(&pods, "nope", "web").unwrap_err();
-    insta::assert_snapshot!(e.to_string(), @"container 'nope' is not in the node pods of fleet web; valid containers: celld, sidecar; pick one with -c celld");
+    logs::check_container(&pods, "sidecar", "fleet apps/web").unwrap();
+    let e = logs::check_container(&pods, "nope", "fleet apps/web").unwrap_err();
+    insta::assert_snapshot!(e.to_string(), @"container 'nope' is not in the node pods of fleet apps/web; valid containers: celld, sidecar; pick one with -c celld");
 }
 
 #[test]
