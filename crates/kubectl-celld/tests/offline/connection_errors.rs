@@ -1,5 +1,6 @@
-//! What a user sees when the kubeconfig's server cannot be reached, or is not a Kubernetes API
-//! server: kubectl's wording with the server's address, never a client debug dump.
+//! What a user sees when the kubeconfig's server cannot be reached, is not a Kubernetes API
+//! server, or lacks the celld CRDs: kubectl's wording with the server's address, the install
+//! command of this release, never a client debug dump.
 
 use clap::Parser;
 use kubectl_celld::cli::Cli;
@@ -69,9 +70,13 @@ async fn refused_connection_names_the_server_like_kubectl() {
     }
 }
 
+/// What `/version` answers on a Kubernetes API server.
+const VERSION_INFO: &str = r#"{"major":"1","minor":"36","gitVersion":"v1.36.3","gitCommit":"0","gitTreeState":"clean","buildDate":"2026-01-01T00:00:00Z","goVersion":"go1.25","compiler":"gc","platform":"linux/amd64"}"#;
+
 /// A web server that answers every request with a plain-text 404, as a non-Kubernetes server
-/// (or a wrong port of a web server) does.
-async fn not_found_server() -> String {
+/// (or a wrong port of a web server) does; with `kubernetes`, `/version` answers as an API
+/// server's does, so the server is one without the celld CRDs.
+async fn not_found_server(kubernetes: bool) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -85,9 +90,18 @@ async fn not_found_server() -> String {
                         Ok(n) => seen.extend_from_slice(&buf[..n]),
                     }
                 }
-                let body = "404 page not found\n";
+                let version = seen.starts_with(b"GET /version ");
+                let (status, kind, body) = if kubernetes && version {
+                    ("200 OK", "application/json", VERSION_INFO)
+                } else {
+                    (
+                        "404 Not Found",
+                        "text/plain; charset=utf-8",
+                        "404 page not found\n",
+                    )
+                };
                 let reply = format!(
-                    "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                     body.len()
                 );
                 let _ = conn.write_all(reply.as_bytes()).await;
@@ -100,11 +114,37 @@ async fn not_found_server() -> String {
 
 #[tokio::test]
 async fn a_server_that_is_not_kubernetes_is_not_told_to_install_crds() {
-    let server = not_found_server().await;
+    let server = not_found_server(false).await;
     let e = error_of(&server, &["status", "web"]).await;
     let e = e.replace(&server, "http://127.0.0.1:PORT");
     insta::assert_snapshot!(e, @"the server http://127.0.0.1:PORT is not a Kubernetes API server: it answered 404 to celldfleets.platform.celld.dev and to /version; check the cluster's server URL (kubectl config view --minify) or pick another context with --context");
     let e = error_of(&server, &["status"]).await;
     assert!(e.contains("is not a Kubernetes API server"), "{e}");
     assert!(!e.contains("CRDs"), "{e}");
+}
+
+/// A Kubernetes API server without the CRDs: the hint installs the released manifest of this
+/// plugin's version, and names the source-checkout path only as the alternative.
+#[tokio::test]
+async fn missing_crds_point_at_the_release_manifest() {
+    let server = not_found_server(true).await;
+    for args in [
+        &["status", "web"][..],
+        &["status"][..],
+        &["logs", "web"][..],
+    ] {
+        let e = error_of(&server, args).await;
+        let e = e.replace(env!("CARGO_PKG_VERSION"), "VERSION");
+        assert!(
+            e.starts_with("the celld CRDs are not installed in this cluster"),
+            "{args:?}: {e}"
+        );
+        assert!(
+            !e.contains("is not a Kubernetes API server"),
+            "{args:?}: {e}"
+        );
+    }
+    let e = error_of(&server, &["status", "web"]).await;
+    let e = e.replace(env!("CARGO_PKG_VERSION"), "VERSION");
+    insta::assert_snapshot!(e, @"the celld CRDs are not installed in this cluster (the API server does not know celldfleets.platform.celld.dev): install the operator and its CRDs with: kubectl apply --server-side -f https://github.com/anthaathi/celld-operator/releases/download/vVERSION/install-operator.yaml (from a source checkout: kubectl apply --server-side -f config/crd/bases/), or check --context");
 }
