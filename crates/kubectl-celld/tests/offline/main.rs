@@ -1,10 +1,11 @@
-//! Tests that need no cluster: argument handling, help texts, `init` output and admission
-//! checks, and the text of `status` (snapshots). One test binary, to link once.
+//! Tests that need no cluster: argument handling, help texts, shell completion, `init` output
+//! and admission checks, and the text of `status` (snapshots). One test binary, to link once.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
 mod cli_args;
 mod cluster_flags;
+mod completion_shells;
 mod connection_errors;
 mod init_output;
 mod kubectl_conventions;
