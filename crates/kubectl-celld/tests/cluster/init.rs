@@ -81,7 +81,35 @@ async fn init_apply_creates_then_updates_with_server_side_apply() -> TestResult 
     assert!(fleet.spec.ingress.is_none(), "{:?}", fleet.spec.ingress);
     assert_eq!(fleet.spec.replicas, 1);
 
-    // The storage type cannot change: refused before anything is sent.
+    // The storage type cannot change: refused before anything is sent, for what it is. A fleet
+    // that never used Persistent storage is not told it does.
+    let run = support::run(
+        &env,
+        &[
+            "init",
+            "web",
+            "--store",
+            "minio",
+            "--bucket",
+            &bucket,
+            "--local-storage",
+            "Persistent",
+            "--local-storage-size",
+            "5Gi",
+            "--apply",
+        ],
+    )
+    .await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr
+            .contains("spec.localStorage.type cannot change from Ephemeral to Persistent or back"),
+        "{run}"
+    );
+    assert!(!run.stderr.contains("uses Persistent storage"), "{run}");
+    let fleet = env.api::<CelldFleet>().get("web").await?;
+    assert_eq!(fleet.spec.local_storage.type_, LocalStorageType::Ephemeral);
+
     let persistent = [
         "init",
         "disk",
