@@ -8,6 +8,8 @@ Every ```sh block must be valid bash. Each command in it is then checked by what
   celld-operator ...   parses with the built operator's argument parser
   cargo run -p P -- A  P is a workspace package; A parses when P is celld-operator
   kubectl ...          parses with the local control plane's kubectl (ARGS --help)
+  ln -s kubectl-celld D  D is named kubectl_complete-celld, and the built plugin started through
+                       a link of that name answers kubectl's completion requests
   anything else        a tool outside this repository: shell syntax only, listed in the report
 and every argument that names a file or directory of the repository must exist.
 
@@ -21,6 +23,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +39,8 @@ EXTERNAL = {
 }
 KUBECTL_EXTERNAL_PLUGINS = {"krew"}
 SHELL_BLOCK = re.compile(r"^```(sh|bash|shell|console)\s*$")
+# The name kubectl runs to complete `kubectl celld ...`: a link to the plugin.
+KUBECTL_COMPLETE = "kubectl_complete-celld"
 
 
 def kubectl_binary() -> Path:
@@ -213,6 +218,8 @@ class Checker:
             why = parses(self.kubectl, args)
             if why:
                 self.fail(where, words, f"kubectl refuses the arguments: {why}")
+        elif program == "ln":
+            self.link(where, words, args)
         elif program.startswith(("hack/", "testenv/")):
             self.count("script")
             if not (ROOT / program).exists():
@@ -227,6 +234,26 @@ class Checker:
         why = parses(PLUGIN, args)
         if why:
             self.fail(where, words, f"the plugin refuses the arguments: {why}")
+
+    def link(self, where: str, words: list[str], args: list[str]):
+        """`ln -s[f] kubectl-celld DEST`: the completion link, which must work as kubectl runs it."""
+        self.count("ln")
+        flags = [a for a in args if a.startswith("-")]
+        operands = [a for a in args if not a.startswith("-")]
+        if not any("s" in f for f in flags) or len(operands) != 2 or operands[0] != "kubectl-celld":
+            self.fail(where, words, "the only link the docs may show is `ln -s kubectl-celld DIR/kubectl_complete-celld`")
+            return
+        if Path(operands[1]).name != KUBECTL_COMPLETE:
+            self.fail(where, words, f"kubectl completes `kubectl celld` through {KUBECTL_COMPLETE}, not {Path(operands[1]).name}")
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            link = Path(tmp) / KUBECTL_COMPLETE
+            link.symlink_to(PLUGIN.resolve())
+            out = subprocess.run([str(link), "hi"], capture_output=True, text=True, timeout=60,
+                                 env={**os.environ, "KUBECONFIG": "/nonexistent"})
+        lines = out.stdout.splitlines()
+        if out.returncode != 0 or not lines or lines[-1] != ":4" or not lines[0].startswith("history\t"):
+            self.fail(where, words, f"the plugin started as {KUBECTL_COMPLETE} does not answer a completion request (`{KUBECTL_COMPLETE} hi` printed {out.stdout!r}, exit {out.returncode})")
 
     def cargo(self, where: str, words: list[str], args: list[str]):
         self.count("cargo")
