@@ -7,10 +7,15 @@
 #                       poc/worker to fleet hello, show its status and logs
 #   hack/demo.sh down   stop the demo's processes and delete the demo namespace
 #
-# `make demo` runs `make cluster-up` and `make plugin` (bin/kubectl-celld) first. No celld runs
-# here: in the deploy pod, `celld` is celld-deploy-double, a test double of `celld deploy` that
-# writes to the local S3 server what celld writes (modules, manifest, then the deployment pointer
-# with compare-and-swap); kwok runs it when the plugin execs `celld` (testenv/README.md).
+# `make demo` runs `make cluster-up` first. `up` builds the plugin, the operator and the deploy
+# test double into bin/ in the cargo profile $CELLD_DEMO_PROFILE: by default dev, the build that
+# `make build`, `make check-docs` and the tests share, so it is usually warm (`make plugin` builds
+# the release plugin, whose optimised dependencies take minutes).
+#
+# No celld runs here: in the deploy pod, `celld` is celld-deploy-double, a test double of `celld
+# deploy` that writes to the local S3 server what celld writes (modules, manifest, then the
+# deployment pointer with compare-and-swap); kwok runs it when the plugin execs `celld`
+# (testenv/README.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 state=${CELLD_TESTENV_DIR:-$root/.testenv}
@@ -23,6 +28,7 @@ wiring_log=$state/logs/demo-deploy-double.log
 double_dir=$state/demo-deploy-double
 # Commands printed for the user name the state directory when it is not the default one.
 with_dir=${CELLD_TESTENV_DIR:+CELLD_TESTENV_DIR=$CELLD_TESTENV_DIR }
+profile=${CELLD_DEMO_PROFILE:-dev}
 
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
@@ -54,12 +60,16 @@ up() {
   [ -f "$state/kubeconfig" ] || die "the local control plane is not running: run '${with_dir}make cluster-up' (or '${with_dir}make demo')"
   # shellcheck disable=SC1091
   . "$state/s3.env"
-  [ -x "$bin/kubectl-celld" ] || die "$bin/kubectl-celld is missing: run 'make plugin' (make demo does)"
-  say "building the operator and the deploy test double (release, like bin/kubectl-celld)"
-  (cd "$root" && cargo build -q --release --locked -p celld-operator -p celld-testkit \
-    --bin celld-operator --bin celld-deploy-double --bin testenv-wire-deploy-double)
-  local target=${CARGO_TARGET_DIR:-$root/target}/release
-  install -m 0755 "$target/celld-operator" "$target/celld-deploy-double" "$target/testenv-wire-deploy-double" "$bin/"
+  say "building kubectl-celld, the operator and the deploy test double (cargo profile $profile)"
+  (cd "$root" && cargo build -q --profile "$profile" --locked -p kubectl-celld -p celld-operator -p celld-testkit \
+    --bin kubectl-celld --bin celld-operator --bin celld-deploy-double --bin testenv-wire-deploy-double)
+  local out=$profile
+  case "$profile" in dev | test) out=debug ;; bench) out=release ;; esac
+  local target=${CARGO_TARGET_DIR:-$root/target}/$out
+  mkdir -p "$bin"
+  install -m 0755 "$target/kubectl-celld" "$target/celld-operator" "$target/celld-deploy-double" \
+    "$target/testenv-wire-deploy-double" "$bin/"
+  ln -sf kubectl-celld "$bin/kubectl_complete-celld"
 
   say "installing the CRDs and the demo namespace"
   kubectl apply --server-side -f "$root/config/crd/bases/" >/dev/null
