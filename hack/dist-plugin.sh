@@ -48,12 +48,13 @@ if [ -z "$binary" ]; then
   built=yes
   build=(cargo build)
   case "$target" in *-linux-musl) build=(cargo zigbuild) ;; esac
+  out=${CARGO_TARGET_DIR:-target}
   if [ -n "$target" ]; then
     "${build[@]}" --release --locked --target "$target" -p kubectl-celld --bin kubectl-celld
-    binary=target/$target/release/kubectl-celld
+    binary=$out/$target/release/kubectl-celld
   else
     "${build[@]}" --release --locked -p kubectl-celld --bin kubectl-celld
-    binary=target/release/kubectl-celld
+    binary=$out/release/kubectl-celld
   fi
 fi
 [ -x "$binary" ] || die "$binary is not an executable"
