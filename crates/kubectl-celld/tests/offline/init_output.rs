@@ -245,8 +245,26 @@ fn refuses_what_admission_refuses() {
                 "https://s3.example.com",
             ],
         ),
-        ("no_credentials", &["x", "--bucket", "s3://celld/x"]),
-        ("bad_bucket", &["x", "--store", "s", "--bucket", "celld/x"]),
+        (
+            "store_and_credentials",
+            &[
+                "x",
+                "--store",
+                "s",
+                "--credentials-secret",
+                "c",
+                "--bucket",
+                "s3://celld/x",
+            ],
+        ),
+        (
+            "s3_region_on_gcs",
+            &["x", "--bucket", "gs://celld/x", "--region", "eu-west-1"],
+        ),
+        (
+            "bad_bucket",
+            &["x", "--store", "s", "--bucket", "s3://Celld_Bucket/x"],
+        ),
         (
             "http_without_allow",
             &[
