@@ -13,7 +13,8 @@
 # names the right asset on every supported machine.
 #
 # Usage:
-#   hack/dist-plugin.sh                      # the host platform, cargo build
+#   hack/dist-plugin.sh                      # the host platform, cargo build (on glibc Linux
+#                                            # statically linked, as `make plugin` builds it)
 #   hack/dist-plugin.sh --target TRIPLE      # one of the release targets below
 #   hack/dist-plugin.sh --target TRIPLE --binary PATH   # package PATH instead of building
 # Linux targets build static (musl) binaries with cargo-zigbuild, which must be on PATH; a Linux
@@ -49,7 +50,13 @@ if [ -z "$binary" ]; then
   build=(cargo build)
   case "$target" in *-linux-musl) build=(cargo zigbuild) ;; esac
   out=${CARGO_TARGET_DIR:-target}
-  if [ -n "$target" ]; then
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  if [ -z "$target" ] && [[ "$host" == *-linux-gnu ]]; then
+    # The host platform on glibc Linux, as `make plugin` builds it: statically linked.
+    RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" \
+      cargo build --release --locked --target "$host" -p kubectl-celld --bin kubectl-celld
+    binary=$out/$host/release/kubectl-celld
+  elif [ -n "$target" ]; then
     "${build[@]}" --release --locked --target "$target" -p kubectl-celld --bin kubectl-celld
     binary=$out/$target/release/kubectl-celld
   else
