@@ -41,19 +41,9 @@ fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
     Ok(to)
 }
 
-/// Runs `args` with the double's Exec rule plus this machine's tools (curl) on the pod's PATH.
+/// Runs `args` with the double's Exec rule plus this machine's curl.
 async fn wired(env: &TestEnv, double: &DeployDouble, args: &[&str]) -> TestResult<Run> {
-    support::command_paused(env, FLEET, args, async |name: String| {
-        let pod = env.api::<Pod>().get(&name).await?;
-        double
-            .rule(&env.client(), &pod)
-            .await?
-            .path([double.bin_dir(), "/usr/bin".into(), "/bin".into()])
-            .apply(&env.client(), env.namespace())
-            .await?;
-        Ok(())
-    })
-    .await
+    support::with_curl(env, double, FLEET, args).await
 }
 
 async fn text(s3: &S3Settings, key: &str) -> TestResult<Option<String>> {

@@ -496,3 +496,25 @@ pub async fn command_paused(
     }
     Ok(run)
 }
+
+/// Runs a command that starts a deploy pod of `fleet` (`args` from the command's name on) with
+/// the double's Exec rule plus this machine's tools (curl, which `history` and `rollback` read
+/// the bucket with) on the pod's PATH.
+pub async fn with_curl(
+    env: &TestEnv,
+    double: &DeployDouble,
+    fleet: &str,
+    args: &[&str],
+) -> TestResult<Run> {
+    command_paused(env, fleet, args, async |name: String| {
+        let pod = env.api::<Pod>().get(&name).await?;
+        double
+            .rule(&env.client(), &pod)
+            .await?
+            .path([double.bin_dir(), "/usr/bin".into(), "/bin".into()])
+            .apply(&env.client(), env.namespace())
+            .await?;
+        Ok(())
+    })
+    .await
+}
