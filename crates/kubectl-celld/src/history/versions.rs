@@ -159,13 +159,7 @@ pub async fn read(bucket: &BucketClient, fleet: &str, namespace: &str) -> Result
         .await
         .into_iter()
         .collect::<Result<_>>()?;
-    for v in &mut versions {
-        v.current = current.as_ref().is_some_and(|c| {
-            c.version == v.version && c.script.as_deref().is_none_or(|s| s == v.script)
-        });
-        v.uploaded = v.uploaded.as_deref().map(normalize_time);
-    }
-    sort_newest_first(&mut versions);
+    finish(&mut versions, current.as_ref());
     Ok(History {
         fleet: fleet.to_string(),
         namespace: namespace.to_string(),
@@ -173,6 +167,21 @@ pub async fn read(bucket: &BucketClient, fleet: &str, namespace: &str) -> Result
         current,
         versions,
     })
+}
+
+/// Marks the version `current` names, orders the versions newest first by their upload times
+/// as read (two deploys within one second keep their order), then shortens the times to whole
+/// seconds for showing.
+pub fn finish(versions: &mut [Version], current: Option<&Current>) {
+    for v in versions.iter_mut() {
+        v.current = current.is_some_and(|c| {
+            c.version == v.version && c.script.as_deref().is_none_or(|s| s == v.script)
+        });
+    }
+    sort_newest_first(versions);
+    for v in versions.iter_mut() {
+        v.uploaded = v.uploaded.as_deref().map(normalize_time);
+    }
 }
 
 /// An RFC 3339 time in UTC with seconds (`2026-11-30T15:19:28Z`); an HTTP date or anything else
@@ -246,5 +255,31 @@ mod tests {
             "2026-11-30T15:19:29Z"
         );
         assert_eq!(normalize_time("Mon, 30 Nov 2026"), "Mon, 30 Nov 2026");
+    }
+
+    #[test]
+    fn two_uploads_within_one_second_keep_their_order() {
+        // Both show as 10:00:00; "a" sorts first by name, only the sub-second times say "b" is
+        // the newer.
+        let mut versions = vec![
+            v("a", Some("2026-11-30T10:00:00.100Z"), false),
+            v("b", Some("2026-11-30T10:00:00.400Z"), false),
+        ];
+        let current = Current {
+            script: Some("w".into()),
+            version: "b".into(),
+        };
+        finish(&mut versions, Some(&current));
+        let order: Vec<(&str, bool, Option<&str>)> = versions
+            .iter()
+            .map(|v| (v.version.as_str(), v.current, v.uploaded.as_deref()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("b", true, Some("2026-11-30T10:00:00Z")),
+                ("a", false, Some("2026-11-30T10:00:00Z")),
+            ]
+        );
     }
 }
