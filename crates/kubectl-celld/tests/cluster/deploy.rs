@@ -1,7 +1,7 @@
 //! `deploy` against the real API server: the directory goes through pods/exec into the deploy
 //! pod (kwok runs the pod's commands locally, with fake `celld` and `curl` that record what
-//! they got), `--image` mode, the per-node reload report, a failing deploy, and refusals
-//! before any Job exists.
+//! they got), `--image` mode, the per-node reload report, a failing deploy, Ctrl-C while celld
+//! runs, and refusals before any Job exists.
 
 use crate::support::{self, FakeTools, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec, labels};
@@ -360,6 +360,47 @@ async fn failing_deploy_exits_with_celld_status_and_reloads_nothing() -> TestRes
     // Nothing was published: the fleet is not annotated.
     let fleet = env.api::<CelldFleet>().get("web").await?;
     assert_eq!(deployed_at(&fleet), None, "{run}");
+    wait_jobs_gone(&env, "web").await?;
+    env.cleanup().await?;
+    Ok(())
+}
+
+/// Ctrl-C while `celld deploy` runs in the deploy pod: the plugin says the version may have
+/// been published and how to check, exits 130, and deletes its Job.
+#[tokio::test]
+async fn ctrl_c_during_celld_deploy_says_the_version_may_be_published() -> TestResult {
+    let env = support::env("plugin-deploy-int").await?;
+    let s3 = env.s3()?;
+    support::secret(&env, "s3-creds").await?;
+    support::store(&env, "minio", "s3-creds").await?;
+    support::fleet(&env, "web", "minio", &support::bucket(&s3, "deploy-int")).await?;
+    let tools = FakeTools::new(&env)?;
+    let dir = env.scratch_dir()?.join("worker");
+    worker(&dir)?;
+
+    let run = support::command_paused_pid(
+        &env,
+        "web",
+        &["deploy", dir.to_str().ok_or("path")?, "--fleet", "web"],
+        async |pod: String, pid: u32| {
+            tools
+                .rule(&pod)
+                .env("CELLD_FAKE_INTERRUPT", pid.to_string())
+                .apply(&env.client(), env.namespace())
+                .await?;
+            Ok(())
+        },
+    )
+    .await?;
+    assert_eq!(run.code, 130, "{run}");
+    assert!(
+        run.stderr.contains(&format!(
+            "celld deploy had started in the deploy pod, so the version may have been published; check with: kubectl celld status web -n {}",
+            env.namespace()
+        )),
+        "{run}"
+    );
+    assert!(run.stderr.contains("Deleted Job"), "{run}");
     wait_jobs_gone(&env, "web").await?;
     env.cleanup().await?;
     Ok(())

@@ -158,13 +158,18 @@ pub struct FakeTools {
 
 /// A fake `celld` that records its arguments, the files under the source directory (its 2nd
 /// argument) and a copy of them, prints a deploy-like output on stdout and stderr, and exits
-/// with `$CELLD_FAKE_EXIT` (0 by default).
+/// with `$CELLD_FAKE_EXIT` (0 by default). With `$CELLD_FAKE_INTERRUPT` (a process id) it sends
+/// that process SIGINT, as Ctrl-C would, then runs on for a while.
 const FAKE_CELLD: &str = r#"#!/bin/sh
 rec=$CELLD_FAKE_RECORD
 printf '%s\n' "$@" >"$rec/args"
 if [ -d "$2" ]; then
   (cd "$2" && find . -type f | sed 's#^\./##' | LC_ALL=C sort) >"$rec/files"
   cp -R "$2" "$rec/tree"
+fi
+if [ -n "$CELLD_FAKE_INTERRUPT" ]; then
+  kill -INT "$CELLD_FAKE_INTERRUPT"
+  sleep 30
 fi
 echo "celld deploy: bundling $2"
 echo "esbuild: 2 modules bundled" >&2
@@ -459,6 +464,19 @@ pub async fn command_paused(
     full: &[&str],
     wire: impl AsyncFnOnce(String) -> TestResult,
 ) -> TestResult<Run> {
+    command_paused_pid(env, fleet, full, async |pod: String, _pid: u32| {
+        wire(pod).await
+    })
+    .await
+}
+
+/// [`command_paused`], with `wire` also given the plugin's process id.
+pub async fn command_paused_pid(
+    env: &TestEnv,
+    fleet: &str,
+    full: &[&str],
+    wire: impl AsyncFnOnce(String, u32) -> TestResult,
+) -> TestResult<Run> {
     let mut child = plugin(env, full).spawn()?;
     let pid = child.id().ok_or("the plugin exited at once")?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -470,7 +488,7 @@ pub async fn command_paused(
         Ok(_) => {
             signal(pid, "STOP")?;
             let applied = match deploy_pod(env, fleet).await {
-                Ok(pod) => wire(pod).await,
+                Ok(pod) => wire(pod, pid).await,
                 Err(e) => Err(e),
             };
             signal(pid, "CONT")?;
