@@ -10,6 +10,7 @@ use crate::node_api::NodeApi;
 use crate::pointer_object_store::StoreEndpoints;
 use crate::pointer_reads::PointerReads;
 use crate::settled::Settled;
+use crate::status_follower::Observations;
 use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::events::{Recorder, Reporter};
@@ -106,6 +107,8 @@ pub struct Context {
     pub settled: Settled,
     /// The nodes' internal API, read during rolling upgrades.
     pub node_api: NodeApi,
+    /// What each fleet's last full reconcile observed, for the status follower.
+    pub observations: Observations,
 }
 
 impl Context {
@@ -130,6 +133,7 @@ impl Context {
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
             node_api,
+            observations: Observations::default(),
             client,
             recorder,
             metrics,
@@ -221,6 +225,7 @@ impl Context {
             .retain(|uid, _| live.contains(uid));
         self.pointers.retain(|uid| live.contains(uid));
         self.settled.retain(|uid| live.contains(uid));
+        self.observations.retain(|uid| live.contains(uid));
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

@@ -122,7 +122,9 @@ pub async fn run(
     // Secret changed since its contents were last read.
     let (secrets, secrets_for_fleets, secrets_for_stores) =
         streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config.clone());
-    let (statefulsets, statefulset_items) = streams.cached_touched("StatefulSet", owned());
+    // The StatefulSets feed the controller and the status follower.
+    let (statefulsets, statefulset_items, statefulsets_to_follow) =
+        streams.cached_shared("StatefulSet", owned());
     let (services, service_items) = streams.cached_touched("Service", owned());
     let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());
     let (pod_disruption_budgets, pdb_items) =
@@ -213,6 +215,11 @@ pub async fn run(
     ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
+    let follower = tokio::spawn(crate::status_follower::run(
+        ctx.clone(),
+        statefulsets_to_follow,
+        shutdown.clone(),
+    ));
     let fleet_loop = controller
         .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, ctx.clone())
@@ -232,6 +239,7 @@ pub async fn run(
         });
     futures::future::join(fleet_loop, store_loop).await;
     housekeeping.abort();
+    follower.abort();
     watches.forget_all();
     info!("controller stopped");
 }

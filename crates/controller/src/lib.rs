@@ -39,6 +39,8 @@ pub mod server;
 pub mod service_ports;
 pub mod settled;
 pub mod status;
+pub mod status_follower;
+pub mod status_write;
 pub mod store_status;
 pub mod upgrade;
 pub mod upgrade_probe;

@@ -27,6 +27,7 @@ pub struct Metrics {
     reads: Counter,
     s3_clients: Gauge,
     unchanged: Counter,
+    followed: Counter,
 }
 
 impl Default for Metrics {
@@ -43,6 +44,7 @@ impl Default for Metrics {
         let reads = Counter::default();
         let s3_clients = Gauge::default();
         let unchanged = Counter::default();
+        let followed = Counter::default();
         registry.register(
             "reconciles",
             "Fleet reconciles by result",
@@ -94,6 +96,11 @@ impl Default for Metrics {
             "Reconciles that found the fleet's inputs (fleet, store, Secret, children, deployment pointer) as the last one left them, and so planned and wrote nothing",
             unchanged.clone(),
         );
+        registry.register(
+            "status_followed",
+            "Fleet statuses written as soon as a StatefulSet's status changed their Ready condition, ahead of the fleet's next reconcile",
+            followed.clone(),
+        );
         Self {
             registry,
             reconciles,
@@ -108,6 +115,7 @@ impl Default for Metrics {
             reads,
             s3_clients,
             unchanged,
+            followed,
         }
     }
 }
@@ -209,6 +217,16 @@ impl Metrics {
     /// Counts a reconcile that found its inputs unchanged.
     pub fn unchanged(&self) {
         self.unchanged.inc();
+    }
+
+    /// Counts a status written by the status follower.
+    pub fn followed(&self) {
+        self.followed.inc();
+    }
+
+    /// Statuses the status follower wrote so far.
+    pub fn followed_statuses(&self) -> u64 {
+        self.followed.get()
     }
 
     /// Reconciles that found their inputs unchanged so far.

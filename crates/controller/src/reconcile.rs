@@ -3,22 +3,20 @@
 //! way ends in the status (Degraded, with a typed reason), one Warning Event and the error
 //! metric before the reconcile returns an error for a retry.
 
-use crate::children::{Desired, MANAGER};
+use crate::children::Desired;
 use crate::context::Context;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::pointer::Pointer;
 use crate::settled::Seen;
-use crate::status::{self, Observed, Route, Storage};
-use crate::{config_hash, events, fleet_children, gateway, plan, upgrade, upgrade_probe};
+use crate::status::{Observed, Route, Storage};
+use crate::status_follower::{self, Observation};
+use crate::{config_hash, events, fleet_children, gateway, plan, status_write, upgrade, upgrade_probe};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
-use k8s_openapi::jiff::Timestamp;
-use kube::api::{Patch, PatchParams};
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use kube::{Api, ResourceExt};
-use serde_json::json;
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::{info, warn};
@@ -175,13 +173,13 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
                 name: &name,
                 desired: fleet.spec.replicas,
                 storage: Storage::Failed(&failures[0]),
-                statefulset: statefulset.as_ref(),
+                statefulset: None,
                 route: Route::None,
                 url: fleet.status.as_ref().and_then(|s| s.url.clone()),
                 failures: &failures,
                 upgrade: &upgrade::Progress::Idle,
             };
-            write_status(ctx, fleet, &ns, &observed, None).await?;
+            write_status(ctx, fleet, &ns, &observed, statefulset).await?;
             // A read the API server did not answer is retried with backoff; a missing store,
             // Secret or key waits for it to appear.
             return match e {
@@ -289,13 +287,13 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         name: &name,
         desired: fleet.spec.replicas,
         storage: Storage::Resolved(&storage, &pointer),
-        statefulset: applied.statefulset.as_ref(),
+        statefulset: None,
         route,
         url: Some(desired.url()),
         failures: &failures,
         upgrade: &desired.upgrade.progress,
     };
-    let wrote = write_status(ctx, fleet, &ns, &observed, Some(&pointer)).await?;
+    let wrote = write_status(ctx, fleet, &ns, &observed, applied.statefulset.clone()).await?;
     let under_way = desired.upgrade.progress.under_way();
     let settled = !wrote
         && !under_way
@@ -361,42 +359,30 @@ fn requeue_after(ctx: &Context, pointer: &Pointer) -> std::time::Duration {
     }
 }
 
+/// Writes the status `observed` gives with the newest StatefulSet (the `applied` one, or the
+/// cache's once it caught up), holding the fleet's status lock, and leaves the observation to
+/// the status follower. Returns whether it wrote.
 async fn write_status(
     ctx: &Context,
     fleet: &CelldFleet,
     ns: &str,
     observed: &Observed<'_>,
-    pointer: Option<&Pointer>,
+    applied: Option<k8s_openapi::api::apps::v1::StatefulSet>,
 ) -> Result<bool, Error> {
     let uid = fleet.uid().unwrap_or_default();
-    let seen = fleet.resource_version().unwrap_or_default();
-    let written = ctx.written_status(&uid, &seen);
-    let previous = written.as_ref().or(fleet.status.as_ref());
-    let status = status::compute(previous, observed, Timestamp::now());
-    if previous == Some(&status) {
-        return Ok(false);
-    }
-    let api: Api<CelldFleet> = Api::namespaced(ctx.client.clone(), ns);
-    let patch = json!({
-        "apiVersion": "platform.celld.dev/v1alpha1",
-        "kind": "CelldFleet",
-        "status": status,
-    });
-    api.patch_status(
-        &fleet.name_any(),
-        &PatchParams::apply(MANAGER).force(),
-        &Patch::Apply(&patch),
-    )
-    .await
-    .map_err(|e| {
-        Error::kube(
-            format!("writing the status of CelldFleet {}", fleet.name_any()),
-            e,
-        )
-    })?;
-    ctx.metrics.write("CelldFleet", "status");
-    ctx.remember_status(&uid, &seen, status.clone());
-    events::failures(ctx, fleet, previous, observed.failures).await;
-    events::transitions(ctx, fleet, previous, &status, pointer, observed.failures).await;
-    Ok(true)
+    let lock = ctx.observations.lock(&uid);
+    let _writing = lock.lock().await;
+    let cached = crate::caches::child(&ctx.caches.children.statefulsets, ns, observed.name);
+    let statefulset = status_follower::newest(applied, cached);
+    let observation = Observation::of(observed, fleet.metadata.generation);
+    let observed = observation.observed(observed.name, statefulset.as_ref());
+    let wrote = match status_write::next(ctx, fleet, &observed) {
+        Some(update) => {
+            status_write::write(ctx, fleet, update, &observed, observation.pointer()).await?;
+            true
+        }
+        None => false,
+    };
+    ctx.observations.record(&uid, observation);
+    Ok(wrote)
 }
