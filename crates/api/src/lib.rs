@@ -12,6 +12,7 @@ pub mod pod_security;
 pub mod resolve;
 pub mod rules;
 pub mod schema_bounds;
+pub mod storage_env;
 pub mod upgrades;
 pub mod validate;
 

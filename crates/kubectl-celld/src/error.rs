@@ -123,18 +123,6 @@ pub enum Error {
         source: Box<celld_api::ResolveError>,
     },
 
-    /// The fleet's storage is one the plugin cannot reach yet: a gs:// or az:// bucket, or no
-    /// credentials Secret (workload identity).
-    #[error(
-        "fleet '{fleet}' uses bucket {bucket} without an S3 credentials Secret: kubectl celld deploy, history and rollback support only s3:// buckets with spec credentialsSecretRef so far; run celld deploy yourself with the bucket's credentials"
-    )]
-    UnsupportedStorage {
-        /// The fleet.
-        fleet: String,
-        /// Its bucket.
-        bucket: String,
-    },
-
     /// The spec built from the flags would be refused by the API server.
     #[error("{0}")]
     InvalidSpec(String),

@@ -11,7 +11,7 @@ use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
 use crate::fleets;
 use crate::kubeconfig::{self, Target};
-use celld_api::{CelldFleet, ResolveError, ResolvedStorage, Scheme, labels};
+use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::ListParams;
 use kube::{Api, Client};
@@ -30,6 +30,8 @@ pub struct FleetContext {
 impl FleetContext {
     /// Connects with `globals` and loads fleet `name`: a fleet that does not exist, storage
     /// that does not resolve, or a credentials Secret that is missing is an error naming the fix.
+    /// Every store works (s3://, gs://, az://), with a credentials Secret or, without one, the
+    /// workload identity of the fleet's ServiceAccount.
     pub async fn load(globals: &Globals, name: &str) -> Result<Self> {
         let target = kubeconfig::connect(globals).await?;
         Self::load_in(target, name).await
@@ -44,22 +46,15 @@ impl FleetContext {
                 fleet: name.to_string(),
                 source: Box::new(source),
             })?;
-        let secret = match (&storage.bucket.scheme, &storage.credentials_secret) {
-            (Scheme::S3, Some(secret)) => secret,
-            _ => {
-                return Err(Error::UnsupportedStorage {
-                    fleet: name.to_string(),
-                    bucket: storage.bucket.to_string(),
-                });
-            }
-        };
-        if secret_exists(&target, secret).await? == Some(false) {
+        if let Some(secret) = &storage.credentials_secret
+            && secret_exists(&target, secret).await? == Some(false)
+        {
             return Err(Error::Storage {
                 fleet: name.to_string(),
                 source: Box::new(ResolveError::SecretNotFound {
                     name: secret.clone(),
                     namespace: target.namespace.clone(),
-                    needs: celld_api::resolve::needed_keys(&[Scheme::S3]),
+                    needs: celld_api::resolve::needed_keys(&[storage.bucket.scheme]),
                 }),
             });
         }

@@ -81,11 +81,7 @@ impl WorkPod {
             &events,
             &job_name,
             &job_uid,
-            context
-                .storage
-                .credentials_secret
-                .as_deref()
-                .unwrap_or_default(),
+            &pod_wait::config_hint(&context.storage),
             args.pod_timeout,
             progress,
         )

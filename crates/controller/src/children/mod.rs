@@ -8,7 +8,7 @@ pub mod pdb;
 pub mod peer_service;
 pub mod service;
 pub mod statefulset;
-pub mod storage_env;
+pub use celld_api::storage_env;
 
 use crate::upgrade::Upgrade;
 use celld_api::{CelldFleet, ResolvedStorage, labels};

@@ -3,11 +3,11 @@
 //! NetworkPolicy lets reach the nodes' internal port.
 
 use celld_api::{CelldFleet, ResolvedStorage};
-use celld_api::{labels, pod_security};
+use celld_api::{labels, pod_security, storage_env};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, PodSpec, PodTemplateSpec,
-    ResourceRequirements, SecretKeySelector, Volume, VolumeMount,
+    Container, EmptyDirVolumeSource, EnvVar, PodSpec, PodTemplateSpec, ResourceRequirements,
+    Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -37,7 +37,7 @@ pub const MANAGED_BY: &str = "kubectl-celld";
 pub struct Input<'a> {
     /// The fleet deployed to.
     pub fleet: &'a CelldFleet,
-    /// Its resolved storage (only the Secret's name is used).
+    /// Its resolved storage: the pod gets the nodes' bucket environment from it.
     pub storage: &'a ResolvedStorage,
     /// The image the pod runs: the deployer, or the `--image` with the source at /app.
     pub image: &'a str,
@@ -80,21 +80,6 @@ pub fn keepalive(lifetime: Duration) -> Vec<String> {
     ]
 }
 
-fn secret_env(name: &str, secret: &str, optional: bool) -> EnvVar {
-    EnvVar {
-        name: name.to_string(),
-        value_from: Some(EnvVarSource {
-            secret_key_ref: Some(SecretKeySelector {
-                name: secret.to_string(),
-                key: name.to_string(),
-                optional: optional.then_some(true),
-            }),
-            ..EnvVarSource::default()
-        }),
-        ..EnvVar::default()
-    }
-}
-
 fn plain_env(name: &str, value: &str) -> EnvVar {
     EnvVar {
         name: name.to_string(),
@@ -113,28 +98,25 @@ fn owner(fleet: &CelldFleet) -> Option<OwnerReference> {
     })
 }
 
-/// Builds the Job. Pure: no API calls.
+/// The container's environment: its home and temporary directory, then exactly the bucket
+/// environment the fleet's nodes get (no key at all under workload identity).
+pub fn env(storage: &ResolvedStorage) -> Vec<EnvVar> {
+    let mut env = vec![plain_env("HOME", WORK_DIR), plain_env("TMPDIR", WORK_DIR)];
+    env.extend(storage_env::env(storage));
+    env
+}
+
+/// Builds the Job: it runs under the fleet's ServiceAccount, which carries the cloud identity
+/// when the fleet names no credentials Secret. Pure: no API calls.
 pub fn build(input: &Input<'_>) -> Job {
-    use celld_api::labels::secret_keys;
     let fleet_name = input.fleet.metadata.name.clone().unwrap_or_default();
     let labels = pod_labels(&fleet_name);
-    let secret = input
-        .storage
-        .credentials_secret
-        .as_deref()
-        .unwrap_or_default();
     let container = Container {
         name: CONTAINER.to_string(),
         image: Some(input.image.to_string()),
         command: Some(keepalive(input.lifetime)),
         working_dir: Some(WORK_DIR.to_string()),
-        env: Some(vec![
-            plain_env("HOME", WORK_DIR),
-            plain_env("TMPDIR", WORK_DIR),
-            secret_env(secret_keys::ACCESS_KEY_ID, secret, false),
-            secret_env(secret_keys::SECRET_ACCESS_KEY, secret, false),
-            secret_env(secret_keys::SESSION_TOKEN, secret, true),
-        ]),
+        env: Some(env(input.storage)),
         volume_mounts: Some(vec![VolumeMount {
             name: "work".into(),
             mount_path: WORK_DIR.into(),
@@ -154,6 +136,7 @@ pub fn build(input: &Input<'_>) -> Job {
     let pod = PodSpec {
         containers: vec![container],
         restart_policy: Some("Never".into()),
+        service_account_name: input.fleet.spec.service_account_name.clone(),
         automount_service_account_token: Some(false),
         enable_service_links: Some(false),
         termination_grace_period_seconds: Some(5),
@@ -234,6 +217,68 @@ mod tests {
         insta::assert_yaml_snapshot!(job, {
             ".spec.template.spec.containers[0].image" => "[deployer image]"
         });
+    }
+
+    /// The Job's ServiceAccount and its container's environment, for the stores' snapshots.
+    fn identity_and_env(bucket: &str, secret: Option<&str>, account: Option<&str>) -> String {
+        let mut f = fleet();
+        f.spec.service_account_name = secret.is_none().then(|| "celld-identity".to_string());
+        let s = ResolvedStorage {
+            store: None,
+            bucket: BucketUrl::parse(bucket).unwrap(),
+            endpoint: None,
+            region: "us-east-1".into(),
+            allow_http: false,
+            azure_storage_account: account.map(Into::into),
+            credentials_secret: secret.map(Into::into),
+        };
+        let job = build(&Input {
+            fleet: &f,
+            storage: &s,
+            image: "img",
+            lifetime: Duration::from_secs(600),
+            keep: false,
+        });
+        let pod = job.spec.unwrap().template.spec.unwrap();
+        serde_yaml::to_string(&serde_json::json!({
+            "serviceAccountName": pod.service_account_name,
+            "automountServiceAccountToken": pod.automount_service_account_token,
+            "env": pod.containers[0].env,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn s3_workload_identity_runs_under_the_fleet_s_service_account_without_keys() {
+        insta::assert_snapshot!(identity_and_env("s3://celld/web", None, None));
+    }
+
+    #[test]
+    fn gcs_with_a_key_gets_the_nodes_env() {
+        insta::assert_snapshot!(identity_and_env("gs://celld/web", Some("gcs-key"), None));
+    }
+
+    #[test]
+    fn gcs_workload_identity() {
+        insta::assert_snapshot!(identity_and_env("gs://celld/web", None, None));
+    }
+
+    #[test]
+    fn azure_with_an_account_key_gets_the_nodes_env() {
+        insta::assert_snapshot!(identity_and_env(
+            "az://workers/web",
+            Some("azure-key"),
+            Some("companycelld")
+        ));
+    }
+
+    #[test]
+    fn azure_workload_identity() {
+        insta::assert_snapshot!(identity_and_env(
+            "az://workers/web",
+            None,
+            Some("companycelld")
+        ));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
 use crate::fleet_context::FleetContext;
 use crate::{annotate, human};
-use celld_api::ResolvedStorage;
+use celld_api::{ResolvedStorage, Scheme};
 use clap::Args;
 use job::{CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
 use k8s_openapi::api::batch::v1::Job;
@@ -126,7 +126,9 @@ enum Source {
     Image,
 }
 
-/// The `celld deploy` command for the fleet's storage, reading the source from `source`.
+/// The `celld deploy` command for the fleet's storage, reading the source from `source`: the
+/// endpoint and region for S3 only (celld refuses them for gs:// and az://). The credentials
+/// and the Azure storage account come from the pod's environment, as on the nodes.
 pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) -> Vec<String> {
     let mut cmd = vec![
         "celld".to_string(),
@@ -135,10 +137,12 @@ pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) ->
         "--bucket".to_string(),
         storage.bucket.to_string(),
     ];
-    if let Some(endpoint) = &storage.endpoint {
-        cmd.extend(["--endpoint".to_string(), endpoint.clone()]);
+    if storage.bucket.scheme == Scheme::S3 {
+        if let Some(endpoint) = &storage.endpoint {
+            cmd.extend(["--endpoint".to_string(), endpoint.clone()]);
+        }
+        cmd.extend(["--region".to_string(), storage.region.clone()]);
     }
-    cmd.extend(["--region".to_string(), storage.region.clone()]);
     if dry_run {
         cmd.push("--dry-run".to_string());
     }
@@ -148,10 +152,20 @@ pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) ->
 /// One line naming where the deploy writes (never a credential).
 pub fn describe_storage(storage: &ResolvedStorage) -> String {
     let mut s = format!("bucket {}", storage.bucket);
-    if let Some(e) = &storage.endpoint {
-        s.push_str(&format!(", endpoint {e}"));
+    match storage.bucket.scheme {
+        Scheme::S3 => {
+            if let Some(e) = &storage.endpoint {
+                s.push_str(&format!(", endpoint {e}"));
+            }
+            s.push_str(&format!(", region {}", storage.region));
+        }
+        Scheme::Azure => {
+            if let Some(account) = &storage.azure_storage_account {
+                s.push_str(&format!(", storage account {account}"));
+            }
+        }
+        Scheme::Gcs => {}
     }
-    s.push_str(&format!(", region {}", storage.region));
     match &storage.store {
         Some(store) => s.push_str(&format!(" (from CelldObjectStore {store}")),
         None => s.push_str(" (inline"),
@@ -258,7 +272,7 @@ async fn steps(
         &events,
         &job_name,
         &job_uid,
-        storage.credentials_secret.as_deref().unwrap_or_default(),
+        &pod_wait::config_hint(storage),
         args.pod_timeout,
         progress,
     )
@@ -394,6 +408,24 @@ mod tests {
             deploy_command("/app", &s, true).join(" "),
             "celld deploy /app --bucket s3://celld/web --region auto --dry-run"
         );
+    }
+
+    #[test]
+    fn gcs_and_azure_deploys_take_no_endpoint_or_region() {
+        let mut s = storage(Some("http://ignored:9000"), None);
+        s.bucket = BucketUrl::parse("gs://celld/web").unwrap();
+        assert_eq!(
+            deploy_command("src", &s, false).join(" "),
+            "celld deploy src --bucket gs://celld/web"
+        );
+        s.bucket = BucketUrl::parse("az://workers/web").unwrap();
+        s.azure_storage_account = Some("companycelld".into());
+        s.credentials_secret = None;
+        assert_eq!(
+            deploy_command("src", &s, true).join(" "),
+            "celld deploy src --bucket az://workers/web --dry-run"
+        );
+        insta::assert_snapshot!(describe_storage(&s), @"bucket az://workers/web, storage account companycelld (inline, workload identity)");
     }
 
     #[test]

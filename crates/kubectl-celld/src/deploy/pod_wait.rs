@@ -4,6 +4,7 @@
 use super::job::CONTAINER;
 use super::progress::Progress;
 use crate::error::{Error, Result};
+use celld_api::ResolvedStorage;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;
 use kube::api::ListParams;
@@ -31,8 +32,21 @@ pub enum PodState {
     Failed(String),
 }
 
-/// Reads a pod's state.
-pub fn state(pod: &Pod, secret: &str) -> PodState {
+/// What to check when the deploy container's configuration cannot be made
+/// (`CreateContainerConfigError`): the credentials Secret and the keys it needs for the bucket,
+/// or, under workload identity, the pod's description.
+pub fn config_hint(storage: &ResolvedStorage) -> String {
+    match &storage.credentials_secret {
+        Some(secret) => format!(
+            "check that Secret '{secret}' exists with {}",
+            celld_api::resolve::needed_keys(&[storage.bucket.scheme])
+        ),
+        None => "see kubectl describe pod for details".into(),
+    }
+}
+
+/// Reads a pod's state; `config_hint` is [`config_hint`].
+pub fn state(pod: &Pod, config_hint: &str) -> PodState {
     let Some(status) = &pod.status else {
         return PodState::Waiting("Pending".into());
     };
@@ -68,7 +82,7 @@ pub fn state(pod: &Pod, secret: &str) -> PodState {
                     } else {
                         format!(": {message}")
                     },
-                    hint(&reason, secret)
+                    hint(&reason, config_hint)
                 ));
             }
             return PodState::Waiting(format!("{phase} ({reason})"));
@@ -94,11 +108,9 @@ pub fn state(pod: &Pod, secret: &str) -> PodState {
     }
 }
 
-fn hint(reason: &str, secret: &str) -> String {
+fn hint(reason: &str, config_hint: &str) -> String {
     match reason {
-        "CreateContainerConfigError" => format!(
-            "check that Secret '{secret}' exists with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-        ),
+        "CreateContainerConfigError" => config_hint.to_string(),
         "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" => {
             "check the image name (--deployer-image or --image) and that the fleet's imagePullSecrets can pull it".into()
         }
@@ -112,7 +124,7 @@ pub async fn wait(
     events: &Api<Event>,
     job: &str,
     job_uid: &str,
-    secret: &str,
+    config_hint: &str,
     timeout: Duration,
     progress: &mut Progress,
 ) -> Result<String> {
@@ -132,7 +144,7 @@ pub async fn wait(
         let shown = match list.items.first() {
             Some(pod) => {
                 let name = pod.metadata.name.clone().unwrap_or_default();
-                match state(pod, secret) {
+                match state(pod, config_hint) {
                     PodState::Running => return Ok(name),
                     PodState::Failed(why) => {
                         return Err(Error::Deploy(format!(
@@ -228,10 +240,21 @@ mod tests {
                 "secret \"s3\" not found",
             )),
         );
-        let PodState::Failed(why) = state(&p, "s3") else {
+        let mut storage = ResolvedStorage {
+            store: None,
+            bucket: celld_api::BucketUrl::parse("s3://celld/web").unwrap(),
+            endpoint: None,
+            region: "us-east-1".into(),
+            allow_http: false,
+            azure_storage_account: None,
+            credentials_secret: Some("s3".into()),
+        };
+        let PodState::Failed(why) = state(&p, &config_hint(&storage)) else {
             panic!("should fail")
         };
-        insta::assert_snapshot!(why, @r#"the deploy pod cannot start: CreateContainerConfigError: secret "s3" not found; check that Secret 's3' exists with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"#);
+        insta::assert_snapshot!(why, @r#"the deploy pod cannot start: CreateContainerConfigError: secret "s3" not found; check that Secret 's3' exists with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (S3)"#);
+        storage.bucket = celld_api::BucketUrl::parse("gs://celld/web").unwrap();
+        insta::assert_snapshot!(config_hint(&storage), @"check that Secret 's3' exists with key GOOGLE_SERVICE_ACCOUNT_KEY (Google Cloud Storage)");
     }
 
     #[test]

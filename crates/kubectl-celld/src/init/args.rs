@@ -52,31 +52,34 @@ pub struct InitArgs {
     )]
     pub output: OutputFormat,
 
-    /// Bucket and prefix the fleet serves from, s3://NAME[/PREFIX]
-    #[arg(
-        long,
-        value_name = "s3://NAME[/PREFIX]",
-        help_heading = "Object storage"
-    )]
+    /// Bucket and prefix the fleet serves from: s3://NAME[/PREFIX], gs://NAME[/PREFIX] or
+    /// az://CONTAINER[/PREFIX]
+    #[arg(long, value_name = "URL", help_heading = "Object storage")]
     pub bucket: String,
 
     /// CelldObjectStore providing endpoint, region and credentials (excludes the inline flags)
     #[arg(long, value_name = "STORE", help_heading = "Object storage")]
     pub store: Option<String>,
 
-    /// Inline: S3-compatible endpoint URL (omit for AWS S3)
+    /// Inline, S3 only: S3-compatible endpoint URL (omit for AWS S3)
     #[arg(long, value_name = "URL", help_heading = "Object storage")]
     pub endpoint: Option<String>,
 
-    /// Inline: region of the bucket (us-east-1 unless set; auto for R2)
+    /// Inline, S3 only: region of the bucket (us-east-1 unless set; auto for R2)
     #[arg(long, value_name = "REGION", help_heading = "Object storage")]
     pub region: Option<String>,
 
-    /// Inline: allow a plain-text http:// endpoint
+    /// Inline, S3 only: allow a plain-text http:// endpoint
     #[arg(long, help_heading = "Object storage")]
     pub allow_http: bool,
 
-    /// Inline: Secret with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY
+    /// Inline, az:// only: the Azure storage account holding the container
+    #[arg(long, value_name = "ACCOUNT", help_heading = "Object storage")]
+    pub azure_storage_account: Option<String>,
+
+    /// Inline: Secret with the bucket's keys (S3: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY;
+    /// GCS: GOOGLE_SERVICE_ACCOUNT_KEY; Azure: AZURE_STORAGE_ACCOUNT_KEY); omit it for workload
+    /// identity through --service-account
     #[arg(long, value_name = "SECRET", help_heading = "Object storage")]
     pub credentials_secret: Option<String>,
 

@@ -163,6 +163,7 @@ pub fn spec(a: &InitArgs) -> Result<CelldFleetSpec> {
     s.object_storage.endpoint = a.endpoint.clone();
     s.object_storage.region = a.region.clone();
     s.object_storage.allow_http = a.allow_http.then_some(true);
+    s.object_storage.azure_storage_account = a.azure_storage_account.clone();
     s.object_storage.credentials_secret_ref =
         a.credentials_secret.clone().map(|name| SecretRef { name });
     if let Some(r) = a.replicas {

@@ -7,6 +7,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("metadata.name", "NAME"),
     ("spec.storeRef", "--store"),
     ("credentialsSecretRef", "--credentials-secret"),
+    ("azureStorageAccount", "--azure-storage-account"),
     ("bucket", "--bucket"),
     ("endpoint", "--endpoint"),
     ("region", "--region"),

@@ -3,6 +3,7 @@
 use super::report::{FleetReport, RolloutReport, StorageReport};
 use crate::human;
 use crate::table::Table;
+use celld_api::{BucketUrl, Scheme};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
@@ -59,7 +60,8 @@ fn worker(r: &FleetReport) -> String {
     }
 }
 
-fn storage(s: &StorageReport) -> String {
+/// The Storage field: bucket and store, the store's connection, the credentials line.
+pub fn storage(s: &StorageReport) -> String {
     if let Some(err) = &s.error {
         return format!("{}\nERROR: {err}", s.bucket);
     }
@@ -68,22 +70,42 @@ fn storage(s: &StorageReport) -> String {
         Some(store) => out.push_str(&format!(" via CelldObjectStore {store}")),
         None => out.push_str(" (inline connection)"),
     }
-    out.push_str(&format!(
-        "\nendpoint {}, region {}",
-        s.endpoint.as_deref().unwrap_or("AWS S3 (default)"),
-        s.region.as_deref().unwrap_or("-")
-    ));
-    if let Some(secret) = &s.credentials_secret {
-        let state = match s.secret_exists {
-            Some(true) => "exists",
-            Some(false) => {
-                "MISSING: create it with keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-            }
-            None => "not checked",
-        };
-        out.push_str(&format!("\ncredentials from Secret {secret} ({state})"));
+    let scheme = BucketUrl::parse(&s.bucket).map(|b| b.scheme).ok();
+    match scheme {
+        Some(Scheme::Gcs) => out.push_str("\nGoogle Cloud Storage"),
+        Some(Scheme::Azure) => out.push_str(&format!(
+            "\nAzure Blob Storage, storage account {}",
+            s.azure_storage_account.as_deref().unwrap_or("-")
+        )),
+        _ => out.push_str(&format!(
+            "\nendpoint {}, region {}",
+            s.endpoint.as_deref().unwrap_or("AWS S3 (default)"),
+            s.region.as_deref().unwrap_or("-")
+        )),
     }
+    out.push('\n');
+    out.push_str(&credentials(s, scheme.unwrap_or(Scheme::S3)));
     out
+}
+
+/// The credentials line: the Secret and whether it exists, or the workload identity of the
+/// fleet's ServiceAccount.
+fn credentials(s: &StorageReport, scheme: Scheme) -> String {
+    let Some(secret) = &s.credentials_secret else {
+        return match &s.service_account {
+            Some(sa) => format!("credentials: workload identity through ServiceAccount {sa}"),
+            None => "credentials: workload identity through ServiceAccount default (spec.serviceAccountName is not set)".to_string(),
+        };
+    };
+    let state = match s.secret_exists {
+        Some(true) => "exists".to_string(),
+        Some(false) => format!(
+            "MISSING: create it with {}",
+            celld_api::resolve::needed_keys(&[scheme])
+        ),
+        None => "not checked".to_string(),
+    };
+    format!("credentials from Secret {secret} ({state})")
 }
 
 fn rollout(r: &RolloutReport) -> String {

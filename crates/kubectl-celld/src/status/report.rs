@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::fleet_context;
 use crate::kubeconfig::Target;
-use celld_api::{CelldFleet, CelldObjectStore};
+use celld_api::{CelldFleet, CelldObjectStore, ResolvedStorage, Scheme};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -78,9 +78,16 @@ pub struct StorageReport {
     /// Endpoint; None for AWS S3.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-    /// Region.
+    /// Region (S3 only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// The Azure storage account (az:// only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub azure_storage_account: Option<String>,
+    /// The fleet's ServiceAccount (`spec.serviceAccountName`): the workload identity of its
+    /// nodes and deploy pods when no credentials Secret is named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_account: Option<String>,
     /// The credentials Secret's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials_secret: Option<String>,
@@ -249,13 +256,8 @@ async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
                 None => None,
             };
             StorageReport {
-                store: r.store,
-                bucket: r.bucket.to_string(),
-                endpoint: r.endpoint,
-                region: Some(r.region),
-                credentials_secret: r.credentials_secret,
                 secret_exists,
-                error: None,
+                ..resolved(r, fleet)
             }
         }
         Err(e) => StorageReport {
@@ -264,6 +266,23 @@ async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
             error: Some(e.to_string()),
             ..StorageReport::default()
         },
+    }
+}
+
+/// The report of storage that resolved; the Secret not checked. The region is shown for S3
+/// only, the storage account for Azure only.
+fn resolved(r: ResolvedStorage, fleet: &CelldFleet) -> StorageReport {
+    let scheme = r.bucket.scheme;
+    StorageReport {
+        store: r.store,
+        bucket: r.bucket.to_string(),
+        endpoint: r.endpoint,
+        region: (scheme == Scheme::S3).then_some(r.region),
+        azure_storage_account: r.azure_storage_account,
+        service_account: fleet.spec.service_account_name.clone(),
+        credentials_secret: r.credentials_secret,
+        secret_exists: None,
+        error: None,
     }
 }
 
@@ -277,15 +296,7 @@ pub fn resolve_with(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> StorageR
         })
     });
     match celld_api::resolve::resolve(&fleet.spec, &ns, store) {
-        Ok(r) => StorageReport {
-            store: r.store,
-            bucket: r.bucket.to_string(),
-            endpoint: r.endpoint,
-            region: Some(r.region),
-            credentials_secret: r.credentials_secret,
-            secret_exists: None,
-            error: None,
-        },
+        Ok(r) => resolved(r, fleet),
         Err(e) => StorageReport {
             store: fleet.spec.store_ref.as_ref().map(|s| s.name.clone()),
             bucket: fleet.spec.object_storage.bucket.clone(),

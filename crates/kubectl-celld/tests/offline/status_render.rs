@@ -4,7 +4,7 @@ use celld_api::{CelldFleet, CelldFleetSpec, CelldFleetStatus, CelldObjectStore, 
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kubectl_celld::status::list;
-use kubectl_celld::status::render::render;
+use kubectl_celld::status::render::{render, storage};
 use kubectl_celld::status::report::{
     ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
     WorkerReport,
@@ -55,6 +55,8 @@ fn healthy_fleet() {
             bucket: "s3://celld/web".into(),
             endpoint: Some("http://minio.storage.svc:9000".into()),
             region: Some("us-east-1".into()),
+            azure_storage_account: None,
+            service_account: None,
             credentials_secret: Some("s3-creds".into()),
             secret_exists: Some(true),
             error: None,
@@ -312,4 +314,34 @@ fn fleet_table() {
         .unwrap(),
         "edge/api\tfalse\napps/broken\tfalse\napps/web\ttrue\n"
     );
+}
+
+#[test]
+fn storage_lines_per_store_and_identity() {
+    let report = |bucket: &str, secret: Option<&str>, exists: Option<bool>, sa: Option<&str>| {
+        StorageReport {
+            store: None,
+            bucket: bucket.into(),
+            endpoint: None,
+            region: bucket.starts_with("s3://").then(|| "eu-west-1".into()),
+            azure_storage_account: bucket.starts_with("az://").then(|| "companycelld".into()),
+            service_account: sa.map(Into::into),
+            credentials_secret: secret.map(Into::into),
+            secret_exists: exists,
+            error: None,
+        }
+    };
+    let text = [
+        report("s3://celld/web", None, None, Some("celld-irsa")),
+        report("s3://celld/web", None, None, None),
+        report("gs://celld/web", Some("gcs-key"), Some(true), None),
+        report("gs://celld/web", None, None, Some("celld-gke")),
+        report("az://workers/web", Some("azure-key"), Some(false), None),
+        report("az://workers/web", None, None, Some("celld-aks")),
+    ]
+    .iter()
+    .map(storage)
+    .collect::<Vec<_>>()
+    .join("\n---\n");
+    insta::assert_snapshot!(text);
 }

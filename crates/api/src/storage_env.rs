@@ -1,12 +1,13 @@
-//! The celld environment that says where a node's bucket is and how it authenticates, per
+//! The celld environment that says where a fleet's bucket is and how it authenticates, per
 //! object store, exactly as celld v0.4 reads it: `CELLD_BUCKET`; for S3 `AWS_REGION` and
 //! `S3_ENDPOINT`; for Azure `AZURE_STORAGE_ACCOUNT_NAME`; then the credentials Secret's keys
 //! (for GCS the service-account key JSON in `GOOGLE_SERVICE_ACCOUNT_KEY`, never a mounted key
-//! file). Without a credentials Secret the nodes get no key at all: they use the workload
-//! identity of their ServiceAccount.
+//! file). Without a credentials Secret the pods get no key at all: they use the workload
+//! identity of their ServiceAccount. The operator gives it to the nodes and `kubectl celld` to
+//! its deploy pods, so both reach the bucket alike.
 
-use celld_api::labels::secret_keys;
-use celld_api::{ResolvedStorage, Scheme};
+use crate::labels::secret_keys;
+use crate::{ResolvedStorage, Scheme};
 use k8s_openapi::api::core::v1::{EnvVar, EnvVarSource, SecretKeySelector};
 
 /// The keys of a credentials Secret the nodes get as environment variables of the same name,
@@ -40,6 +41,13 @@ pub fn location(storage: &ResolvedStorage) -> Vec<EnvVar> {
             }
         }
     }
+    env
+}
+
+/// Everything: [`location`], then [`credentials`].
+pub fn env(storage: &ResolvedStorage) -> Vec<EnvVar> {
+    let mut env = location(storage);
+    env.extend(credentials(storage));
     env
 }
 
@@ -81,7 +89,7 @@ fn from_secret(name: &str, secret: &str, optional: bool) -> EnvVar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use celld_api::BucketUrl;
+    use crate::BucketUrl;
 
     fn storage(bucket: &str, secret: Option<&str>) -> ResolvedStorage {
         ResolvedStorage {
@@ -93,12 +101,6 @@ mod tests {
             azure_storage_account: None,
             credentials_secret: secret.map(Into::into),
         }
-    }
-
-    fn env(storage: &ResolvedStorage) -> Vec<EnvVar> {
-        let mut env = location(storage);
-        env.extend(credentials(storage));
-        env
     }
 
     #[test]
