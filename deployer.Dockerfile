@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1.7
 #
-# The deployer: the celld v0.4.0 release binary plus esbuild (and curl), for `celld deploy` Jobs.
+# The deployer: the celld v0.4.0 release binary plus esbuild (and curl), for `celld deploy` Jobs,
+# and celld-bucket, the bucket agent `kubectl celld history` and `rollback` run (reads and
+# compare-and-swap writes of S3, GCS and Azure Blob buckets with each cloud's credential chain).
 # The official celld runtime image has no esbuild, so Worker projects cannot be deployed from it.
 #
 # ENTRYPOINT is celld and WORKDIR is /app: mount or copy a Worker project (wrangler.jsonc or
@@ -13,6 +15,35 @@
 
 ARG CELLD_IMAGE=ghcr.io/denoland/celld:v0.4.0
 ARG NODE_IMAGE=node:22-bookworm-slim
+ARG RUST_VERSION=1.95
+
+# celld-bucket: a static (musl) binary cross-compiled on the build machine's platform with
+# cargo-zigbuild, as the operator's Dockerfile builds the operator (the same pins).
+FROM --platform=$BUILDPLATFORM rust:${RUST_VERSION}-bookworm AS bucket-agent
+ARG ZIG_VERSION=0.14.1
+ARG CARGO_ZIGBUILD_VERSION=0.20.1
+ARG TARGETARCH
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# hadolint ignore=DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3-venv \
+ && rm -rf /var/lib/apt/lists/* \
+ && python3 -m venv /opt/zig \
+ && /opt/zig/bin/pip install --no-cache-dir "ziglang==${ZIG_VERSION}" "cargo-zigbuild==${CARGO_ZIGBUILD_VERSION}"
+ENV PATH=/opt/zig/bin:$PATH
+RUN case "${TARGETARCH}" in \
+      amd64) echo x86_64-unknown-linux-musl ;; \
+      arm64) echo aarch64-unknown-linux-musl ;; \
+      *) echo "unsupported TARGETARCH ${TARGETARCH}" >&2; exit 1 ;; \
+    esac > /rust-target \
+ && rustup target add "$(cat /rust-target)"
+WORKDIR /src
+COPY . .
+RUN --mount=type=cache,target=/usr/local/cargo/registry,sharing=locked \
+    --mount=type=cache,target=/src/target,id=celld-bucket-target-${TARGETARCH},sharing=locked \
+    target="$(cat /rust-target)" \
+ && cargo zigbuild --release --locked --target "${target}" -p celld-bucket-agent --bin celld-bucket \
+ && install -D -m 0755 "target/${target}/release/celld-bucket" /out/celld-bucket
 
 # esbuild is a static Go binary published per platform on npm (@esbuild/linux-x64,
 # @esbuild/linux-arm64): fetch the one for the target platform without running it.
@@ -35,7 +66,7 @@ RUN case "${TARGETARCH}" in \
 # /usr/local/bin/celld) is the base, so the binary is exactly the v0.4.0 release for each arch.
 FROM ${CELLD_IMAGE}
 LABEL org.opencontainers.image.title="celld-operator-deployer" \
-      org.opencontainers.image.description="celld v0.4.0 and esbuild, for celld deploy Jobs" \
+      org.opencontainers.image.description="celld v0.4.0, esbuild and celld-bucket, for celld deploy Jobs" \
       org.opencontainers.image.source="https://github.com/anthaathi/celld-operator" \
       org.opencontainers.image.licenses="Apache-2.0"
 # curl: `kubectl celld deploy` asks every ready node to adopt the new version at once
@@ -46,6 +77,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends curl \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=esbuild /out/bin/esbuild /usr/local/bin/esbuild
+COPY --from=bucket-agent /out/celld-bucket /usr/local/bin/celld-bucket
 COPY --from=esbuild --chown=65532:65532 /out/app /app
 ENV CELLD_ESBUILD=/usr/local/bin/esbuild \
     TMPDIR=/tmp \

@@ -5,7 +5,9 @@
 #   - the three Dockerfiles pass hadolint;
 #   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts);
 #   - the scripts in hack/, testenv/scripts/ and .ci/run pass shellcheck;
-#   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild);
+#   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild, Rust);
+#   - the deployer image builds the bucket agent celld-bucket and holds it where the plugin
+#     runs it;
 #   - poc/worker bundles with esbuild and its GET /hello answers the demo's exact JSON (node test);
 #   - the release names the plugin assets kubectl-celld_<os>_<uname -m>, with checksums, as the
 #     README's install snippet fetches them, and the krew template renders for those assets;
@@ -72,7 +74,27 @@ pins_agree() {
     a=$(dockerfile_arg Dockerfile "$pin") b=$(workflow_env .github/workflows/release.yml "$pin")
     [ -n "$a" ] && [ "$a" = "$b" ] || { echo "$pin: Dockerfile has '$a', release.yml has '$b'"; ok=1; }
   done
+  for pin in ZIG_VERSION CARGO_ZIGBUILD_VERSION RUST_VERSION; do
+    a=$(dockerfile_arg Dockerfile "$pin") b=$(dockerfile_arg deployer.Dockerfile "$pin")
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "$pin: Dockerfile has '$a', deployer.Dockerfile has '$b'"; ok=1; }
+  done
   [ "$ok" = 0 ] && echo "esbuild $(hack/tools.sh version esbuild), zig and cargo-zigbuild pins agree"
+  return "$ok"
+}
+
+# The plugin runs `celld-bucket` in the deploy pod: the deployer image must build that binary
+# of the workspace and install it on PATH under that name.
+deployer_bucket_agent() {
+  local ok=0 agent
+  agent=$(sed -n 's/^pub const AGENT: &str = "\(.*\)";$/\1/p' crates/kubectl-celld/src/bucket/client.rs)
+  [ -n "$agent" ] || { echo "crates/kubectl-celld/src/bucket/client.rs names no AGENT"; return 1; }
+  grep -q "^name = \"$agent\"$" crates/bucket-agent/Cargo.toml ||
+    { echo "crates/bucket-agent has no binary $agent"; ok=1; }
+  grep -q -- "-p celld-bucket-agent --bin $agent " deployer.Dockerfile ||
+    { echo "deployer.Dockerfile does not build $agent"; ok=1; }
+  grep -q "^COPY --from=bucket-agent /out/$agent /usr/local/bin/$agent$" deployer.Dockerfile ||
+    { echo "deployer.Dockerfile does not install $agent in /usr/local/bin"; ok=1; }
+  [ "$ok" = 0 ] && echo "deployer.Dockerfile builds and installs $agent, the plugin's bucket agent"
   return "$ok"
 }
 
@@ -129,6 +151,7 @@ check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadol
 check "actionlint: .github/workflows" actionlint_workflows
 check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run" shellcheck_scripts
 check "pinned versions agree" pins_agree
+check "the deployer image holds the bucket agent the plugin runs" deployer_bucket_agent
 check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle
 check "release asset names match the install snippet; krew manifest renders" release_asset_names
 check "kustomize build of config/default" kustomize_builds

@@ -1,7 +1,8 @@
 //! A deploy pod for commands that read or write the fleet's bucket without deploying (`history`,
 //! `rollback`): the same restricted Job as `deploy` (the credentials only as `secretKeyRef`
 //! env, labels the fleet's NetworkPolicy admits to the nodes' internal port), kept up while the
-//! plugin runs `curl` in it over `pods/exec`, deleted at the end.
+//! plugin runs `celld-bucket` (and `curl` to reload the nodes) in it over `pods/exec`, deleted
+//! at the end.
 
 use crate::deploy::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
 use crate::deploy::pod_wait;
@@ -18,7 +19,7 @@ use std::time::Duration;
 /// Flags of the commands that start a deploy pod only to reach the bucket.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WorkPodArgs {
-    /// Image of the pod that reaches the bucket (it needs sh and curl)
+    /// Image of the pod that reaches the bucket (it needs sh and celld-bucket; curl to reload)
     #[arg(long, value_name = "IMAGE", default_value = DEFAULT_DEPLOYER_IMAGE)]
     pub deployer_image: String,
 

@@ -52,6 +52,12 @@ impl GcsSettings {
         })
     }
 
+    /// The environment that points a client of the GCS API (the bucket agent `celld-bucket`,
+    /// the deploy double; `object_store`'s variable) at the emulator.
+    pub fn client_env(&self) -> Vec<(&'static str, String)> {
+        vec![("GOOGLE_BASE_URL", self.endpoint.clone())]
+    }
+
     /// Writes `body` to `key` with a JSON-API media upload (the emulator does not serve the
     /// XML API's writes).
     pub async fn put(&self, key: &str, body: &[u8]) -> Result<()> {
@@ -115,6 +121,12 @@ impl AzureSettings {
             key: get("AZURE_STORAGE_ACCOUNT_KEY")?,
             container: get("AZURE_STORAGE_CONTAINER")?,
         })
+    }
+
+    /// The environment that points an Azure Blob client (the bucket agent `celld-bucket`, the
+    /// deploy double; `object_store`'s variable) at the emulator.
+    pub fn client_env(&self) -> Vec<(&'static str, String)> {
+        vec![("AZURE_STORAGE_ENDPOINT", self.blob_endpoint.clone())]
     }
 
     /// Writes `body` to the blob `key`.

@@ -10,6 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
 use crate::cargo_bin::cargo_bin;
+use crate::emulators::{AzureSettings, GcsSettings};
 use crate::error::{Error, ProcessError, Result};
 use crate::paths;
 use crate::wait::{Check, wait_until};
@@ -42,8 +43,28 @@ impl OperatorProcess {
         Self::start_binary(&bin, namespace, log).await
     }
 
+    /// [`OperatorProcess::start`], reading gs:// and az:// buckets at the local emulators
+    /// (`--gcs-endpoint`, `--azure-blob-endpoint`).
+    pub async fn start_with_emulators(
+        namespace: &str,
+        log: &Path,
+        gcs: &GcsSettings,
+        azure: &AzureSettings,
+    ) -> Result<Self> {
+        let bin = cargo_bin("celld-operator", "celld-operator", OPERATOR_BIN_ENV).await?;
+        let extra = [
+            format!("--gcs-endpoint={}", gcs.endpoint),
+            format!("--azure-blob-endpoint={}", azure.blob_endpoint),
+        ];
+        Self::run(&bin, namespace, log, &extra).await
+    }
+
     /// Starts the operator binary `bin` on `namespace`, logging to `log`.
     pub async fn start_binary(bin: &Path, namespace: &str, log: &Path) -> Result<Self> {
+        Self::run(bin, namespace, log, &[]).await
+    }
+
+    async fn run(bin: &Path, namespace: &str, log: &Path, extra: &[String]) -> Result<Self> {
         let metrics_port = free_port()?;
         let file = std::fs::File::create(log)
             .map_err(|e| Error::io("creating the operator's log", log, e))?;
@@ -59,6 +80,7 @@ impl OperatorProcess {
                 &Self::PENDING_RESYNC_SECONDS.to_string(),
             ])
             .args(["--s3-timeout-seconds", "3"])
+            .args(extra)
             .env("KUBECONFIG", paths::kubeconfig())
             .env(
                 "RUST_LOG",

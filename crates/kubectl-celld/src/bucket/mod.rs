@@ -1,5 +1,6 @@
 //! A fleet's bucket prefix as celld v0.4 lays it out, read and written from a deploy pod of the
-//! fleet with `curl --aws-sigv4` (the credentials stay in the pod: the plugin never reads them).
+//! fleet with `celld-bucket`, the deployer image's bucket agent (the credentials stay in the
+//! pod: the plugin never reads them).
 //!
 //! Under the fleet's prefix, `celld deploy` writes each version's modules and `manifest.json`
 //! to `deploy/<script>/<version>/`, then with compare-and-swap `deploy/<script>/current.json`
@@ -8,9 +9,7 @@
 pub mod client;
 pub mod error;
 pub mod keys;
-pub mod listing;
 pub mod manifest;
-pub mod request;
 
 pub use client::{BucketClient, Expect, Object};
 pub use keys::Pointer;

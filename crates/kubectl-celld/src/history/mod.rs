@@ -40,8 +40,8 @@ pub struct HistoryArgs {
     pub pod: WorkPodArgs,
 }
 
-/// The tool the pod needs besides sh.
-pub const TOOLS: &[&str] = &["curl"];
+/// The tool the pod needs besides sh: the bucket agent.
+pub const TOOLS: &[&str] = &[crate::bucket::client::AGENT];
 
 /// Runs `history`.
 pub async fn run(globals: &Globals, args: HistoryArgs) -> Result<u8> {

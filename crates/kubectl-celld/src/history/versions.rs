@@ -108,7 +108,7 @@ pub async fn read(bucket: &BucketClient, fleet: &str, namespace: &str) -> Result
             .or_default();
         if file == "manifest.json" {
             entry.has_manifest = true;
-            entry.manifest_time = o.last_modified.clone();
+            entry.manifest_time = Some(o.last_modified.clone());
         } else {
             entry.modules += 1;
             entry.size += o.size;

@@ -50,14 +50,20 @@ pub struct RollbackArgs {
     pub pod: WorkPodArgs,
 }
 
-/// The tool the pod needs besides sh.
-const TOOLS: &[&str] = &["curl"];
+/// The tools the pod needs besides sh: the bucket agent, and curl to ask the nodes to reload.
+fn tools(no_reload: bool) -> Vec<&'static str> {
+    let mut tools = vec![crate::bucket::client::AGENT];
+    if !no_reload {
+        tools.push(crate::deploy::preflight::RELOAD_TOOL);
+    }
+    tools
+}
 
 /// Runs `rollback`.
 pub async fn run(globals: &Globals, args: RollbackArgs) -> Result<u8> {
     let context = FleetContext::load(globals, &args.fleet).await?;
     let mut progress = Progress::new();
-    let pod = WorkPod::start(&context, &args.pod, TOOLS, &mut progress).await?;
+    let pod = WorkPod::start(&context, &args.pod, &tools(args.no_reload), &mut progress).await?;
     let writing = Arc::new(AtomicBool::new(false));
     let steps = steps(&context, &pod, &args, &mut progress, Arc::clone(&writing));
     let result = tokio::select! {

@@ -1,8 +1,8 @@
 //! `history` and `rollback` on real bucket contents: two versions published by the test double
 //! of `celld deploy` through the real `deploy`, plus an upload without manifest.json written
-//! through the S3 API. The deploy pod of `history` and `rollback` runs this machine's `curl`
-//! (kwok runs execs locally) against the local S3 server, with the credentials the Job's
-//! Secret references.
+//! through the S3 API. The deploy pod of `history` and `rollback` runs the bucket agent
+//! `celld-bucket` (kwok runs execs locally) against the local S3 server, with the credentials
+//! the Job's Secret references.
 
 use crate::support::{self, Run, TestResult};
 use celld_api::CelldFleet;
@@ -41,7 +41,7 @@ fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
     Ok(to)
 }
 
-/// Runs `args` with the double's Exec rule plus this machine's curl.
+/// Runs `args` with the double's Exec rule (celld-bucket) plus this machine's curl.
 async fn wired(env: &TestEnv, double: &DeployDouble, args: &[&str]) -> TestResult<Run> {
     support::with_curl(env, double, FLEET, args).await
 }
@@ -206,20 +206,22 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
 
     // Another writer changes the fleet pointer between the rollback's read and its write (a
-    // curl that overwrites it just before the rollback's conditional PUT): the rollback fails
-    // and leaves the other writer's pointer.
+    // celld-bucket that overwrites it just before the rollback's conditional write): the
+    // rollback fails and leaves the other writer's pointer.
     let racing = scratch.join("racing-bin");
     std::fs::create_dir_all(&racing)?;
+    let agent = double.bin_dir().join("celld-bucket");
     support::script(
-        &racing.join("curl"),
-        r#"#!/bin/sh
-for a in "$@"; do url=$a; done
-case "$*" in
-  *"If-Match"*"/deploy/current.json")
-    /usr/bin/curl -sS -o /dev/null -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --data-binary '{"raced":true}' "$url" ;;
-esac
-exec /usr/bin/curl "$@"
+        &racing.join("celld-bucket"),
+        &format!(
+            r#"#!/bin/sh
+if [ "$1" = put ] && [ "$2" = deploy/current.json ] && [ "$4" = --if-etag ]; then
+  /usr/bin/curl -sS -o /dev/null -X PUT --aws-sigv4 "aws:amz:us-east-1:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' --data-binary '{{"raced":true}}' "$S3_ENDPOINT/${{CELLD_BUCKET#s3://}}/deploy/current.json"
+fi
+exec {} "$@"
 "#,
+            agent.display()
+        ),
     )?;
     let run = support::command_paused(
         &env,

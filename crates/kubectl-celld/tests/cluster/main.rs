@@ -3,9 +3,9 @@
 //! its own namespace. Without the control plane they fail, saying to run `make cluster-up`.
 //!
 //! The operator is not needed (and must not run cluster-wide while these run): the tests make
-//! the StatefulSets, pods, fleet status and Events themselves. Only `deploy_loop` and
-//! `reconcile_at_once` run it, as a process watching that test's namespace alone, with the test
-//! double of `celld deploy` in the deploy pod.
+//! the StatefulSets, pods, fleet status and Events themselves. Only `deploy_loop`,
+//! `reconcile_at_once` and `object_stores` run it, as a process watching that test's namespace
+//! alone, with the test double of `celld deploy` in the deploy pod.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
@@ -17,6 +17,7 @@ mod init;
 mod kubectl_conventions;
 mod kubectl_plugin;
 mod logs;
+mod object_stores;
 mod reconcile_at_once;
 mod status;
 mod support;

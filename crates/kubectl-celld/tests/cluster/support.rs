@@ -516,8 +516,9 @@ pub async fn command_paused_pid(
 }
 
 /// Runs a command that starts a deploy pod of `fleet` (`args` from the command's name on) with
-/// the double's Exec rule plus this machine's tools (curl, which `history` and `rollback` read
-/// the bucket with) on the pod's PATH.
+/// the double's Exec rule (`celld-bucket`, which `history` and `rollback` reach the bucket with)
+/// plus this machine's tools (curl, which `rollback` asks the nodes to reload with) on the
+/// pod's PATH.
 pub async fn with_curl(
     env: &TestEnv,
     double: &DeployDouble,

@@ -15,10 +15,13 @@ It takes celld v0.4's deploy command line and writes to the bucket what celld de
 modules under deploy/<script>/<version>/, a manifest.json, then with compare-and-swap
 deploy/<script>/current.json and last the fleet pointer deploy/current.json. It does not bundle
 (no esbuild): the project's .js, .mjs, .cjs, .ts, .mts and .wasm files are uploaded as they are.
-It writes only to an S3 server on this machine (--endpoint http://127.0.0.1:PORT).
+It writes only to emulators on this machine: S3 at --endpoint http://127.0.0.1:PORT; gs:// and
+az:// buckets at the GCS or Azure Blob emulator named by GOOGLE_BASE_URL or AZURE_STORAGE_ENDPOINT.
 
 On the local control plane, `kubectl exec` of `celld` in a deploy pod runs it (see
-testenv/README.md). Credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.";
+testenv/README.md). Credentials come from the environment celld reads: AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY; GOOGLE_SERVICE_ACCOUNT_KEY; AZURE_STORAGE_ACCOUNT_NAME and
+AZURE_STORAGE_ACCOUNT_KEY.";
 
 /// `celld-deploy-double`.
 #[derive(Debug, Parser)]
@@ -33,7 +36,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Publish a Worker project to a bucket prefix as `celld deploy` does (test double: no
-    /// bundling, local S3 only)
+    /// bundling, local emulators only)
     Deploy(DeployArgs),
 }
 
@@ -47,7 +50,7 @@ pub struct DeployArgs {
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
 
-    /// Bucket and prefix to publish to: [s3://]NAME[/PREFIX]
+    /// Bucket and prefix to publish to: [s3://|gs://|az://]NAME[/PREFIX]
     #[arg(long, env = "CELLD_BUCKET", value_name = "BUCKET")]
     pub bucket: String,
 

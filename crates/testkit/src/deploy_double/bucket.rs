@@ -15,7 +15,8 @@ pub struct Bucket {
 }
 
 impl Bucket {
-    /// Parses `value`. `gs://` and `az://` are refused: the test double writes to S3 only.
+    /// Parses `value`, an S3 bucket. `gs://` and `az://` are refused: those go through
+    /// [`super::cloud::CloudStore`].
     pub fn parse(value: &str) -> Result<Self, DeployError> {
         let problem = |problem: &str| DeployError::Bucket {
             value: value.to_string(),
@@ -25,7 +26,7 @@ impl Bucket {
             rest
         } else if value.starts_with("gs://") || value.starts_with("az://") {
             return Err(problem(
-                "the test double writes to S3 only (the local control plane's S3 server); use s3://NAME[/PREFIX]",
+                "not an S3 bucket: the test double writes gs:// and az:// buckets through their emulators (deploy_double::cloud)",
             ));
         } else if value.contains("://") {
             return Err(problem(
@@ -103,8 +104,8 @@ mod tests {
     #[test]
     fn refuses_other_stores_and_bad_names() {
         for (value, want) in [
-            ("gs://b/p", "S3 only"),
-            ("az://b", "S3 only"),
+            ("gs://b/p", "not an S3 bucket"),
+            ("az://b", "not an S3 bucket"),
             ("http://b", "unknown scheme"),
             ("s3://", "bucket name"),
             ("s3://Upper", "bucket name"),

@@ -91,12 +91,18 @@ pub enum DeployError {
         /// The SDK's error, with its context.
         message: String,
     },
+    /// A request to a GCS or Azure Blob emulator failed.
+    #[error("{message}")]
+    Cloud {
+        /// What celld-bucket's client said: the action, the key and the bucket.
+        message: String,
+    },
     /// A compare-and-swap write of a pointer lost against another writer.
     #[error(
-        "another deploy changed s3://{bucket}/{key} after this deploy read it ({expected}): version {version} was NOT made live by this run and the pointer keeps the other deploy's version; re-run the deploy to publish {version} on top of it"
+        "another deploy changed {bucket}/{key} after this deploy read it ({expected}): version {version} was NOT made live by this run and the pointer keeps the other deploy's version; re-run the deploy to publish {version} on top of it"
     )]
     LostRace {
-        /// The bucket.
+        /// The bucket, with its scheme (`s3://NAME`).
         bucket: String,
         /// The pointer's key.
         key: String,

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::error::DeployError;
-use super::store::Expect;
 
 /// The environment variable naming the hold directory.
 pub const HOLD_ENV: &str = "CELLD_DEPLOY_DOUBLE_HOLD_DIR";
@@ -29,7 +28,11 @@ pub fn dir() -> Option<PathBuf> {
 }
 
 /// Holds in `dir` before writing `key` (expecting `expect`), until the release file exists.
-pub async fn hold(dir: &Path, key: &str, expect: &Expect) -> Result<(), DeployError> {
+pub async fn hold(
+    dir: &Path,
+    key: &str,
+    expect: &impl std::fmt::Display,
+) -> Result<(), DeployError> {
     let held = dir.join(HELD_FILE);
     let release = dir.join(RELEASE_FILE);
     std::fs::create_dir_all(dir)

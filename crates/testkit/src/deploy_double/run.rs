@@ -5,9 +5,10 @@ use serde::Serialize;
 
 use super::args::DeployArgs;
 use super::bucket::Bucket;
+use super::cloud::CloudStore;
 use super::error::DeployError;
 use super::project::{self, Project};
-use super::store::{Keys, Store};
+use super::store::{Expect, Keys, Store};
 use super::{endpoint, hold, pointer, version};
 
 /// One uploaded module in the report.
@@ -61,20 +62,103 @@ fn content_type(path: &str) -> &'static str {
     }
 }
 
+/// Where the double writes: an S3 prefix ([`Store`]) or a GCS or Azure one ([`CloudStore`]).
+trait Destination {
+    /// What a compare-and-swap write expects.
+    type Expect: std::fmt::Display;
+    /// The bucket and prefix, for messages.
+    fn name(&self) -> String;
+    /// Uploads `body` to `rel`, unconditionally.
+    async fn put(&self, rel: &str, body: Vec<u8>, content_type: &str) -> Result<(), DeployError>;
+    /// What a compare-and-swap write of `rel` must expect now.
+    async fn expect(&self, rel: &str) -> Result<Self::Expect, DeployError>;
+    /// Writes `body` to `rel` only if it is still as `expect` says.
+    async fn put_if(
+        &self,
+        rel: &str,
+        body: Vec<u8>,
+        expect: &Self::Expect,
+        version: &str,
+    ) -> Result<(), DeployError>;
+}
+
+impl Destination for Store {
+    type Expect = Expect;
+    fn name(&self) -> String {
+        self.bucket().to_string()
+    }
+    async fn put(&self, rel: &str, body: Vec<u8>, content_type: &str) -> Result<(), DeployError> {
+        Store::put(self, rel, body, content_type).await
+    }
+    async fn expect(&self, rel: &str) -> Result<Expect, DeployError> {
+        Store::expect(self, rel).await
+    }
+    async fn put_if(
+        &self,
+        rel: &str,
+        body: Vec<u8>,
+        expect: &Expect,
+        version: &str,
+    ) -> Result<(), DeployError> {
+        Store::put_if(self, rel, body, expect, version).await
+    }
+}
+
+impl Destination for CloudStore {
+    type Expect = celld_bucket::wire::Expect;
+    fn name(&self) -> String {
+        self.url().trim_end_matches('/').to_string()
+    }
+    async fn put(&self, rel: &str, body: Vec<u8>, content_type: &str) -> Result<(), DeployError> {
+        CloudStore::put(self, rel, body, content_type).await
+    }
+    async fn expect(&self, rel: &str) -> Result<Self::Expect, DeployError> {
+        CloudStore::expect(self, rel).await
+    }
+    async fn put_if(
+        &self,
+        rel: &str,
+        body: Vec<u8>,
+        expect: &Self::Expect,
+        version: &str,
+    ) -> Result<(), DeployError> {
+        CloudStore::put_if(self, rel, body, expect, version).await
+    }
+}
+
+/// Whether `bucket` is a GCS or Azure bucket (else S3).
+fn is_cloud(bucket: &str) -> bool {
+    bucket.starts_with("gs://") || bucket.starts_with("az://")
+}
+
 /// Runs `deploy` with `args`.
 pub async fn deploy(args: &DeployArgs) -> Result<Report, DeployError> {
     let progress = Progress { json: args.json };
-    let bucket = Bucket::parse(&args.bucket)?;
+    let cloud = is_cloud(&args.bucket);
+    if cloud && args.endpoint.is_some() {
+        return Err(DeployError::Bucket {
+            value: args.bucket.clone(),
+            problem: "--endpoint (S3_ENDPOINT) is for S3 only: celld refuses it for gs:// and az:// buckets".into(),
+        });
+    }
+    let bucket = if cloud {
+        None
+    } else {
+        Some(Bucket::parse(&args.bucket)?)
+    };
     let project = project::read(&args.dir)?;
     let version = version::of(&project);
-    progress.say("celld-deploy-double: a test double of `celld deploy` (no bundling; writes only to a local S3 server)");
+    progress.say("celld-deploy-double: a test double of `celld deploy` (no bundling; writes only to a local S3, GCS or Azure Blob emulator)");
     progress.say(&describe(&project));
     progress.say(&format!("Version {version}"));
     let mut report = Report {
         script_name: project.name.clone(),
         version: version.clone(),
         prefix: pointer::version_prefix(&project.name, &version),
-        bucket: bucket.to_string(),
+        bucket: bucket
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| args.bucket.trim_end_matches('/').to_string()),
         modules: project
             .modules
             .iter()
@@ -90,21 +174,41 @@ pub async fn deploy(args: &DeployArgs) -> Result<Report, DeployError> {
         progress.say("Dry run: nothing uploaded, nothing published");
         return Ok(report);
     }
-    let endpoint = endpoint::local(args.endpoint.as_deref())?;
-    let store = Store::new(bucket, &endpoint, &args.region(), Keys::from_env()?);
-    upload(&store, &project, &version).await?;
+    match bucket {
+        Some(bucket) => {
+            let endpoint = endpoint::local(args.endpoint.as_deref())?;
+            let store = Store::new(bucket, &endpoint, &args.region(), Keys::from_env()?);
+            publish(&store, &project, &version, &progress).await?;
+        }
+        None => {
+            let store = CloudStore::new(&args.bucket)?;
+            publish(&store, &project, &version, &progress).await?;
+        }
+    }
+    report.published = true;
+    Ok(report)
+}
+
+/// Uploads the version, then compare-and-swaps the script pointer and last the fleet pointer.
+async fn publish(
+    store: &impl Destination,
+    project: &Project,
+    version: &str,
+    progress: &Progress,
+) -> Result<(), DeployError> {
+    upload(store, project, version).await?;
     progress.say(&format!(
         "Uploaded {} modules and manifest.json to {}/{}/",
         project.modules.len(),
-        store.bucket(),
-        report.prefix
+        store.name(),
+        pointer::version_prefix(&project.name, version)
     ));
 
-    let body = pointer::pointer(&project.name, &version).into_bytes();
+    let body = pointer::pointer(&project.name, version).into_bytes();
     let script_key = pointer::script_pointer(&project.name);
     let expect = store.expect(&script_key).await?;
     store
-        .put_if(&script_key, body.clone(), &expect, &version)
+        .put_if(&script_key, body.clone(), &expect, version)
         .await?;
     progress.say(&format!("Wrote {script_key} (compare-and-swap: {expect})"));
 
@@ -113,7 +217,7 @@ pub async fn deploy(args: &DeployArgs) -> Result<Report, DeployError> {
         hold::hold(&dir, pointer::FLEET_POINTER, &expect).await?;
     }
     store
-        .put_if(pointer::FLEET_POINTER, body, &expect, &version)
+        .put_if(pointer::FLEET_POINTER, body, &expect, version)
         .await?;
     progress.say(&format!(
         "Wrote {} (compare-and-swap: {expect})",
@@ -122,10 +226,9 @@ pub async fn deploy(args: &DeployArgs) -> Result<Report, DeployError> {
     progress.say(&format!(
         "Published version {version} of {} to {}",
         project.name,
-        store.bucket()
+        store.name()
     ));
-    report.published = true;
-    Ok(report)
+    Ok(())
 }
 
 fn describe(project: &Project) -> String {
@@ -145,7 +248,11 @@ fn describe(project: &Project) -> String {
     )
 }
 
-async fn upload(store: &Store, project: &Project, version: &str) -> Result<(), DeployError> {
+async fn upload(
+    store: &impl Destination,
+    project: &Project,
+    version: &str,
+) -> Result<(), DeployError> {
     let prefix = pointer::version_prefix(&project.name, version);
     for module in &project.modules {
         store

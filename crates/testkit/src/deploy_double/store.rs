@@ -179,7 +179,7 @@ impl Store {
             // 412: the precondition failed; 409: a concurrent conditional write won (AWS).
             Err(e) if matches!(status(&e), Some(412 | 409)) || is_precondition(&e) => {
                 Err(DeployError::LostRace {
-                    bucket: self.bucket.name.clone(),
+                    bucket: format!("s3://{}", self.bucket.name),
                     key,
                     expected: expect.to_string(),
                     version: version.to_string(),

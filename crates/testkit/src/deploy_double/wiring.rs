@@ -9,9 +9,10 @@
 //! `AWS_SECRET_ACCESS_KEY`): from the Secret the plugin's Job names, so a Job naming the wrong
 //! Secret fails here as it would in a real cluster.
 //!
-//! The rule's PATH is a directory holding `celld` (a link to the double) and links to the few
-//! tools the plugin's exec scripts use ([`POD_TOOLS`]); no `curl`, so the plugin skips asking
-//! the nodes to reload (no celld runs on kwok's fake nodes).
+//! The rule's PATH is a directory holding `celld` (a link to the double), `celld-bucket` (the
+//! deployer image's bucket agent, which `history` and `rollback` run) and links to the few tools
+//! the plugin's exec scripts use ([`POD_TOOLS`]); no `curl`, so the plugin skips asking the
+//! nodes to reload (no celld runs on kwok's fake nodes).
 
 use std::collections::{BTreeMap, HashSet};
 use std::os::unix::fs::symlink;
@@ -30,6 +31,13 @@ use crate::exec_rule::ExecRule;
 
 /// The test double's binary name.
 pub const DOUBLE_BINARY: &str = "celld-deploy-double";
+
+/// The bucket agent's binary name: the deployer image holds it as `celld-bucket`, and so does
+/// the double's pod PATH.
+pub const AGENT_BINARY: &str = "celld-bucket";
+
+/// Environment variable naming a prebuilt bucket agent (else it is built with cargo).
+pub const AGENT_BIN_ENV: &str = "CELLD_BUCKET_AGENT_BIN";
 
 /// Environment variable naming a prebuilt double (else it is built with cargo).
 pub const DOUBLE_BIN_ENV: &str = "CELLD_DEPLOY_DOUBLE_BIN";
@@ -57,10 +65,33 @@ impl DeployDouble {
         cargo_bin("celld-testkit", DOUBLE_BINARY, DOUBLE_BIN_ENV).await
     }
 
-    /// [`DeployDouble::binary`], laid out under `root`.
+    /// The bucket agent `celld-bucket`: `$CELLD_BUCKET_AGENT_BIN`, else built now with cargo.
+    pub async fn agent_binary() -> Result<PathBuf> {
+        cargo_bin("celld-bucket-agent", AGENT_BINARY, AGENT_BIN_ENV).await
+    }
+
+    /// [`DeployDouble::binary`], laid out under `root`, with the bucket agent beside it
+    /// ([`DeployDouble::add_agent`]).
     pub async fn new(root: impl Into<PathBuf>) -> Result<Self> {
         let binary = Self::binary().await?;
-        Self::install(root, &binary)
+        let double = Self::install(root, &binary)?;
+        double.add_agent(&Self::agent_binary().await?)?;
+        Ok(double)
+    }
+
+    /// Puts the bucket agent `agent` on the pods' PATH as `celld-bucket`, as in the deployer
+    /// image (`history` and `rollback` run it).
+    pub fn add_agent(&self, agent: &Path) -> Result<()> {
+        let agent = std::path::absolute(agent)
+            .map_err(|e| Error::io("locating the bucket agent", agent, e))?;
+        if !agent.is_file() {
+            return Err(Error::io(
+                "locating the bucket agent",
+                &agent,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            ));
+        }
+        link(&agent, &self.bin_dir().join(AGENT_BINARY))
     }
 
     /// Lays out `root`: `bin/celld` links to `double`, `bin/<tool>` to each of [`POD_TOOLS`].
@@ -97,7 +128,8 @@ impl DeployDouble {
         Ok(DeployDouble { root })
     }
 
-    /// The deploy pods' PATH: `celld` (the double) and [`POD_TOOLS`].
+    /// The deploy pods' PATH: `celld` (the double), [`POD_TOOLS`] and, once added,
+    /// `celld-bucket`.
     pub fn bin_dir(&self) -> PathBuf {
         self.root.join("bin")
     }
@@ -121,7 +153,9 @@ impl DeployDouble {
         for (var, value) in container_env(client, pod, &work).await? {
             rule = rule.env(var, value);
         }
-        Ok(rule.path([self.bin_dir()]).dispatch(["celld"]))
+        Ok(rule
+            .path([self.bin_dir()])
+            .dispatch(["celld", AGENT_BINARY]))
     }
 
     /// Reads pod `name` in `namespace`, applies its [`DeployDouble::rule`] and waits until kwok

@@ -254,6 +254,11 @@ async fn double_refuses_what_celld_refuses_and_any_non_local_endpoint() -> TestR
             "S3 only",
         ),
         (
+            vec!["deploy", src_arg, "--bucket", "gs://b/p"],
+            vec![("GOOGLE_BASE_URL", "https://storage.googleapis.com")],
+            "never to a real bucket",
+        ),
+        (
             vec![
                 "deploy",
                 src_arg,

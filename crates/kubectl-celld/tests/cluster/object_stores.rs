@@ -1,0 +1,332 @@
+//! `deploy`, `status`, `history` and `rollback` on gs:// and az:// fleets against the local GCS
+//! (fake-gcs-server) and Azure Blob (Azurite) emulators, and `deploy` on an s3:// fleet
+//! without a credentials Secret (workload identity).
+//!
+//! In the deploy pod, `celld` is the test double and `celld-bucket` the real bucket agent, both
+//! run by kwok with the pod's own environment (the keys of the fleet's Secret) plus the variable
+//! that points their client at the emulator. The operator runs on the test's namespace and
+//! reads the pointers at the emulators itself, so what `status` shows was read independently of
+//! the plugin's writes.
+
+use crate::support::{self, Run, TestResult};
+use celld_api::CelldFleet;
+use celld_testkit::deploy_double::{project, version};
+use celld_testkit::{
+    AzureSettings, Check, DeployDouble, GcsSettings, OperatorProcess, TestEnv, unique_name,
+    wait_until,
+};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
+use kube::api::{ListParams, PostParams};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const FLEET: &str = "web";
+
+fn poc_worker() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
+}
+
+/// A copy of the POC Worker with one line added, so it has another version.
+fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
+    let to = dir.join("worker");
+    for rel in [
+        "wrangler.jsonc",
+        "src/index.js",
+        "src/greeting.js",
+        "src/respond.js",
+        "src/routes.js",
+    ] {
+        let target = to.join(rel);
+        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
+        std::fs::copy(poc_worker().join(rel), &target)?;
+    }
+    let greeting = to.join("src/greeting.js");
+    let mut text = std::fs::read_to_string(&greeting)?;
+    text.push_str("// second version\n");
+    std::fs::write(&greeting, text)?;
+    Ok(to)
+}
+
+/// A service-account key the GCS client takes without asking Google for a token (the
+/// emulator authenticates nothing).
+fn emulator_key() -> String {
+    json!({"private_key": "unused", "private_key_id": "k1", "client_email": "celld@celld-test.iam.gserviceaccount.com", "disable_oauth": true}).to_string()
+}
+
+async fn create<K>(env: &TestEnv, object: serde_json::Value) -> TestResult
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>
+        + Clone
+        + serde::de::DeserializeOwned
+        + serde::Serialize
+        + std::fmt::Debug,
+    K::DynamicType: Default,
+{
+    let object: K = serde_json::from_value(object)?;
+    env.api::<K>()
+        .create(&PostParams::default(), &object)
+        .await?;
+    Ok(())
+}
+
+/// Runs a command that starts a deploy pod (`args` from the command's name on) with the
+/// double's Exec rule plus `extra` environment (the emulator's address, or a stand-in for the
+/// identity a cloud's webhook would give the pod).
+async fn wired(
+    env: &TestEnv,
+    double: &DeployDouble,
+    args: &[&str],
+    extra: &[(&'static str, String)],
+) -> TestResult<Run> {
+    support::command_paused(env, FLEET, args, async |name: String| {
+        let pod = env.api::<Pod>().get(&name).await?;
+        let mut rule = double.rule(&env.client(), &pod).await?;
+        for (name, value) in extra {
+            rule = rule.env(*name, value.clone());
+        }
+        rule.apply(&env.client(), env.namespace()).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// `kubectl celld status` until it shows `version` (the operator reads the pointer itself).
+async fn wait_status(env: &TestEnv, version: &str, operator: &OperatorProcess) -> TestResult<Run> {
+    let found = wait_until(
+        format!("kubectl celld status {FLEET} to show version {version}"),
+        Duration::from_secs(60),
+        || async {
+            match support::run(env, &["status", FLEET]).await {
+                Ok(run) if run.code == 0 && run.stdout.contains(version) => Check::Done(run),
+                Ok(run) => Check::Pending(run.to_string()),
+                Err(e) => Check::Pending(e.to_string()),
+            }
+        },
+    )
+    .await;
+    found.map_err(|e| format!("{e}\n--- operator log\n{}", operator.log_tail()).into())
+}
+
+/// The whole cycle on one fleet: two deploys, status, history, rollback to the first.
+async fn deploy_history_rollback(
+    env: &TestEnv,
+    extra: &[(&'static str, String)],
+    bucket: &str,
+    storage_lines: &[&str],
+    operator: &OperatorProcess,
+) -> TestResult {
+    let scratch = env.scratch_dir()?;
+    let double = DeployDouble::new(scratch.join("double")).await?;
+    let poc = poc_worker();
+    let worker = changed_worker(&scratch)?;
+    let (v1, v2) = (
+        version::of(&project::read(&poc)?),
+        version::of(&project::read(&worker)?),
+    );
+
+    for dir in [&poc, &worker] {
+        let run = wired(
+            env,
+            &double,
+            &["deploy", dir.to_str().ok_or("path")?, "--fleet", FLEET],
+            extra,
+        )
+        .await?;
+        assert_eq!(run.code, 0, "{run}");
+        assert!(run.stderr.contains(&format!("bucket {bucket}")), "{run}");
+    }
+
+    let run = wait_status(env, &v2, operator).await?;
+    for line in storage_lines {
+        assert!(run.stdout.contains(line), "{line:?} in\n{run}");
+    }
+
+    let run = wired(env, &double, &["history", FLEET, "-o", "json"], extra).await?;
+    assert_eq!(run.code, 0, "{run}");
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout)?;
+    let ids: Vec<&str> = doc["versions"]
+        .as_array()
+        .ok_or("versions")?
+        .iter()
+        .filter_map(|v| v["version"].as_str())
+        .collect();
+    assert_eq!(ids, [v2.as_str(), v1.as_str()], "{run}");
+    assert_eq!(doc["current"]["version"], v2.as_str(), "{run}");
+    assert_eq!(doc["bucket"], bucket, "{run}");
+
+    let run = wired(env, &double, &["rollback", FLEET, "--no-reload"], extra).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.contains(&format!("to version {v1}")), "{run}");
+    wait_status(env, &v1, operator).await?;
+
+    // history agrees with what the operator read.
+    let run = wired(env, &double, &["history", FLEET, "-o", "json"], extra).await?;
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout)?;
+    assert_eq!(doc["current"]["version"], v1.as_str(), "{run}");
+    Ok(())
+}
+
+async fn start(test: &str) -> TestResult<(TestEnv, OperatorProcess, GcsSettings, AzureSettings)> {
+    let env = support::env(test).await?;
+    let gcs = GcsSettings::load()
+        .map_err(|e| format!("the GCS emulator's settings: {e} (run make cluster-up)"))?;
+    let azure = AzureSettings::load()
+        .map_err(|e| format!("the Azure Blob emulator's settings: {e} (run make cluster-up)"))?;
+    let operator = OperatorProcess::start_with_emulators(
+        env.namespace(),
+        &env.scratch_dir()?.join("operator.log"),
+        &gcs,
+        &azure,
+    )
+    .await?;
+    Ok((env, operator, gcs, azure))
+}
+
+#[tokio::test]
+async fn a_gcs_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
+    let (env, operator, gcs, _) = start("plugin-gcs").await?;
+    create::<Secret>(
+        &env,
+        json!({"metadata": {"name": "gcs-key"}, "stringData": {"GOOGLE_SERVICE_ACCOUNT_KEY": emulator_key()}}),
+    )
+    .await?;
+    let bucket = format!("gs://{}/{}", gcs.bucket, unique_name("plugin-gcs"));
+    create::<CelldFleet>(
+        &env,
+        json!({"metadata": {"name": FLEET}, "spec": {"objectStorage": {"bucket": bucket, "credentialsSecretRef": {"name": "gcs-key"}}}}),
+    )
+    .await?;
+    deploy_history_rollback(
+        &env,
+        &gcs.client_env(),
+        &bucket,
+        &[
+            "Google Cloud Storage",
+            "credentials from Secret gcs-key (exists)",
+        ],
+        &operator,
+    )
+    .await?;
+    operator.stop().await;
+    env.cleanup().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_azure_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
+    let (env, operator, _, azure) = start("plugin-azure").await?;
+    create::<Secret>(
+        &env,
+        json!({"metadata": {"name": "azure-key"}, "stringData": {"AZURE_STORAGE_ACCOUNT_KEY": azure.key}}),
+    )
+    .await?;
+    let bucket = format!("az://{}/{}", azure.container, unique_name("plugin-azure"));
+    create::<CelldFleet>(
+        &env,
+        json!({"metadata": {"name": FLEET}, "spec": {"objectStorage": {"bucket": bucket, "azureStorageAccount": azure.account, "credentialsSecretRef": {"name": "azure-key"}}}}),
+    )
+    .await?;
+    deploy_history_rollback(
+        &env,
+        &azure.client_env(),
+        &bucket,
+        &[
+            &format!("Azure Blob Storage, storage account {}", azure.account),
+            "credentials from Secret azure-key (exists)",
+        ],
+        &operator,
+    )
+    .await?;
+    operator.stop().await;
+    env.cleanup().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_s3_fleet_without_a_secret_deploys_under_its_service_account() -> TestResult {
+    let env = support::env("plugin-s3-identity").await?;
+    let s3 = env.s3()?;
+    create::<ServiceAccount>(&env, json!({"metadata": {"name": "celld-irsa"}})).await?;
+    let bucket = support::bucket(&s3, "s3-identity");
+    create::<CelldFleet>(
+        &env,
+        json!({"metadata": {"name": FLEET}, "spec": {
+            "objectStorage": {"bucket": bucket, "endpoint": s3.endpoint, "region": s3.region, "allowHTTP": true},
+            "serviceAccountName": "celld-irsa"}}),
+    )
+    .await?;
+    let scratch = env.scratch_dir()?;
+    let double = DeployDouble::new(scratch.join("double")).await?;
+    // The pod gets no key: on EKS the webhook would give it the role's token. Here the Exec
+    // rule stands in for that identity with the emulator's keys; the Job itself carries none.
+    let identity = [
+        ("AWS_ACCESS_KEY_ID", s3.access_key_id.clone()),
+        ("AWS_SECRET_ACCESS_KEY", s3.secret_access_key.clone()),
+    ];
+    let poc = poc_worker();
+    let run = support::command_paused(
+        &env,
+        FLEET,
+        &["deploy", poc.to_str().ok_or("path")?, "--fleet", FLEET],
+        async |name: String| {
+            let pod = env.api::<Pod>().get(&name).await?;
+            let spec = pod.spec.clone().ok_or("pod spec")?;
+            assert_eq!(spec.service_account_name.as_deref(), Some("celld-irsa"));
+            let names: Vec<String> = spec.containers[0]
+                .env
+                .iter()
+                .flatten()
+                .map(|e| e.name.clone())
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    "HOME",
+                    "TMPDIR",
+                    "CELLD_BUCKET",
+                    "AWS_REGION",
+                    "S3_ENDPOINT"
+                ],
+                "exactly the nodes' env, no key"
+            );
+            let jobs = env
+                .api::<Job>()
+                .list(&ListParams::default().labels("platform.celld.dev/role=deploy"))
+                .await?;
+            let job_sa = jobs.items[0]
+                .spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .and_then(|s| s.service_account_name.clone());
+            assert_eq!(job_sa.as_deref(), Some("celld-irsa"));
+            let mut rule = double.rule(&env.client(), &pod).await?;
+            for (name, value) in &identity {
+                rule = rule.env(*name, value.clone());
+            }
+            rule.apply(&env.client(), env.namespace()).await?;
+            Ok(())
+        },
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stderr.contains("(inline, workload identity)"), "{run}");
+    let run = wired(&env, &double, &["history", FLEET], &identity).await?;
+    assert_eq!(run.code, 0, "{run}");
+    let version = version::of(&project::read(&poc)?);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with('*') && l.contains(&version)),
+        "{run}"
+    );
+    let run = support::run(&env, &["status", FLEET]).await?;
+    assert!(
+        run.stdout
+            .contains("credentials: workload identity through ServiceAccount celld-irsa"),
+        "{run}"
+    );
+    env.cleanup().await?;
+    Ok(())
+}
