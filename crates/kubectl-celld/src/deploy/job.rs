@@ -59,6 +59,14 @@ pub fn pod_labels(fleet: &str) -> BTreeMap<String, String> {
     ])
 }
 
+/// The deploy pod's labels: the fleet's `podLabels`, then [`pod_labels`] (which admission keeps
+/// users from setting).
+fn template_labels(fleet: &CelldFleet, own: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut labels = fleet.spec.pod_labels.clone();
+    labels.extend(own);
+    labels
+}
+
 /// `generateName` of the Job: the fleet's name cut so that the Job's name (plus the 5 random
 /// characters) still fits in a 63-character label value.
 pub fn generate_name(fleet: &str) -> String {
@@ -107,7 +115,9 @@ pub fn env(storage: &ResolvedStorage) -> Vec<EnvVar> {
 }
 
 /// Builds the Job: it runs under the fleet's ServiceAccount, which carries the cloud identity
-/// when the fleet names no credentials Secret. Pure: no API calls.
+/// when the fleet names no credentials Secret, and its pod carries the fleet's `podLabels` too
+/// (AKS workload identity acts on pods labelled `azure.workload.identity/use`). Pure: no API
+/// calls.
 pub fn build(input: &Input<'_>) -> Job {
     let fleet_name = input.fleet.metadata.name.clone().unwrap_or_default();
     let labels = pod_labels(&fleet_name);
@@ -164,7 +174,7 @@ pub fn build(input: &Input<'_>) -> Job {
             ttl_seconds_after_finished: (!input.keep).then_some(TTL_AFTER_FINISHED),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
-                    labels: Some(labels),
+                    labels: Some(template_labels(input.fleet, labels)),
                     ..ObjectMeta::default()
                 }),
                 spec: Some(pod),
@@ -223,6 +233,10 @@ mod tests {
     fn identity_and_env(bucket: &str, secret: Option<&str>, account: Option<&str>) -> String {
         let mut f = fleet();
         f.spec.service_account_name = secret.is_none().then(|| "celld-identity".to_string());
+        if account.is_some() && secret.is_none() {
+            f.spec.pod_labels =
+                BTreeMap::from([("azure.workload.identity/use".into(), "true".into())]);
+        }
         let s = ResolvedStorage {
             store: None,
             bucket: BucketUrl::parse(bucket).unwrap(),
@@ -239,8 +253,10 @@ mod tests {
             lifetime: Duration::from_secs(600),
             keep: false,
         });
-        let pod = job.spec.unwrap().template.spec.unwrap();
+        let template = job.spec.unwrap().template;
+        let pod = template.spec.unwrap();
         serde_yaml::to_string(&serde_json::json!({
+            "labels": template.metadata.unwrap().labels,
             "serviceAccountName": pod.service_account_name,
             "automountServiceAccountToken": pod.automount_service_account_token,
             "env": pod.containers[0].env,
