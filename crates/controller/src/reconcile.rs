@@ -11,7 +11,9 @@ use crate::pointer::Pointer;
 use crate::settled::Seen;
 use crate::status::{Observed, Route, Storage};
 use crate::status_follower::{self, Observation};
-use crate::{config_hash, events, fleet_children, gateway, plan, status_write, upgrade, upgrade_probe};
+use crate::{
+    config_hash, events, fleet_children, gateway, plan, status_write, upgrade, upgrade_probe,
+};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::DeserializeGuard;

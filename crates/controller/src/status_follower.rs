@@ -192,7 +192,9 @@ async fn follow_one(ctx: &Context, statefulset: StatefulSet) {
     }
     match status_write::write(ctx, fleet, update, &observed, observation.pointer()).await {
         Ok(()) => ctx.metrics.followed(),
-        Err(e) => debug!(fleet = %name, error = %e, "the status follower could not write; the reconcile will"),
+        Err(e) => {
+            debug!(fleet = %name, error = %e, "the status follower could not write; the reconcile will")
+        }
     }
 }
 

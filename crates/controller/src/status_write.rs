@@ -66,6 +66,14 @@ pub async fn write(
     ctx.remember_status(&uid, &seen, update.status.clone());
     let previous = update.previous.as_ref();
     events::failures(ctx, fleet, previous, observed.failures).await;
-    events::transitions(ctx, fleet, previous, &update.status, pointer, observed.failures).await;
+    events::transitions(
+        ctx,
+        fleet,
+        previous,
+        &update.status,
+        pointer,
+        observed.failures,
+    )
+    .await;
     Ok(())
 }
