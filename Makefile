@@ -44,7 +44,7 @@ check-docs: ## every command shown in README.md and docs/ is a Makefile target, 
 	$(CARGO) build --locked -p kubectl-celld -p celld-operator
 	python3 hack/check-docs.py
 
-demo: cluster-up ## no Docker: the operator reconciles sample fleets on the local control plane; `kubectl celld deploy` publishes poc/worker (celld-deploy-double stands in for celld), then status and logs; builds bin/ in the dev profile the tests share (the release plugin: make plugin)
+demo: cluster-up ## no Docker: the operator reconciles sample fleets on the local control plane; `kubectl celld deploy` publishes poc/worker (celld-deploy-double stands in for celld), then status and logs, a second deploy, history and status; builds bin/ in the dev profile the tests share (the release plugin: make plugin)
 	hack/demo.sh up
 
 demo-down: ## stop the demo operator and delete its namespace

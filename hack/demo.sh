@@ -4,7 +4,8 @@
 # and `kubectl celld deploy` publishes poc/worker to one of them.
 #
 #   hack/demo.sh up     start the operator, create two fleets in namespace celld-demo, deploy
-#                       poc/worker to fleet hello, show its status and logs
+#                       poc/worker to fleet hello, show its status and logs, deploy a changed
+#                       copy of it, list the versions (history) and show the status again
 #   hack/demo.sh down   stop the demo's processes and delete the demo namespace
 #
 # `make demo` runs `make cluster-up` first. `up` builds the plugin, the operator and the deploy
@@ -15,7 +16,8 @@
 # No celld runs here: in the deploy pod, `celld` is celld-deploy-double, a test double of `celld
 # deploy` that writes to the local S3 server what celld writes (modules, manifest, then the
 # deployment pointer with compare-and-swap); kwok runs it when the plugin execs `celld`
-# (testenv/README.md).
+# (testenv/README.md). `celld-bucket`, the deployer image's bucket agent that `history` and
+# `rollback` run, is the real one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 state=${CELLD_TESTENV_DIR:-$root/.testenv}
@@ -26,6 +28,8 @@ wiring_pid=$state/run/demo-deploy-double.pid
 operator_log=$state/logs/demo-operator.log
 wiring_log=$state/logs/demo-deploy-double.log
 double_dir=$state/demo-deploy-double
+agent=$double_dir/agent/celld-bucket
+second_worker=$state/demo-worker-v2
 # Commands printed for the user name the state directory when it is not the default one.
 with_dir=${CELLD_TESTENV_DIR:+CELLD_TESTENV_DIR=$CELLD_TESTENV_DIR }
 profile=${CELLD_DEMO_PROFILE:-dev}
@@ -60,15 +64,19 @@ up() {
   [ -f "$state/kubeconfig" ] || die "the local control plane is not running: run '${with_dir}make cluster-up' (or '${with_dir}make demo')"
   # shellcheck disable=SC1091
   . "$state/s3.env"
-  say "building kubectl-celld, the operator and the deploy test double (cargo profile $profile)"
+  say "building kubectl-celld, the operator, the bucket agent and the deploy test double (cargo profile $profile)"
   (cd "$root" && cargo build -q --profile "$profile" --locked -p kubectl-celld -p celld-operator -p celld-testkit \
-    --bin kubectl-celld --bin celld-operator --bin celld-deploy-double --bin testenv-wire-deploy-double)
+    -p celld-bucket-agent --bin kubectl-celld --bin celld-operator --bin celld-deploy-double \
+    --bin testenv-wire-deploy-double --bin celld-bucket)
   local out=$profile
   case "$profile" in dev | test) out=debug ;; bench) out=release ;; esac
   local target=${CARGO_TARGET_DIR:-$root/target}/$out
   mkdir -p "$bin"
   install -m 0755 "$target/kubectl-celld" "$target/celld-operator" "$target/celld-deploy-double" \
     "$target/testenv-wire-deploy-double" "$bin/"
+  # Off this shell's PATH: the deploy pods' PATH gets it (a command on the machine's PATH would
+  # be run by kwok directly, not through the pod's rule).
+  install -D -m 0755 "$target/celld-bucket" "$agent"
   ln -sf kubectl-celld "$bin/kubectl_complete-celld"
 
   say "installing the CRDs and the demo namespace"
@@ -86,10 +94,10 @@ up() {
     --resync-seconds 5 --pending-resync-seconds 1 >"$operator_log" 2>&1 &
   echo $! >"$operator_pid"
 
-  say "pointing the deploy pods' celld at the test double (log: $wiring_log)"
+  say "pointing the deploy pods' celld at the test double, celld-bucket at the agent (log: $wiring_log)"
   stop "$wiring_pid"
   nohup testenv-wire-deploy-double --namespace "$ns" --double "$bin/celld-deploy-double" --dir "$double_dir" \
-    >"$wiring_log" 2>&1 &
+    --agent "$agent" >"$wiring_log" 2>&1 &
   echo $! >"$wiring_pid"
   wait_log "$wiring_log" "watching pods" "testenv-wire-deploy-double" "$wiring_pid"
 
@@ -145,11 +153,35 @@ YAML
   say "kubectl celld logs hello -n $ns (kwok's fake nodes print two lines each)"
   kubectl celld logs hello -n "$ns"
 
+  # A second version: poc/worker with one line added.
+  rm -rf "$second_worker"
+  cp -R "$root/poc/worker" "$second_worker"
+  printf '// the demo'"'"'s second version\n' >>"$second_worker/src/greeting.js"
+  local first second
+  first=$(kubectl celld status hello -n "$ns" -o jsonpath='{.worker.version}')
+  say "kubectl celld deploy $second_worker --fleet hello -n $ns --no-reload (poc/worker with one line added)"
+  echo "(--no-reload: the nodes are kwok's fakes, no celld answers a reload; the operator reads the"
+  echo " new pointer at once, as the plugin marks the fleet deployed-at)"
+  kubectl celld deploy "$second_worker" --fleet hello -n "$ns" --no-reload
+  for i in $(seq 1 300); do
+    second=$(kubectl celld status hello -n "$ns" -o jsonpath='{.worker.version}')
+    [ -n "$second" ] && [ "$second" != "$first" ] && break
+    [ "$i" -lt 300 ] || die "the operator did not report the second version within 60 s; its log is $operator_log"
+    sleep 0.2
+  done
+
+  say "kubectl celld history hello -n $ns (the deploy pod's celld-bucket lists the bucket prefix; * is live)"
+  kubectl celld history hello -n "$ns"
+  say "kubectl celld status hello -n $ns (version $second; it was $first)"
+  kubectl celld status hello -n "$ns"
+
   cat <<TXT
 
 The operator and the deploy wiring keep running in the background. Try:
   export KUBECONFIG=$KUBECONFIG PATH=$bin:$state/bin:\$PATH
   kubectl celld deploy poc/worker --fleet hello-api -n $ns
+  kubectl celld rollback hello -n $ns --no-reload
+  kubectl celld history hello -n $ns
   kubectl celld status -n $ns
   kubectl -n $ns get statefulsets,services,ingresses,networkpolicies,poddisruptionbudgets,pods
   kubectl -n $ns patch celldfleet hello --type merge -p '{"spec":{"replicas":3}}'
@@ -162,7 +194,7 @@ TXT
 down() {
   stop "$operator_pid"
   stop "$wiring_pid"
-  rm -rf "$double_dir"
+  rm -rf "$double_dir" "$second_worker"
   if [ -f "$KUBECONFIG" ]; then
     kubectl delete namespace "$ns" --ignore-not-found --wait=false >/dev/null
     echo "demo: operator and deploy wiring stopped, namespace $ns deleted"

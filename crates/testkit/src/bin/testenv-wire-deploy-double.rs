@@ -1,7 +1,8 @@
 //! `testenv-wire-deploy-double`: keeps the deploy pods of one namespace of the local control
 //! plane wired to `celld-deploy-double`, so that `kubectl celld deploy` there runs the double for
-//! `celld` (see [`celld_testkit::DeployDouble::serve`]). Runs until killed; the no-Docker demo
-//! starts it in the background.
+//! `celld` (see [`celld_testkit::DeployDouble::serve`]), and, with `--agent`, `kubectl celld
+//! history` and `rollback` there run the bucket agent `celld-bucket`. Runs until killed; the
+//! no-Docker demo starts it in the background.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,10 +31,18 @@ struct Args {
     /// Directory for the pods' PATH (bin/) and working directories (work/<pod>/)
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
+
+    /// The bucket agent celld-bucket, put on the pods' PATH as in the deployer image (kubectl
+    /// celld history and rollback run it)
+    #[arg(long, value_name = "PATH")]
+    agent: Option<PathBuf>,
 }
 
 async fn run(args: Args) -> celld_testkit::Result<()> {
     let double = DeployDouble::install(&args.dir, &args.double)?;
+    if let Some(agent) = &args.agent {
+        double.add_agent(agent)?;
+    }
     let client = celld_testkit::client().await?;
     double
         .serve(&client, &args.namespace, &args.selector, |line| {
