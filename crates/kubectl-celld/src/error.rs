@@ -147,6 +147,10 @@ pub enum Error {
     #[error(transparent)]
     LostRace(#[from] Box<crate::bucket::error::LostRace>),
 
+    /// The pointers name the new version, but some node refused to adopt it (HTTP 422).
+    #[error(transparent)]
+    ReloadRefused(#[from] Box<crate::deploy::refused::ReloadRefused>),
+
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]
     Rollback(String),
@@ -298,6 +302,7 @@ impl Error {
         match self {
             Self::Interrupted { .. } => 130,
             Self::Usage(_) => 2,
+            Self::ReloadRefused(_) => crate::deploy::refused::REFUSED_EXIT_CODE,
             _ => 1,
         }
     }

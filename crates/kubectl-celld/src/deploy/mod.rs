@@ -11,6 +11,7 @@ pub mod job;
 pub mod pod_wait;
 pub mod preflight;
 pub mod progress;
+pub mod refused;
 pub mod reload;
 pub mod upload;
 
@@ -358,7 +359,16 @@ async fn steps(
     let nodes = context.nodes().await?;
     let results = reload::reload(&pods, &pod, &nodes).await;
     print!("{}", reload::report(&nodes, &results));
-    Ok(0)
+    match refused::refusals(&results) {
+        None => Ok(0),
+        Some(nodes) => Err(Error::ReloadRefused(Box::new(refused::ReloadRefused {
+            fleet: fleet_name,
+            namespace: context.namespace().to_string(),
+            what: "the new version".into(),
+            nodes,
+            go_back: refused::GoBack::Previous,
+        }))),
+    }
 }
 
 async fn finish(jobs: &Api<Job>, name: &str, ns: &str, args: &DeployArgs, progress: &mut Progress) {

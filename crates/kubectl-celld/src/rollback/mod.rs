@@ -9,6 +9,7 @@ use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster_flags::Globals;
 use crate::deploy::progress::Progress;
+use crate::deploy::refused::{self, GoBack, ReloadRefused};
 use crate::deploy::reload;
 use crate::error::{Error, Result};
 use crate::fleet_context::FleetContext;
@@ -147,5 +148,14 @@ async fn steps(
     let nodes = context.nodes().await?;
     let results = reload::reload(&pod.pods, &pod.pod, &nodes).await;
     output::print(&reload::report(&nodes, &results))?;
-    Ok(0)
+    match refused::refusals(&results) {
+        None => Ok(0),
+        Some(nodes) => Err(Error::ReloadRefused(Box::new(ReloadRefused {
+            fleet: context.name().to_string(),
+            namespace: context.namespace().to_string(),
+            what: format!("version {} of script {}", target.version, target.script),
+            nodes,
+            go_back: GoBack::To(live.version.clone()),
+        }))),
+    }
 }

@@ -1,6 +1,7 @@
 //! `deploy` against the real API server: the directory goes through pods/exec into the deploy
 //! pod (kwok runs the pod's commands locally, with fake `celld` and `curl` that record what
-//! they got), `--image` mode, the per-node reload report, a failing deploy, Ctrl-C while celld
+//! they got), `--image` mode, the per-node reload report (a node answering 422 makes the deploy
+//! exit with code 3), a failing deploy, Ctrl-C while celld
 //! runs, and refusals before any Job exists.
 
 use crate::support::{self, FakeTools, TestResult};
@@ -122,7 +123,18 @@ async fn deploy_streams_a_directory_and_reloads_every_ready_node() -> TestResult
         &[dir.to_str().ok_or("path")?, "--fleet", "web"],
     )
     .await?;
-    assert_eq!(run.code, 0, "{run}");
+    // web-2 refused the version: the deploy fails (exit code 3) after publishing and reporting.
+    assert_eq!(run.code, 3, "{run}");
+    let ns = env.namespace();
+    for text in [
+        format!(
+            "error: node web-2 of fleet {ns}/web refused the new version (the reload got HTTP 422: module not found: ./missing.js)"
+        ),
+        format!("See why with: kubectl celld logs web -n {ns}"),
+        format!("go back with: kubectl celld rollback web -n {ns}\n"),
+    ] {
+        assert!(run.stderr.contains(&text), "no {text:?} in\n{run}");
+    }
     // The fleet is annotated, so the operator reconciles it at once.
     let fleet = env.api::<CelldFleet>().get("web").await?;
     let stamp = deployed_at(&fleet)

@@ -4,7 +4,7 @@
 //! `celld-bucket` (kwok runs execs locally) against the local S3 server, with the credentials
 //! the Job's Secret references.
 
-use crate::support::{self, Run, TestResult};
+use crate::support::{self, FakeTools, Run, TestResult};
 use celld_api::CelldFleet;
 use celld_api::labels::DEPLOYED_AT;
 use celld_testkit::deploy_double::{pointer, project, version};
@@ -194,6 +194,58 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     assert!(
         run.stdout
             .contains(&format!("current:\n  script: {SCRIPT}\n  version: {v1}")),
+        "{run}"
+    );
+    let run = wired(
+        &env,
+        &double,
+        &["rollback", FLEET, "--to", &v2, "--no-reload"],
+    )
+    .await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+
+    // The node cannot load the target (HTTP 422 to the reload, from a fake curl): the pointers
+    // name the target, and the rollback fails with exit code 3, naming the node, its logs and
+    // the way back, which works.
+    let tools = FakeTools::new(&env)?;
+    tools.answer(
+        &support::ip(&node),
+        422,
+        r#"{"ok":false,"error":"module not found: ./gone.js"}"#,
+    )?;
+    let run = support::command_paused(&env, FLEET, &["rollback", FLEET], async |name: String| {
+        let pod = env.api::<Pod>().get(&name).await?;
+        double
+            .rule(&env.client(), &pod)
+            .await?
+            .path([
+                double.bin_dir(),
+                tools.bin.clone(),
+                "/usr/bin".into(),
+                "/bin".into(),
+            ])
+            .env("CELLD_FAKE_RECORD", tools.record.display().to_string())
+            .apply(&env.client(), env.namespace())
+            .await?;
+        Ok(())
+    })
+    .await?;
+    assert_eq!(run.code, 3, "{run}");
+    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v1)));
+    let ns = env.namespace();
+    for line in [
+        format!(
+            "error: node hist-0 of fleet {ns}/{FLEET} refused version {v1} of script {SCRIPT} (the reload got HTTP 422: module not found: ./gone.js)"
+        ),
+        format!("See why with: kubectl celld logs {FLEET} -n {ns}"),
+        format!("go back with: kubectl celld rollback {FLEET} -n {ns} --to {v2}\n"),
+    ] {
+        assert!(run.stderr.contains(&line), "no {line:?} in\n{run}");
+    }
+    assert!(
+        run.stdout
+            .contains("Reload: 0 adopted, 0 unchanged, 1 failed"),
         "{run}"
     );
     let run = wired(
