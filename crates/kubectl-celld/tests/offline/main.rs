@@ -8,5 +8,6 @@ mod cluster_flags;
 mod completion_shells;
 mod connection_errors;
 mod init_output;
+mod krew_manifest;
 mod kubectl_conventions;
 mod status_render;
