@@ -369,25 +369,35 @@ pub async fn wait_text(text: &Arc<Mutex<String>>, needle: &str, timeout: Duratio
     }
 }
 
-/// The Running deploy pod of `fleet`.
-pub async fn deploy_pod(env: &TestEnv, fleet: &str) -> TestResult<String> {
+/// The Job a `Created Job NS/NAME (image ...)` progress line names.
+pub fn created_job(line: &str) -> TestResult<String> {
+    line.split_whitespace()
+        .skip_while(|word| *word != "Job")
+        .nth(1)
+        .and_then(|qualified| qualified.rsplit('/').next())
+        .map(str::to_string)
+        .ok_or_else(|| format!("no Job name in {line:?}").into())
+}
+
+/// The Running deploy pod of `fleet` that Job `job` created (not a pod of an earlier command's
+/// Job, which may still be terminating).
+pub async fn deploy_pod(env: &TestEnv, fleet: &str, job: &str) -> TestResult<String> {
     let pods: Api<Pod> = env.api();
     let selector = format!(
-        "{}={fleet},{}={}",
+        "{}={fleet},{}={},batch.kubernetes.io/job-name={job}",
         labels::FLEET,
         labels::ROLE,
         labels::ROLE_DEPLOY
     );
     let name = wait_until(
-        format!("the deploy pod of fleet {fleet} to run"),
+        format!("the deploy pod of fleet {fleet} (Job {job}) to run"),
         Duration::from_secs(60),
         || async {
             match pods.list(&ListParams::default().labels(&selector)).await {
-                Ok(list) => match list
-                    .items
-                    .iter()
-                    .find(|p| celld_testkit::is_running_and_ready(p))
-                {
+                Ok(list) => match list.items.iter().find(|p| {
+                    p.metadata.deletion_timestamp.is_none()
+                        && celld_testkit::is_running_and_ready(p)
+                }) {
                     Some(p) => Check::Done(p.metadata.name.clone().unwrap_or_default()),
                     None => {
                         Check::Pending(format!("{} deploy pods, none running", list.items.len()))
@@ -484,10 +494,10 @@ pub async fn command_paused_pid(
     let (stdout, out_task) = collect(child.stdout.take().ok_or("no stdout")?, None);
 
     let created = wait_line(&mut rx, "Created Job", Duration::from_secs(60)).await;
-    let ruled = match created {
-        Ok(_) => {
+    let ruled = match created.and_then(|line| created_job(&line)) {
+        Ok(job) => {
             signal(pid, "STOP")?;
-            let applied = match deploy_pod(env, fleet).await {
+            let applied = match deploy_pod(env, fleet, &job).await {
                 Ok(pod) => wire(pod, pid).await,
                 Err(e) => Err(e),
             };
@@ -536,4 +546,13 @@ pub async fn with_curl(
         Ok(())
     })
     .await
+}
+
+#[test]
+fn created_job_reads_the_progress_line() {
+    assert_eq!(
+        created_job("Created Job apps/web-deploy-fk64h (image celld-deployer:latest)").unwrap(),
+        "web-deploy-fk64h"
+    );
+    assert!(created_job("Created nothing").is_err());
 }
