@@ -201,6 +201,33 @@ spec:
         "spec.objectStorage.endpoint applies to S3 buckets only: celld refuses it with gs:// and az:// buckets, so remove spec.objectStorage.endpoint",
     ),
     bad(
+        "azure-with-endpoint",
+        r#"
+metadata: {name: azure-endpoint}
+spec:
+  objectStorage: {bucket: "az://workers/app", azureStorageAccount: companycelld, endpoint: "https://blob.example.com"}
+"#,
+        "spec.objectStorage.endpoint applies to S3 buckets only: celld refuses it with gs:// and az:// buckets, so remove spec.objectStorage.endpoint",
+    ),
+    bad(
+        "gcs-with-region",
+        r#"
+metadata: {name: gcs-region}
+spec:
+  objectStorage: {bucket: "gs://celld/app", region: europe-west1}
+"#,
+        "spec.objectStorage.region applies to S3 buckets only",
+    ),
+    bad(
+        "azure-with-allow-http",
+        r#"
+metadata: {name: azure-http}
+spec:
+  objectStorage: {bucket: "az://workers/app", azureStorageAccount: companycelld, allowHTTP: false}
+"#,
+        "spec.objectStorage.allowHTTP applies to S3 buckets only",
+    ),
+    bad(
         "azure-with-region",
         r#"
 metadata: {name: azure-region}
@@ -560,6 +587,22 @@ metadata: {name: azure-endpoint}
 spec: {azureStorageAccount: companycelld, endpoint: "https://blob.example.com"}
 "#,
         "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint",
+    ),
+    bad(
+        "store-azure-with-region",
+        r#"
+metadata: {name: azure-region}
+spec: {azureStorageAccount: companycelld, region: westeurope}
+"#,
+        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint, spec.region or spec.allowHTTP",
+    ),
+    bad(
+        "store-azure-with-allow-http",
+        r#"
+metadata: {name: azure-http}
+spec: {azureStorageAccount: companycelld, allowHTTP: true}
+"#,
+        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint, spec.region or spec.allowHTTP",
     ),
     bad(
         "store-secret-name-underscore",
