@@ -3,33 +3,35 @@
 //! here, and only what differs from the cache is written.
 
 use crate::apply::Child;
+use crate::compact::Compact;
 use celld_api::CelldObjectStore;
 use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube::ResourceExt;
+use kube::{Resource, ResourceExt};
 use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::sync::Arc;
+use tracing::warn;
 
 /// The caches of every child kind, one field per kind: adding a kind here is what makes the
 /// watches, the reads and the pruning know it (see [`ChildKind`]).
 #[derive(Clone)]
 pub struct ChildCaches {
     /// The fleets' StatefulSets.
-    pub statefulsets: Store<StatefulSet>,
+    pub statefulsets: Store<Compact<StatefulSet>>,
     /// Their public and peer Services.
-    pub services: Store<Service>,
+    pub services: Store<Compact<Service>>,
     /// Their NetworkPolicies.
-    pub network_policies: Store<NetworkPolicy>,
+    pub network_policies: Store<Compact<NetworkPolicy>>,
     /// Their PodDisruptionBudgets.
-    pub pod_disruption_budgets: Store<PodDisruptionBudget>,
+    pub pod_disruption_budgets: Store<Compact<PodDisruptionBudget>>,
     /// Their Ingresses.
-    pub ingresses: Store<Ingress>,
+    pub ingresses: Store<Compact<Ingress>>,
     /// Their HTTPRoutes; None when the cluster did not serve the Gateway API at start.
-    pub http_routes: Option<Store<HttpRoute>>,
+    pub http_routes: Option<Store<Compact<HttpRoute>>>,
 }
 
 /// A child kind as RBAC rules, the bench and the docs name it.
@@ -108,41 +110,41 @@ pub struct Caches {
 /// A child kind with a cache in [`ChildCaches`].
 pub trait ChildKind: Child {
     /// The cache of this kind, if the controller keeps one.
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>>;
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>>;
 }
 
 impl ChildKind for StatefulSet {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.statefulsets)
     }
 }
 
 impl ChildKind for Service {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.services)
     }
 }
 
 impl ChildKind for NetworkPolicy {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.network_policies)
     }
 }
 
 impl ChildKind for PodDisruptionBudget {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.pod_disruption_budgets)
     }
 }
 
 impl ChildKind for Ingress {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.ingresses)
     }
 }
 
 impl ChildKind for HttpRoute {
-    fn cache(caches: &ChildCaches) -> Option<&Store<Self>> {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         caches.http_routes.as_ref()
     }
 }
@@ -191,15 +193,19 @@ impl Caches {
     }
 }
 
-/// The cached child `name` of namespace `ns`.
-pub fn child<K: ChildKind>(store: &Store<K>, ns: &str, name: &str) -> Option<K> {
-    store
-        .get(&ObjectRef::new(name).within(ns))
-        .map(|k| K::clone(&k))
+/// The cached child `name` of namespace `ns`, parsed. A cached object that does not parse as
+/// its kind (which the watch parsed it as) counts as not cached: the apply that follows is
+/// then unconditional.
+pub fn child<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, name: &str) -> Option<K> {
+    let compact = store.get(&ObjectRef::new(name).within(ns))?;
+    compact
+        .expand()
+        .inspect_err(|e| warn!(kind = %K::kind(&()), %ns, %name, error = %e, "a cached child does not parse"))
+        .ok()
 }
 
 /// Names of the cached children in namespace `ns` whose controller is the object `owner_uid`.
-pub fn owned_by<K: ChildKind>(store: &Store<K>, ns: &str, owner_uid: &str) -> Vec<String> {
+pub fn owned_by<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, owner_uid: &str) -> Vec<String> {
     store
         .state_filter(|k| {
             k.meta().namespace.as_deref() == Some(ns)

@@ -79,8 +79,8 @@ const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct Context {
     /// The API client.
     pub client: Client,
-    /// Publishes Events on fleets.
-    pub recorder: Recorder,
+    /// Who publishes the Events: see [`Context::recorder`].
+    reporter: Reporter,
     /// The operator's metrics.
     pub metrics: Arc<Metrics>,
     /// Settings.
@@ -123,19 +123,16 @@ impl Context {
     ) -> Self {
         let buckets = BucketClients::new(settings.s3_timeout, settings.store_endpoints.clone());
         let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
-        let recorder = Recorder::new(
-            client.clone(),
-            Reporter {
-                controller: settings.reporter.clone(),
-                instance: settings.instance.clone(),
-            },
-        );
+        let reporter = Reporter {
+            controller: settings.reporter.clone(),
+            instance: settings.instance.clone(),
+        };
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
             node_api,
             observations: Observations::default(),
             client,
-            recorder,
+            reporter,
             metrics,
             settings,
             gateway_api: AtomicBool::new(gateway_api),
@@ -169,13 +166,25 @@ impl Context {
     }
 
     /// The status written for fleet `uid` when it was at `resource_version`, if that is the
-    /// version seen now.
+    /// version seen now. A status written at another version is forgotten: the fleet seen is
+    /// newer (the cache caught up with the write), so its own status is the one to start from.
     pub fn written_status(&self, uid: &str, resource_version: &str) -> Option<CelldFleetStatus> {
-        let written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        written
-            .get(uid)
-            .filter(|(rv, _)| rv == resource_version)
-            .map(|(_, status)| status.clone())
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        match written.get(uid) {
+            Some((rv, status)) if rv == resource_version => Some(status.clone()),
+            Some(_) => {
+                written.remove(uid);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// A recorder for one Event. kube's Recorder keeps every Event it published for six
+    /// minutes, to count repeats as a series; this operator publishes an Event once per change
+    /// ([`events`](crate::events)), so a recorder per Event keeps none of them in memory.
+    pub fn recorder(&self) -> Recorder {
+        Recorder::new(self.client.clone(), self.reporter.clone())
     }
 
     /// Remembers the status written for fleet `uid` at `resource_version`.

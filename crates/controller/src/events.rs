@@ -23,7 +23,7 @@ async fn publish(ctx: &Context, fleet: &CelldFleet, type_: EventType, reason: &s
         action: "Reconcile".into(),
         secondary: None,
     };
-    if let Err(e) = ctx.recorder.publish(&event, &fleet.object_ref(&())).await {
+    if let Err(e) = ctx.recorder().publish(&event, &fleet.object_ref(&())).await {
         warn!(error = %e, reason, "publishing an Event failed");
     } else {
         ctx.metrics.write("Event", "create");

@@ -12,6 +12,7 @@ pub mod args;
 pub mod bucket_clients;
 pub mod caches;
 pub mod children;
+pub mod compact;
 pub mod config_hash;
 pub mod context;
 pub mod controller;

@@ -9,6 +9,7 @@
 //! progress that does not change Ready) waits for the reconcile, which also writes the status.
 //! Writes of one fleet's status are serialized ([`Observations::lock`]).
 
+use crate::compact::Compact;
 use crate::context::Context;
 use crate::failure::Failure;
 use crate::pointer::Pointer;
@@ -201,11 +202,11 @@ async fn follow_one(ctx: &Context, statefulset: StatefulSet) {
 /// Follows every StatefulSet change in `statefulsets` until `shutdown` resolves.
 pub async fn run(
     ctx: Arc<Context>,
-    statefulsets: Items<StatefulSet>,
+    statefulsets: Items<Compact<StatefulSet>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let follow = statefulsets
-        .filter_map(|item| async move { item.ok() })
+        .filter_map(|item| async move { item.ok()?.expand().ok() })
         .for_each_concurrent(CONCURRENCY, |sts| {
             let ctx = ctx.clone();
             async move { follow_one(&ctx, sts).await }

@@ -1,0 +1,154 @@
+//! Children as the caches keep them: the metadata parsed, everything else as the JSON text the
+//! API server sent. A typed Kubernetes object holds every optional field of every nested struct
+//! inline, set or not: a fleet's StatefulSet takes about 20 KiB parsed and 4 KiB as text. The
+//! caches are read by metadata (resourceVersion, owner) on every reconcile, and in full only
+//! when a fleet's child is compared with its plan, so the full object is parsed then
+//! ([`Compact::expand`]).
+
+use kube::Resource;
+use kube::api::ObjectMeta;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// An object of kind `K`: its metadata, and the rest of it as JSON text.
+pub struct Compact<K> {
+    metadata: ObjectMeta,
+    rest: Box<str>,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for Compact<K> {
+    fn clone(&self) -> Self {
+        Self {
+            metadata: self.metadata.clone(),
+            rest: self.rest.clone(),
+            kind: PhantomData,
+        }
+    }
+}
+
+impl<K> fmt::Debug for Compact<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compact")
+            .field("metadata", &self.metadata)
+            .field("rest", &self.rest)
+            .finish()
+    }
+}
+
+impl<K> Compact<K> {
+    fn split(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        let serde_json::Value::Object(mut fields) = value else {
+            return Err(serde_json::Error::custom("a Kubernetes object is a JSON object"));
+        };
+        let metadata = match fields.remove("metadata") {
+            Some(m) => serde_json::from_value(m)?,
+            None => ObjectMeta::default(),
+        };
+        Ok(Self {
+            metadata,
+            rest: serde_json::to_string(&fields)?.into_boxed_str(),
+            kind: PhantomData,
+        })
+    }
+}
+
+impl<K: DeserializeOwned> Compact<K> {
+    /// The whole object, parsed.
+    pub fn expand(&self) -> Result<K, serde_json::Error> {
+        let mut fields: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&self.rest)?;
+        fields.insert("metadata".into(), serde_json::to_value(&self.metadata)?);
+        serde_json::from_value(serde_json::Value::Object(fields))
+    }
+}
+
+impl<'de, K> Deserialize<'de> for Compact<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        Self::split(value).map_err(D::Error::custom)
+    }
+}
+
+impl<K: Resource<DynamicType = ()>> Resource for Compact<K> {
+    type DynamicType = ();
+    type Scope = K::Scope;
+
+    fn kind(dt: &()) -> Cow<'_, str> {
+        K::kind(dt)
+    }
+
+    fn group(dt: &()) -> Cow<'_, str> {
+        K::group(dt)
+    }
+
+    fn version(dt: &()) -> Cow<'_, str> {
+        K::version(dt)
+    }
+
+    fn plural(dt: &()) -> Cow<'_, str> {
+        K::plural(dt)
+    }
+
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    use serde_json::json;
+
+    fn statefulset() -> serde_json::Value {
+        json!({
+            "apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "web", "namespace": "team", "resourceVersion": "7",
+                "labels": {"a": "b"}},
+            "spec": {"replicas": 2, "serviceName": "web-peers",
+                "selector": {"matchLabels": {"a": "b"}},
+                "template": {"metadata": {"labels": {"a": "b"}},
+                    "spec": {"containers": [{"name": "celld", "image": "celld:v0.4.0"}]}}},
+            "status": {"replicas": 2, "readyReplicas": 1},
+        })
+    }
+
+    #[test]
+    fn expands_to_the_object_it_was_read_from() {
+        let compact: Compact<StatefulSet> =
+            serde_json::from_value(statefulset()).expect("compact");
+        assert_eq!(compact.meta().resource_version.as_deref(), Some("7"));
+        let typed: StatefulSet = serde_json::from_value(statefulset()).expect("typed");
+        assert_eq!(compact.expand().expect("expanded"), typed);
+    }
+
+    #[test]
+    fn metadata_changes_show_in_the_expanded_object() {
+        let mut compact: Compact<StatefulSet> =
+            serde_json::from_value(statefulset()).expect("compact");
+        compact.meta_mut().resource_version = Some("8".into());
+        let expanded = compact.expand().expect("expanded");
+        assert_eq!(expanded.metadata.resource_version.as_deref(), Some("8"));
+        assert_eq!(expanded.spec.expect("spec").replicas, Some(2));
+    }
+
+    #[test]
+    fn names_the_kind_it_holds() {
+        assert_eq!(Compact::<StatefulSet>::kind(&()), "StatefulSet");
+        assert_eq!(Compact::<StatefulSet>::plural(&()), "statefulsets");
+        assert_eq!(Compact::<StatefulSet>::api_version(&()), "apps/v1");
+    }
+
+    #[test]
+    fn refuses_what_is_not_an_object() {
+        assert!(serde_json::from_value::<Compact<StatefulSet>>(json!([1])).is_err());
+    }
+}
