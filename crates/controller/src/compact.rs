@@ -7,8 +7,8 @@
 
 use kube::Resource;
 use kube::api::ObjectMeta;
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
@@ -42,7 +42,9 @@ impl<K> fmt::Debug for Compact<K> {
 impl<K> Compact<K> {
     fn split(value: serde_json::Value) -> Result<Self, serde_json::Error> {
         let serde_json::Value::Object(mut fields) = value else {
-            return Err(serde_json::Error::custom("a Kubernetes object is a JSON object"));
+            return Err(serde_json::Error::custom(
+                "a Kubernetes object is a JSON object",
+            ));
         };
         let metadata = match fields.remove("metadata") {
             Some(m) => serde_json::from_value(m)?,
@@ -123,8 +125,7 @@ mod tests {
 
     #[test]
     fn expands_to_the_object_it_was_read_from() {
-        let compact: Compact<StatefulSet> =
-            serde_json::from_value(statefulset()).expect("compact");
+        let compact: Compact<StatefulSet> = serde_json::from_value(statefulset()).expect("compact");
         assert_eq!(compact.meta().resource_version.as_deref(), Some("7"));
         let typed: StatefulSet = serde_json::from_value(statefulset()).expect("typed");
         assert_eq!(compact.expand().expect("expanded"), typed);
