@@ -1,7 +1,8 @@
 //! gs:// and az:// fleets against the local GCS (fake-gcs-server) and Azure Blob (Azurite)
 //! emulators: each resolves, its nodes get exactly celld's environment for the store (no key
-//! without a credentials Secret), and the operator reads the deployment pointer published into
-//! the emulator, or says precisely that it has no credentials for the bucket.
+//! without a credentials Secret), the operator reads the deployment pointer published into the
+//! emulator, or says precisely that it has no credentials for the bucket, and a rotated key
+//! rolls the nodes.
 
 use crate::support::*;
 use celld_api::{CelldObjectStore, labels};
@@ -217,23 +218,13 @@ async fn a_gcs_fleet_with_a_key_reads_its_pointer_and_rolls_on_rotation() {
         )
         .await
         .expect("key rotated");
-    let api = env.api::<StatefulSet>();
-    wait_until("the rotated key in the config hash", TIMEOUT, || async {
-        let now = api.get("web").await.ok().and_then(|s| config_hash(&s));
-        if now.is_some() && now != before {
-            Check::Done(())
-        } else {
-            Check::Pending(format!("{now:?}"))
-        }
-    })
-    .await
-    .expect("the nodes roll onto the new key");
+    wait_new_hash(&env, "web", &[before]).await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
 
 #[tokio::test]
-async fn an_azure_fleet_through_a_store_reads_its_pointer() {
+async fn an_azure_fleet_through_a_store_reads_its_pointer_and_rolls_on_rotation() {
     let (env, op, _, azure) = env_with_emulators("azure-store").await;
     let prefix = unique_name("azure-store");
     create_secret(
@@ -279,6 +270,13 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer() {
             "AZURE_STORAGE_ACCOUNT_KEY<-azure-key/AZURE_STORAGE_ACCOUNT_KEY".to_string(),
         ]
     );
+    assert_eq!(
+        volumes_and_mounts(&sts),
+        (
+            vec!["tmp".to_string(), "work".to_string()],
+            vec!["work:/var/lib/celld".to_string(), "tmp:/tmp".to_string()]
+        )
+    );
     let fleet = env
         .api::<celld_api::CelldFleet>()
         .get("shop")
@@ -302,8 +300,82 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer() {
         .await
         .expect("new pointer published");
     wait_version(&env, "shop", "00000000000000b3").await;
+
+    // A new account key rolls the nodes, as an S3 Secret does. Azurite knows one key per
+    // account, so the Secret first takes another key and then the account's key again: each
+    // change rolls, and the operator reads with the key the Secret holds now.
+    let original = config_hash(&statefulset(&env, "shop").await);
+    rotate_azure_key(&env, OTHER_AZURE_KEY).await;
+    let other = wait_new_hash(&env, "shop", &[original]).await;
+    rotate_azure_key(&env, &azure.key).await;
+    wait_new_hash(&env, "shop", &[other]).await;
+    wait_rolled(&env, "shop").await;
+    azure
+        .put(
+            &format!("{prefix}/deploy/current.json"),
+            &pointer("00000000000000b4"),
+        )
+        .await
+        .expect("new pointer published");
+    wait_version(&env, "shop", "00000000000000b4").await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
+}
+
+/// Waits until every node of the fleet runs the StatefulSet's current template.
+async fn wait_rolled(env: &TestEnv, name: &str) {
+    let api = env.api::<StatefulSet>();
+    wait_until("every node on the new template", TIMEOUT, || async {
+        let sts = api.get(name).await.ok();
+        let want = sts.as_ref().and_then(|s| s.spec.as_ref()?.replicas);
+        let generation = sts.as_ref().and_then(|s| s.metadata.generation);
+        let status = sts.and_then(|s| s.status);
+        match &status {
+            Some(st)
+                if want.is_some_and(|n| n > 0)
+                    && st.observed_generation == generation
+                    && st.updated_replicas == want
+                    && st.ready_replicas == want
+                    && st.current_revision == st.update_revision =>
+            {
+                Check::Done(())
+            }
+            _ => Check::Pending(format!("{status:?}")),
+        }
+    })
+    .await
+    .expect("the nodes rolled");
+}
+
+/// A well-formed Azure account key that is not Azurite's.
+const OTHER_AZURE_KEY: &str =
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==";
+
+/// Puts `key` into the Secret `azure-key`.
+async fn rotate_azure_key(env: &TestEnv, key: &str) {
+    env.api::<Secret>()
+        .patch(
+            "azure-key",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"stringData": {"AZURE_STORAGE_ACCOUNT_KEY": key}})),
+        )
+        .await
+        .expect("key rotated");
+}
+
+/// The fleet's config hash once it is none of `before`.
+async fn wait_new_hash(env: &TestEnv, name: &str, before: &[Option<String>]) -> Option<String> {
+    let api = env.api::<StatefulSet>();
+    wait_until("the rotated key in the config hash", TIMEOUT, || async {
+        let now = api.get(name).await.ok().and_then(|s| config_hash(&s));
+        if now.is_some() && !before.contains(&now) {
+            Check::Done(now)
+        } else {
+            Check::Pending(format!("{now:?}"))
+        }
+    })
+    .await
+    .expect("the nodes roll onto the new key")
 }
 
 #[tokio::test]
@@ -395,6 +467,90 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
         1,
         "one Warning Event, not one per reconcile"
     );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
+    let ambient: Vec<String> = std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("AZURE_"))
+        .collect();
+    assert!(
+        ambient.is_empty(),
+        "{ambient:?} set: the operator under test would find Azure credentials in its environment; unset them to run this test"
+    );
+    let (env, op, _, azure) = env_with_emulators("azure-identity").await;
+    let prefix = unique_name("azure-identity");
+    azure
+        .put(
+            &format!("{prefix}/deploy/current.json"),
+            &pointer("00000000000000d4"),
+        )
+        .await
+        .expect("pointer published to Azurite");
+    let bucket = format!("az://{}/{prefix}", azure.container);
+    apply_fleet(
+        &env,
+        &fleet(
+            "jobs",
+            json!({"objectStorage": {"bucket": bucket, "azureStorageAccount": azure.account}, "serviceAccountName": "celld", "podLabels": {"azure.workload.identity/use": "true"}}),
+        ),
+    )
+    .await;
+
+    // Neither a managed identity nor a workload identity token reaches the operator here.
+    let fleet = wait_condition(
+        &env,
+        "jobs",
+        "Deployed",
+        "Unknown",
+        Some("NoOperatorCredentials"),
+    )
+    .await;
+    let deployed = celld_api::conditions::find(
+        &fleet.status.as_ref().expect("status").conditions,
+        "Deployed",
+    )
+    .expect("Deployed")
+    .clone();
+    assert!(
+        deployed.message.starts_with(&format!(
+            "the operator has no credentials for {bucket}/deploy/current.json: the fleet names no credentials Secret"
+        )),
+        "{}",
+        deployed.message
+    );
+
+    // The nodes get the account name and no key: celld takes the pod's identity.
+    let sts = statefulset(&env, "jobs").await;
+    assert_eq!(
+        storage_env(&sts),
+        [
+            format!("CELLD_BUCKET={bucket}"),
+            format!("AZURE_STORAGE_ACCOUNT_NAME={}", azure.account),
+        ]
+    );
+    assert_eq!(
+        volumes_and_mounts(&sts),
+        (
+            vec!["tmp".to_string(), "work".to_string()],
+            vec!["work:/var/lib/celld".to_string(), "tmp:/tmp".to_string()]
+        )
+    );
+    let template = sts.spec.map(|s| s.template).expect("pod template");
+    let label = template
+        .metadata
+        .and_then(|m| m.labels)
+        .and_then(|l| l.get("azure.workload.identity/use").cloned());
+    assert_eq!(
+        label.as_deref(),
+        Some("true"),
+        "AKS gives the identity to pods with this label"
+    );
+    let pod = template.spec.expect("pod spec");
+    assert_eq!(pod.service_account_name.as_deref(), Some("celld"));
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
