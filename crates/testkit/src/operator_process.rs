@@ -51,20 +51,39 @@ impl OperatorProcess {
         gcs: &GcsSettings,
         azure: &AzureSettings,
     ) -> Result<Self> {
+        Self::start_with_identity(namespace, log, gcs, azure, &[]).await
+    }
+
+    /// [`OperatorProcess::start_with_emulators`] with `identity` added to the operator's
+    /// environment: credentials its default chain finds, standing in for the cloud identity
+    /// of its ServiceAccount.
+    pub async fn start_with_identity(
+        namespace: &str,
+        log: &Path,
+        gcs: &GcsSettings,
+        azure: &AzureSettings,
+        identity: &[(&str, String)],
+    ) -> Result<Self> {
         let bin = cargo_bin("celld-operator", "celld-operator", OPERATOR_BIN_ENV).await?;
         let extra = [
             format!("--gcs-endpoint={}", gcs.endpoint),
             format!("--azure-blob-endpoint={}", azure.blob_endpoint),
         ];
-        Self::run(&bin, namespace, log, &extra).await
+        Self::run(&bin, namespace, log, &extra, identity).await
     }
 
     /// Starts the operator binary `bin` on `namespace`, logging to `log`.
     pub async fn start_binary(bin: &Path, namespace: &str, log: &Path) -> Result<Self> {
-        Self::run(bin, namespace, log, &[]).await
+        Self::run(bin, namespace, log, &[], &[]).await
     }
 
-    async fn run(bin: &Path, namespace: &str, log: &Path, extra: &[String]) -> Result<Self> {
+    async fn run(
+        bin: &Path,
+        namespace: &str,
+        log: &Path,
+        extra: &[String],
+        env: &[(&str, String)],
+    ) -> Result<Self> {
         let metrics_port = free_port()?;
         let file = std::fs::File::create(log)
             .map_err(|e| Error::io("creating the operator's log", log, e))?;
@@ -81,6 +100,7 @@ impl OperatorProcess {
             ])
             .args(["--s3-timeout-seconds", "3"])
             .args(extra)
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .env("KUBECONFIG", paths::kubeconfig())
             .env(
                 "RUST_LOG",

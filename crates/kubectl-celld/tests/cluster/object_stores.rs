@@ -1,6 +1,6 @@
 //! `deploy`, `status`, `history` and `rollback` on gs:// and az:// fleets against the local GCS
-//! (fake-gcs-server) and Azure Blob (Azurite) emulators, and `deploy` on an s3:// fleet
-//! without a credentials Secret (workload identity).
+//! (fake-gcs-server) and Azure Blob (Azurite) emulators, with a credentials Secret or workload
+//! identity, and `deploy` and `status` on an s3:// fleet without a credentials Secret.
 //!
 //! In the deploy pod, `celld` is the test double and `celld-bucket` the real bucket agent, both
 //! run by kwok with the pod's own environment (the keys of the fleet's Secret) plus the variable
@@ -168,17 +168,23 @@ async fn deploy_history_rollback(
     Ok(())
 }
 
-async fn start(test: &str) -> TestResult<(TestEnv, OperatorProcess, GcsSettings, AzureSettings)> {
+/// A test namespace and an operator on it that reads gs:// and az:// buckets at the emulators,
+/// with `identity` in its environment (what its default credential chain finds).
+async fn start(
+    test: &str,
+    identity: &[(&str, String)],
+) -> TestResult<(TestEnv, OperatorProcess, GcsSettings, AzureSettings)> {
     let env = support::env(test).await?;
     let gcs = GcsSettings::load()
         .map_err(|e| format!("the GCS emulator's settings: {e} (run make cluster-up)"))?;
     let azure = AzureSettings::load()
         .map_err(|e| format!("the Azure Blob emulator's settings: {e} (run make cluster-up)"))?;
-    let operator = OperatorProcess::start_with_emulators(
+    let operator = OperatorProcess::start_with_identity(
         env.namespace(),
         &env.scratch_dir()?.join("operator.log"),
         &gcs,
         &azure,
+        identity,
     )
     .await?;
     Ok((env, operator, gcs, azure))
@@ -186,7 +192,7 @@ async fn start(test: &str) -> TestResult<(TestEnv, OperatorProcess, GcsSettings,
 
 #[tokio::test]
 async fn a_gcs_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
-    let (env, operator, gcs, _) = start("plugin-gcs").await?;
+    let (env, operator, gcs, _) = start("plugin-gcs", &[]).await?;
     create::<Secret>(
         &env,
         json!({"metadata": {"name": "gcs-key"}, "stringData": {"GOOGLE_SERVICE_ACCOUNT_KEY": emulator_key()}}),
@@ -216,7 +222,7 @@ async fn a_gcs_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
 
 #[tokio::test]
 async fn an_azure_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
-    let (env, operator, _, azure) = start("plugin-azure").await?;
+    let (env, operator, _, azure) = start("plugin-azure", &[]).await?;
     create::<Secret>(
         &env,
         json!({"metadata": {"name": "azure-key"}, "stringData": {"AZURE_STORAGE_ACCOUNT_KEY": azure.key}}),
@@ -246,8 +252,13 @@ async fn an_azure_fleet_deploys_shows_lists_and_rolls_back() -> TestResult {
 
 #[tokio::test]
 async fn an_s3_fleet_without_a_secret_deploys_under_its_service_account() -> TestResult {
-    let env = support::env("plugin-s3-identity").await?;
-    let s3 = env.s3()?;
+    let s3 = celld_testkit::S3Settings::load()?;
+    // The operator's own identity (IRSA on EKS): here the emulator's keys in its environment.
+    let identity = [
+        ("AWS_ACCESS_KEY_ID", s3.access_key_id.clone()),
+        ("AWS_SECRET_ACCESS_KEY", s3.secret_access_key.clone()),
+    ];
+    let (env, operator, _, _) = start("plugin-s3-identity", &identity).await?;
     create::<ServiceAccount>(&env, json!({"metadata": {"name": "celld-irsa"}})).await?;
     let bucket = support::bucket(&s3, "s3-identity");
     create::<CelldFleet>(
@@ -261,10 +272,6 @@ async fn an_s3_fleet_without_a_secret_deploys_under_its_service_account() -> Tes
     let double = DeployDouble::new(scratch.join("double")).await?;
     // The pod gets no key: on EKS the webhook would give it the role's token. Here the Exec
     // rule stands in for that identity with the emulator's keys; the Job itself carries none.
-    let identity = [
-        ("AWS_ACCESS_KEY_ID", s3.access_key_id.clone()),
-        ("AWS_SECRET_ACCESS_KEY", s3.secret_access_key.clone()),
-    ];
     let poc = poc_worker();
     let run = support::command_paused(
         &env,
@@ -321,12 +328,85 @@ async fn an_s3_fleet_without_a_secret_deploys_under_its_service_account() -> Tes
             .any(|l| l.starts_with('*') && l.contains(&version)),
         "{run}"
     );
-    let run = support::run(&env, &["status", FLEET]).await?;
+    // The operator read the pointer the deploy published with its own identity.
+    let run = wait_status(&env, &version, &operator).await?;
     assert!(
         run.stdout
             .contains("credentials: workload identity through ServiceAccount celld-irsa"),
         "{run}"
     );
+    operator.stop().await;
     env.cleanup().await?;
     Ok(())
+}
+
+/// The whole cycle on a fleet without a credentials Secret under the ServiceAccount `sa`: the
+/// operator and the deploy pods both get `identity` the way a cloud's webhook or metadata
+/// service would give it to them.
+async fn under_workload_identity(
+    test: &str,
+    identity: &[(&'static str, String)],
+    object_storage: serde_json::Value,
+    client_env: Vec<(&'static str, String)>,
+    storage_line: &str,
+) -> TestResult {
+    let (env, operator, _, _) = start(test, identity).await?;
+    create::<ServiceAccount>(&env, json!({"metadata": {"name": "celld-wi"}})).await?;
+    let bucket = object_storage["bucket"]
+        .as_str()
+        .ok_or("objectStorage.bucket")?
+        .to_string();
+    create::<CelldFleet>(
+        &env,
+        json!({"metadata": {"name": FLEET}, "spec": {"objectStorage": object_storage, "serviceAccountName": "celld-wi"}}),
+    )
+    .await?;
+    let mut extra = client_env;
+    extra.extend(identity.iter().cloned());
+    deploy_history_rollback(
+        &env,
+        &extra,
+        &bucket,
+        &[
+            storage_line,
+            "credentials: workload identity through ServiceAccount celld-wi",
+        ],
+        &operator,
+    )
+    .await?;
+    operator.stop().await;
+    env.cleanup().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_gcs_fleet_under_workload_identity_deploys_shows_lists_and_rolls_back() -> TestResult {
+    let gcs = GcsSettings::load()?;
+    let bucket = format!("gs://{}/{}", gcs.bucket, unique_name("plugin-gcs-wi"));
+    under_workload_identity(
+        "plugin-gcs-wi",
+        &[("GOOGLE_SERVICE_ACCOUNT_KEY", emulator_key())],
+        json!({"bucket": bucket}),
+        gcs.client_env(),
+        "Google Cloud Storage",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn an_azure_fleet_under_workload_identity_deploys_shows_lists_and_rolls_back() -> TestResult {
+    let azure = AzureSettings::load()?;
+    let bucket = format!(
+        "az://{}/{}",
+        azure.container,
+        unique_name("plugin-azure-wi")
+    );
+    under_workload_identity(
+        "plugin-azure-wi",
+        &[("AZURE_STORAGE_ACCOUNT_KEY", azure.key.clone())],
+        json!({"bucket": bucket, "azureStorageAccount": azure.account}),
+        azure.client_env(),
+        &format!("Azure Blob Storage, storage account {}", azure.account),
+    )
+    .await
 }
