@@ -467,6 +467,32 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
         1,
         "one Warning Event, not one per reconcile"
     );
+
+    // An s3:// fleet under IRSA or Pod Identity: its nodes get where the bucket is, no key.
+    let s3 = env.s3().expect("S3 settings");
+    let s3_bucket = format!("s3://{}/{prefix}", s3.bucket);
+    apply_fleet(
+        &env,
+        &crate::support::fleet(
+            "irsa",
+            json!({"objectStorage": {"bucket": s3_bucket, "endpoint": s3.endpoint, "region": s3.region, "allowHTTP": true}, "serviceAccountName": "celld"}),
+        ),
+    )
+    .await;
+    wait_condition(&env, "irsa", "StorageResolved", "True", Some("Resolved")).await;
+    let sts = statefulset(&env, "irsa").await;
+    assert_eq!(
+        storage_env(&sts),
+        [
+            format!("CELLD_BUCKET={s3_bucket}"),
+            format!("AWS_REGION={}", s3.region),
+            format!("S3_ENDPOINT={}", s3.endpoint),
+        ]
+    );
+    assert_eq!(
+        volumes_and_mounts(&sts).0,
+        vec!["tmp".to_string(), "work".to_string()]
+    );
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
