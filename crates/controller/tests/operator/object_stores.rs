@@ -2,7 +2,7 @@
 //! emulators: each resolves, its nodes get exactly celld's environment for the store (no key
 //! without a credentials Secret), the operator reads the deployment pointer published into the
 //! emulator, or says precisely that it has no credentials for the bucket, and a rotated key
-//! rolls the nodes.
+//! rolls the nodes. An s3:// fleet without a credentials Secret gets no key either.
 
 use crate::support::*;
 use celld_api::{CelldObjectStore, labels};
