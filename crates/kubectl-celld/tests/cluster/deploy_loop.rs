@@ -6,6 +6,7 @@
 //! sources publishes a new version. A deploy that loses the compare-and-swap race on the
 //! pointer fails, saying to re-run, and the serving version stays.
 
+use crate::poc_worker::poc_worker;
 use crate::support::{self, Run, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec};
 use celld_testkit::deploy_double::{hold, pointer, project, version};
@@ -13,7 +14,7 @@ use celld_testkit::{Check, DeployDouble, OperatorProcess, S3Settings, TestEnv, w
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::PostParams;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 const FLEET: &str = "hello";
@@ -21,11 +22,6 @@ const REPLICAS: i32 = 2;
 /// The script name in poc/worker/wrangler.jsonc.
 const SCRIPT: &str = "celld-poc-hello";
 const WAIT: Duration = Duration::from_secs(90);
-
-/// The repository's POC Worker.
-fn poc_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
-}
 
 fn copy_dir(from: &Path, to: &Path) -> TestResult {
     std::fs::create_dir_all(to)?;

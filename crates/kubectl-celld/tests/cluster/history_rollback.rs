@@ -4,42 +4,17 @@
 //! `celld-bucket` (kwok runs execs locally) against the local S3 server, with the credentials
 //! the Job's Secret references.
 
+use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, FakeTools, Run, TestResult};
 use celld_api::CelldFleet;
 use celld_api::labels::DEPLOYED_AT;
 use celld_testkit::deploy_double::{pointer, project, version};
 use celld_testkit::{DeployDouble, S3Settings, TestEnv};
 use k8s_openapi::api::core::v1::Pod;
-use std::path::{Path, PathBuf};
 
 const FLEET: &str = "hist";
 const SCRIPT: &str = "celld-poc-hello";
 const UNFINISHED: &str = "ffffffffffffffff";
-
-fn poc_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
-}
-
-/// A copy of the POC Worker with one line added, so it has another version.
-fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
-    let to = dir.join("worker");
-    for rel in [
-        "wrangler.jsonc",
-        "src/index.js",
-        "src/greeting.js",
-        "src/respond.js",
-        "src/routes.js",
-    ] {
-        let target = to.join(rel);
-        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
-        std::fs::copy(poc_worker().join(rel), &target)?;
-    }
-    let greeting = to.join("src/greeting.js");
-    let mut text = std::fs::read_to_string(&greeting)?;
-    text.push_str("// second version\n");
-    std::fs::write(&greeting, text)?;
-    Ok(to)
-}
 
 /// Runs `args` with the double's Exec rule (celld-bucket) plus this machine's curl.
 async fn wired(env: &TestEnv, double: &DeployDouble, args: &[&str]) -> TestResult<Run> {

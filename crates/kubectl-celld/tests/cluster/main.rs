@@ -18,6 +18,7 @@ mod kubectl_conventions;
 mod kubectl_plugin;
 mod logs;
 mod object_stores;
+mod poc_worker;
 mod reconcile_at_once;
 mod status;
 mod support;

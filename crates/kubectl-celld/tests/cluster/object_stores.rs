@@ -8,6 +8,7 @@
 //! reads the pointers at the emulators itself, so what `status` shows was read independently of
 //! the plugin's writes.
 
+use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, Run, TestResult};
 use celld_api::CelldFleet;
 use celld_testkit::deploy_double::{project, version};
@@ -19,35 +20,9 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
 use kube::api::{ListParams, PostParams};
 use serde_json::json;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const FLEET: &str = "web";
-
-fn poc_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
-}
-
-/// A copy of the POC Worker with one line added, so it has another version.
-fn changed_worker(dir: &Path) -> TestResult<PathBuf> {
-    let to = dir.join("worker");
-    for rel in [
-        "wrangler.jsonc",
-        "src/index.js",
-        "src/greeting.js",
-        "src/respond.js",
-        "src/routes.js",
-    ] {
-        let target = to.join(rel);
-        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
-        std::fs::copy(poc_worker().join(rel), &target)?;
-    }
-    let greeting = to.join("src/greeting.js");
-    let mut text = std::fs::read_to_string(&greeting)?;
-    text.push_str("// second version\n");
-    std::fs::write(&greeting, text)?;
-    Ok(to)
-}
 
 /// A service-account key the GCS client takes without asking Google for a token (the
 /// emulator authenticates nothing).

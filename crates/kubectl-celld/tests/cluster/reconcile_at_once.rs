@@ -2,13 +2,14 @@
 //! checks ten minutes apart, a fleet held at 0 nodes scales up, and the fleet's status follows a
 //! new version and a rollback, each within seconds of the plugin's command.
 
+use crate::poc_worker::poc_worker;
 use crate::support::{self, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec, StoreRef};
 use celld_testkit::deploy_double::{project, version};
 use celld_testkit::{Check, DeployDouble, OPERATOR_BIN_ENV, TestEnv, paths, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::PostParams;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,10 +19,6 @@ const REPLICAS: i32 = 2;
 const RESYNC_SECONDS: &str = "600";
 /// How long the operator may take to act on a command of the plugin.
 const PROMPT: Duration = Duration::from_secs(20);
-
-fn poc_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
-}
 
 /// The operator watching `env`'s namespace, checking fleets only every ten minutes unless they
 /// change; killed when dropped.
