@@ -40,7 +40,7 @@ impl Bucket {
             .bytes()
             .await
             .map_err(|e| self.failed("reading", &key, &e))?;
-        let version = match self.location.cloud {
+        let version = match self.location.scheme {
             Cloud::Gcs => meta.version.map(Version::Generation),
             Cloud::S3 | Cloud::Azure => meta.e_tag.map(Version::ETag),
         };
@@ -74,7 +74,8 @@ impl Bucket {
         let objects = metas
             .into_iter()
             .filter_map(|m| {
-                let key = self.location.relative(m.location.as_ref())?.to_string();
+                let key =
+                    crate::location::relative(&self.location, m.location.as_ref())?.to_string();
                 Some(Listed {
                     key,
                     size: m.size,

@@ -53,7 +53,7 @@ fn is_http(url: Option<&String>) -> bool {
 impl Bucket {
     /// The bucket of `CELLD_BUCKET`, with the credentials of this process's environment.
     pub fn from_env() -> Result<Self, AgentError> {
-        let location = Location::from_env()?;
+        let location = crate::location::from_env()?;
         Self::new(location, var("CELLD_BUCKET").unwrap_or_default())
     }
 
@@ -64,7 +64,7 @@ impl Bucket {
             bucket: url.clone(),
             source: Box::new(source),
         };
-        let (store, gcs): (Arc<dyn ObjectStore>, _) = match location.cloud {
+        let (store, gcs): (Arc<dyn ObjectStore>, _) = match location.scheme {
             Cloud::S3 => {
                 let endpoint = var("S3_ENDPOINT");
                 let mut b = AmazonS3Builder::from_env()

@@ -35,7 +35,7 @@ impl CloudStore {
     /// The bucket `url` (`gs://` or `az://`), refused unless its emulator is on this machine.
     pub fn new(url: &str) -> Result<Self, DeployError> {
         let location = Location::parse(url).map_err(failed)?;
-        let var = endpoint_var(location.cloud);
+        let var = endpoint_var(location.scheme);
         // The emulator's URL may carry a path (Azurite's account); its server must be local.
         let server = std::env::var(var)
             .ok()
