@@ -21,7 +21,14 @@ use kube::runtime::{Controller, controller};
 use kube::{Client, Resource, ResourceExt};
 use std::future::Future;
 use std::sync::Arc;
-use tracing::{debug, info};
+use std::time::Duration;
+use tracing::{debug, info, warn};
+
+/// How long reconciles under way get to finish once a shutdown is asked for. kube-runtime holds
+/// a controller's reconciles until its cache has listed once, and waits for them on shutdown:
+/// a cache that never lists (its CRD not installed, the list refused) would otherwise keep the
+/// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 type Fleets = Store<DeserializeGuard<CelldFleet>>;
 type Stores = Store<DeserializeGuard<CelldObjectStore>>;
@@ -93,7 +100,8 @@ async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
     }
 }
 
-/// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended.
+/// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or
+/// [`SHUTDOWN_GRACE`] after `shutdown`, whichever comes first.
 /// Every write passes `fence`; every watch reports its life to `watches`.
 pub async fn run(
     client: Client,
@@ -230,14 +238,21 @@ pub async fn run(
             }
         });
     let store_loop = store_controller
-        .graceful_shutdown_on(shutdown)
+        .graceful_shutdown_on(shutdown.clone())
         .run(store_status::reconcile, store_status::error_policy, ctx)
         .for_each(|result| async move {
             if let Err(e) = result {
                 debug!(error = %e, "store status did not complete");
             }
         });
-    futures::future::join(fleet_loop, store_loop).await;
+    let grace = async {
+        shutdown.clone().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        _ = futures::future::join(fleet_loop, store_loop) => {}
+        () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
+    }
     housekeeping.abort();
     follower.abort();
     watches.forget_all();

@@ -16,6 +16,7 @@ mod object_stores;
 mod pod_history;
 mod routes;
 mod scale;
+mod shutdown;
 mod status_follower;
 mod storage;
 mod upgrades;

@@ -52,6 +52,14 @@ impl Operator {
         let _ = tokio::time::timeout(Duration::from_secs(20), &mut self.task).await;
     }
 
+    /// Asks the operator to stop and tells whether it stopped within `within`.
+    pub async fn stops_within(mut self, within: Duration) -> bool {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        tokio::time::timeout(within, &mut self.task).await.is_ok()
+    }
+
     /// Kills the operator without a graceful shutdown (its Lease is left to expire).
     pub fn kill(self) {
         self.task.abort();
@@ -67,6 +75,20 @@ impl Operator {
 /// config/rbac/role.yaml (the ClusterRole bound in this namespace, the leader-election Role
 /// recreated here) and returns a client that authenticates as it.
 pub async fn operator_client(env: &TestEnv) -> Client {
+    operator_client_with(env, Grants::All).await
+}
+
+/// Which rules of config/rbac/role.yaml the test's operator holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Grants {
+    /// The ClusterRole and the leader-election Role.
+    All,
+    /// Only the leader-election Role: it can lead, and every list of its watches is refused.
+    LeaderElectionOnly,
+}
+
+/// [`operator_client`] with only the rules `grants` names.
+pub async fn operator_client_with(env: &TestEnv, grants: Grants) -> Client {
     let admin = env.client();
     let ns = env.namespace();
     let pp = PatchParams::apply(TESTS).force();
@@ -94,10 +116,11 @@ pub async fn operator_client(env: &TestEnv) -> Client {
         .patch("celld-operator", &pp, &Patch::Apply(&sa))
         .await
         .expect("ServiceAccount");
-    for (name, kind, role_name) in [
-        ("celld-operator", "ClusterRole", cluster_role.name_any()),
-        ("celld-operator-leader-election", "Role", role.name_any()),
-    ] {
+    let mut bindings = vec![("celld-operator-leader-election", "Role", role.name_any())];
+    if grants == Grants::All {
+        bindings.push(("celld-operator", "ClusterRole", cluster_role.name_any()));
+    }
+    for (name, kind, role_name) in bindings {
         let binding: RoleBinding = serde_json::from_value(json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
             "metadata": {"name": name},
