@@ -1,12 +1,12 @@
-//! Bucket clients shared by every fleet with the same connection and credentials: one
-//! connection pool per object store, whatever the number of fleets on it (for S3 with a
-//! credentials Secret whatever their bucket and prefix too; `object_store` clients are bound to
-//! one bucket). A client no fleet used for [`IDLE`] is dropped with its connections.
+//! Bucket clients shared by every fleet with the same bucket, connection and credentials: one
+//! connection pool per bucket (an `object_store` client is bound to one), whatever the number
+//! of fleets and prefixes in it. A client no fleet used for [`IDLE`] is dropped with its
+//! connections.
 
 use crate::children::storage_env;
-use crate::pointer::{self, PointerSource, S3Source};
+use crate::pointer::PointerSource;
 use crate::pointer_object_store::{StoreEndpoints, StoreSource};
-use celld_api::{ResolvedStorage, Scheme};
+use celld_api::ResolvedStorage;
 use k8s_openapi::api::core::v1::Secret;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -16,22 +16,17 @@ use std::time::{Duration, Instant};
 /// How long a client nobody uses is kept.
 pub const IDLE: Duration = Duration::from_secs(600);
 
-/// What makes two fleets able to share a client: the store, its connection and the credentials
-/// (with `secret`, None for the operator's own identity), and the bucket unless the client is
-/// an S3 one with keys (never the prefix, which is per request).
+/// What makes two fleets able to share a client: the store, its connection, the bucket and the
+/// credentials (with `secret`, None for the operator's own identity); never the prefix, which is
+/// per request.
 pub fn key(storage: &ResolvedStorage, secret: Option<&Secret>) -> String {
     let mut h = Sha256::new();
-    let per_bucket = !(storage.bucket.scheme == Scheme::S3 && secret.is_some());
     for part in [
         storage.bucket.scheme.prefix(),
         storage.endpoint.as_deref().unwrap_or(""),
         storage.region.as_str(),
         storage.azure_storage_account.as_deref().unwrap_or(""),
-        if per_bucket {
-            storage.bucket.name.as_str()
-        } else {
-            ""
-        },
+        storage.bucket.name.as_str(),
         if secret.is_some() {
             "secret"
         } else {
@@ -75,27 +70,19 @@ impl BucketClients {
     }
 
     /// The client for `storage` with the credentials in `secret` (None: the operator's own
-    /// identity), built the first time: `aws-sdk-s3` for an S3 bucket with keys, `object_store`
-    /// otherwise. The message says why there is none.
+    /// identity), built the first time. The message says why there is none.
     pub fn get(
         &self,
         storage: &ResolvedStorage,
         secret: Option<&Secret>,
     ) -> Result<Client, String> {
         self.get_or_build(&key(storage, secret), Instant::now(), || {
-            match (storage.bucket.scheme, secret) {
-                (Scheme::S3, Some(secret)) => Ok(Arc::new(S3Source(pointer::client(
-                    storage,
-                    secret,
-                    self.timeout,
-                )?)) as Client),
-                _ => Ok(Arc::new(StoreSource::new(
-                    storage,
-                    secret,
-                    &self.endpoints,
-                    self.timeout,
-                )?) as Client),
-            }
+            Ok(Arc::new(StoreSource::new(
+                storage,
+                secret,
+                &self.endpoints,
+                self.timeout,
+            )?) as Client)
         })
     }
 
@@ -164,10 +151,14 @@ mod tests {
     }
 
     #[test]
-    fn fleets_on_one_store_share_a_client_whatever_their_prefix() {
+    fn fleets_in_one_bucket_share_a_client_whatever_their_prefix() {
         assert_eq!(
             key(&storage("s3://b/one"), Some(&secret("s"))),
-            key(&storage("s3://other/two"), Some(&secret("s")))
+            key(&storage("s3://b/two"), Some(&secret("s")))
+        );
+        assert_ne!(
+            key(&storage("s3://b/one"), Some(&secret("s"))),
+            key(&storage("s3://other/one"), Some(&secret("s")))
         );
         assert_ne!(
             key(&storage("s3://b/one"), Some(&secret("s"))),
@@ -208,8 +199,13 @@ mod tests {
         let built = std::cell::Cell::new(0);
         let build = || {
             built.set(built.get() + 1);
-            pointer::client(&storage("s3://b/p"), &secret("s"), Duration::from_secs(1))
-                .map(|c| Arc::new(S3Source(c)) as Client)
+            StoreSource::new(
+                &storage("s3://b/p"),
+                Some(&secret("s")),
+                &StoreEndpoints::default(),
+                Duration::from_secs(1),
+            )
+            .map(|c| Arc::new(c) as Client)
         };
         clients.get_or_build("k", start, build).unwrap();
         clients
@@ -218,8 +214,13 @@ mod tests {
         assert_eq!(built.get(), 1);
         clients
             .get_or_build("other", start + IDLE + Duration::from_secs(2), || {
-                pointer::client(&storage("s3://b/p"), &secret("x"), Duration::from_secs(1))
-                    .map(|c| Arc::new(S3Source(c)) as Client)
+                StoreSource::new(
+                    &storage("s3://b/p"),
+                    Some(&secret("x")),
+                    &StoreEndpoints::default(),
+                    Duration::from_secs(1),
+                )
+                .map(|c| Arc::new(c) as Client)
             })
             .unwrap();
         assert_eq!(clients.len(), 1, "the idle client was dropped");

@@ -42,6 +42,7 @@ pub mod settled;
 pub mod status;
 pub mod status_follower;
 pub mod status_write;
+pub mod store_errors;
 pub mod store_status;
 pub mod upgrade;
 pub mod upgrade_probe;

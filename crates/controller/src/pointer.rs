@@ -1,14 +1,10 @@
 //! The deployment pointer: `deploy/current.json` under the fleet's bucket prefix, read with the
-//! fleet's own connection and credentials through a [`PointerSource`]: `aws-sdk-s3` for an S3
-//! bucket with a credentials Secret (here), `object_store` for the others
-//! ([`crate::pointer_object_store`]).
+//! fleet's own connection and credentials through a [`PointerSource`]
+//! ([`crate::pointer_object_store`] on every store).
 
 use async_trait::async_trait;
-use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region, timeout::TimeoutConfig};
-use aws_sdk_s3::error::SdkError;
 use celld_api::contract::DeployPointer;
-use celld_api::{DeploymentStatus, ResolvedStorage, labels::secret_keys};
-use k8s_openapi::api::core::v1::Secret;
+use celld_api::{DeploymentStatus, ResolvedStorage};
 use std::time::Duration;
 
 pub use celld_api::contract::FLEET_POINTER as POINTER_KEY;
@@ -39,45 +35,6 @@ pub fn parse(body: &[u8]) -> Pointer {
             "{POINTER_KEY} is not a celld deployment pointer: {e}"
         )),
     }
-}
-
-fn string(secret: &Secret, key: &str) -> Option<String> {
-    secret
-        .data
-        .as_ref()
-        .and_then(|d| d.get(key))
-        .and_then(|v| String::from_utf8(v.0.clone()).ok())
-}
-
-/// An S3 client for `storage` with the credentials in `secret`, each request bounded by
-/// `timeout`; the message says why there is none.
-pub fn client(
-    storage: &ResolvedStorage,
-    secret: &Secret,
-    timeout: Duration,
-) -> Result<aws_sdk_s3::Client, String> {
-    let (Some(ak), Some(sk)) = (
-        string(secret, secret_keys::ACCESS_KEY_ID),
-        string(secret, secret_keys::SECRET_ACCESS_KEY),
-    ) else {
-        return Err("the credentials Secret's keys are not UTF-8".into());
-    };
-    let credentials = Credentials::new(
-        ak,
-        sk,
-        string(secret, secret_keys::SESSION_TOKEN),
-        None,
-        "celld-credentials-secret",
-    );
-    let mut config = aws_sdk_s3::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(storage.region.clone()))
-        .credentials_provider(credentials)
-        .timeout_config(TimeoutConfig::builder().operation_timeout(timeout).build());
-    if let Some(endpoint) = &storage.endpoint {
-        config = config.endpoint_url(endpoint).force_path_style(true);
-    }
-    Ok(aws_sdk_s3::Client::from_conf(config.build()))
 }
 
 /// What a read of the pointer found.
@@ -119,57 +76,6 @@ pub async fn read(
             )),
             etag: None,
         },
-    }
-}
-
-/// An S3 bucket read with `aws-sdk-s3` and the keys of the fleet's credentials Secret.
-pub struct S3Source(pub aws_sdk_s3::Client);
-
-#[async_trait]
-impl PointerSource for S3Source {
-    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read {
-        read_s3(&self.0, storage, etag).await
-    }
-}
-
-async fn read_s3(
-    client: &aws_sdk_s3::Client,
-    storage: &ResolvedStorage,
-    etag: Option<&str>,
-) -> Read {
-    let key = storage.bucket.key(POINTER_KEY);
-    let result = client
-        .get_object()
-        .bucket(&storage.bucket.name)
-        .key(&key)
-        .set_if_none_match(etag.map(str::to_string))
-        .send()
-        .await;
-    let changed = |pointer| Read::Changed {
-        pointer,
-        etag: None,
-    };
-    match result {
-        Ok(out) => {
-            let etag = out.e_tag.clone();
-            match out.body.collect().await {
-                Ok(bytes) => Read::Changed {
-                    pointer: parse(&bytes.into_bytes()),
-                    etag,
-                },
-                Err(e) => changed(Pointer::Unknown(format!(
-                    "reading {}: {e}",
-                    storage.bucket.object_url(POINTER_KEY)
-                ))),
-            }
-        }
-        Err(SdkError::ServiceError(e)) if e.raw().status().as_u16() == 304 => Read::NotModified,
-        Err(SdkError::ServiceError(e)) if e.err().is_no_such_key() => changed(Pointer::Missing),
-        Err(e) => changed(Pointer::Unknown(format!(
-            "reading {} failed: {}",
-            storage.bucket.object_url(POINTER_KEY),
-            aws_sdk_s3::error::DisplayErrorContext(&e)
-        ))),
     }
 }
 

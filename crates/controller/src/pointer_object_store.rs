@@ -1,7 +1,7 @@
-//! Pointer reads through `object_store`: every gs:// and az:// bucket, and an s3:// bucket
-//! whose fleet names no credentials Secret (the operator then uses its own identity, the
-//! default credential chain of the store's client). Reads are conditional on the ETag
-//! (If-None-Match) wherever the store honours it.
+//! Pointer reads through `object_store`, on every store: with the keys of the fleet's
+//! credentials Secret, or, when it names none, the operator's own identity (the default
+//! credential chain of the store's client). Reads are conditional on the ETag (If-None-Match)
+//! wherever the store honours it.
 
 use crate::ambient_credentials::{Ambient, no_credential};
 use crate::pointer::{self, POINTER_KEY, Pointer, PointerSource, Read};
@@ -37,13 +37,19 @@ pub struct StoreSource {
 }
 
 fn string(secret: &Secret, key: &str) -> Result<String, String> {
-    let bytes = secret
+    optional(secret, key)?.ok_or_else(|| format!("the credentials Secret has no key {key}"))
+}
+
+fn optional(secret: &Secret, key: &str) -> Result<Option<String>, String> {
+    secret
         .data
         .as_ref()
         .and_then(|d| d.get(key))
-        .ok_or_else(|| format!("the credentials Secret has no key {key}"))?;
-    String::from_utf8(bytes.0.clone())
-        .map_err(|_| format!("the credentials Secret's key {key} is not UTF-8"))
+        .map(|bytes| {
+            String::from_utf8(bytes.0.clone())
+                .map_err(|_| format!("the credentials Secret's key {key} is not UTF-8"))
+        })
+        .transpose()
 }
 
 /// Builds a store client with `build`, and, for the operator's own identity, again with its
@@ -67,7 +73,7 @@ macro_rules! with_identity {
 }
 
 impl StoreSource {
-    /// A client for `storage`'s bucket with the keys in `secret` (GCS, Azure), or, without one,
+    /// A client for `storage`'s bucket with the keys in `secret`, or, without one,
     /// the operator's own identity; each request bounded by `timeout`. The message says why
     /// there is none.
     pub fn new(
@@ -91,9 +97,22 @@ impl StoreSource {
         let bucket = &storage.bucket.name;
         let store = match storage.bucket.scheme {
             Scheme::S3 => {
-                // With a credentials Secret an S3 bucket is read with aws-sdk-s3
-                // (crate::pointer::client); here only with the operator's own identity.
-                let mut b = AmazonS3Builder::from_env()
+                let mut b = match secret {
+                    Some(secret) => {
+                        let b = AmazonS3Builder::new()
+                            .with_access_key_id(string(secret, secret_keys::ACCESS_KEY_ID)?)
+                            .with_secret_access_key(string(
+                                secret,
+                                secret_keys::SECRET_ACCESS_KEY,
+                            )?);
+                        match optional(secret, secret_keys::SESSION_TOKEN)? {
+                            Some(token) => b.with_token(token),
+                            None => b,
+                        }
+                    }
+                    None => AmazonS3Builder::from_env(),
+                };
+                b = b
                     .with_bucket_name(bucket)
                     .with_region(&storage.region)
                     .with_retry(retry)
@@ -104,7 +123,7 @@ impl StoreSource {
                         .with_virtual_hosted_style_request(false)
                         .with_allow_http(storage.allow_http);
                 }
-                with_identity!(b, true)
+                with_identity!(b, ambient)
             }
             Scheme::Gcs => {
                 let mut b = match secret {
@@ -170,7 +189,10 @@ impl PointerSource for StoreSource {
                         pointer: pointer::parse(&body),
                         etag,
                     },
-                    Err(e) => changed(Pointer::Unknown(format!("reading {url}: {e}"))),
+                    Err(e) => changed(Pointer::Unknown(format!(
+                        "reading {url}: {}",
+                        crate::store_errors::describe(&e)
+                    ))),
                 };
             }
             Err(e) => e,
@@ -198,10 +220,14 @@ fn failed(url: &str, error: &object_store::Error, ambient: bool) -> Pointer {
     );
     if ambient && refused {
         return Pointer::NoCredentials(format!(
-            "the operator has no credentials for {url}: the fleet names no credentials Secret and the store refused the operator's own identity ({error}); allow that identity to read the object, or set credentialsSecretRef"
+            "the operator has no credentials for {url}: the fleet names no credentials Secret and the store refused the operator's own identity ({}); allow that identity to read the object, or set credentialsSecretRef",
+            crate::store_errors::describe(error)
         ));
     }
-    Pointer::Unknown(format!("reading {url} failed: {error}"))
+    Pointer::Unknown(format!(
+        "reading {url} failed: {}",
+        crate::store_errors::describe(error)
+    ))
 }
 
 #[cfg(test)]
