@@ -21,6 +21,21 @@ const IDLE_REQUESTS_TARGET: f64 = 50.0;
 const RSS_TARGET_MIB: f64 = 64.0;
 /// Most resident memory after the churn, over the empty operator's.
 const CHURN_RSS_TARGET: f64 = 1.2;
+/// Most time for every StatefulSet to be ready at [`TARGET_FLEETS`], as a ratio to the floor.
+const CONVERGE_TARGET: f64 = 1.3;
+/// Most API requests per fleet until settled at [`TARGET_FLEETS`].
+const REQUESTS_PER_FLEET_TARGET: f64 = 12.0;
+/// Most CPU seconds per idle minute at [`TARGET_FLEETS`].
+const IDLE_CPU_TARGET: f64 = 0.5;
+
+/// `verdict(met)` for a measurement at [`TARGET_FLEETS`], nothing for the other counts.
+fn at_target(s: &Scale, met: bool) -> &'static str {
+    if s.fleets() == TARGET_FLEETS {
+        verdict(met)
+    } else {
+        ""
+    }
+}
 
 fn secs(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
@@ -90,13 +105,14 @@ fn table(out: &mut String, scales: &[Scale]) {
     row(
         out,
         "first create → all StatefulSets ready (× floor)",
-        "",
+        "≤ 1.3× at 1,000",
         scales,
         |s| {
             format!(
-                "{} ({})",
+                "{} ({}){}",
                 secs(s.operator.statefulsets_ready),
-                times(s.statefulsets_ratio())
+                times(s.statefulsets_ratio()),
+                at_target(s, s.statefulsets_ratio() <= CONVERGE_TARGET)
             )
         },
     );
@@ -150,11 +166,22 @@ fn table(out: &mut String, scales: &[Scale]) {
             format!("{} ({})", thousands(t.requests), thousands(t.writes))
         },
     );
-    row(out, "… per fleet (writes per fleet)", "", scales, |s| {
-        let t = s.operator.to_settle;
-        let n = s.fleets().max(1) as f64;
-        format!("{:.1} ({:.1})", t.requests as f64 / n, t.writes as f64 / n)
-    });
+    row(
+        out,
+        "… per fleet (writes per fleet)",
+        "≤ 12 at 1,000",
+        scales,
+        |s| {
+            let t = s.operator.to_settle;
+            let n = s.fleets().max(1) as f64;
+            let per_fleet = t.requests as f64 / n;
+            format!(
+                "{per_fleet:.1} ({:.1}){}",
+                t.writes as f64 / n,
+                at_target(s, per_fleet <= REQUESTS_PER_FLEET_TARGET)
+            )
+        },
+    );
     row(out, "server errors (5xx) until settled", "0", scales, |s| {
         let n = s.operator.to_settle.server_errors;
         format!("{n}{}", verdict(n == 0))
@@ -166,12 +193,10 @@ fn table(out: &mut String, scales: &[Scale]) {
         scales,
         |s| {
             let per_minute = s.operator.idle_requests_per_minute();
-            let mark = if s.fleets() == TARGET_FLEETS {
-                verdict(per_minute <= IDLE_REQUESTS_TARGET)
-            } else {
-                ""
-            };
-            format!("{per_minute:.0}{mark}")
+            format!(
+                "{per_minute:.0}{}",
+                at_target(s, per_minute <= IDLE_REQUESTS_TARGET)
+            )
         },
     );
     row(out, "writes per idle minute", "0", scales, |s| {
@@ -182,9 +207,16 @@ fn table(out: &mut String, scales: &[Scale]) {
         let n = s.operator.idle.server_errors;
         format!("{n}{}", verdict(n == 0))
     });
-    row(out, "CPU seconds per idle minute", "", scales, |s| {
-        format!("{:.2}", s.operator.idle_cpu_seconds_per_minute())
-    });
+    row(
+        out,
+        "CPU seconds per idle minute",
+        "≤ 0.5 at 1,000",
+        scales,
+        |s| {
+            let cpu = s.operator.idle_cpu_seconds_per_minute();
+            format!("{cpu:.2}{}", at_target(s, cpu <= IDLE_CPU_TARGET))
+        },
+    );
     row(
         out,
         "resident memory after settling (× empty operator)",
@@ -192,11 +224,7 @@ fn table(out: &mut String, scales: &[Scale]) {
         scales,
         |s| {
             let o = &s.operator;
-            let mark = if s.fleets() == TARGET_FLEETS {
-                verdict(o.settled_rss_kib as f64 / 1024.0 <= RSS_TARGET_MIB)
-            } else {
-                ""
-            };
+            let mark = at_target(s, o.settled_rss_kib as f64 / 1024.0 <= RSS_TARGET_MIB);
             let r = o.settled_rss_kib as f64 / o.empty_rss_kib.max(1) as f64;
             format!("{} ({}){mark}", mib(o.settled_rss_kib), times(r))
         },
@@ -458,6 +486,7 @@ pub(crate) mod tests {
             ),
             "{md}"
         );
+        assert!(lines.contains(&"| first create → all StatefulSets ready (× floor) | ≤ 1.3× at 1,000 | 19.0 s (1.90×) | 149.0 s (2.98×) ✗ |"), "{md}");
         assert!(lines.contains(&"| first create → all fleets Ready (× floor) | | 20.0 s (2.00×) | 150.0 s (3.00×) |"), "{md}");
         assert!(lines.contains(&"| status lag: max over fleets of Ready − StatefulSet ready | ≤ 5 s | 6.5 s ✗ | 6.5 s ✗ |"), "{md}");
         assert!(
@@ -467,7 +496,9 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(
-            lines.contains(&"| … per fleet (writes per fleet) | | 123.5 (11.0) | 12.3 (1.1) |"),
+            lines.contains(
+                &"| … per fleet (writes per fleet) | ≤ 12 at 1,000 | 123.5 (11.0) | 12.3 (1.1) ✗ |"
+            ),
             "{md}"
         );
         // The absolute targets are judged at 1,000 fleets only.
@@ -477,7 +508,7 @@ pub(crate) mod tests {
         );
         assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 64 MiB at 1,000 | 32.0 MiB (2.00×) | 80.0 MiB (5.00×) ✗ |"), "{md}");
         assert!(
-            lines.contains(&"| CPU seconds per idle minute | | 1.50 | 1.50 |"),
+            lines.contains(&"| CPU seconds per idle minute | ≤ 0.5 at 1,000 | 1.50 | 1.50 ✗ |"),
             "{md}"
         );
         assert!(md.contains("(scaling.svg)"));
