@@ -67,6 +67,21 @@ pub enum ResolveError {
         /// What does not fit, and the fix.
         problem: String,
     },
+    /// The S3 endpoint passes the schema's pattern but is no URL an object-store client
+    /// accepts (a host such as 10.0.0.300 that reads as an IPv4 address and is not one).
+    #[error(
+        "{via} sets {field} '{endpoint}', which is not a valid URL ({error}): use an absolute http:// or https:// URL whose host is a valid name or IP address, such as https://s3.example.com"
+    )]
+    Endpoint {
+        /// Where the connection comes from, such as `CelldObjectStore 's3' (spec.storeRef.name)`.
+        via: String,
+        /// The field holding the endpoint, such as `spec.objectStorage.endpoint`.
+        field: String,
+        /// The endpoint.
+        endpoint: String,
+        /// Why it does not parse.
+        error: String,
+    },
     /// The bucket is not [s3://|gs://|az://]NAME[/PREFIX].
     #[error("spec.objectStorage.{0}")]
     Bucket(#[from] BadBucketUrl),
@@ -108,6 +123,7 @@ impl ResolveError {
             Self::StoreNotFound { .. } => "StoreNotFound",
             Self::StoreInvalid { .. } => "InvalidStore",
             Self::Mismatch { .. } => "ConnectionMismatch",
+            Self::Endpoint { .. } => "InvalidEndpoint",
             Self::Bucket(_) => "InvalidBucket",
             Self::SecretNotFound { .. } => "SecretNotFound",
             Self::SecretKeyMissing { .. } => "SecretKeyMissing",
@@ -206,14 +222,24 @@ pub fn resolve(
         )),
         _ => None,
     });
-    match problem {
-        Some(problem) => Err(ResolveError::Mismatch {
+    if let Some(problem) = problem {
+        return Err(ResolveError::Mismatch {
             via,
             bucket: resolved.bucket.to_string(),
             problem,
-        }),
-        None => Ok(resolved),
+        });
     }
+    if let Some(endpoint) = &resolved.endpoint
+        && let Err(e) = url::Url::parse(endpoint)
+    {
+        return Err(ResolveError::Endpoint {
+            via,
+            field: format!("{field}endpoint"),
+            endpoint: endpoint.clone(),
+            error: e.to_string(),
+        });
+    }
+    Ok(resolved)
 }
 
 fn from_store(name: &str, store: &CelldObjectStoreSpec, bucket: BucketUrl) -> ResolvedStorage {
@@ -390,6 +416,31 @@ mod tests {
         let r = resolve(&on_store("az://c/web"), "apps", Some(&azure)).unwrap();
         assert_eq!(r.azure_storage_account.as_deref(), Some("acct"));
         assert!(resolve(&on_store("s3://b/web"), "apps", Some(&azure)).is_err());
+    }
+
+    #[test]
+    fn an_endpoint_no_client_accepts_names_its_field() {
+        let mut inline = CelldFleetSpec::with_bucket("s3://b/web");
+        inline.object_storage.endpoint = Some("http://10.0.0.300:9000".into());
+        let e = resolve(&inline, "apps", None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "spec.objectStorage sets spec.objectStorage.endpoint 'http://10.0.0.300:9000', which is not a valid URL (invalid IPv4 address): use an absolute http:// or https:// URL whose host is a valid name or IP address, such as https://s3.example.com"
+        );
+        assert_eq!(e.reason(), "InvalidEndpoint");
+        let shared = store(CelldObjectStoreSpec {
+            endpoint: Some("https://s3.1".into()),
+            ..empty_store()
+        });
+        let e = resolve(&on_store("s3://b/web"), "apps", Some(&shared)).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "CelldObjectStore 'shared' (spec.storeRef.name) sets spec.endpoint 'https://s3.1'"
+            ),
+            "{e}"
+        );
+        inline.object_storage.endpoint = Some("http://127.0.0.1:9000/minio".into());
+        assert!(resolve(&inline, "apps", None).is_ok());
     }
 
     #[test]

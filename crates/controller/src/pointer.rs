@@ -5,6 +5,9 @@
 use async_trait::async_trait;
 use celld_api::contract::DeployPointer;
 use celld_api::{DeploymentStatus, ResolvedStorage};
+use futures::FutureExt;
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
 pub use celld_api::contract::FLEET_POINTER as POINTER_KEY;
@@ -60,23 +63,38 @@ pub trait PointerSource: Send + Sync {
 }
 
 /// Reads the pointer of `storage` from `source`; with `etag`, only if it changed since. The
-/// whole read, body included, takes at most `timeout`.
+/// whole read, body included, takes at most `timeout`. A client that panics (object-store
+/// clients unwrap what they did not expect) fails this read only, never the operator.
 pub async fn read(
     source: &dyn PointerSource,
     storage: &ResolvedStorage,
     etag: Option<&str>,
     timeout: Duration,
 ) -> Read {
-    match tokio::time::timeout(timeout, source.read(storage, etag)).await {
-        Ok(read) => read,
-        Err(_) => Read::Changed {
-            pointer: Pointer::Unknown(format!(
-                "reading {} took longer than {timeout:?}",
-                storage.bucket.object_url(POINTER_KEY)
-            )),
-            etag: None,
-        },
+    let unknown = |why: String| Read::Changed {
+        pointer: Pointer::Unknown(format!(
+            "reading {} {why}",
+            storage.bucket.object_url(POINTER_KEY)
+        )),
+        etag: None,
+    };
+    let guarded = AssertUnwindSafe(source.read(storage, etag)).catch_unwind();
+    match tokio::time::timeout(timeout, guarded).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(panic)) => unknown(format!(
+            "failed in the object-store client ({}): check the connection's endpoint and the credentials Secret's values",
+            panic_message(panic.as_ref())
+        )),
+        Err(_) => unknown(format!("took longer than {timeout:?}")),
     }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic without a message")
 }
 
 #[cfg(test)]
@@ -100,6 +118,40 @@ mod tests {
     fn script_name_may_be_absent() {
         let body = br#"{"version":"0123456789abcdef","prefix":"deploy/x/0123456789abcdef","rollout":{"percent":100}}"#;
         assert!(matches!(parse(body), Pointer::Deployed(d) if d.script_name.is_none()));
+    }
+
+    struct Panicking;
+
+    #[async_trait]
+    impl PointerSource for Panicking {
+        async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> Read {
+            panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_that_panics_fails_the_read_only() {
+        let storage = ResolvedStorage {
+            store: None,
+            bucket: celld_api::BucketUrl::parse("s3://b/web").unwrap(),
+            endpoint: None,
+            region: "us-east-1".into(),
+            allow_http: false,
+            azure_storage_account: None,
+            credentials_secret: None,
+        };
+        let read = read(&Panicking, &storage, None, Duration::from_secs(5)).await;
+        let Read::Changed {
+            pointer: Pointer::Unknown(why),
+            etag: None,
+        } = read
+        else {
+            panic!("not an unknown pointer: {read:?}")
+        };
+        assert_eq!(
+            why,
+            "reading s3://b/web/deploy/current.json failed in the object-store client (called `Result::unwrap()` on an `Err` value: InvalidIpv4Address): check the connection's endpoint and the credentials Secret's values"
+        );
     }
 
     #[test]

@@ -40,6 +40,21 @@ fn string(secret: &Secret, key: &str) -> Result<String, String> {
     optional(secret, key)?.ok_or_else(|| format!("the credentials Secret has no key {key}"))
 }
 
+/// A value the client sends in an HTTP header (S3's access key id and session token): no line
+/// break or other control character, which the client could not send.
+fn header_safe(key: &str, value: String) -> Result<String, String> {
+    if value
+        .bytes()
+        .all(|b| b == b'\t' || (b >= 0x20 && b != 0x7f))
+    {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the credentials Secret's key {key} holds a line break or another control character (often a newline at the end of the file it was created from): store the value without it"
+        ))
+    }
+}
+
 fn optional(secret: &Secret, key: &str) -> Result<Option<String>, String> {
     secret
         .data
@@ -99,14 +114,17 @@ impl StoreSource {
             Scheme::S3 => {
                 let mut b = match secret {
                     Some(secret) => {
+                        let key_id = string(secret, secret_keys::ACCESS_KEY_ID)?;
                         let b = AmazonS3Builder::new()
-                            .with_access_key_id(string(secret, secret_keys::ACCESS_KEY_ID)?)
+                            .with_access_key_id(header_safe(secret_keys::ACCESS_KEY_ID, key_id)?)
                             .with_secret_access_key(string(
                                 secret,
                                 secret_keys::SECRET_ACCESS_KEY,
                             )?);
                         match optional(secret, secret_keys::SESSION_TOKEN)? {
-                            Some(token) => b.with_token(token),
+                            Some(token) => {
+                                b.with_token(header_safe(secret_keys::SESSION_TOKEN, token)?)
+                            }
                             None => b,
                         }
                     }
@@ -233,6 +251,18 @@ fn failed(url: &str, error: &object_store::Error, ambient: bool) -> Pointer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_sent_in_headers_must_fit_in_one() {
+        assert_eq!(
+            header_safe("AWS_ACCESS_KEY_ID", "AKIA EXAMPLE\t1".into()),
+            Ok("AKIA EXAMPLE\t1".into())
+        );
+        assert_eq!(
+            header_safe("AWS_SESSION_TOKEN", "token\n".into()),
+            Err("the credentials Secret's key AWS_SESSION_TOKEN holds a line break or another control character (often a newline at the end of the file it was created from): store the value without it".into())
+        );
+    }
 
     #[test]
     fn refusals_of_the_operators_identity_are_missing_credentials() {

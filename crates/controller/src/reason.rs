@@ -16,6 +16,8 @@ pub enum Reason {
     InvalidStore,
     /// The connection does not fit the bucket's object store.
     ConnectionMismatch,
+    /// The S3 endpoint is not a URL the object-store clients accept.
+    InvalidEndpoint,
     /// The bucket is not [s3://|gs://|az://]NAME[/PREFIX].
     InvalidBucket,
     /// The credentials Secret does not exist.
@@ -100,6 +102,7 @@ impl Reason {
             Self::StoreNotFound => "StoreNotFound",
             Self::InvalidStore => "InvalidStore",
             Self::ConnectionMismatch => "ConnectionMismatch",
+            Self::InvalidEndpoint => "InvalidEndpoint",
             Self::InvalidBucket => "InvalidBucket",
             Self::SecretNotFound => "SecretNotFound",
             Self::SecretKeyMissing => "SecretKeyMissing",
@@ -140,6 +143,7 @@ impl Reason {
             ResolveError::StoreNotFound { .. } => Self::StoreNotFound,
             ResolveError::StoreInvalid { .. } => Self::InvalidStore,
             ResolveError::Mismatch { .. } => Self::ConnectionMismatch,
+            ResolveError::Endpoint { .. } => Self::InvalidEndpoint,
             ResolveError::Bucket(_) => Self::InvalidBucket,
             ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
             ResolveError::SecretKeyMissing { .. } => Self::SecretKeyMissing,

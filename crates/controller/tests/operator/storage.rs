@@ -132,6 +132,90 @@ async fn a_secret_without_its_keys_is_reported() {
     env.cleanup().await.expect("cleanup");
 }
 
+/// Values the schema admits and no object-store client accepts (a host that reads as an IPv4
+/// address and is not one, a key with a trailing newline) are reported on their fleet; the
+/// operator goes on with the others.
+#[tokio::test]
+async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
+    let (env, op) = env_with_operator("badvalues").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "badvalues");
+    publish_pointer(&s3, &prefix, "00000000000000e7").await;
+    create_credentials(&env, "creds", &s3).await;
+    let newline: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "creds-newline"},
+        "stringData": {"AWS_ACCESS_KEY_ID": format!("{}\n", s3.access_key_id), "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
+    }))
+    .expect("Secret");
+    env.api::<Secret>()
+        .create(&PostParams::default(), &newline)
+        .await
+        .expect("Secret");
+    apply_fleet(
+        &env,
+        &inline_fleet(
+            "badhost",
+            &s3,
+            &prefix,
+            json!({"objectStorage": {"endpoint": "http://10.0.0.300:9000"}}),
+        ),
+    )
+    .await;
+    apply_fleet(
+        &env,
+        &inline_fleet(
+            "newline",
+            &s3,
+            &prefix,
+            json!({"objectStorage": {"credentialsSecretRef": {"name": "creds-newline"}}}),
+        ),
+    )
+    .await;
+
+    let f = wait_condition(
+        &env,
+        "badhost",
+        "StorageResolved",
+        "False",
+        Some("InvalidEndpoint"),
+    )
+    .await;
+    let message =
+        celld_api::conditions::find(&f.status.expect("status").conditions, "StorageResolved")
+            .expect("condition")
+            .message
+            .clone();
+    assert!(
+        message.starts_with("spec.objectStorage sets spec.objectStorage.endpoint 'http://10.0.0.300:9000', which is not a valid URL"),
+        "{message}"
+    );
+    assert!(
+        has_event(&env, "badhost", "InvalidEndpoint", Some("Warning")).await,
+        "a Warning event on the fleet"
+    );
+    let f = wait_condition(
+        &env,
+        "newline",
+        "Degraded",
+        "True",
+        Some("BucketUnreadable"),
+    )
+    .await;
+    let message = celld_api::conditions::find(&f.status.expect("status").conditions, "Degraded")
+        .expect("condition")
+        .message
+        .clone();
+    assert!(
+        message.contains("the credentials Secret's key AWS_ACCESS_KEY_ID holds a line break"),
+        "{message}"
+    );
+
+    apply_fleet(&env, &inline_fleet("good", &s3, &prefix, json!({}))).await;
+    wait_condition(&env, "good", "Ready", "True", None).await;
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
 #[tokio::test]
 async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
     let (env, op) = env_with_operator("rotate").await;
