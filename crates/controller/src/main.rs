@@ -13,9 +13,8 @@ use tracing::{error, info};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than the C library's allocator: the same allocator on glibc and on the
-/// release image's musl (whose own allocator is slow), less memory held per object cached, and
-/// the memory of deleted fleets goes back to the system instead of staying in the process. It
-/// is built without transparent huge pages (the `no_thp` feature): with them a small heap is
+/// release image's musl (whose own allocator is slow), and less memory held per object cached.
+/// It is built without transparent huge pages (the `no_thp` feature): with them a small heap is
 /// backed by 2 MiB pages, and the empty operator took 26 MiB instead of 16.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
