@@ -122,11 +122,7 @@ async fn a_secret_without_its_keys_is_reported() {
         Some("SecretKeyMissing"),
     )
     .await;
-    let message =
-        celld_api::conditions::find(&f.status.expect("status").conditions, "StorageResolved")
-            .expect("cond")
-            .message
-            .clone();
+    let message = message(&f, "StorageResolved");
     assert!(message.contains("AWS_SECRET_ACCESS_KEY"), "{message}");
     op.stop().await;
     env.cleanup().await.expect("cleanup");
@@ -180,14 +176,10 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
         Some("InvalidEndpoint"),
     )
     .await;
-    let message =
-        celld_api::conditions::find(&f.status.expect("status").conditions, "StorageResolved")
-            .expect("condition")
-            .message
-            .clone();
+    let resolved = message(&f, "StorageResolved");
     assert!(
-        message.starts_with("spec.objectStorage sets spec.objectStorage.endpoint 'http://10.0.0.300:9000', which is not a valid URL"),
-        "{message}"
+        resolved.starts_with("spec.objectStorage sets spec.objectStorage.endpoint 'http://10.0.0.300:9000', which is not a valid URL"),
+        "{resolved}"
     );
     assert!(
         has_event(&env, "badhost", "InvalidEndpoint", Some("Warning")).await,
@@ -201,13 +193,10 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
         Some("BucketUnreadable"),
     )
     .await;
-    let message = celld_api::conditions::find(&f.status.expect("status").conditions, "Degraded")
-        .expect("condition")
-        .message
-        .clone();
+    let degraded = message(&f, "Degraded");
     assert!(
-        message.contains("the credentials Secret's key AWS_ACCESS_KEY_ID holds a line break"),
-        "{message}"
+        degraded.contains("the credentials Secret's key AWS_ACCESS_KEY_ID holds a line break"),
+        "{degraded}"
     );
 
     apply_fleet(&env, &inline_fleet("good", &s3, &prefix, json!({}))).await;

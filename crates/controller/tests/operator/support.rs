@@ -348,6 +348,16 @@ pub async fn events(
         .collect()
 }
 
+/// The message of condition `type_` of `fleet` (a fleet read back with its status).
+pub fn message(fleet: &CelldFleet, type_: &str) -> String {
+    fleet
+        .status
+        .as_ref()
+        .and_then(|s| celld_api::conditions::find(&s.conditions, type_))
+        .map(|c| c.message.clone())
+        .unwrap_or_else(|| panic!("fleet {} has a {type_} condition", fleet.name_any()))
+}
+
 /// The condition `type_` of the fleet `name` as it is now.
 pub async fn condition(
     env: &TestEnv,

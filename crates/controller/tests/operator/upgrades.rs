@@ -174,13 +174,10 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
         Some("WaitingForRestores"),
     )
     .await;
-    let message =
-        celld_api::conditions::find(&waiting.status.expect("status").conditions, "Progressing")
-            .map(|c| c.message.clone())
-            .unwrap_or_default();
+    let progressing = message(&waiting, "Progressing");
     assert!(
-        message.contains("node web-0 reports 2 cells restoring"),
-        "{message}"
+        progressing.contains("node web-0 reports 2 cells restoring"),
+        "{progressing}"
     );
     // Several polls later the roll still waits: only web-2 runs v0.4.1.
     tokio::time::sleep(Duration::from_secs(12)).await;
@@ -260,10 +257,7 @@ async fn an_unknown_version_stops_the_fleet_and_a_forbidden_downgrade_is_refused
     // v0.4.1 → v0.4.0 is refused; the nodes keep v0.4.1 and keep serving.
     change_image(&env, V40).await;
     let refused = wait_condition(&env, "web", "Degraded", "True", Some("UpgradeRefused")).await;
-    let degraded =
-        celld_api::conditions::find(&refused.status.expect("status").conditions, "Degraded")
-            .map(|c| c.message.clone())
-            .unwrap_or_default();
+    let degraded = message(&refused, "Degraded");
     assert!(
         degraded.contains("spec.image ghcr.io/denoland/celld:v0.4.0 is refused")
             && degraded.contains("may not start again once v0.4.1"),
