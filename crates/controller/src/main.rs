@@ -6,9 +6,11 @@ use celld_operator::run::{RunError, run_watched};
 use celld_operator::server::{Health, serve};
 use celld_operator::watch_health::WatchHealth;
 use clap::Parser;
+use std::cell::Cell;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 use tracing::{error, info};
 use tracing_subscriber::EnvFilter;
 
@@ -42,8 +44,49 @@ async fn shutdown_signal() {
     info!("shutdown requested");
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// How often a runtime thread that goes idle has mimalloc collect its heap.
+const COLLECT_EVERY: Duration = Duration::from_secs(5);
+
+/// Has mimalloc collect the calling thread's heap: blocks other threads freed are taken back
+/// and pages left empty go back to the system. mimalloc does this only when a thread allocates
+/// again, and after a burst (fleets deleted, connections closed) the runtime's threads mostly
+/// wait: without it the operator kept twice its empty size after creating and deleting 300
+/// fleets.
+#[expect(unsafe_code, reason = "the one call into mimalloc's C API")]
+fn collect_heap() {
+    // SAFETY: mi_collect takes no pointer and may be called on any thread at any time; it only
+    // works on the calling thread's heap.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
+/// [`collect_heap`] when the calling runtime thread parks, at most once per [`COLLECT_EVERY`].
+fn collect_when_idle() {
+    thread_local! {
+        static LAST: Cell<Option<Instant>> = const { Cell::new(None) };
+    }
+    LAST.with(|last| {
+        if last.get().is_none_or(|at| at.elapsed() >= COLLECT_EVERY) {
+            last.set(Some(Instant::now()));
+            collect_heap();
+        }
+    });
+}
+
+fn main() -> ExitCode {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_park(collect_when_idle)
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(operator()),
+        Err(e) => {
+            eprintln!("celld-operator: starting the async runtime failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn operator() -> ExitCode {
     let args = Args::parse();
     let filter = EnvFilter::try_new(&args.log_level).unwrap_or_else(|_| EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt().with_env_filter(filter);
