@@ -5,6 +5,7 @@ use crate::bucket_clients::BucketClients;
 use crate::caches::Caches;
 use crate::children::OperatorPods;
 use crate::credentials::SecretContents;
+use crate::heap_release::HeapRelease;
 use crate::metrics::Metrics;
 use crate::node_api::NodeApi;
 use crate::pointer_object_store::StoreEndpoints;
@@ -109,6 +110,8 @@ pub struct Context {
     pub node_api: NodeApi,
     /// What each fleet's last full reconcile observed, for the status follower.
     pub observations: Observations,
+    /// When to hand the heap back to the system: after fleets were deleted.
+    pub heap_release: HeapRelease,
 }
 
 impl Context {
@@ -131,6 +134,7 @@ impl Context {
         Self {
             node_api,
             observations: Observations::default(),
+            heap_release: HeapRelease::default(),
             client,
             reporter,
             metrics,
@@ -235,6 +239,7 @@ impl Context {
         self.pointers.retain(|uid| live.contains(uid));
         self.settled.retain(|uid| live.contains(uid));
         self.observations.retain(|uid| live.contains(uid));
+        self.heap_release.round(fleets.len());
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

@@ -25,6 +25,7 @@ pub mod fence;
 pub mod fenced_client;
 pub mod fleet_children;
 pub mod gateway;
+pub mod heap_release;
 pub mod lease_fence;
 pub mod metrics;
 pub mod node_api;

@@ -1,6 +1,7 @@
 //! The `celld-operator` binary: flags, logging, the health server, and the operator.
 
 use celld_operator::args::{Args, LogFormat};
+use celld_operator::heap_release;
 use celld_operator::metrics::Metrics;
 use celld_operator::run::{RunError, run_watched};
 use celld_operator::server::{Health, serve};
@@ -10,7 +11,6 @@ use std::cell::Cell;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
 use tracing::{error, info};
 use tracing_subscriber::EnvFilter;
 
@@ -44,14 +44,10 @@ async fn shutdown_signal() {
     info!("shutdown requested");
 }
 
-/// How often a runtime thread that goes idle has mimalloc collect its heap.
-const COLLECT_EVERY: Duration = Duration::from_secs(5);
-
 /// Has mimalloc collect the calling thread's heap: blocks other threads freed are taken back
 /// and pages left empty go back to the system. mimalloc does this only when a thread allocates
-/// again, and after a burst (fleets deleted, connections closed) the runtime's threads mostly
-/// wait: without it the operator kept twice its empty size after creating and deleting 300
-/// fleets.
+/// again, and after fleets are deleted the runtime's threads mostly wait: without it the
+/// operator kept twice its empty size after creating and deleting 300 fleets.
 #[expect(unsafe_code, reason = "the one call into mimalloc's C API")]
 fn collect_heap() {
     // SAFETY: mi_collect takes no pointer and may be called on any thread at any time; it only
@@ -59,14 +55,16 @@ fn collect_heap() {
     unsafe { libmimalloc_sys::mi_collect(true) }
 }
 
-/// [`collect_heap`] when the calling runtime thread parks, at most once per [`COLLECT_EVERY`].
-fn collect_when_idle() {
+/// [`collect_heap`] when the calling runtime thread parks and a release was asked
+/// ([`heap_release`]) since this thread last collected.
+fn collect_when_asked() {
     thread_local! {
-        static LAST: Cell<Option<Instant>> = const { Cell::new(None) };
+        static SEEN: Cell<u64> = const { Cell::new(0) };
     }
-    LAST.with(|last| {
-        if last.get().is_none_or(|at| at.elapsed() >= COLLECT_EVERY) {
-            last.set(Some(Instant::now()));
+    let asked = heap_release::asked();
+    SEEN.with(|seen| {
+        if seen.get() != asked {
+            seen.set(asked);
             collect_heap();
         }
     });
@@ -75,7 +73,7 @@ fn collect_when_idle() {
 fn main() -> ExitCode {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .on_thread_park(collect_when_idle)
+        .on_thread_park(collect_when_asked)
         .build();
     match runtime {
         Ok(runtime) => runtime.block_on(operator()),
