@@ -76,7 +76,15 @@ fn main() -> ExitCode {
         .on_thread_park(collect_when_asked)
         .build();
     match runtime {
-        Ok(runtime) => runtime.block_on(operator()),
+        // On a runtime thread rather than this one: the controller's wake-ups (a reconcile
+        // done, a watch event) then stay on the runtime's threads instead of crossing to a
+        // thread of its own each time.
+        Ok(runtime) => runtime.block_on(async {
+            tokio::spawn(operator()).await.unwrap_or_else(|e| {
+                eprintln!("celld-operator: the operator task ended abnormally: {e}");
+                ExitCode::FAILURE
+            })
+        }),
         Err(e) => {
             eprintln!("celld-operator: starting the async runtime failed: {e}");
             ExitCode::FAILURE
