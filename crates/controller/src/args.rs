@@ -71,11 +71,13 @@ pub struct Args {
     #[arg(long, env = "LEASE_DURATION_SECONDS", default_value_t = 15)]
     pub lease_duration_seconds: u64,
 
-    /// Seconds between reconciles of a healthy fleet (refreshes the deployed Worker version).
+    /// Seconds between reconciles of a healthy fleet (refreshes the deployed Worker version),
+    /// rounded up onto a grid shared by all fleets (at most 5 s, or a twelfth, longer).
     #[arg(long, env = "RESYNC_SECONDS", default_value_t = 60)]
     pub resync_seconds: u64,
 
-    /// Seconds between checks of a fleet whose bucket has no deployment yet.
+    /// Seconds between checks of a fleet whose bucket has no deployment yet (rounded up onto a
+    /// grid like the resync).
     #[arg(long, env = "PENDING_RESYNC_SECONDS", default_value_t = 15)]
     pub pending_resync_seconds: u64,
 

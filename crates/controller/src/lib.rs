@@ -36,6 +36,7 @@ pub mod pointer_reads;
 pub mod rbac;
 pub mod reason;
 pub mod reconcile;
+pub mod resync_grid;
 pub mod run;
 pub mod server;
 pub mod service_ports;

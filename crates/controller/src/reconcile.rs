@@ -12,7 +12,8 @@ use crate::settled::Seen;
 use crate::status::{Observed, Route, Storage};
 use crate::status_follower::{self, Observation};
 use crate::{
-    config_hash, events, fleet_children, gateway, plan, status_write, upgrade, upgrade_probe,
+    config_hash, events, fleet_children, gateway, plan, resync_grid, status_write, upgrade,
+    upgrade_probe,
 };
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
@@ -186,7 +187,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
             // Secret or key waits for it to appear.
             return match e {
                 ResolveError::Api { .. } => Err(e.into()),
-                _ => Ok(Action::requeue(ctx.settings.resync)),
+                _ => Ok(Action::requeue(resync_grid::aligned(ctx.settings.resync))),
             };
         }
     };
@@ -353,12 +354,12 @@ async fn decide_upgrade(
 /// When to look at a fleet again: soon while it waits for its first deployment or its bucket
 /// cannot be read, at the resync period otherwise.
 fn requeue_after(ctx: &Context, pointer: &Pointer) -> std::time::Duration {
-    match pointer {
+    resync_grid::aligned(match pointer {
         Pointer::Deployed(_) => ctx.settings.resync,
         Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => {
             ctx.settings.pending_resync
         }
-    }
+    })
 }
 
 /// Writes the status `observed` gives with the newest StatefulSet (the `applied` one, or the

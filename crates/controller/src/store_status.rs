@@ -129,7 +129,9 @@ pub async fn reconcile(
             })?;
         ctx.metrics.write("CelldObjectStore", "status");
     }
-    Ok(Action::requeue(ctx.settings.resync))
+    Ok(Action::requeue(crate::resync_grid::aligned(
+        ctx.settings.resync,
+    )))
 }
 
 /// Retries a failed store reconcile with the shared per-object backoff.
