@@ -5,9 +5,11 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-/// Housekeeping rounds a release is asked in after the fleet count fell: the children of the
-/// deleted fleets are garbage-collected, and idle connections close, over the next seconds.
-pub const ROUNDS_AFTER_A_DELETION: u32 = 6;
+/// Housekeeping rounds (of 5 s) a release is asked in after the fleet count fell: two minutes,
+/// in which the children of the deleted fleets are garbage-collected, their last resyncs leave
+/// the queue (within the 60 s resync) and the connections their reconciles opened close (idle
+/// for 90 s).
+pub const ROUNDS_AFTER_A_DELETION: u32 = 24;
 
 static ASKED: AtomicU64 = AtomicU64::new(0);
 
@@ -53,11 +55,11 @@ mod tests {
             |counts: &[usize]| -> Vec<bool> { counts.iter().map(|n| release.round(*n)).collect() };
         assert_eq!(asked_at(&[0, 300, 1000, 1000]), [false; 4]);
         let before = asked();
-        assert_eq!(
-            asked_at(&[900, 900, 900, 900, 900, 900, 900]),
-            [true, true, true, true, true, true, false]
-        );
-        assert!(asked() >= before + 6);
+        let rounds = ROUNDS_AFTER_A_DELETION as usize;
+        let after_a_deletion = asked_at(&vec![900; rounds + 1]);
+        assert!(after_a_deletion[..rounds].iter().all(|asked| *asked));
+        assert!(!after_a_deletion[rounds]);
+        assert!(asked() >= before + ROUNDS_AFTER_A_DELETION as u64);
         assert_eq!(asked_at(&[950, 800, 800]), [false, true, true]);
     }
 }

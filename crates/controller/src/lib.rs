@@ -27,6 +27,7 @@ pub mod fleet_children;
 pub mod gateway;
 pub mod heap_release;
 pub mod lease_fence;
+pub mod map_retain;
 pub mod metrics;
 pub mod node_api;
 pub mod plan;

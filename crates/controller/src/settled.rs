@@ -80,7 +80,7 @@ impl Settled {
 
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
-        self.lock().retain(|uid, _| live(uid));
+        crate::map_retain::retain(&mut self.lock(), |uid, _| live(uid));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {

@@ -144,10 +144,8 @@ impl Observations {
 
     /// Keeps only the fleets `keep` says are alive.
     pub fn retain(&self, keep: impl Fn(&str) -> bool) {
-        self.by_uid
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|uid, _| keep(uid));
+        let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
+        crate::map_retain::retain(&mut by_uid, |uid, _| keep(uid));
     }
 }
 

@@ -1,0 +1,51 @@
+//! Dropping the entries of deleted fleets from a per-fleet map, and the room they took: a map
+//! keeps its capacity when entries leave, and after 300 fleets are deleted their tables would
+//! stay allocated (and keep the allocator's pages around them) for as long as the operator runs.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Maps at most this large are never shrunk: growing them back costs more than they hold.
+const SMALL: usize = 64;
+
+/// Keeps the entries `keep` accepts and shrinks `map` when it has room for four times more.
+pub fn retain<K: Eq + Hash, V>(map: &mut HashMap<K, V>, keep: impl FnMut(&K, &mut V) -> bool) {
+    map.retain(keep);
+    if map.capacity() > SMALL && map.capacity() > 4 * map.len() {
+        map.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(n: u32) -> HashMap<u32, u32> {
+        (0..n).map(|i| (i, i)).collect()
+    }
+
+    #[test]
+    fn a_map_emptied_by_deletions_gives_back_its_room() {
+        let mut m = map(1_000);
+        retain(&mut m, |k, _| *k < 10);
+        assert_eq!(m.len(), 10);
+        assert!(m.capacity() <= SMALL, "{}", m.capacity());
+    }
+
+    #[test]
+    fn a_map_still_mostly_used_keeps_its_room() {
+        let mut m = map(1_000);
+        retain(&mut m, |k, _| *k < 600);
+        assert_eq!(m.len(), 600);
+        // Shrunk, 600 entries would fit in a table of 896.
+        assert!(m.capacity() >= 1_000, "{}", m.capacity());
+    }
+
+    #[test]
+    fn a_small_map_is_left_alone() {
+        let mut m = map(40);
+        retain(&mut m, |_, _| false);
+        assert!(m.is_empty());
+        assert!(m.capacity() >= 40, "{}", m.capacity());
+    }
+}
