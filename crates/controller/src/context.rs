@@ -6,6 +6,7 @@ use crate::caches::Caches;
 use crate::children::OperatorPods;
 use crate::credentials::SecretContents;
 use crate::heap_release::HeapRelease;
+use crate::map_retain;
 use crate::metrics::Metrics;
 use crate::node_api::NodeApi;
 use crate::pointer_object_store::StoreEndpoints;
@@ -228,14 +229,15 @@ impl Context {
             }
         }
         self.metrics.set_fleets(ready, not_ready, unknown);
-        self.failures
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|key, _| key.starts_with("store:") || names.contains(key));
-        self.written
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|uid, _| live.contains(uid));
+        map_retain::retain(
+            &mut self.failures.lock().unwrap_or_else(|e| e.into_inner()),
+            |key, _| key.starts_with("store:") || names.contains(key),
+        );
+        map_retain::retain(
+            &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
+            |uid, _| live.contains(uid),
+        );
+        self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
         self.settled.retain(|uid| live.contains(uid));
         self.observations.retain(|uid| live.contains(uid));

@@ -103,12 +103,18 @@ impl SecretContents {
         let uid = secret.uid().unwrap_or_default();
         let version = secret.resource_version().unwrap_or_default();
         let secret = Arc::new(trimmed(secret));
-        let live: HashSet<String> = self.cache.state().iter().filter_map(|m| m.uid()).collect();
+        self.forget_deleted();
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
-        // Deleted Secrets are forgotten whenever another is read.
-        read.retain(|uid, _| live.contains(uid));
         read.insert(uid, (version, secret.clone()));
         secret
+    }
+
+    /// Forgets the contents of Secrets the metadata cache no longer holds (deleted ones): on
+    /// every read, and in each housekeeping round, so no credentials outlive their Secret.
+    pub fn forget_deleted(&self) {
+        let live: HashSet<String> = self.cache.state().iter().filter_map(|m| m.uid()).collect();
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        crate::map_retain::retain(&mut read, |uid, _| live.contains(uid));
     }
 }
 
@@ -173,5 +179,27 @@ mod tests {
             contents.known("u", "2").is_none(),
             "a Secret no longer cached is forgotten"
         );
+    }
+
+    fn meta(uid: &str) -> PartialObjectMeta<Secret> {
+        let mut m = PartialObjectMeta::<Secret>::default();
+        m.metadata.name = Some(format!("creds-{uid}"));
+        m.metadata.namespace = Some("ns".into());
+        m.metadata.uid = Some(uid.into());
+        m
+    }
+
+    #[test]
+    fn a_deleted_secret_is_forgotten_without_another_read() {
+        use kube::runtime::watcher::Event;
+        let (cache, mut writer) = kube::runtime::reflector::store();
+        writer.apply_watcher_event(&Event::Apply(meta("u")));
+        let contents = SecretContents::new(cache);
+        contents.remember(secret("u", "1", "one"));
+        contents.forget_deleted();
+        assert!(contents.known("u", "1").is_some(), "still in the cache");
+        writer.apply_watcher_event(&Event::Delete(meta("u")));
+        contents.forget_deleted();
+        assert!(contents.known("u", "1").is_none());
     }
 }
