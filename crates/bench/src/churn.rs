@@ -7,7 +7,7 @@ use crate::operator_run::Setup;
 use crate::proc_stats::{established_tcp_remote_ports, rss_kib};
 use crate::readiness::Watches;
 use crate::results::{ChurnRun, Connections};
-use crate::settings::{CHURN_REST, FLEET_NAMESPACE, ready_timeout};
+use crate::settings::{CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, ready_timeout};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -40,10 +40,20 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
         );
     }
     drop(watches);
+    let gone = Instant::now();
     tokio::time::sleep(CHURN_REST).await;
     setup.operator.check_alive()?;
     let pid = setup.operator.pid();
     let after_rss_kib = rss_kib(pid);
+    eprintln!(
+        "bench: churn: {} KiB resident after {} s; read again after {} s",
+        after_rss_kib,
+        CHURN_REST.as_secs(),
+        CHURN_SETTLE.as_secs()
+    );
+    tokio::time::sleep(CHURN_SETTLE.saturating_sub(gone.elapsed())).await;
+    setup.operator.check_alive()?;
+    let settled_rss_kib = rss_kib(pid);
     let connections = Connections::classify(
         &established_tcp_remote_ports(pid),
         setup.plane.port("APISERVER_PORT"),
@@ -60,6 +70,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
         cycles: times,
         empty_rss_kib: setup.empty_rss_kib,
         after_rss_kib,
+        settled_rss_kib,
         connections,
         requests,
     };

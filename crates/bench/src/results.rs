@@ -126,17 +126,25 @@ pub struct ChurnRun {
     pub cycles: Vec<Duration>,
     /// Resident memory with no fleet, once started, KiB.
     pub empty_rss_kib: u64,
-    /// Resident memory after the last cycle, KiB.
+    /// Resident memory [`CHURN_REST`](crate::settings::CHURN_REST) after the last cycle, KiB.
     pub after_rss_kib: u64,
-    /// The operator's established TCP connections after the last cycle.
+    /// Resident memory [`CHURN_SETTLE`](crate::settings::CHURN_SETTLE) after the last cycle,
+    /// KiB: what the target judges.
+    pub settled_rss_kib: u64,
+    /// The operator's established TCP connections at [`CHURN_SETTLE`](crate::settings::CHURN_SETTLE).
     pub connections: Connections,
     /// The operator's requests over the whole churn.
     pub requests: Tally,
 }
 
 impl ChurnRun {
-    /// Resident memory after the churn over the empty operator's.
+    /// Resident memory settled after the churn over the empty operator's.
     pub fn rss_ratio(&self) -> f64 {
+        self.settled_rss_kib as f64 / self.empty_rss_kib.max(1) as f64
+    }
+
+    /// Resident memory right after the churn over the empty operator's.
+    pub fn early_rss_ratio(&self) -> f64 {
         self.after_rss_kib as f64 / self.empty_rss_kib.max(1) as f64
     }
 }

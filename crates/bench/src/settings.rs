@@ -22,8 +22,13 @@ pub const SETTLE_LIMIT: Duration = Duration::from_secs(120);
 /// How long the empty operator runs before its baseline memory is read.
 pub const WARM_UP: Duration = Duration::from_secs(5);
 
-/// How long the operator rests after the churn before its memory and connections are read.
+/// How long after the churn the operator's memory is first read.
 pub const CHURN_REST: Duration = Duration::from_secs(10);
+
+/// How long after the churn its memory and connections are read again, and judged: once the
+/// deleted fleets' last resyncs (every 60 s) have left its queue and its connection pools have
+/// closed the connections idle since the churn (after 90 s).
+pub const CHURN_SETTLE: Duration = Duration::from_secs(120);
 
 /// The operator's Kubernetes identity: its ServiceAccount, as in `config/`.
 pub const OPERATOR_NAMESPACE: &str = "celld-system";
