@@ -103,6 +103,12 @@ pub struct Args {
     #[arg(long, env = "MAX_CONCURRENT_RECONCILES", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_concurrent_reconciles: u16,
 
+    /// Threads that run the operator's work. It mostly waits on the API server and the
+    /// buckets: one thread serves 1,000 fleets, and each more adds its own allocator heap
+    /// (memory) and wake-ups handed between threads (CPU).
+    #[arg(long, env = "WORKER_THREADS", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub worker_threads: u16,
+
     /// Milliseconds a fleet's reconcile waits for more changes after one arrives: a burst of
     /// changes to its children (a rollout) costs one reconcile, not one per change.
     #[arg(long, env = "DEBOUNCE_MILLIS", default_value_t = 500)]
@@ -204,6 +210,7 @@ mod tests {
             (16, Duration::from_millis(500))
         );
         assert_eq!(args.watch_settings(), WatchSettings::new(20, 120));
+        assert_eq!(args.worker_threads, 1);
         assert_eq!(
             settings.operator_pods,
             OperatorPods::default(),
@@ -283,5 +290,6 @@ mod tests {
         assert!(
             Args::try_parse_from(["celld-operator", "--max-concurrent-reconciles", "0"]).is_err()
         );
+        assert!(Args::try_parse_from(["celld-operator", "--worker-threads", "0"]).is_err());
     }
 }

@@ -71,7 +71,9 @@ fn collect_when_asked() {
 }
 
 fn main() -> ExitCode {
+    let args = Args::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(usize::from(args.worker_threads))
         .enable_all()
         .on_thread_park(collect_when_asked)
         .build();
@@ -80,7 +82,7 @@ fn main() -> ExitCode {
         // done, a watch event) then stay on the runtime's threads instead of crossing to a
         // thread of its own each time.
         Ok(runtime) => runtime.block_on(async {
-            tokio::spawn(operator()).await.unwrap_or_else(|e| {
+            tokio::spawn(operator(args)).await.unwrap_or_else(|e| {
                 eprintln!("celld-operator: the operator task ended abnormally: {e}");
                 ExitCode::FAILURE
             })
@@ -92,8 +94,7 @@ fn main() -> ExitCode {
     }
 }
 
-async fn operator() -> ExitCode {
-    let args = Args::parse();
+async fn operator(args: Args) -> ExitCode {
     let filter = EnvFilter::try_new(&args.log_level).unwrap_or_else(|_| EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt().with_env_filter(filter);
     match args.log_format {
