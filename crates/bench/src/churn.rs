@@ -4,7 +4,7 @@
 use crate::clock::Anchor;
 use crate::error::Result;
 use crate::operator_run::Setup;
-use crate::proc_stats::{established_tcp_remote_ports, rss_kib};
+use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
 use crate::results::{ChurnRun, Connections};
 use crate::settings::{CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, ready_timeout};
@@ -54,6 +54,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     tokio::time::sleep(CHURN_SETTLE.saturating_sub(gone.elapsed())).await;
     setup.operator.check_alive()?;
     let settled_rss_kib = rss_kib(pid);
+    let settled_file_kib = rss_file_kib(pid);
     let connections = Connections::classify(
         &established_tcp_remote_ports(pid),
         setup.plane.port("APISERVER_PORT"),
@@ -69,8 +70,10 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
         fleets,
         cycles: times,
         empty_rss_kib: setup.empty_rss_kib,
+        empty_file_kib: setup.empty_file_kib,
         after_rss_kib,
         settled_rss_kib,
+        settled_file_kib,
         connections,
         requests,
     };

@@ -7,7 +7,7 @@ use crate::control_plane::BenchControlPlane;
 use crate::error::Result;
 use crate::identity;
 use crate::operator::Operator;
-use crate::proc_stats::{clock_tick, cpu_ticks, rss_kib};
+use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
@@ -34,6 +34,8 @@ pub struct Setup {
     pub audit: AuditTail,
     /// Its resident memory before any fleet, KiB.
     pub empty_rss_kib: u64,
+    /// The file-backed part of it, KiB.
+    pub empty_file_kib: u64,
 }
 
 impl Setup {
@@ -50,12 +52,14 @@ impl Setup {
             Operator::start(bin, &kubeconfig, &plane.dir().join("logs/operator.log")).await?;
         tokio::time::sleep(WARM_UP).await;
         let empty_rss_kib = rss_kib(operator.pid());
+        let empty_file_kib = rss_file_kib(operator.pid());
         Ok(Setup {
             plane,
             workload,
             operator,
             audit,
             empty_rss_kib,
+            empty_file_kib,
         })
     }
 

@@ -9,6 +9,13 @@ pub fn rss_kib(pid: u32) -> u64 {
     status_field_kib(&status, "VmRSS:")
 }
 
+/// The part of the resident memory that is file-backed, in KiB (`RssFile`): mostly the
+/// binary's code, paged in as code paths first run; the kernel can drop it at any time.
+pub fn rss_file_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status_field_kib(&status, "RssFile:")
+}
+
 /// A `kB` field of `/proc/PID/status`, 0 when absent.
 fn status_field_kib(status: &str, name: &str) -> u64 {
     status
@@ -114,6 +121,8 @@ mod tests {
         let status = "Name:\tcelld-operator\nVmPeak:\t  900 kB\nVmRSS:\t   23456 kB\n";
         assert_eq!(status_field_kib(status, "VmRSS:"), 23456);
         assert_eq!(status_field_kib(status, "VmHWM:"), 0);
+        let split = "VmRSS:\t   20000 kB\nRssAnon:\t    6000 kB\nRssFile:\t   14000 kB\n";
+        assert_eq!(status_field_kib(split, "RssFile:"), 14000);
     }
 
     #[test]

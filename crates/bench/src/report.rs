@@ -274,6 +274,13 @@ fn churn(out: &mut String, c: &ChurnRun) {
         times(c.rss_ratio()),
         verdict(c.rss_ratio() <= CHURN_RSS_TARGET)
     );
+    let _ = writeln!(
+        out,
+        "| … of which file-backed (the binary's code paged in), empty → {} s after | | {} → {} |",
+        CHURN_SETTLE.as_secs(),
+        mib(c.empty_file_kib),
+        mib(c.settled_file_kib),
+    );
     let n = c.connections;
     let _ = writeln!(
         out,
@@ -329,7 +336,9 @@ deletecollection. A watch counts once, when opened.\n\
 after it started, before any fleet exists, and every memory figure is also given as a ratio to \
 it. After the churn it is read {rest} s after the last fleet is gone and again, judged, {settle} s \
 after: by then the deleted fleets' last resyncs have left the operator's queue and its connection \
-pools have closed the connections idle since (after 90 s). **CPU** is utime + stime from `/proc/PID/stat` over the idle window. **TCP connections** are \
+pools have closed the connections idle since (after 90 s); its file-backed part (`RssFile`: \
+mostly the binary's code, paged in as code paths first run, which the kernel may drop at any \
+time) is shown beside. **CPU** is utime + stime from `/proc/PID/stat` over the idle window. **TCP connections** are \
 the operator's socket descriptors that are ESTABLISHED in `/proc/PID/net/tcp{{,6}}`.\n\
 - The machine is shared and noisy: times are given as ratios to the floor measured in the same \
 run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
@@ -460,8 +469,10 @@ pub(crate) mod tests {
                 fleets: 300,
                 cycles: vec![Duration::from_secs(30), Duration::from_secs(31)],
                 empty_rss_kib: 16 * 1024,
+                empty_file_kib: 10 * 1024,
                 after_rss_kib: 24 * 1024,
                 settled_rss_kib: 18 * 1024,
+                settled_file_kib: 11 * 1024,
                 connections: Connections {
                     api_server: 2,
                     s3: 1,
@@ -542,6 +553,10 @@ pub(crate) mod tests {
         );
         assert!(
             md.contains("| resident memory 10 s after the churn (× empty) | | 24.0 MiB (1.50×) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| … of which file-backed (the binary's code paged in), empty → 120 s after | | 10.0 MiB → 11.0 MiB |"),
             "{md}"
         );
         assert!(md.contains("| cycles | | 30.0 s, 31.0 s |"), "{md}");

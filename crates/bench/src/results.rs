@@ -126,11 +126,15 @@ pub struct ChurnRun {
     pub cycles: Vec<Duration>,
     /// Resident memory with no fleet, once started, KiB.
     pub empty_rss_kib: u64,
+    /// Its file-backed part (the binary's code paged in so far), KiB.
+    pub empty_file_kib: u64,
     /// Resident memory [`CHURN_REST`](crate::settings::CHURN_REST) after the last cycle, KiB.
     pub after_rss_kib: u64,
     /// Resident memory [`CHURN_SETTLE`](crate::settings::CHURN_SETTLE) after the last cycle,
     /// KiB: what the target judges.
     pub settled_rss_kib: u64,
+    /// Its file-backed part, KiB.
+    pub settled_file_kib: u64,
     /// The operator's established TCP connections at [`CHURN_SETTLE`](crate::settings::CHURN_SETTLE).
     pub connections: Connections,
     /// The operator's requests over the whole churn.
