@@ -1,18 +1,14 @@
 //! `bench/REPORT.md`: the table, the targets, how it was measured.
 
+mod method;
+
 use crate::results::{ChurnRun, Results, Scale};
-use crate::settings::{
-    APISERVER_FLAGS, CHURN_REST, CHURN_SETTLE, CONCURRENCY, IDLE_WINDOW, QUIET, REPLICAS,
-    SETTLE_LIMIT,
-};
+use crate::settings::{CHURN_REST, CHURN_SETTLE};
 use std::fmt::Write as _;
 use std::time::Duration;
 
 /// The plot's file name, next to the report.
 pub const PLOT_FILE: &str = "scaling.svg";
-
-/// The time the whole run is meant to fit in.
-const TIME_BUDGET: Duration = Duration::from_secs(20 * 60);
 
 /// The fleet count the absolute targets are set for.
 const TARGET_FLEETS: usize = 1000;
@@ -300,90 +296,6 @@ fn churn(out: &mut String, c: &ChurnRun) {
     );
 }
 
-fn method(out: &mut String, r: &Results) {
-    let _ = writeln!(
-        out,
-        "\n## How it was measured\n\n\
-- Every fleet count runs twice, each time on a fresh local control plane of its own, so nothing \
-is left from a previous run in etcd, the API server's caches or kwok \
-(`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
-nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
-churn gets a third. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
-storage with a credentials Secret, and a published deployment (`deploy/current.json` in its \
-bucket prefix) before it is created.\n\
-- **Floor**: the fleets are created (not timed: nothing reconciles them), then every child the \
-operator would make for them (StatefulSet, Service, peer Service, NetworkPolicy, \
-PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
-(`celld_operator::children::*::build`) and applied by server-side apply from {CONCURRENCY} \
-concurrent client tasks; timed from the first apply until every StatefulSet has its {REPLICAS} \
-pods ready.\n\
-- **Operator**: the release build of `celld-operator` as its own process, with its default \
-settings (every namespace, resync every 60 s) except leader election (off: one replica, and \
-Lease renewals would be counted as idle writes). It runs as the ServiceAccount \
-`celld-system/celld-operator` bound to the generated ClusterRole of `config/rbac/role.yaml`, \
-with a token from the TokenRequest API. The fleets are created from {CONCURRENCY} concurrent \
-client tasks; times run from the first create. A StatefulSet is ready, and a fleet Ready, when \
-a watch of the bench first sees it so (`readyReplicas` = {REPLICAS}; condition `Ready=True`).\n\
-- **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s \
-after all were Ready); the moment of its last write. **Idle**: the {idle} s after that (one \
-resync period: every fleet is reconciled once in it).\n\
-- **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
-level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
-by the time the API server received them; from the first create on (the operator's start-up \
-lists and watches are not counted). A write is a create, update, patch, delete or \
-deletecollection. A watch counts once, when opened.\n\
-- **Memory** is the operator's `VmRSS` (`/proc/PID/status`); the empty operator's is read {warm} s \
-after it started, before any fleet exists, and every memory figure is also given as a ratio to \
-it. After the churn it is read {rest} s after the last fleet is gone and again, judged, {settle} s \
-after: by then the deleted fleets' last resyncs have left the operator's queue and its connection \
-pools have closed the connections idle since (after 90 s); its file-backed part (`RssFile`: \
-mostly the binary's code, paged in as code paths first run, which the kernel may drop at any \
-time) is shown beside. **CPU** is utime + stime from `/proc/PID/stat` over the idle window. **TCP connections** are \
-the operator's socket descriptors that are ESTABLISHED in `/proc/PID/net/tcp{{,6}}`.\n\
-- The machine is shared and noisy: times are given as ratios to the floor measured in the same \
-run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
-(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
-itself is a debug build; the operator is built with the workspace's release profile.",
-        per_node = crate::settings::PODS_PER_NODE,
-        quiet = QUIET.as_secs(),
-        limit = SETTLE_LIMIT.as_secs(),
-        idle = IDLE_WINDOW.as_secs(),
-        warm = crate::settings::WARM_UP.as_secs(),
-        rest = CHURN_REST.as_secs(),
-        settle = CHURN_SETTLE.as_secs(),
-        total = minutes(r.total),
-        cores = r.cores,
-        date = r.date,
-        load_start = r.load.0,
-        load_end = r.load.1,
-    );
-    if !r.steps.is_empty() {
-        let steps: Vec<String> = r
-            .steps
-            .iter()
-            .map(|s| format!("{} {}", s.what, minutes(s.took)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "- Time per run, control plane start and stop included: {}.",
-            steps.join("; ")
-        );
-    }
-    if r.total > TIME_BUDGET {
-        let _ = writeln!(
-            out,
-            "- The whole run took longer than the {} minutes `make bench` is meant to fit in on a \
-2-core machine; the times per run above show where it went.",
-            TIME_BUDGET.as_secs() / 60
-        );
-    }
-}
-
-fn minutes(d: Duration) -> String {
-    let s = d.as_secs();
-    format!("{} min {:02} s", s / 60, s % 60)
-}
-
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
     let mut out = String::from("# celld-operator at scale\n\n");
@@ -414,7 +326,7 @@ absolute targets apply at 1,000 fleets).\n"
             let _ = writeln!(out, "- {}: {}", s.what, s.why);
         }
     }
-    method(&mut out, r);
+    method::method(&mut out, r);
     out
 }
 
