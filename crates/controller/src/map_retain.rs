@@ -46,6 +46,8 @@ mod tests {
         let mut m = map(40);
         retain(&mut m, |_, _| false);
         assert!(m.is_empty());
-        assert!(m.capacity() >= 40, "{}", m.capacity());
+        // Shrunk, an empty map has no room at all. Left alone it keeps some, though less than
+        // it had: removed entries may leave tombstones that only a rehash clears.
+        assert!(m.capacity() > 0, "{}", m.capacity());
     }
 }
