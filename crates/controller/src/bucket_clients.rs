@@ -1,9 +1,11 @@
 //! Bucket clients shared by every fleet with the same bucket, connection and credentials: one
 //! connection pool per bucket (an `object_store` client is bound to one), whatever the number
-//! of fleets and prefixes in it. A client no fleet used for [`IDLE`] is dropped with its
-//! connections.
+//! of fleets and prefixes in it. A client no fleet used for two resync periods serves no fleet
+//! any more (every fleet is reconciled, and gets its client, at least once a period): it is
+//! dropped with its connections by the next housekeeping round.
 
 use crate::children::storage_env;
+use crate::map_retain;
 use crate::pointer::PointerSource;
 use crate::pointer_object_store::{StoreEndpoints, StoreSource};
 use celld_api::ResolvedStorage;
@@ -12,9 +14,6 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// How long a client nobody uses is kept.
-pub const IDLE: Duration = Duration::from_secs(600);
 
 /// What makes two fleets able to share a client: the store, its connection, the bucket and the
 /// credentials (with `secret`, None for the operator's own identity); never the prefix, which is
@@ -55,16 +54,20 @@ pub type Client = Arc<dyn PointerSource>;
 pub struct BucketClients {
     timeout: Duration,
     endpoints: StoreEndpoints,
+    /// How long a client nobody used is kept.
+    idle: Duration,
     clients: Mutex<HashMap<String, (Client, Instant)>>,
 }
 
 impl BucketClients {
-    /// No clients yet; each request of the clients it builds is bounded by `timeout`, and gs://
-    /// and az:// buckets are read at `endpoints` when set.
-    pub fn new(timeout: Duration, endpoints: StoreEndpoints) -> Self {
+    /// No clients yet; each request of the clients it builds is bounded by `timeout`, gs://
+    /// and az:// buckets are read at `endpoints` when set, and a client no fleet used for two
+    /// `resync` periods is dropped.
+    pub fn new(timeout: Duration, endpoints: StoreEndpoints, resync: Duration) -> Self {
         Self {
             timeout,
             endpoints,
+            idle: resync.saturating_mul(2),
             clients: Mutex::new(HashMap::new()),
         }
     }
@@ -93,7 +96,6 @@ impl BucketClients {
         build: impl FnOnce() -> Result<Client, String>,
     ) -> Result<Client, String> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        clients.retain(|_, (_, used)| now.saturating_duration_since(*used) < IDLE);
         if let Some((client, used)) = clients.get_mut(key) {
             *used = now;
             return Ok(client.clone());
@@ -101,6 +103,17 @@ impl BucketClients {
         let client = build()?;
         clients.insert(key.to_string(), (client.clone(), now));
         Ok(client)
+    }
+
+    /// Drops the clients no fleet used for two resync periods (their fleets are gone or moved
+    /// to other buckets or credentials), with their connection pools; returns how many are
+    /// left.
+    pub fn drop_idle(&self, now: Instant) -> usize {
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        map_retain::retain(&mut clients, |_, (_, used)| {
+            now.saturating_duration_since(*used) < self.idle
+        });
+        clients.len()
     }
 
     /// How many clients are held.
@@ -194,39 +207,37 @@ mod tests {
 
     #[test]
     fn a_client_is_built_once_and_dropped_when_idle() {
-        let clients = BucketClients::new(Duration::from_secs(1), StoreEndpoints::default());
+        let resync = Duration::from_secs(60);
+        let clients = BucketClients::new(Duration::from_secs(1), StoreEndpoints::default(), resync);
         let start = Instant::now();
         let built = std::cell::Cell::new(0);
-        let build = || {
+        let build = |sk: &str| {
             built.set(built.get() + 1);
             StoreSource::new(
                 &storage("s3://b/p"),
-                Some(&secret("s")),
+                Some(&secret(sk)),
                 &StoreEndpoints::default(),
                 Duration::from_secs(1),
             )
             .map(|c| Arc::new(c) as Client)
         };
-        clients.get_or_build("k", start, build).unwrap();
-        clients
-            .get_or_build("k", start + Duration::from_secs(1), build)
-            .unwrap();
-        assert_eq!(built.get(), 1);
-        clients
-            .get_or_build("other", start + IDLE + Duration::from_secs(2), || {
-                StoreSource::new(
-                    &storage("s3://b/p"),
-                    Some(&secret("x")),
-                    &StoreEndpoints::default(),
-                    Duration::from_secs(1),
-                )
-                .map(|c| Arc::new(c) as Client)
-            })
-            .unwrap();
-        assert_eq!(clients.len(), 1, "the idle client was dropped");
-        clients
-            .get_or_build("k", start + IDLE + Duration::from_secs(2), build)
-            .unwrap();
-        assert_eq!(built.get(), 2);
+        clients.get_or_build("k", start, || build("s")).unwrap();
+        let later = start + resync + Duration::from_secs(1);
+        clients.get_or_build("k", later, || build("s")).unwrap();
+        assert_eq!(built.get(), 1, "a client in use is shared");
+        clients.get_or_build("other", later, || build("x")).unwrap();
+        assert_eq!(
+            clients.drop_idle(later + resync),
+            2,
+            "both used within two periods"
+        );
+        let unused = later + resync * 2;
+        assert_eq!(
+            clients.drop_idle(unused),
+            0,
+            "nobody used them for two periods"
+        );
+        clients.get_or_build("k", unused, || build("s")).unwrap();
+        assert_eq!(built.get(), 3, "a dropped client is built again when asked");
     }
 }

@@ -21,7 +21,7 @@ use kube::{Client, Resource};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often [`Context::housekeeping`] runs.
 pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
@@ -125,7 +125,11 @@ impl Context {
         fleets: Store<DeserializeGuard<CelldFleet>>,
         caches: Caches,
     ) -> Self {
-        let buckets = BucketClients::new(settings.s3_timeout, settings.store_endpoints.clone());
+        let buckets = BucketClients::new(
+            settings.s3_timeout,
+            settings.store_endpoints.clone(),
+            settings.resync,
+        );
         let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
         let reporter = Reporter {
             controller: settings.reporter.clone(),
@@ -201,7 +205,7 @@ impl Context {
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
     /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
     /// fleets leave nothing behind (written status, pointer read, settled inputs, failure
-    /// count).
+    /// count, a bucket client no fleet uses).
     pub fn housekeeping(&self) {
         let fleets = self.fleets.state();
         let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
@@ -239,6 +243,8 @@ impl Context {
         );
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
+        let clients = self.buckets.drop_idle(Instant::now());
+        self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));
         self.observations.retain(|uid| live.contains(uid));
         self.heap_release.round(fleets.len());

@@ -1,12 +1,15 @@
 //! Storage through a shared CelldObjectStore: a missing store or Secret is reported and healed
-//! when it appears; rotating the Secret's contents or moving the store rolls the nodes.
+//! when it appears; rotating the Secret's contents or moving the store rolls the nodes; the
+//! bucket client of a deleted fleet is dropped.
 
 use crate::support::*;
+use celld_api::CelldFleet;
 use celld_api::CelldObjectStore;
 use celld_testkit::wait_for_object;
+use celld_testkit::{Check, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 fn config_hash(sts: &StatefulSet) -> Option<String> {
@@ -269,6 +272,43 @@ async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
     )
     .await
     .expect("store change rolls the pod template");
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+/// The bucket clients the operator holds, from its metrics.
+fn s3_clients(op: &Operator) -> Option<u64> {
+    op.metrics.encode().lines().find_map(|line| {
+        line.strip_prefix("celld_operator_s3_clients ")?
+            .parse()
+            .ok()
+    })
+}
+
+#[tokio::test]
+async fn a_bucket_client_no_fleet_uses_any_more_is_dropped() {
+    let (env, op) = env_with_operator("idleclient").await;
+    let s3 = env.s3().expect("S3 settings");
+    create_credentials(&env, "creds", &s3).await;
+    let prefix = prefix(&s3, "idleclient");
+    publish_pointer(&s3, &prefix, "00000000000000e1").await;
+    apply_fleet(&env, &inline_fleet("app", &s3, &prefix, json!({}))).await;
+    wait_condition(&env, "app", "Deployed", "True", None).await;
+    assert_eq!(s3_clients(&op), Some(1), "{}", op.metrics.encode());
+
+    env.api::<CelldFleet>()
+        .delete("app", &DeleteParams::default())
+        .await
+        .expect("fleet deleted");
+    // Two resync periods of the tests' operator (2 s each), then the next housekeeping round.
+    wait_until("the unused bucket client dropped", TIMEOUT, || async {
+        match s3_clients(&op) {
+            Some(0) => Check::Done(()),
+            held => Check::Pending(format!("clients held: {held:?}")),
+        }
+    })
+    .await
+    .expect("the client of the deleted fleet's bucket dropped");
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
