@@ -6,7 +6,8 @@
 
 mod cases;
 
-use cases::{Case, FLEET_UPDATES, STORES};
+use cases::updates::FLEET_UPDATES;
+use cases::{Case, stores::STORES};
 use celld_testkit::{Check, TestEnv, wait_until};
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};

@@ -4,7 +4,8 @@
 
 mod cases;
 
-use cases::{Case, EPHEMERAL_TO_PERSISTENT, FLEET_UPDATES, STORES};
+use cases::updates::{EPHEMERAL_TO_PERSISTENT, FLEET_UPDATES};
+use cases::{Case, stores::STORES};
 use celld_api::{CelldFleet, CelldObjectStore, validate};
 use serde_json::{Value, json};
 

@@ -10,14 +10,6 @@ pub struct Case {
     pub refused_with: Option<&'static str>,
 }
 
-/// An update: the object before and after, and, for a refused change, the expected message.
-pub struct UpdateCase {
-    pub name: &'static str,
-    pub old: &'static str,
-    pub new: &'static str,
-    pub refused_with: Option<&'static str>,
-}
-
 /// A fleet manifest: metadata.name `$name`, an inline object-storage connection, and the spec
 /// lines `$spec` (indented by two spaces).
 macro_rules! fleet {
@@ -36,6 +28,8 @@ mod metadata;
 mod names;
 mod scheduling;
 mod sizes;
+pub mod stores;
+pub mod updates;
 
 /// Every fleet case: the ones below and those of each field family.
 pub fn fleets() -> Vec<Case> {
@@ -541,177 +535,4 @@ spec:
 "#,
         "at most 52 characters",
     ),
-];
-
-pub const STORES: &[Case] = &[
-    ok(
-        "store-minio",
-        r#"
-metadata: {name: minio}
-spec: {endpoint: "http://minio.celld-poc.svc:9000", region: us-east-1, allowHTTP: true, credentialsSecretRef: {name: creds}}
-"#,
-    ),
-    ok(
-        "store-aws",
-        r#"
-metadata: {name: aws}
-spec: {credentialsSecretRef: {name: creds}}
-"#,
-    ),
-    bad(
-        "store-http-without-allow",
-        r#"
-metadata: {name: http}
-spec: {endpoint: "http://minio:9000", credentialsSecretRef: {name: creds}}
-"#,
-        "set spec.allowHTTP: true",
-    ),
-    ok(
-        "store-workload-identity",
-        r#"
-metadata: {name: identity}
-spec: {region: eu-west-1}
-"#,
-    ),
-    ok(
-        "store-azure",
-        r#"
-metadata: {name: azure}
-spec: {azureStorageAccount: companycelld, credentialsSecretRef: {name: azure-key}}
-"#,
-    ),
-    bad(
-        "store-azure-with-endpoint",
-        r#"
-metadata: {name: azure-endpoint}
-spec: {azureStorageAccount: companycelld, endpoint: "https://blob.example.com"}
-"#,
-        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint",
-    ),
-    bad(
-        "store-azure-with-region",
-        r#"
-metadata: {name: azure-region}
-spec: {azureStorageAccount: companycelld, region: westeurope}
-"#,
-        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint, spec.region or spec.allowHTTP",
-    ),
-    bad(
-        "store-azure-with-allow-http",
-        r#"
-metadata: {name: azure-http}
-spec: {azureStorageAccount: companycelld, allowHTTP: true}
-"#,
-        "spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint, spec.region or spec.allowHTTP",
-    ),
-    bad(
-        "store-secret-name-underscore",
-        r#"
-metadata: {name: secret-name}
-spec: {credentialsSecretRef: {name: s3_creds}}
-"#,
-        "credentialsSecretRef.name must be the name of a Secret",
-    ),
-    bad(
-        "store-bad-endpoint",
-        r#"
-metadata: {name: bad-endpoint}
-spec: {endpoint: "s3.example.com", credentialsSecretRef: {name: creds}}
-"#,
-        "spec.endpoint must be an absolute http:// or https:// URL",
-    ),
-];
-
-const PERSISTENT: &str = r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Persistent, size: 10Gi}
-"#;
-
-const EPHEMERAL: &str = r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Ephemeral, size: 1Gi}
-"#;
-
-const EPHEMERAL_10GI: &str = r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Ephemeral, size: 10Gi}
-"#;
-
-/// The update of a fleet that never used Persistent storage to Persistent storage (the storage
-/// message must not claim it did). Only the client-side tests read every message.
-#[allow(dead_code)]
-pub const EPHEMERAL_TO_PERSISTENT: (&str, &str) = (EPHEMERAL, PERSISTENT);
-
-pub const FLEET_UPDATES: &[UpdateCase] = &[
-    UpdateCase {
-        name: "ephemeral-size-may-change",
-        old: EPHEMERAL,
-        new: r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Ephemeral, size: 2Gi}
-"#,
-        refused_with: None,
-    },
-    UpdateCase {
-        name: "persistent-retention-may-change",
-        old: PERSISTENT,
-        new: r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Persistent, size: 10Gi, whenDeleted: Delete}
-  replicas: 3
-"#,
-        refused_with: None,
-    },
-    UpdateCase {
-        name: "persistent-size-is-immutable",
-        old: PERSISTENT,
-        new: r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Persistent, size: 20Gi}
-"#,
-        refused_with: Some("cannot change while a fleet uses Persistent storage"),
-    },
-    UpdateCase {
-        name: "persistent-class-is-immutable",
-        old: PERSISTENT,
-        new: r#"
-metadata: {name: storage}
-spec:
-  objectStorage: {bucket: "s3://celld/app", credentialsSecretRef: {name: creds}}
-  localStorage: {type: Persistent, size: 10Gi, storageClassName: other}
-"#,
-        refused_with: Some("cannot change while a fleet uses Persistent storage"),
-    },
-    UpdateCase {
-        name: "ephemeral-to-persistent-is-refused",
-        old: EPHEMERAL,
-        new: PERSISTENT,
-        refused_with: Some("spec.localStorage.type cannot change from Ephemeral to Persistent"),
-    },
-    UpdateCase {
-        name: "ephemeral-to-persistent-of-the-same-size-is-refused",
-        old: EPHEMERAL_10GI,
-        new: PERSISTENT,
-        refused_with: Some("spec.localStorage.type cannot change from Ephemeral to Persistent"),
-    },
-    UpdateCase {
-        name: "persistent-to-ephemeral-is-refused",
-        old: PERSISTENT,
-        new: EPHEMERAL,
-        refused_with: Some(
-            "spec.localStorage.type cannot change from Ephemeral to Persistent or back",
-        ),
-    },
 ];
