@@ -8,12 +8,14 @@
 use kube::Resource;
 use kube::api::ObjectMeta;
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::de::{DeserializeOwned, Deserializer, Error as _, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// An object of kind `K`: its metadata, and the rest of it as JSON text.
+/// An object of kind `K`: its metadata, and the rest of it as JSON text (the object's other
+/// members, `"name":value` separated by commas, without the braces).
 pub struct Compact<K> {
     metadata: ObjectMeta,
     rest: Box<str>,
@@ -39,39 +41,59 @@ impl<K> fmt::Debug for Compact<K> {
     }
 }
 
-impl<K> Compact<K> {
-    fn split(value: serde_json::Value) -> Result<Self, serde_json::Error> {
-        let serde_json::Value::Object(mut fields) = value else {
-            return Err(serde_json::Error::custom(
-                "a Kubernetes object is a JSON object",
-            ));
-        };
-        let metadata = match fields.remove("metadata") {
-            Some(m) => serde_json::from_value(m)?,
-            None => ObjectMeta::default(),
-        };
-        Ok(Self {
-            metadata,
-            rest: serde_json::to_string(&fields)?.into_boxed_str(),
+impl<K: DeserializeOwned> Compact<K> {
+    /// The whole object, parsed: the metadata written back into the text, then one parse.
+    pub fn expand(&self) -> Result<K, serde_json::Error> {
+        let metadata = serde_json::to_string(&self.metadata)?;
+        let mut text = String::with_capacity(metadata.len() + self.rest.len() + 16);
+        text.push_str("{\"metadata\":");
+        text.push_str(&metadata);
+        if !self.rest.is_empty() {
+            text.push(',');
+            text.push_str(&self.rest);
+        }
+        text.push('}');
+        serde_json::from_str(&text)
+    }
+}
+
+/// Reads an object's fields: `metadata` parsed, every other field kept as the text it came in.
+struct Fields<K>(PhantomData<fn() -> K>);
+
+impl<'de, K> Visitor<'de> for Fields<K> {
+    type Value = Compact<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Kubernetes object (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut metadata = None;
+        let mut rest = String::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "metadata" {
+                metadata = Some(map.next_value::<ObjectMeta>()?);
+                continue;
+            }
+            let value: Box<RawValue> = map.next_value()?;
+            if !rest.is_empty() {
+                rest.push(',');
+            }
+            rest.push_str(&serde_json::to_string(&key).map_err(A::Error::custom)?);
+            rest.push(':');
+            rest.push_str(value.get());
+        }
+        Ok(Compact {
+            metadata: metadata.unwrap_or_default(),
+            rest: rest.into_boxed_str(),
             kind: PhantomData,
         })
     }
 }
 
-impl<K: DeserializeOwned> Compact<K> {
-    /// The whole object, parsed.
-    pub fn expand(&self) -> Result<K, serde_json::Error> {
-        let mut fields: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&self.rest)?;
-        fields.insert("metadata".into(), serde_json::to_value(&self.metadata)?);
-        serde_json::from_value(serde_json::Value::Object(fields))
-    }
-}
-
 impl<'de, K> Deserialize<'de> for Compact<K> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        Self::split(value).map_err(D::Error::custom)
+        deserializer.deserialize_map(Fields(PhantomData))
     }
 }
 
@@ -129,6 +151,27 @@ mod tests {
         assert_eq!(compact.meta().resource_version.as_deref(), Some("7"));
         let typed: StatefulSet = serde_json::from_value(statefulset()).expect("typed");
         assert_eq!(compact.expand().expect("expanded"), typed);
+    }
+
+    #[test]
+    fn expands_what_the_api_server_sent_as_text() {
+        let mut object = statefulset();
+        object["spec"]["template"]["spec"]["containers"][0]["args"] =
+            json!(["--note", "quotes \" and \\ and \u{e9} survive", ""]);
+        let text = serde_json::to_string(&object).expect("text");
+        let compact: Compact<StatefulSet> = serde_json::from_str(&text).expect("compact");
+        let typed: StatefulSet = serde_json::from_value(object).expect("typed");
+        assert_eq!(compact.expand().expect("expanded"), typed);
+    }
+
+    #[test]
+    fn an_object_of_metadata_only_expands() {
+        let compact: Compact<k8s_openapi::api::core::v1::ConfigMap> =
+            serde_json::from_str(r#"{"metadata":{"name":"a"}}"#).expect("compact");
+        assert_eq!(
+            compact.expand().expect("expanded").metadata.name.as_deref(),
+            Some("a")
+        );
     }
 
     #[test]
