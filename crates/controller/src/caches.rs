@@ -4,15 +4,16 @@
 
 use crate::apply::Child;
 use crate::compact::Compact;
+use crate::owner_index::{OwnerIndex, controller_uid};
 use celld_api::CelldObjectStore;
 use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Secret, Service};
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use kube::Resource;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
-use kube::{Resource, ResourceExt};
 use std::sync::Arc;
 use tracing::warn;
 
@@ -27,11 +28,21 @@ pub struct ChildCaches {
     /// Their NetworkPolicies.
     pub network_policies: Store<Compact<NetworkPolicy>>,
     /// Their PodDisruptionBudgets.
-    pub pod_disruption_budgets: Store<Compact<PodDisruptionBudget>>,
+    pub pod_disruption_budgets: Owned<Compact<PodDisruptionBudget>>,
     /// Their Ingresses.
-    pub ingresses: Store<Compact<Ingress>>,
+    pub ingresses: Owned<Compact<Ingress>>,
     /// Their HTTPRoutes; None when the cluster did not serve the Gateway API at start.
-    pub http_routes: Option<Store<Compact<HttpRoute>>>,
+    pub http_routes: Option<Owned<Compact<HttpRoute>>>,
+}
+
+/// The cache of a child kind the spec may ask for or not, with its objects indexed by owner
+/// (to find what to prune).
+#[derive(Clone)]
+pub struct Owned<K: Resource<DynamicType = ()> + 'static> {
+    /// The objects.
+    pub store: Store<K>,
+    /// Their names by the uid of their controller.
+    pub owners: Arc<OwnerIndex>,
 }
 
 /// A child kind as RBAC rules, the bench and the docs name it.
@@ -113,6 +124,13 @@ pub trait ChildKind: Child {
     fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>>;
 }
 
+/// A child kind the spec may ask for or not: the fleet's objects of it that the plan no longer
+/// holds are pruned.
+pub trait OptionalKind: ChildKind {
+    /// The cache of this kind with its index by owner, if the controller keeps one.
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>>;
+}
+
 impl ChildKind for StatefulSet {
     fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
         Some(&caches.statefulsets)
@@ -133,18 +151,36 @@ impl ChildKind for NetworkPolicy {
 
 impl ChildKind for PodDisruptionBudget {
     fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.pod_disruption_budgets.store)
+    }
+}
+
+impl OptionalKind for PodDisruptionBudget {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
         Some(&caches.pod_disruption_budgets)
     }
 }
 
 impl ChildKind for Ingress {
     fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.ingresses.store)
+    }
+}
+
+impl OptionalKind for Ingress {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
         Some(&caches.ingresses)
     }
 }
 
 impl ChildKind for HttpRoute {
     fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        caches.http_routes.as_ref().map(|routes| &routes.store)
+    }
+}
+
+impl OptionalKind for HttpRoute {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
         caches.http_routes.as_ref()
     }
 }
@@ -205,16 +241,17 @@ pub fn child<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, name: &str) -> O
 }
 
 /// Names of the cached children in namespace `ns` whose controller is the object `owner_uid`.
-pub fn owned_by<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, owner_uid: &str) -> Vec<String> {
-    store
-        .state_filter(|k| {
-            k.meta().namespace.as_deref() == Some(ns)
-                && k.owner_references()
-                    .iter()
-                    .any(|o| o.uid == owner_uid && o.controller == Some(true))
+pub fn owned_by<K: ChildKind>(owned: &Owned<Compact<K>>, ns: &str, owner_uid: &str) -> Vec<String> {
+    owned
+        .owners
+        .owned_by(owner_uid)
+        .into_iter()
+        .filter(|name| {
+            owned
+                .store
+                .get(&ObjectRef::new(name).within(ns))
+                .is_some_and(|k| controller_uid(k.as_ref()) == Some(owner_uid))
         })
-        .iter()
-        .map(|k| k.name_any())
         .collect()
 }
 

@@ -135,9 +135,8 @@ pub async fn run(
         streams.cached_shared("StatefulSet", owned());
     let (services, service_items) = streams.cached_touched("Service", owned());
     let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());
-    let (pod_disruption_budgets, pdb_items) =
-        streams.cached_touched("PodDisruptionBudget", owned());
-    let (ingresses, ingress_items) = streams.cached_touched("Ingress", owned());
+    let (pod_disruption_budgets, pdb_items) = streams.cached_owned("PodDisruptionBudget", owned());
+    let (ingresses, ingress_items) = streams.cached_owned("Ingress", owned());
     let mut controller = Controller::for_stream(fleet_items, fleets.clone())
         .with_config(
             controller::Config::default()
@@ -150,7 +149,7 @@ pub async fn run(
         .owns_stream(pdb_items)
         .owns_stream(ingress_items);
     let http_routes = if gateway_api {
-        let (routes, route_items) = streams.cached_touched("HTTPRoute", owned());
+        let (routes, route_items) = streams.cached_owned("HTTPRoute", owned());
         controller = controller.owns_stream(route_items);
         Some(routes)
     } else {

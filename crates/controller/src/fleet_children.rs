@@ -3,7 +3,7 @@
 //! never keeps the rest of the fleet, or its status, from being reconciled.
 
 use crate::apply::{self, Child, Outcome};
-use crate::caches::{self, ChildKind};
+use crate::caches::{self, ChildKind, OptionalKind};
 use crate::children::{Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
@@ -131,15 +131,15 @@ impl Children<'_> {
     }
 
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
-    async fn optional<K: ChildKind>(&mut self, child: Option<K>) {
+    async fn optional<K: OptionalKind>(&mut self, child: Option<K>) {
         let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
         if let Some(child) = child {
             self.always(child).await;
         }
         let api = self.api::<K>();
-        let pruned = match K::cache(&self.ctx.caches.children) {
-            Some(cache) => {
-                let unwanted = caches::owned_by(cache, self.ns, self.uid)
+        let pruned = match K::owned(&self.ctx.caches.children) {
+            Some(owned) => {
+                let unwanted = caches::owned_by(owned, self.ns, self.uid)
                     .into_iter()
                     .filter(|name| !keep.contains(name));
                 apply::delete_all(&api, unwanted, &self.ctx.metrics).await

@@ -30,6 +30,7 @@ pub mod lease_fence;
 pub mod map_retain;
 pub mod metrics;
 pub mod node_api;
+pub mod owner_index;
 pub mod plan;
 pub mod pointer;
 pub mod pointer_object_store;

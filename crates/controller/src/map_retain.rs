@@ -11,6 +11,11 @@ const SMALL: usize = 64;
 /// Keeps the entries `keep` accepts and shrinks `map` when it has room for four times more.
 pub fn retain<K: Eq + Hash, V>(map: &mut HashMap<K, V>, keep: impl FnMut(&K, &mut V) -> bool) {
     map.retain(keep);
+    shrink(map);
+}
+
+/// Shrinks `map` when it has room for four times more than it holds.
+pub fn shrink<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
     if map.capacity() > SMALL && map.capacity() > 4 * map.len() {
         map.shrink_to_fit();
     }

@@ -7,6 +7,8 @@
 //! restart, or a watch cache that re-initialises once etcd is back, the failures of a dozen
 //! watches at once paused every watch for many minutes.
 
+use crate::caches::Owned;
+use crate::owner_index::OwnerIndex;
 use crate::watch_client::observed;
 use crate::watch_health::WatchHealth;
 use futures::{Stream, StreamExt, future};
@@ -186,6 +188,18 @@ impl WatchStreams {
         (store, detached(items))
     }
 
+    /// Like [`cached_touched`](Self::cached_touched), with the index of the cached objects by
+    /// their controller's uid.
+    pub fn cached_owned<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Owned<K>, Items<K>) {
+        let owners = Arc::new(OwnerIndex::default());
+        let (store, items) = self.cache_indexed(name, config, Some(owners.clone()));
+        (Owned { store, owners }, detached(items))
+    }
+
     /// Like [`cached_touched`](Self::cached_touched), with the objects delivered to two
     /// consumers: one watch feeds both controllers, so the API server serves it once.
     pub fn cached_shared<K: Watched>(
@@ -200,6 +214,16 @@ impl WatchStreams {
 
     /// The cache and the objects applied or deleted, not yet driven by a task.
     fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
+        self.cache_indexed(name, config, None)
+    }
+
+    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given.
+    fn cache_indexed<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        owners: Option<Arc<OwnerIndex>>,
+    ) -> (Store<K>, Items<K>) {
         let (store, writer) = reflector::store();
         let (listed, flag) = tokio::sync::watch::channel(false);
         if let Ok(mut all) = self.listed.lock() {
@@ -210,6 +234,9 @@ impl WatchStreams {
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
             .inspect(move |event| {
+                if let (Some(owners), Ok(event)) = (&owners, event) {
+                    owners.record(event);
+                }
                 if matches!(event, Ok(watcher::Event::InitDone)) {
                     listed.send_replace(true);
                 }
