@@ -273,4 +273,44 @@ mod tests {
         }
         assert_eq!(planned, listed);
     }
+
+    fn pdb(name: &str, owner: &str) -> Compact<PodDisruptionBudget> {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "team",
+                "ownerReferences": [{"apiVersion": "platform.celld.dev/v1alpha1",
+                    "kind": "CelldFleet", "name": "f", "uid": owner, "controller": true}]},
+        }))
+        .expect("pdb")
+    }
+
+    #[test]
+    fn owned_children_are_those_the_cache_still_shows_controlled_by_the_owner() {
+        use kube::runtime::watcher::Event;
+        let (store, mut writer) = kube::runtime::reflector::store();
+        let owned = Owned {
+            store,
+            owners: Arc::new(OwnerIndex::default()),
+        };
+        for event in [
+            Event::Apply(pdb("web", "u1")),
+            Event::Apply(pdb("old", "u1")),
+            Event::Apply(pdb("api", "u2")),
+        ] {
+            writer.apply_watcher_event(&event);
+            owned.owners.record(&event);
+        }
+        // The owner reference of "old" edited by hand; the index keeps its entry under u1.
+        let moved = Event::Apply(pdb("old", "u2"));
+        writer.apply_watcher_event(&moved);
+        owned.owners.record(&moved);
+        assert_eq!(owned_by(&owned, "team", "u1"), vec!["web"]);
+        let mut u2 = owned_by(&owned, "team", "u2");
+        u2.sort();
+        assert_eq!(u2, vec!["api", "old"]);
+        assert!(
+            owned_by(&owned, "other", "u1").is_empty(),
+            "another namespace"
+        );
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 /// Owner uid → names of the objects it controls.
-type Owned = HashMap<String, Vec<String>>;
+type ByOwner = HashMap<String, Vec<String>>;
 
 /// The index of one kind's cached objects by the uid of their controller.
 #[derive(Debug, Default)]
@@ -21,9 +21,9 @@ pub struct OwnerIndex {
 
 #[derive(Debug, Default)]
 struct State {
-    owned: Owned,
+    owned: ByOwner,
     /// The index a relist is building, which replaces `owned` when the relist ends.
-    relisting: Option<Owned>,
+    relisting: Option<ByOwner>,
 }
 
 /// The uid of the object's controller (the owner reference with `controller: true`).
@@ -41,7 +41,7 @@ fn name<K: Resource>(object: &K) -> Option<&str> {
     object.meta().name.as_deref()
 }
 
-fn add<K: Resource>(owned: &mut Owned, object: &K) {
+fn add<K: Resource>(owned: &mut ByOwner, object: &K) {
     if let (Some(uid), Some(name)) = (controller_uid(object), name(object)) {
         let names = owned.entry(uid.to_string()).or_default();
         if !names.iter().any(|n| n == name) {
@@ -50,7 +50,7 @@ fn add<K: Resource>(owned: &mut Owned, object: &K) {
     }
 }
 
-fn remove<K: Resource>(owned: &mut Owned, object: &K) {
+fn remove<K: Resource>(owned: &mut ByOwner, object: &K) {
     let (Some(uid), Some(name)) = (controller_uid(object), name(object)) else {
         return;
     };
@@ -76,7 +76,7 @@ impl OwnerIndex {
         match event {
             Event::Apply(object) => add(&mut state.owned, object),
             Event::Delete(object) => remove(&mut state.owned, object),
-            Event::Init => state.relisting = Some(Owned::new()),
+            Event::Init => state.relisting = Some(ByOwner::new()),
             Event::InitApply(object) => {
                 if let Some(relisting) = state.relisting.as_mut() {
                     add(relisting, object);
