@@ -1,0 +1,103 @@
+//! What the object store tests share: an operator reading gs:// and az:// buckets at the local
+//! emulators, a deployment pointer, and the storage part of a fleet's StatefulSet.
+
+use crate::support::*;
+use celld_operator::pointer_object_store::StoreEndpoints;
+use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, wait_until};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::EnvVar;
+use serde_json::json;
+
+/// A test namespace with an operator that reads gs:// and az:// buckets at the emulators.
+pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, AzureSettings) {
+    let env = TestEnv::new(test)
+        .await
+        .expect("the local control plane is up (make cluster-up)");
+    celld_testkit::install_crds(&env.client())
+        .await
+        .expect("CRDs installed");
+    let gcs = GcsSettings::load().expect("GCS emulator settings (make cluster-up)");
+    let azure = AzureSettings::load().expect("Azure Blob emulator settings (make cluster-up)");
+    let mut settings = settings(&env, "op-1");
+    settings.store_endpoints = StoreEndpoints {
+        gcs: Some(gcs.endpoint.clone()),
+        azure_blob: Some(azure.blob_endpoint.clone()),
+    };
+    let op = start(operator_client(&env).await, settings);
+    (env, op, gcs, azure)
+}
+
+/// A deployment pointer (`deploy/current.json`) for Worker version `version`.
+pub fn pointer(version: &str) -> Vec<u8> {
+    json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}})
+        .to_string()
+        .into_bytes()
+}
+
+/// The fleet's StatefulSet once it exists.
+pub async fn statefulset(env: &TestEnv, name: &str) -> StatefulSet {
+    let api = env.api::<StatefulSet>();
+    wait_until(format!("StatefulSet {name}"), TIMEOUT, || async {
+        match api.get_opt(name).await {
+            Ok(Some(sts)) => Check::Done(sts),
+            other => Check::Pending(format!("{other:?}")),
+        }
+    })
+    .await
+    .expect("StatefulSet applied")
+}
+
+/// The storage part of the celld container's environment (bucket, store settings, keys), as
+/// `NAME=value` or `NAME<-secret/key`, in order.
+pub fn storage_env(sts: &StatefulSet) -> Vec<String> {
+    let pod = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec");
+    let env: &[EnvVar] = pod.containers[0].env.as_deref().unwrap_or_default();
+    env.iter()
+        .filter(|e| {
+            e.name == "CELLD_BUCKET"
+                || ["AWS_", "S3_", "GOOGLE_", "AZURE_"]
+                    .iter()
+                    .any(|p| e.name.starts_with(p))
+                || e.value_from
+                    .as_ref()
+                    .is_some_and(|v| v.secret_key_ref.is_some())
+        })
+        .map(|e| {
+            match e
+                .value_from
+                .as_ref()
+                .and_then(|v| v.secret_key_ref.as_ref())
+            {
+                Some(r) => format!("{}<-{}/{}", e.name, r.name, r.key),
+                None => format!("{}={}", e.name, e.value.as_deref().unwrap_or_default()),
+            }
+        })
+        .collect()
+}
+
+/// The pod's volumes and the celld container's mounts: the work and tmp volumes only, never a
+/// key file.
+pub fn volumes_and_mounts(sts: &StatefulSet) -> (Vec<String>, Vec<String>) {
+    let pod = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .expect("pod spec");
+    let volumes = pod
+        .volumes
+        .iter()
+        .flatten()
+        .map(|v| v.name.clone())
+        .collect();
+    let mounts = pod.containers[0]
+        .volume_mounts
+        .iter()
+        .flatten()
+        .map(|m| format!("{}:{}", m.name, m.mount_path))
+        .collect();
+    (volumes, mounts)
+}
