@@ -10,12 +10,7 @@ use serde_json::json;
 
 /// A test namespace with an operator that reads gs:// and az:// buckets at the emulators.
 pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, AzureSettings) {
-    let env = TestEnv::new(test)
-        .await
-        .expect("the local control plane is up (make cluster-up)");
-    celld_testkit::install_crds(&env.client())
-        .await
-        .expect("CRDs installed");
+    let env = env_with_crds(test).await;
     let gcs = GcsSettings::load().expect("GCS emulator settings (make cluster-up)");
     let azure = AzureSettings::load().expect("Azure Blob emulator settings (make cluster-up)");
     let mut settings = settings(&env, "op-1");
@@ -32,6 +27,25 @@ pub fn pointer(version: &str) -> Vec<u8> {
     json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}})
         .to_string()
         .into_bytes()
+}
+
+/// Publishes the pointer of Worker version `version` under `prefix` in the Azure Blob
+/// emulator's container, and returns the bucket a fleet names for it.
+pub async fn publish_azure(azure: &AzureSettings, prefix: &str, version: &str) -> String {
+    azure
+        .put(&format!("{prefix}/deploy/current.json"), &pointer(version))
+        .await
+        .expect("pointer published to Azurite");
+    format!("az://{}/{prefix}", azure.container)
+}
+
+/// Publishes the pointer of Worker version `version` under `prefix` in the GCS emulator's
+/// bucket, and returns the bucket a fleet names for it.
+pub async fn publish_gcs(gcs: &GcsSettings, prefix: &str, version: &str) -> String {
+    gcs.put(&format!("{prefix}/deploy/current.json"), &pointer(version))
+        .await
+        .expect("pointer published to the GCS emulator");
+    format!("gs://{}/{prefix}", gcs.bucket)
 }
 
 /// The fleet's StatefulSet once it exists.

@@ -103,12 +103,7 @@ async fn a_gcs_fleet_with_a_key_reads_its_pointer_and_rolls_on_rotation() {
         )
     );
 
-    gcs.put(
-        &format!("{prefix}/deploy/current.json"),
-        &pointer("00000000000000a1"),
-    )
-    .await
-    .expect("pointer published to the GCS emulator");
+    publish_gcs(&gcs, &prefix, "00000000000000a1").await;
     wait_version(&env, "web", "00000000000000a1").await;
     let before = config_hash(&statefulset(&env, "web").await);
 
@@ -148,14 +143,7 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer_and_rolls_on_rotation(
         .create(&PostParams::default(), &store)
         .await
         .expect("store created");
-    azure
-        .put(
-            &format!("{prefix}/deploy/current.json"),
-            &pointer("00000000000000b2"),
-        )
-        .await
-        .expect("pointer published to Azurite");
-    let bucket = format!("az://{}/{prefix}", azure.container);
+    let bucket = publish_azure(&azure, &prefix, "00000000000000b2").await;
     apply_fleet(
         &env,
         &fleet(
@@ -197,13 +185,7 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer_and_rolls_on_rotation(
     );
 
     // A new version is read conditionally (Azurite answers If-None-Match) and still seen.
-    azure
-        .put(
-            &format!("{prefix}/deploy/current.json"),
-            &pointer("00000000000000b3"),
-        )
-        .await
-        .expect("new pointer published");
+    publish_azure(&azure, &prefix, "00000000000000b3").await;
     wait_version(&env, "shop", "00000000000000b3").await;
 
     // A new account key rolls the nodes, as an S3 Secret does. Azurite knows one key per
@@ -215,13 +197,7 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer_and_rolls_on_rotation(
     rotate_azure_key(&env, &azure.key).await;
     wait_new_hash(&env, "shop", &[other]).await;
     wait_rolled(&env, "shop").await;
-    azure
-        .put(
-            &format!("{prefix}/deploy/current.json"),
-            &pointer("00000000000000b4"),
-        )
-        .await
-        .expect("new pointer published");
+    publish_azure(&azure, &prefix, "00000000000000b4").await;
     wait_version(&env, "shop", "00000000000000b4").await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");

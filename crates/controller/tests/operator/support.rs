@@ -181,14 +181,20 @@ pub fn start(client: Client, settings: Settings) -> Operator {
     }
 }
 
-/// A test namespace with the CRDs installed and one operator running in it.
-pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
+/// A test namespace with the CRDs installed.
+pub async fn env_with_crds(test: &str) -> TestEnv {
     let env = TestEnv::new(test)
         .await
         .expect("the local control plane is up (make cluster-up)");
     celld_testkit::install_crds(&env.client())
         .await
         .expect("CRDs installed");
+    env
+}
+
+/// A test namespace with the CRDs installed and one operator running in it.
+pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
+    let env = env_with_crds(test).await;
     let client = operator_client(&env).await;
     let op = start(client, settings(&env, "op-1"));
     (env, op)

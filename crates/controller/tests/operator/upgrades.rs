@@ -22,12 +22,7 @@ const LATEST: &str = "ghcr.io/denoland/celld:latest";
 /// An operator whose node API requests go to `nodes`, and a fleet `web` on `image` with
 /// `replicas` nodes that is Ready.
 async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeStates) -> TestEnv {
-    let env = TestEnv::new(test)
-        .await
-        .expect("the local control plane is up (make cluster-up)");
-    celld_testkit::install_crds(&env.client())
-        .await
-        .expect("CRDs installed");
+    let env = env_with_crds(test).await;
     let mut settings = settings(&env, "op-1");
     settings.node_api_connect_to = Some(nodes.address.clone());
     let op = start(operator_client(&env).await, settings);

@@ -22,13 +22,7 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
     }
     let (env, op, gcs, _) = env_with_emulators("gcs-identity").await;
     let prefix = unique_name("gcs-identity");
-    gcs.put(
-        &format!("{prefix}/deploy/current.json"),
-        &pointer("00000000000000c3"),
-    )
-    .await
-    .expect("pointer published to the GCS emulator");
-    let bucket = format!("gs://{}/{prefix}", gcs.bucket);
+    let bucket = publish_gcs(&gcs, &prefix, "00000000000000c3").await;
     apply_fleet(
         &env,
         &fleet(
@@ -38,27 +32,7 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
     )
     .await;
 
-    let fleet = wait_condition(
-        &env,
-        "api",
-        "Deployed",
-        "Unknown",
-        Some("NoOperatorCredentials"),
-    )
-    .await;
-    let deployed = celld_api::conditions::find(
-        &fleet.status.as_ref().expect("status").conditions,
-        "Deployed",
-    )
-    .expect("Deployed")
-    .clone();
-    assert!(
-        deployed.message.starts_with(&format!(
-            "the operator has no credentials for {bucket}/deploy/current.json: the fleet names no credentials Secret"
-        )),
-        "{}",
-        deployed.message
-    );
+    wait_no_operator_credentials(&env, "api", &bucket).await;
     wait_condition(
         &env,
         "api",
@@ -138,14 +112,7 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
     );
     let (env, op, _, azure) = env_with_emulators("azure-identity").await;
     let prefix = unique_name("azure-identity");
-    azure
-        .put(
-            &format!("{prefix}/deploy/current.json"),
-            &pointer("00000000000000d4"),
-        )
-        .await
-        .expect("pointer published to Azurite");
-    let bucket = format!("az://{}/{prefix}", azure.container);
+    let bucket = publish_azure(&azure, &prefix, "00000000000000d4").await;
     apply_fleet(
         &env,
         &fleet(
@@ -156,27 +123,7 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
     .await;
 
     // Neither a managed identity nor a workload identity token reaches the operator here.
-    let fleet = wait_condition(
-        &env,
-        "jobs",
-        "Deployed",
-        "Unknown",
-        Some("NoOperatorCredentials"),
-    )
-    .await;
-    let deployed = celld_api::conditions::find(
-        &fleet.status.as_ref().expect("status").conditions,
-        "Deployed",
-    )
-    .expect("Deployed")
-    .clone();
-    assert!(
-        deployed.message.starts_with(&format!(
-            "the operator has no credentials for {bucket}/deploy/current.json: the fleet names no credentials Secret"
-        )),
-        "{}",
-        deployed.message
-    );
+    wait_no_operator_credentials(&env, "jobs", &bucket).await;
 
     // The nodes get the account name and no key: celld takes the pod's identity.
     let sts = statefulset(&env, "jobs").await;
@@ -208,4 +155,30 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
     assert_eq!(pod.service_account_name.as_deref(), Some("celld"));
     op.stop().await;
     env.cleanup().await.expect("cleanup");
+}
+
+/// Waits until fleet `name` says the operator has no credentials for the pointer in `bucket`
+/// (the fleet names no credentials Secret).
+async fn wait_no_operator_credentials(env: &celld_testkit::TestEnv, name: &str, bucket: &str) {
+    let fleet = wait_condition(
+        env,
+        name,
+        "Deployed",
+        "Unknown",
+        Some("NoOperatorCredentials"),
+    )
+    .await;
+    let deployed = celld_api::conditions::find(
+        &fleet.status.as_ref().expect("status").conditions,
+        "Deployed",
+    )
+    .expect("Deployed")
+    .clone();
+    assert!(
+        deployed.message.starts_with(&format!(
+            "the operator has no credentials for {bucket}/deploy/current.json: the fleet names no credentials Secret"
+        )),
+        "{}",
+        deployed.message
+    );
 }
