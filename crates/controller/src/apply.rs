@@ -5,6 +5,7 @@ use crate::children::MANAGER;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::metrics::Metrics;
+use crate::owner_index::controller_uid;
 use k8s_openapi::NamespaceResourceScope;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Api, Resource, ResourceExt};
@@ -131,10 +132,7 @@ pub async fn prune<K: Child>(
         }
     };
     let unwanted = list.into_iter().filter_map(|obj| {
-        let owned = obj
-            .owner_references()
-            .iter()
-            .any(|o| o.uid == owner_uid && o.controller == Some(true));
+        let owned = controller_uid(&obj) == Some(owner_uid);
         let name = obj.name_any();
         (owned && !keep.contains(&name)).then_some(name)
     });

@@ -12,6 +12,7 @@
 use crate::compact::Compact;
 use crate::context::Context;
 use crate::failure::Failure;
+use crate::owner_index::controller_uid;
 use crate::pointer::Pointer;
 use crate::status::{Observed, Route, Storage};
 use crate::status_write;
@@ -169,11 +170,7 @@ async fn follow_one(ctx: &Context, statefulset: StatefulSet) {
         return;
     };
     let uid = fleet.uid().unwrap_or_default();
-    let owned = statefulset
-        .owner_references()
-        .iter()
-        .any(|o| o.controller == Some(true) && o.uid == uid);
-    if !owned {
+    if controller_uid(&statefulset) != Some(uid.as_str()) {
         return;
     }
     let lock = ctx.observations.lock(&uid);
