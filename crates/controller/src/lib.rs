@@ -10,6 +10,7 @@ pub mod ambient_credentials;
 pub mod apply;
 pub mod args;
 pub mod bucket_clients;
+pub mod cache_writer;
 pub mod caches;
 pub mod children;
 pub mod compact;
