@@ -1,8 +1,9 @@
 //! Bucket clients shared by every fleet with the same bucket, connection and credentials: one
 //! connection pool per bucket (an `object_store` client is bound to one), whatever the number
-//! of fleets and prefixes in it. A client no fleet used for two resync periods serves no fleet
-//! any more (every fleet is reconciled, and gets its client, at least once a period): it is
-//! dropped with its connections by the next housekeeping round.
+//! of fleets and prefixes in it. A client is dropped with its connections by the next
+//! housekeeping round once every fleet that used it is deleted, or once no fleet used it for
+//! two resync periods (every fleet is reconciled, and gets its client, at least once a period,
+//! so its fleets moved to other buckets or credentials).
 
 use crate::children::storage_env;
 use crate::map_retain;
@@ -11,7 +12,7 @@ use crate::pointer_object_store::{StoreEndpoints, StoreSource};
 use celld_api::ResolvedStorage;
 use k8s_openapi::api::core::v1::Secret;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,13 +51,20 @@ pub fn key(storage: &ResolvedStorage, secret: Option<&Secret>) -> String {
 /// A shared client.
 pub type Client = Arc<dyn PointerSource>;
 
-/// The shared clients, by [`key`], with when each was last used.
+/// One shared client, when it was last used, and the uids of the fleets that used it.
+struct Entry {
+    client: Client,
+    used: Instant,
+    fleets: HashSet<String>,
+}
+
+/// The shared clients, by [`key`].
 pub struct BucketClients {
     timeout: Duration,
     endpoints: StoreEndpoints,
     /// How long a client nobody used is kept.
     idle: Duration,
-    clients: Mutex<HashMap<String, (Client, Instant)>>,
+    clients: Mutex<HashMap<String, Entry>>,
 }
 
 impl BucketClients {
@@ -73,13 +81,15 @@ impl BucketClients {
     }
 
     /// The client for `storage` with the credentials in `secret` (None: the operator's own
-    /// identity), built the first time. The message says why there is none.
+    /// identity), built the first time, for the fleet with uid `fleet`. The message says why
+    /// there is none.
     pub fn get(
         &self,
+        fleet: &str,
         storage: &ResolvedStorage,
         secret: Option<&Secret>,
     ) -> Result<Client, String> {
-        self.get_or_build(&key(storage, secret), Instant::now(), || {
+        self.get_or_build(&key(storage, secret), fleet, Instant::now(), || {
             Ok(Arc::new(StoreSource::new(
                 storage,
                 secret,
@@ -92,26 +102,38 @@ impl BucketClients {
     fn get_or_build(
         &self,
         key: &str,
+        fleet: &str,
         now: Instant,
         build: impl FnOnce() -> Result<Client, String>,
     ) -> Result<Client, String> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((client, used)) = clients.get_mut(key) {
-            *used = now;
-            return Ok(client.clone());
+        if let Some(entry) = clients.get_mut(key) {
+            entry.used = now;
+            if !entry.fleets.contains(fleet) {
+                entry.fleets.insert(fleet.to_string());
+            }
+            return Ok(entry.client.clone());
         }
         let client = build()?;
-        clients.insert(key.to_string(), (client.clone(), now));
+        clients.insert(
+            key.to_string(),
+            Entry {
+                client: client.clone(),
+                used: now,
+                fleets: HashSet::from([fleet.to_string()]),
+            },
+        );
         Ok(client)
     }
 
-    /// Drops the clients no fleet used for two resync periods (their fleets are gone or moved
-    /// to other buckets or credentials), with their connection pools; returns how many are
-    /// left.
-    pub fn drop_idle(&self, now: Instant) -> usize {
+    /// Drops, with their connection pools, the clients whose fleets are all deleted (none of
+    /// their uids is in `live`) and those no fleet used for two resync periods; returns how
+    /// many are left.
+    pub fn drop_unused(&self, now: Instant, live: &HashSet<String>) -> usize {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
-        map_retain::retain(&mut clients, |_, (_, used)| {
-            now.saturating_duration_since(*used) < self.idle
+        map_retain::retain(&mut clients, |_, entry| {
+            entry.fleets.retain(|uid| live.contains(uid));
+            !entry.fleets.is_empty() && now.saturating_duration_since(entry.used) < self.idle
         });
         clients.len()
     }
@@ -221,23 +243,66 @@ mod tests {
             )
             .map(|c| Arc::new(c) as Client)
         };
-        clients.get_or_build("k", start, || build("s")).unwrap();
+        let live = HashSet::from(["a".to_string(), "b".to_string()]);
+        clients
+            .get_or_build("k", "a", start, || build("s"))
+            .unwrap();
         let later = start + resync + Duration::from_secs(1);
-        clients.get_or_build("k", later, || build("s")).unwrap();
+        clients
+            .get_or_build("k", "b", later, || build("s"))
+            .unwrap();
         assert_eq!(built.get(), 1, "a client in use is shared");
-        clients.get_or_build("other", later, || build("x")).unwrap();
+        clients
+            .get_or_build("other", "a", later, || build("x"))
+            .unwrap();
         assert_eq!(
-            clients.drop_idle(later + resync),
+            clients.drop_unused(later + resync, &live),
             2,
             "both used within two periods"
         );
         let unused = later + resync * 2;
         assert_eq!(
-            clients.drop_idle(unused),
+            clients.drop_unused(unused, &live),
             0,
             "nobody used them for two periods"
         );
-        clients.get_or_build("k", unused, || build("s")).unwrap();
+        clients
+            .get_or_build("k", "a", unused, || build("s"))
+            .unwrap();
         assert_eq!(built.get(), 3, "a dropped client is built again when asked");
+    }
+
+    #[test]
+    fn a_client_goes_with_the_last_of_its_fleets() {
+        let clients = BucketClients::new(
+            Duration::from_secs(1),
+            StoreEndpoints::default(),
+            Duration::from_secs(60),
+        );
+        let now = Instant::now();
+        let build = || {
+            StoreSource::new(
+                &storage("s3://b/p"),
+                Some(&secret("s")),
+                &StoreEndpoints::default(),
+                Duration::from_secs(1),
+            )
+            .map(|c| Arc::new(c) as Client)
+        };
+        for fleet in ["a", "b"] {
+            clients.get_or_build("shared", fleet, now, build).unwrap();
+        }
+        clients.get_or_build("own", "c", now, build).unwrap();
+        let live = |uids: &[&str]| uids.iter().map(|u| u.to_string()).collect::<HashSet<_>>();
+        assert_eq!(
+            clients.drop_unused(now, &live(&["b", "c"])),
+            2,
+            "one of its fleets is left"
+        );
+        assert_eq!(
+            clients.drop_unused(now, &live(&["a"])),
+            0,
+            "a, deleted before, was forgotten: b and c are gone now"
+        );
     }
 }

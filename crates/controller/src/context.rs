@@ -243,7 +243,7 @@ impl Context {
         );
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
-        let clients = self.buckets.drop_idle(Instant::now());
+        let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));
         self.observations.retain(|uid| live.contains(uid));

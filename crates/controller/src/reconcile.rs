@@ -197,7 +197,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, ctx: &Context) -> Result<Action, Er
         secret,
         store_version,
     } = inputs;
-    let client = ctx.buckets.get(&storage, secret.as_deref());
+    let client = ctx.buckets.get(&uid, &storage, secret.as_deref());
     ctx.metrics.set_s3_clients(ctx.buckets.len());
     let pointer = match client {
         Ok(client) => {

@@ -300,7 +300,7 @@ async fn a_bucket_client_no_fleet_uses_any_more_is_dropped() {
         .delete("app", &DeleteParams::default())
         .await
         .expect("fleet deleted");
-    // Two resync periods of the tests' operator (2 s each), then the next housekeeping round.
+    // The next housekeeping round after the fleet left the operator's cache.
     wait_until("the unused bucket client dropped", TIMEOUT, || async {
         match s3_clients(&op) {
             Some(0) => Check::Done(()),
