@@ -18,6 +18,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     let anchor = Anchor::now();
     let mut times = Vec::with_capacity(cycles);
+    let mut cycle_rss_kib = Vec::with_capacity(cycles);
     for cycle in 1..=cycles {
         let started = Instant::now();
         watches.forget_ready();
@@ -34,6 +35,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
             .wait_gone(ready_timeout(fleets), logs, || operator.check_alive())
             .await?;
         times.push(started.elapsed());
+        cycle_rss_kib.push(rss_kib(setup.operator.pid()));
         eprintln!(
             "bench: churn cycle {cycle}/{cycles}: {:.1} s",
             started.elapsed().as_secs_f64()
@@ -71,6 +73,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
         cycles: times,
         empty_rss_kib: setup.empty_rss_kib,
         empty_file_kib: setup.empty_file_kib,
+        cycle_rss_kib,
         after_rss_kib,
         settled_rss_kib,
         settled_file_kib,

@@ -255,6 +255,12 @@ fn churn(out: &mut String, c: &ChurnRun) {
         "| empty operator's resident memory | | {} |",
         mib(c.empty_rss_kib)
     );
+    let gone: Vec<String> = c.cycle_rss_kib.iter().map(|kib| mib(*kib)).collect();
+    let _ = writeln!(
+        out,
+        "| resident memory as each cycle's fleets were gone | | {} |",
+        gone.join(", ")
+    );
     let _ = writeln!(
         out,
         "| resident memory {} s after the churn (× empty) | | {} ({}) |",
@@ -382,6 +388,7 @@ pub(crate) mod tests {
                 cycles: vec![Duration::from_secs(30), Duration::from_secs(31)],
                 empty_rss_kib: 16 * 1024,
                 empty_file_kib: 10 * 1024,
+                cycle_rss_kib: vec![25 * 1024, 25 * 1024 + 512],
                 after_rss_kib: 24 * 1024,
                 settled_rss_kib: 18 * 1024,
                 settled_file_kib: 11 * 1024,
@@ -465,6 +472,12 @@ pub(crate) mod tests {
         );
         assert!(
             md.contains("| resident memory 10 s after the churn (× empty) | | 24.0 MiB (1.50×) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| resident memory as each cycle's fleets were gone | | 25.0 MiB, 25.5 MiB |"
+            ),
             "{md}"
         );
         assert!(

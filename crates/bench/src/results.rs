@@ -128,6 +128,9 @@ pub struct ChurnRun {
     pub empty_rss_kib: u64,
     /// Its file-backed part (the binary's code paged in so far), KiB.
     pub empty_file_kib: u64,
+    /// Resident memory as each cycle's last fleet was gone, KiB: whether it grows cycle after
+    /// cycle.
+    pub cycle_rss_kib: Vec<u64>,
     /// Resident memory [`CHURN_REST`](crate::settings::CHURN_REST) after the last cycle, KiB.
     pub after_rss_kib: u64,
     /// Resident memory [`CHURN_SETTLE`](crate::settings::CHURN_SETTLE) after the last cycle,
