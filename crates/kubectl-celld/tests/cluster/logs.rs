@@ -61,7 +61,7 @@ async fn logs_of_every_pod_then_follow_picks_up_new_lines_and_new_pods() -> Test
         // place, so it reads the rule's file (not kwok's default log).
         let web2 = dir.join("web-2.log");
         write_cri_log(&web2, &["boot 2"])?;
-        support::signal(pid, "STOP")?;
+        support::pause(pid, true)?;
         let made = async {
             support::node_pod(&env, "web", "web-2").await?;
             LogsRule::for_pod("web-2", &web2)
@@ -70,7 +70,7 @@ async fn logs_of_every_pod_then_follow_picks_up_new_lines_and_new_pods() -> Test
             Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
         }
         .await;
-        support::signal(pid, "CONT")?;
+        support::pause(pid, false)?;
         made?;
         support::wait_text(&out, "[web-2] boot 2", wait).await?;
         append_cri_log(&web2, &["request 2 served"])?;

@@ -18,6 +18,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::OnceCell;
 
+/// What the plugin says once it created its deploy Job.
+const CREATED_JOB: &str = "Created Job";
+
 /// What the tests return.
 pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
@@ -305,11 +308,21 @@ pub fn collect(
     stream: impl AsyncRead + Unpin + Send + 'static,
     seen: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 ) -> (Arc<Mutex<String>>, tokio::task::JoinHandle<()>) {
+    collect_with(stream, seen, |_| {})
+}
+
+/// [`collect`], calling `first` on each line before anything else sees it.
+fn collect_with(
+    stream: impl AsyncRead + Unpin + Send + 'static,
+    seen: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    mut first: impl FnMut(&str) + Send + 'static,
+) -> (Arc<Mutex<String>>, tokio::task::JoinHandle<()>) {
     let text = Arc::new(Mutex::new(String::new()));
     let t = text.clone();
     let task = tokio::spawn(async move {
         let mut lines = BufReader::new(stream).lines();
         while let Ok(Some(line)) = lines.next_line().await {
+            first(&line);
             if let Ok(mut s) = t.lock() {
                 s.push_str(&line);
                 s.push('\n');
@@ -322,14 +335,20 @@ pub fn collect(
     (text, task)
 }
 
-/// Sends a signal (STOP, CONT) to a process.
-pub fn signal(pid: u32, sig: &str) -> TestResult {
-    let status = std::process::Command::new("kill")
-        .args([format!("-{sig}"), pid.to_string()])
-        .status()?;
-    if !status.success() {
-        return Err(format!("kill -{sig} {pid} failed").into());
-    }
+/// Stops the process `pid` (SIGSTOP) or lets it go on (SIGCONT), with no process of its own in
+/// between: the plugin is stopped the moment it says it created its Job.
+pub fn pause(pid: u32, stop: bool) -> TestResult {
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .ok_or_else(|| format!("{pid} is no process id"))?;
+    let signal = if stop {
+        rustix::process::Signal::STOP
+    } else {
+        rustix::process::Signal::CONT
+    };
+    rustix::process::kill_process(pid, signal)
+        .map_err(|e| format!("signalling the plugin ({pid:?}) failed: {e}"))?;
     Ok(())
 }
 
@@ -490,18 +509,32 @@ pub async fn command_paused_pid(
     let mut child = plugin(env, full).spawn()?;
     let pid = child.id().ok_or("the plugin exited at once")?;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (stderr, err_task) = collect(child.stderr.take().ok_or("no stderr")?, Some(tx));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
+    let mut stop_tx = Some(stop_tx);
+    let (stderr, err_task) = collect_with(
+        child.stderr.take().ok_or("no stderr")?,
+        Some(tx),
+        move |line| {
+            if line.contains(CREATED_JOB)
+                && let Some(stopped) = stop_tx.take()
+            {
+                let _ = stopped.send(pause(pid, true));
+            }
+        },
+    );
     let (stdout, out_task) = collect(child.stdout.take().ok_or("no stdout")?, None);
 
-    let created = wait_line(&mut rx, "Created Job", Duration::from_secs(60)).await;
+    let created = wait_line(&mut rx, CREATED_JOB, Duration::from_secs(60)).await;
     let ruled = match created.and_then(|line| created_job(&line)) {
         Ok(job) => {
-            signal(pid, "STOP")?;
+            stop_rx
+                .await
+                .map_err(|_| "the plugin's stderr ended before it was stopped")??;
             let applied = match deploy_pod(env, fleet, &job).await {
                 Ok(pod) => wire(pod, pid).await,
                 Err(e) => Err(e),
             };
-            signal(pid, "CONT")?;
+            pause(pid, false)?;
             applied
         }
         Err(e) => Err(e),
