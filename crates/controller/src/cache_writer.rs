@@ -114,6 +114,12 @@ mod tests {
         (cache, store)
     }
 
+    fn delete(cache: &mut CacheWriter<ConfigMap>, objects: std::ops::Range<usize>) {
+        for i in objects {
+            cache.apply(&Event::Delete(object(i)));
+        }
+    }
+
     #[test]
     fn rebuilt_when_it_falls_to_a_quarter_of_its_peak() {
         assert!(!worth_rebuilding(0, SMALLEST_WORTH_REBUILDING - 1));
@@ -127,9 +133,7 @@ mod tests {
     fn deleting_most_objects_rebuilds_the_store_with_the_rest() {
         let (mut cache, store) = filled(300);
         let kept = cached(&store, 299).unwrap();
-        for i in 0..224 {
-            cache.apply(&Event::Delete(object(i)));
-        }
+        delete(&mut cache, 0..224);
         assert_eq!(store.len(), 76);
         assert!(
             Arc::ptr_eq(&kept, &cached(&store, 299).unwrap()),
@@ -165,9 +169,7 @@ mod tests {
     fn a_small_store_is_left_as_it_is() {
         let (mut cache, store) = filled(40);
         let kept = cached(&store, 39).unwrap();
-        for i in 0..39 {
-            cache.apply(&Event::Delete(object(i)));
-        }
+        delete(&mut cache, 0..39);
         assert_eq!(store.len(), 1);
         assert!(Arc::ptr_eq(&kept, &cached(&store, 39).unwrap()));
     }
