@@ -71,9 +71,9 @@ pub struct WatchStreams {
 }
 
 /// The sending end of a forwarded watch. Its items are boxed: the channel keeps a few of its
-/// blocks of 32 slots for reuse, for as long as the watch lasts, and slots the size of a
-/// pointer keep those blocks small; slots the size of a cached object made them 12 to 49 KiB each,
-/// held after a burst of changes long after the objects were gone.
+/// blocks of 32 slots for reuse for as long as the watch lasts, and slots the size of a pointer
+/// keep those blocks small; slots the size of a cached object made them 12 to 49 KiB each, held
+/// after a burst of changes long after the objects were gone.
 type Sender<K> = tokio::sync::mpsc::UnboundedSender<Box<Result<K, watcher::Error>>>;
 
 /// A consumer of a forwarded watch: its sender, and its end as a stream.
