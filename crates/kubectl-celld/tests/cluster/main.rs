@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
 mod deploy;
+mod deploy_failures;
 mod deploy_loop;
 mod errors;
 mod history_rollback;
