@@ -9,11 +9,7 @@ use std::path::Path;
 
 #[tokio::test]
 async fn failing_deploy_exits_with_celld_status_and_reloads_nothing() -> TestResult {
-    let env = support::env("plugin-deploy-fail").await?;
-    let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "deploy-fail")).await?;
+    let env = support::env_with_web("plugin-deploy-fail", "deploy-fail").await?;
     let node = support::node_pod(&env, "web", "web-0").await?;
     let tools = FakeTools::new(&env)?;
     tools.answer(
@@ -53,11 +49,7 @@ async fn failing_deploy_exits_with_celld_status_and_reloads_nothing() -> TestRes
 /// been published and how to check, exits 130, and deletes its Job.
 #[tokio::test]
 async fn ctrl_c_during_celld_deploy_says_the_version_may_be_published() -> TestResult {
-    let env = support::env("plugin-deploy-int").await?;
-    let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "deploy-int")).await?;
+    let env = support::env_with_web("plugin-deploy-int", "deploy-int").await?;
     let tools = FakeTools::new(&env)?;
     let dir = env.scratch_dir()?.join("worker");
     worker(&dir)?;
@@ -125,11 +117,7 @@ async fn deploy_refuses_unresolvable_storage_before_creating_a_job() -> TestResu
 
 #[tokio::test]
 async fn deploy_without_curl_in_the_image_still_deploys_and_skips_the_reload() -> TestResult {
-    let env = support::env("plugin-deploy-nocurl").await?;
-    let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "nocurl")).await?;
+    let env = support::env_with_web("plugin-deploy-nocurl", "nocurl").await?;
     support::node_pod(&env, "web", "web-0").await?;
     let tools = FakeTools::new(&env)?;
     // An image with the deploy tools but no curl: a PATH of links to exactly those tools.

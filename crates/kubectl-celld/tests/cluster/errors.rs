@@ -43,11 +43,7 @@ async fn run_as(kubeconfig: &std::path::Path, args: &[&str]) -> TestResult<Run> 
 
 #[tokio::test]
 async fn rbac_refusals_name_the_verb_and_the_resource() -> TestResult {
-    let env = support::env("plugin-rbac").await?;
-    let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "rbac")).await?;
+    let env = support::env_with_web("plugin-rbac", "rbac").await?;
     let ns = env.namespace().to_string();
 
     // A developer who may read fleets and stores, and nothing else.

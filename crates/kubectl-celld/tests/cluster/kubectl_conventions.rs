@@ -94,11 +94,8 @@ async fn init_warns_about_a_store_and_a_secret_that_do_not_exist() -> TestResult
 
 #[tokio::test]
 async fn status_selects_by_label_and_prints_kubectl_formats() -> TestResult {
-    let env = support::env("plugin-conv-status").await?;
+    let env = support::env_with_web("plugin-conv-status", "conv-web").await?;
     let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "conv-web")).await?;
     support::fleet(&env, "api", "minio", &support::bucket(&s3, "conv-api")).await?;
     let fleets: kube::Api<celld_api::CelldFleet> = env.api();
     fleets
@@ -147,11 +144,8 @@ async fn status_selects_by_label_and_prints_kubectl_formats() -> TestResult {
 
 #[tokio::test]
 async fn status_watch_prints_again_when_the_fleets_change() -> TestResult {
-    let env = support::env("plugin-conv-watch").await?;
+    let env = support::env_with_web("plugin-conv-watch", "watch-web").await?;
     let s3 = env.s3()?;
-    support::secret(&env, "s3-creds").await?;
-    support::store(&env, "minio", "s3-creds").await?;
-    support::fleet(&env, "web", "minio", &support::bucket(&s3, "watch-web")).await?;
     let mut child = support::plugin(
         &env,
         &["status", "-w", "-o", r#"jsonpath={.fleets[*].name}{"\n"}"#],

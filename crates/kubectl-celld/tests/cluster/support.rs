@@ -116,6 +116,17 @@ pub async fn fleet(env: &TestEnv, name: &str, store: &str, bucket: &str) -> Test
         .await?)
 }
 
+/// A test namespace for `test` with the fleet `web` on the store `minio` (credentials in the
+/// Secret `s3-creds`), in the prefix `prefix` of the test bucket.
+pub async fn env_with_web(test: &str, prefix: &str) -> TestResult<TestEnv> {
+    let env = env(test).await?;
+    let s3 = env.s3()?;
+    secret(&env, "s3-creds").await?;
+    store(&env, "minio", "s3-creds").await?;
+    fleet(&env, "web", "minio", &bucket(&s3, prefix)).await?;
+    Ok(env)
+}
+
 /// Labels of a fleet's node pods.
 pub fn node_labels(fleet: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
