@@ -2,8 +2,8 @@
 //! connection pool per bucket (an `object_store` client is bound to one), whatever the number
 //! of fleets and prefixes in it. A client is dropped with its connections by the next
 //! housekeeping round once every fleet that used it is deleted, or once no fleet used it for
-//! two resync periods (every fleet is reconciled, and gets its client, at least once a period,
-//! so its fleets moved to other buckets or credentials).
+//! two resync periods: every fleet is reconciled, and gets its client, at least once a period,
+//! so the fleets of such a client moved to other buckets or credentials.
 
 use crate::children::storage_env;
 use crate::map_retain;
@@ -128,7 +128,8 @@ impl BucketClients {
 
     /// Drops, with their connection pools, the clients whose fleets are all deleted (none of
     /// their uids is in `live`) and those no fleet used for two resync periods; returns how
-    /// many are left.
+    /// many are left. A fleet created after `live` was read can only lose its client, which
+    /// its next reconcile builds again.
     pub fn drop_unused(&self, now: Instant, live: &HashSet<String>) -> usize {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         map_retain::retain(&mut clients, |_, entry| {
