@@ -1,9 +1,9 @@
 //! `bench/REPORT.md`: the table, the targets, how it was measured.
 
+mod churn;
 mod method;
 
-use crate::results::{ChurnRun, Results, Scale};
-use crate::settings::{CHURN_REST, CHURN_SETTLE};
+use crate::results::{Results, Scale};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -18,8 +18,6 @@ const LAG_TARGET: Duration = Duration::from_secs(5);
 const IDLE_REQUESTS_TARGET: f64 = 50.0;
 /// Most resident memory at [`TARGET_FLEETS`], MiB.
 const RSS_TARGET_MIB: f64 = 64.0;
-/// Most resident memory after the churn, over the empty operator's.
-const CHURN_RSS_TARGET: f64 = 1.2;
 /// Most time for every StatefulSet to be ready at [`TARGET_FLEETS`], as a ratio to the floor.
 const CONVERGE_TARGET: f64 = 1.3;
 /// Most API requests per fleet until settled at [`TARGET_FLEETS`].
@@ -240,68 +238,6 @@ fn table(out: &mut String, scales: &[Scale]) {
     });
 }
 
-fn churn(out: &mut String, c: &ChurnRun) {
-    let cycles: Vec<String> = c.cycles.iter().map(|d| secs(*d)).collect();
-    let _ = writeln!(
-        out,
-        "\n## Churn\n\n{} fleets created, all Ready, deleted and gone, {} times, under one operator on a fresh control plane.\n",
-        c.fleets,
-        c.cycles.len()
-    );
-    let _ = writeln!(out, "| | target | measured |\n|---|---|---|");
-    let _ = writeln!(out, "| cycles | | {} |", cycles.join(", "));
-    let _ = writeln!(
-        out,
-        "| empty operator's resident memory | | {} |",
-        mib(c.empty_rss_kib)
-    );
-    let gone: Vec<String> = c.cycle_rss_kib.iter().map(|kib| mib(*kib)).collect();
-    let _ = writeln!(
-        out,
-        "| resident memory as each cycle's fleets were gone | | {} |",
-        gone.join(", ")
-    );
-    let _ = writeln!(
-        out,
-        "| resident memory {} s after the churn (× empty) | | {} ({}) |",
-        CHURN_REST.as_secs(),
-        mib(c.after_rss_kib),
-        times(c.early_rss_ratio()),
-    );
-    let _ = writeln!(
-        out,
-        "| resident memory {} s after the churn (× empty) | ≤ 1.2× | {} ({}){} |",
-        CHURN_SETTLE.as_secs(),
-        mib(c.settled_rss_kib),
-        times(c.rss_ratio()),
-        verdict(c.rss_ratio() <= CHURN_RSS_TARGET)
-    );
-    let _ = writeln!(
-        out,
-        "| … of which file-backed (the binary's code paged in), empty → {} s after | | {} → {} |",
-        CHURN_SETTLE.as_secs(),
-        mib(c.empty_file_kib),
-        mib(c.settled_file_kib),
-    );
-    let n = c.connections;
-    let _ = writeln!(
-        out,
-        "| open TCP connections {} s after the churn (API server, S3, other) | | {} ({}, {}, {}) |",
-        CHURN_SETTLE.as_secs(),
-        n.total(),
-        n.api_server,
-        n.s3,
-        n.other
-    );
-    let _ = writeln!(
-        out,
-        "| API requests over the churn (writes, 5xx) | | {} ({}, {}) |",
-        thousands(c.requests.requests),
-        thousands(c.requests.writes),
-        c.requests.server_errors
-    );
-}
-
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
     let mut out = String::from("# celld-operator at scale\n\n");
@@ -321,7 +257,7 @@ absolute targets apply at 1,000 fleets).\n"
         );
     }
     if let Some(c) = &r.churn {
-        churn(&mut out, c);
+        churn::churn(&mut out, c);
     }
     if let Some(p) = &r.plugin {
         crate::plugin_start::section(&mut out, p);
@@ -340,7 +276,7 @@ absolute targets apply at 1,000 fleets).\n"
 pub(crate) mod tests {
     use super::*;
     use crate::audit::Tally;
-    use crate::results::{Connections, FloorRun, OperatorRun, Skipped, Step};
+    use crate::results::{ChurnRun, Connections, FloorRun, OperatorRun, Skipped, Step};
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
