@@ -324,6 +324,8 @@ pub(crate) mod tests {
                 cycles: vec![Duration::from_secs(30), Duration::from_secs(31)],
                 empty_rss_kib: 16 * 1024,
                 empty_file_kib: 10 * 1024,
+                warm_rss_kib: 17 * 1024,
+                warm_file_kib: 11 * 1024,
                 cycle_rss_kib: vec![25 * 1024, 25 * 1024 + 512],
                 after_rss_kib: 24 * 1024,
                 settled_rss_kib: 18 * 1024,
@@ -417,7 +419,15 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| … of which file-backed (the binary's code paged in), empty → 120 s after | | 10.0 MiB → 11.0 MiB |"),
+            md.contains("| … of which file-backed (the binary's code paged in), empty → warm → 120 s after | | 10.0 MiB → 11.0 MiB → 11.0 MiB |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| resident memory 10 s after one fleet came and went, before the cycles: the warm empty operator (× empty) | | 17.0 MiB (1.06×) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| … × the warm empty operator | | 1.06× |"),
             "{md}"
         );
         assert!(md.contains("| cycles | | 30.0 s, 31.0 s |"), "{md}");

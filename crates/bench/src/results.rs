@@ -128,6 +128,11 @@ pub struct ChurnRun {
     pub empty_rss_kib: u64,
     /// Its file-backed part (the binary's code paged in so far), KiB.
     pub empty_file_kib: u64,
+    /// Resident memory [`CHURN_REST`](crate::settings::CHURN_REST) after one fleet came and
+    /// went, before the cycles: the warm empty operator, KiB.
+    pub warm_rss_kib: u64,
+    /// Its file-backed part, KiB.
+    pub warm_file_kib: u64,
     /// Resident memory as each cycle's last fleet was gone, KiB: whether it grows cycle after
     /// cycle.
     pub cycle_rss_kib: Vec<u64>,
@@ -148,6 +153,11 @@ impl ChurnRun {
     /// Resident memory settled after the churn over the empty operator's.
     pub fn rss_ratio(&self) -> f64 {
         self.settled_rss_kib as f64 / self.empty_rss_kib.max(1) as f64
+    }
+
+    /// Resident memory settled after the churn over the warm empty operator's.
+    pub fn warm_rss_ratio(&self) -> f64 {
+        self.settled_rss_kib as f64 / self.warm_rss_kib.max(1) as f64
     }
 
     /// Resident memory right after the churn over the empty operator's.

@@ -25,6 +25,13 @@ pub fn churn(out: &mut String, c: &ChurnRun) {
         "| empty operator's resident memory | | {} |",
         mib(c.empty_rss_kib)
     );
+    let _ = writeln!(
+        out,
+        "| resident memory {} s after one fleet came and went, before the cycles: the warm empty operator (× empty) | | {} ({}) |",
+        CHURN_REST.as_secs(),
+        mib(c.warm_rss_kib),
+        times(c.warm_rss_kib as f64 / c.empty_rss_kib.max(1) as f64),
+    );
     let gone: Vec<String> = c.cycle_rss_kib.iter().map(|kib| mib(*kib)).collect();
     let _ = writeln!(
         out,
@@ -48,9 +55,15 @@ pub fn churn(out: &mut String, c: &ChurnRun) {
     );
     let _ = writeln!(
         out,
-        "| … of which file-backed (the binary's code paged in), empty → {} s after | | {} → {} |",
+        "| … × the warm empty operator | | {} |",
+        times(c.warm_rss_ratio()),
+    );
+    let _ = writeln!(
+        out,
+        "| … of which file-backed (the binary's code paged in), empty → warm → {} s after | | {} → {} → {} |",
         CHURN_SETTLE.as_secs(),
         mib(c.empty_file_kib),
+        mib(c.warm_file_kib),
         mib(c.settled_file_kib),
     );
     let n = c.connections;

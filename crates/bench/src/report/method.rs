@@ -46,8 +46,9 @@ lists and watches are not counted). A write is a create, update, patch, delete o
 deletecollection. A watch counts once, when opened.\n\
 - **Memory** is the operator's `VmRSS` (`/proc/PID/status`); the empty operator's is read {warm} s \
 after it started, before any fleet exists, and every memory figure is also given as a ratio to \
-it. In the churn it is read as each cycle's last fleet is gone (does it grow cycle after \
-cycle?); after the churn it is read {rest} s after the last fleet is gone and again, judged, \
+it. In the churn it is read {rest} s after one fleet came and went before the cycles (the warm \
+empty operator: its code for a reconcile paged in, its one-time state built), as each cycle's \
+last fleet is gone (does it grow cycle after cycle?); after the churn it is read {rest} s after the last fleet is gone and again, judged, \
 {settle} s after: by then the deleted fleets' last resyncs have left the operator's queue and its connection \
 pools have closed the connections idle since (after 90 s); its file-backed part (`RssFile`: \
 mostly the binary's code, paged in as code paths first run, which the kernel may drop at any \
