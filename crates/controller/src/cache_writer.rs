@@ -5,19 +5,11 @@
 //! most it held since it was last built, it is built again from what it holds, through the
 //! events of a relist: readers see the old map until the new one replaces it whole.
 
+use crate::map_retain::worth_shrinking;
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::reflector::{Lookup, Store};
 use kube::runtime::watcher::Event;
 use std::hash::Hash;
-
-/// The most objects a store held under which it is not worth building again.
-const SMALLEST_WORTH_REBUILDING: usize = 64;
-
-/// Whether a store holding `len` objects, after holding `peak` since it was last built, is
-/// built again.
-fn worth_rebuilding(len: usize, peak: usize) -> bool {
-    peak >= SMALLEST_WORTH_REBUILDING && len.saturating_mul(4) <= peak
-}
 
 /// The writing end of one watch's store.
 pub struct CacheWriter<K>
@@ -60,7 +52,7 @@ where
             }
             Event::Apply(_) => self.peak = self.peak.max(self.reader.len()),
             Event::Delete(_) => {
-                if !self.listing && worth_rebuilding(self.reader.len(), self.peak) {
+                if !self.listing && worth_shrinking(self.reader.len(), self.peak) {
                     self.rebuild();
                 }
             }
@@ -118,15 +110,6 @@ mod tests {
         for i in objects {
             cache.apply(&Event::Delete(object(i)));
         }
-    }
-
-    #[test]
-    fn rebuilt_when_it_falls_to_a_quarter_of_its_peak() {
-        assert!(!worth_rebuilding(0, SMALLEST_WORTH_REBUILDING - 1));
-        assert!(worth_rebuilding(16, 64));
-        assert!(!worth_rebuilding(17, 64));
-        assert!(worth_rebuilding(0, 300));
-        assert!(!worth_rebuilding(300, 300));
     }
 
     #[test]

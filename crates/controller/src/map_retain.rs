@@ -5,8 +5,15 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-/// Maps at most this large are never shrunk: growing them back costs more than they hold.
-const SMALL: usize = 64;
+/// Room for fewer entries than this is never given back: growing it again costs more than it
+/// holds.
+pub const SMALL: usize = 64;
+
+/// Whether room for `room` entries holding `held` is worth giving back: the one rule for every
+/// table the operator shrinks (these maps and the watches' caches), a quarter full or less.
+pub fn worth_shrinking(held: usize, room: usize) -> bool {
+    room >= SMALL && held.saturating_mul(4) <= room
+}
 
 /// Keeps the entries `keep` accepts and shrinks `map` when it has room for four times more.
 pub fn retain<K: Eq + Hash, V>(map: &mut HashMap<K, V>, keep: impl FnMut(&K, &mut V) -> bool) {
@@ -16,7 +23,7 @@ pub fn retain<K: Eq + Hash, V>(map: &mut HashMap<K, V>, keep: impl FnMut(&K, &mu
 
 /// Shrinks `map` when it has room for four times more than it holds.
 pub fn shrink<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
-    if map.capacity() > SMALL && map.capacity() > 4 * map.len() {
+    if worth_shrinking(map.len(), map.capacity()) {
         map.shrink_to_fit();
     }
 }
@@ -27,6 +34,15 @@ mod tests {
 
     fn map(n: u32) -> HashMap<u32, u32> {
         (0..n).map(|i| (i, i)).collect()
+    }
+
+    #[test]
+    fn room_a_quarter_full_or_less_is_worth_giving_back() {
+        assert!(!worth_shrinking(0, SMALL - 1));
+        assert!(worth_shrinking(16, 64));
+        assert!(!worth_shrinking(17, 64));
+        assert!(worth_shrinking(0, 300));
+        assert!(!worth_shrinking(300, 300));
     }
 
     #[test]
