@@ -115,13 +115,7 @@ async fn deploy_streams_a_directory_and_reloads_every_ready_node() -> TestResult
     let dir = env.scratch_dir()?.join("worker");
     worker(&dir)?;
 
-    let run = support::deploy(
-        &env,
-        &tools,
-        "web",
-        &[dir.to_str().ok_or("path")?, "--fleet", "web"],
-    )
-    .await?;
+    let run = support::deploy_web(&env, &dir, |pod| tools.rule(pod)).await?;
     // web-2 refused the version: the deploy fails (exit code 3) after publishing and reporting.
     assert_eq!(run.code, 3, "{run}");
     let ns = env.namespace();

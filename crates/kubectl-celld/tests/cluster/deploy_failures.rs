@@ -20,12 +20,9 @@ async fn failing_deploy_exits_with_celld_status_and_reloads_nothing() -> TestRes
     let dir = env.scratch_dir()?.join("worker");
     worker(&dir)?;
 
-    let run = support::deploy_with(
-        &env,
-        "web",
-        &[dir.to_str().ok_or("path")?, "--fleet", "web"],
-        |pod| tools.rule(pod).env("CELLD_FAKE_EXIT", "3"),
-    )
+    let run = support::deploy_web(&env, &dir, |pod| {
+        tools.rule(pod).env("CELLD_FAKE_EXIT", "3")
+    })
     .await?;
     assert_eq!(run.code, 3, "the plugin exits with celld's status:\n{run}");
     assert!(
@@ -137,13 +134,7 @@ async fn deploy_without_curl_in_the_image_still_deploys_and_skips_the_reload() -
     let dir = env.scratch_dir()?.join("worker");
     worker(&dir)?;
 
-    let run = support::deploy_with(
-        &env,
-        "web",
-        &[dir.to_str().ok_or("path")?, "--fleet", "web"],
-        |pod| tools.rule(pod).path([only.clone()]),
-    )
-    .await?;
+    let run = support::deploy_web(&env, &dir, |pod| tools.rule(pod).path([only.clone()])).await?;
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(
         tools.recorded("args").lines().next(),

@@ -82,6 +82,16 @@ pub async fn deploy_with(
     .await
 }
 
+/// [`deploy_with`] of the Worker in `dir` to the fleet `web`, the one most tests set up.
+pub async fn deploy_web(
+    env: &TestEnv,
+    dir: &std::path::Path,
+    rule: impl FnOnce(&str) -> ExecRule,
+) -> TestResult<Run> {
+    let dir = dir.to_str().ok_or("the Worker's path is not UTF-8")?;
+    deploy_with(env, "web", &[dir, "--fleet", "web"], rule).await
+}
+
 /// Runs `deploy` with the test double of `celld deploy` in the deploy pod (see
 /// [`celld_testkit::DeployDouble`]).
 pub async fn deploy_double(
