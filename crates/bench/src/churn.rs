@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::operator_run::Setup;
 use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
-use crate::results::{ChurnRun, Connections};
+use crate::results::{ChurnRun, Connections, Cycle};
 use crate::settings::{CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, ready_timeout};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -30,13 +30,13 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     let mut times = Vec::with_capacity(cycles);
     let mut cycle_rss_kib = Vec::with_capacity(cycles);
     for n in 1..=cycles {
-        let started = Instant::now();
-        cycle(&mut setup, &watches, fleets).await?;
-        times.push(started.elapsed());
+        let cycle = cycle(&mut setup, &watches, fleets).await?;
+        times.push(cycle);
         cycle_rss_kib.push(rss_kib(setup.operator.pid()));
         eprintln!(
-            "bench: churn cycle {n}/{cycles}: {:.1} s",
-            started.elapsed().as_secs_f64()
+            "bench: churn cycle {n}/{cycles}: {:.1} s to Ready, {:.1} s to gone",
+            cycle.to_ready.as_secs_f64(),
+            cycle.to_gone.as_secs_f64()
         );
     }
     drop(watches);
@@ -85,8 +85,9 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
 }
 
 /// Creates `fleets` fleets, waits until all are Ready, deletes them and waits until all are gone.
-async fn cycle(setup: &mut Setup, watches: &Watches, fleets: usize) -> Result<()> {
+async fn cycle(setup: &mut Setup, watches: &Watches, fleets: usize) -> Result<Cycle> {
     watches.forget_ready();
+    let started = Instant::now();
     setup.workload.create(fleets).await?;
     let logs = setup.logs();
     let operator = &mut setup.operator;
@@ -95,8 +96,14 @@ async fn cycle(setup: &mut Setup, watches: &Watches, fleets: usize) -> Result<()
             operator.check_alive()
         })
         .await?;
+    let to_ready = started.elapsed();
+    let deleted = Instant::now();
     setup.workload.delete_all().await?;
     watches
         .wait_gone(ready_timeout(fleets), logs, || operator.check_alive())
-        .await
+        .await?;
+    Ok(Cycle {
+        to_ready,
+        to_gone: deleted.elapsed(),
+    })
 }

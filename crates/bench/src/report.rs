@@ -276,7 +276,7 @@ absolute targets apply at 1,000 fleets).\n"
 pub(crate) mod tests {
     use super::*;
     use crate::audit::Tally;
-    use crate::results::{ChurnRun, Connections, FloorRun, OperatorRun, Skipped, Step};
+    use crate::results::{ChurnRun, Connections, Cycle, FloorRun, OperatorRun, Skipped, Step};
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
@@ -321,7 +321,16 @@ pub(crate) mod tests {
             ],
             churn: Some(ChurnRun {
                 fleets: 300,
-                cycles: vec![Duration::from_secs(30), Duration::from_secs(31)],
+                cycles: vec![
+                    Cycle {
+                        to_ready: Duration::from_secs(20),
+                        to_gone: Duration::from_secs(10),
+                    },
+                    Cycle {
+                        to_ready: Duration::from_secs(19),
+                        to_gone: Duration::from_secs(12),
+                    },
+                ],
                 empty_rss_kib: 16 * 1024,
                 empty_file_kib: 10 * 1024,
                 warm_rss_kib: 17 * 1024,
@@ -430,7 +439,9 @@ pub(crate) mod tests {
             md.contains("| … × the warm empty operator | | 1.06× |"),
             "{md}"
         );
-        assert!(md.contains("| cycles | | 30.0 s, 31.0 s |"), "{md}");
+        assert!(md.contains(
+            "| cycles (first create → all Ready + deletion → all gone) | | 30.0 s (20.0 s + 10.0 s), 31.0 s (19.0 s + 12.0 s) |"
+        ), "{md}");
         assert!(
             md.contains(
                 "| open TCP connections 120 s after the churn (API server, S3, other) | | 3 (2, 1, 0) |"

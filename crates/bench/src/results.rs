@@ -122,8 +122,8 @@ pub fn ratio(a: Duration, b: Duration) -> f64 {
 pub struct ChurnRun {
     /// Fleets per cycle.
     pub fleets: usize,
-    /// Duration of each cycle (create, all Ready, delete, all gone).
-    pub cycles: Vec<Duration>,
+    /// Each cycle's two halves.
+    pub cycles: Vec<Cycle>,
     /// Resident memory with no fleet, once started, KiB.
     pub empty_rss_kib: u64,
     /// Its file-backed part (the binary's code paged in so far), KiB.
@@ -147,6 +147,22 @@ pub struct ChurnRun {
     pub connections: Connections,
     /// The operator's requests over the whole churn.
     pub requests: Tally,
+}
+
+/// One churn cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cycle {
+    /// From the first create until every fleet is Ready.
+    pub to_ready: Duration,
+    /// From the deletion until no fleet and no StatefulSet is left.
+    pub to_gone: Duration,
+}
+
+impl Cycle {
+    /// The whole cycle.
+    pub fn total(&self) -> Duration {
+        self.to_ready + self.to_gone
+    }
 }
 
 impl ChurnRun {
