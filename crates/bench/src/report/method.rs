@@ -39,6 +39,9 @@ a watch of the bench first sees it so (`readyReplicas` = {REPLICAS}; condition `
 - **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s \
 after all were Ready); the moment of its last write. **Idle**: the {idle} s after that (one \
 resync period: every fleet is reconciled once in it).\n\
+- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
+still being garbage-collected by the control plane then (about 450 of 600 as the next cycle \
+starts), so the cycles after the first take longer to Ready.\n\
 - **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
 level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
 by the time the API server received them; from the first create on (the operator's start-up \
