@@ -7,7 +7,7 @@ use std::hash::Hash;
 
 /// Room for fewer entries than this is never given back: growing it again costs more than it
 /// holds.
-pub const SMALL: usize = 64;
+const SMALL: usize = 64;
 
 /// Whether room for `room` entries holding `held` is worth giving back: the one rule for every
 /// table the operator shrinks (these maps and the watches' caches), a quarter full or less.
