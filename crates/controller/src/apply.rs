@@ -1,16 +1,13 @@
 //! The one write path: server-side apply with a single field manager, skipped when the live
 //! object already holds what the operator wants, and pruning of children no longer wanted.
 
-use crate::children::MANAGER;
+use crate::children::{Child, MANAGER};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::metrics::Metrics;
 use crate::owner_index::controller_uid;
-use k8s_openapi::NamespaceResourceScope;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
-use kube::{Api, Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use kube::{Api, ResourceExt};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -18,31 +15,6 @@ use std::fmt::Debug;
 
 /// Annotation with the hash of the object as last applied by the operator.
 pub const APPLIED_HASH: &str = "platform.celld.dev/applied-hash";
-
-/// A child kind the operator applies and prunes.
-pub trait Child:
-    Resource<DynamicType = (), Scope = NamespaceResourceScope>
-    + Clone
-    + Debug
-    + Serialize
-    + DeserializeOwned
-    + Send
-    + Sync
-    + 'static
-{
-}
-
-impl<K> Child for K where
-    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
-        + Clone
-        + Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static
-{
-}
 
 /// What applying a child did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use crate::children::OperatorPods;
 use crate::context::Settings;
+use crate::lease_fence::Leader;
 use crate::pointer_object_store::StoreEndpoints;
-use crate::run::Leader;
 use crate::watch_health::WatchSettings;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;

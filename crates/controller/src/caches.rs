@@ -2,8 +2,9 @@
 //! and the metadata of Secrets. A reconcile at rest makes no API request: it finds every input
 //! here, and only what differs from the cache is written.
 
-use crate::apply::Child;
+use crate::children::Child;
 use crate::compact::Compact;
+use crate::error::Closed;
 use crate::owner_index::{OwnerIndex, controller_uid};
 use celld_api::CelldObjectStore;
 use gateway_api::httproutes::HttpRoute;
@@ -184,11 +185,6 @@ impl OptionalKind for HttpRoute {
         caches.http_routes.as_ref()
     }
 }
-
-/// The cache is gone: the controller is shutting down.
-#[derive(Debug, thiserror::Error)]
-#[error("the operator is stopping: its caches are closed")]
-pub struct Closed;
 
 impl Caches {
     /// The caches, with the flags that tell when each holds its first complete list.

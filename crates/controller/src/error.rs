@@ -1,7 +1,7 @@
 //! Errors of a reconcile. Each says what went wrong and, where a user can act, what to do.
 
 use crate::failure::{self, Failure};
-use crate::reason::Reason;
+use crate::reason::{Reason, transient};
 use celld_api::ResolveError;
 
 /// Why a reconcile failed; the fleet is retried with exponential backoff.
@@ -30,7 +30,7 @@ pub enum Error {
     },
     /// The operator is stopping.
     #[error(transparent)]
-    Closed(#[from] crate::caches::Closed),
+    Closed(#[from] Closed),
     /// The object has no namespace or name (the API server never sends these).
     #[error("{0} has no name or namespace")]
     Unnamed(&'static str),
@@ -45,6 +45,11 @@ pub enum Error {
     },
 }
 
+/// The caches are gone: the controller is shutting down.
+#[derive(Debug, thiserror::Error)]
+#[error("the operator is stopping: its caches are closed")]
+pub struct Closed;
+
 impl Error {
     /// Wraps a client error with what the operator was doing.
     pub fn kube(action: impl Into<String>, source: kube::Error) -> Self {
@@ -57,7 +62,7 @@ impl Error {
     /// The reason this error is counted under in the reconcile error metric.
     pub fn reason(&self) -> Reason {
         match self {
-            Self::Kube { source, .. } if failure::transient(source) => Reason::ApiUnavailable,
+            Self::Kube { source, .. } if transient(source) => Reason::ApiUnavailable,
             Self::Kube { .. } | Self::Serialize { .. } | Self::Unnamed(_) => Reason::ApiError,
             Self::Closed(_) => Reason::ApiUnavailable,
             Self::Resolve(e) => Reason::of_resolve(e),

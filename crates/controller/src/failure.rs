@@ -1,8 +1,7 @@
 //! What kept a reconcile from its goal, as reported on the fleet: a typed reason, what failed,
 //! and a message naming the object and quoting the API server.
 
-use crate::error::Error;
-use crate::reason::Reason;
+use crate::reason::{Reason, transient};
 use celld_api::ResolveError;
 use std::fmt;
 
@@ -40,16 +39,24 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// A failed API call that tried to `verb` (read, apply, delete, list) the child `kind`
-    /// `name` (empty when listing).
-    pub fn child(kind: &str, name: &str, verb: &str, error: &Error) -> Self {
+    /// A failed call that tried to `verb` (read, apply, delete, list) the child `kind` `name`
+    /// (empty when listing). An API server's answer found in `error`'s sources is quoted and
+    /// judged (refused or transient); any other error is reported as a refusal.
+    pub fn child(
+        kind: &str,
+        name: &str,
+        verb: &str,
+        error: &(dyn std::error::Error + 'static),
+    ) -> Self {
         let subject = if name.is_empty() {
             format!("{kind} objects of the fleet")
         } else {
             format!("{kind} {name}")
         };
         let scope = Scope::Child { kind: kind.into() };
-        let Error::Kube { source, .. } = error else {
+        let api_error = std::iter::successors(Some(error), |e| e.source())
+            .find_map(|e| e.downcast_ref::<kube::Error>());
+        let Some(source) = api_error else {
             let message = format!("could not {verb} {subject}: {error}");
             return Self {
                 reason: Reason::ChildRejected,
@@ -161,22 +168,6 @@ impl fmt::Display for Failure {
     }
 }
 
-/// Whether retrying the call that failed with `error` may succeed without anyone changing
-/// anything: the API server was unreachable, overloaded, timed out or answered with a server
-/// error. A server error about a patch it cannot merge (duplicate list keys) is a refusal.
-pub fn transient(error: &kube::Error) -> bool {
-    match error {
-        kube::Error::Api(status) => match status.code {
-            408 | 429 => true,
-            500..=599 => !status
-                .message
-                .contains("failed to create typed patch object"),
-            _ => false,
-        },
-        _ => true,
-    }
-}
-
 /// The message of the Degraded condition for `failures`: every failure, in the order met.
 pub fn summary(failures: &[Failure]) -> String {
     failures
@@ -189,6 +180,7 @@ pub fn summary(failures: &[Failure]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use kube::core::Status;
 
     fn api(code: u16, reason: &str, message: &str) -> Error {

@@ -2,9 +2,9 @@
 //! cannot take is recorded as a failure and the others are still applied, so one bad object
 //! never keeps the rest of the fleet, or its status, from being reconciled.
 
-use crate::apply::{self, Child, Outcome};
+use crate::apply::{self, Outcome};
 use crate::caches::{self, ChildKind, OptionalKind};
-use crate::children::{Desired, MANAGER};
+use crate::children::{Child, Desired, MANAGER};
 use crate::context::Context;
 use crate::error::Error;
 use crate::failure::Failure;

@@ -5,7 +5,6 @@
 //! may be stalled), the Lease is read directly; if that fails too, the fence closes on its own.
 
 use crate::fence::{Fence, renew_grace, write_window};
-use crate::run::Leader;
 use crate::watch_streams::watch_backoff;
 use futures::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -14,6 +13,19 @@ use kube::{Api, Client};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tracing::{debug, warn};
+
+/// Leader election settings.
+#[derive(Debug, Clone)]
+pub struct Leader {
+    /// Namespace of the Lease (the operator's own).
+    pub namespace: String,
+    /// Name of the Lease.
+    pub lease: String,
+    /// This replica's identity (its pod name).
+    pub identity: String,
+    /// Seconds a lease is valid after its last renewal.
+    pub duration_seconds: u64,
+}
 
 /// What a read of the Lease says about this replica's leadership.
 #[derive(Debug, Clone, PartialEq, Eq)]

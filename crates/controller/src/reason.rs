@@ -147,11 +147,25 @@ impl Reason {
             ResolveError::Bucket(_) => Self::InvalidBucket,
             ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
             ResolveError::SecretKeyMissing { .. } => Self::SecretKeyMissing,
-            ResolveError::Api { source, .. } if crate::failure::transient(source) => {
-                Self::ApiUnavailable
-            }
+            ResolveError::Api { source, .. } if transient(source) => Self::ApiUnavailable,
             ResolveError::Api { .. } => Self::ApiError,
         }
+    }
+}
+
+/// Whether retrying the call that failed with `error` may succeed without anyone changing
+/// anything: the API server was unreachable, overloaded, timed out or answered with a server
+/// error. A server error about a patch it cannot merge (duplicate list keys) is a refusal.
+pub fn transient(error: &kube::Error) -> bool {
+    match error {
+        kube::Error::Api(status) => match status.code {
+            408 | 429 => true,
+            500..=599 => !status
+                .message
+                .contains("failed to create typed patch object"),
+            _ => false,
+        },
+        _ => true,
     }
 }
 

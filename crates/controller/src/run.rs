@@ -5,7 +5,7 @@
 use crate::context::Settings;
 use crate::controller;
 use crate::fence::{Fence, renew_grace};
-use crate::lease_fence::LeaseFence;
+use crate::lease_fence::{Leader, LeaseFence};
 use crate::metrics::Metrics;
 use crate::watch_health::{WatchHealth, WatchSettings};
 use kube::Client;
@@ -15,19 +15,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{oneshot, watch};
 use tracing::{info, warn};
-
-/// Leader election settings.
-#[derive(Debug, Clone)]
-pub struct Leader {
-    /// Namespace of the Lease (the operator's own).
-    pub namespace: String,
-    /// Name of the Lease.
-    pub lease: String,
-    /// This replica's identity (its pod name).
-    pub identity: String,
-    /// Seconds a lease is valid after its last renewal.
-    pub duration_seconds: u64,
-}
 
 /// Why the operator stopped other than by a shutdown request.
 #[derive(Debug, thiserror::Error)]

@@ -12,9 +12,38 @@ pub use celld_api::storage_env;
 
 use crate::upgrade::Upgrade;
 use celld_api::{CelldFleet, ResolvedStorage, labels};
+use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::Resource;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// A child kind the operator applies and prunes.
+pub trait Child:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    + Clone
+    + Debug
+    + Serialize
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Child for K where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// The field manager of every object the operator applies.
 pub const MANAGER: &str = "celld-operator";

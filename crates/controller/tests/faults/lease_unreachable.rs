@@ -6,8 +6,9 @@
 
 use crate::support::*;
 use celld_operator::context::Settings;
+use celld_operator::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
-use celld_operator::run::{Leader, run};
+use celld_operator::run::run;
 use celld_testkit::{Check, config_from, service_account_token, wait_until};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};

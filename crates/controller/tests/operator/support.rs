@@ -2,8 +2,9 @@
 
 use celld_api::CelldFleet;
 use celld_operator::context::Settings;
+use celld_operator::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
-use celld_operator::run::{Leader, run};
+use celld_operator::run::run;
 use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
