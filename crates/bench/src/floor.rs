@@ -11,7 +11,7 @@ use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, ready_timeout};
 use crate::workload::Workload;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
-use celld_operator::upgrade;
+use celld_operator::upgrade::decide;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ApiResource, DynamicObject, Patch, PatchParams};
@@ -56,12 +56,12 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         fleet,
         name: fleet.name_any(),
         namespace,
-        config_hash: celld_operator::config_hash::compute(&storage, Some(secret)),
+        config_hash: celld_operator::fleet::config_hash::compute(&storage, Some(secret)),
         storage,
         replicas: REPLICAS,
         https: false,
         operator: children::OperatorPods::default(),
-        upgrade: upgrade::decide(&fleet.spec, REPLICAS, None, &upgrade::Probed::default()),
+        upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
     };
     let mut out = vec![
         rendered(children::statefulset::build(&desired))?,

@@ -1,10 +1,10 @@
 //! Command-line flags, each with an environment fallback.
 
+use crate::cache::health::WatchSettings;
 use crate::children::OperatorPods;
-use crate::context::Settings;
-use crate::lease_fence::Leader;
-use crate::pointer_object_store::StoreEndpoints;
-use crate::watch_health::WatchSettings;
+use crate::fleet::context::Settings;
+use crate::leadership::lease_fence::Leader;
+use crate::storage::object_store::StoreEndpoints;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

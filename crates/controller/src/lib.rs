@@ -1,56 +1,31 @@
 //! celld-operator: reconciles every CelldFleet into a StatefulSet of celld nodes, its Services,
 //! routing, NetworkPolicy and PodDisruptionBudget, and keeps it that way.
 //!
-//! A reconcile reads its inputs (store, Secret, deployment pointer), builds the desired children
-//! with pure [`children`] builders, applies them with server-side apply under one field manager
-//! (skipping objects that already match), prunes what the spec no longer asks for, and writes
-//! the status only when it changed.
+//! A reconcile of a fleet runs as one pipeline ([`fleet`]): read its inputs from the caches,
+//! plan every child with the pure [`children`] builders, apply the plan with server-side apply
+//! under one field manager (skipping objects that already match) and prune what the spec no
+//! longer asks for, then hand what it observed to the one [`status`] writer, which writes the
+//! status when it changed and publishes every Event.
+//!
+//! The folders, top to bottom (an arrow only ever points down): [`runtime`] (the process:
+//! leader or standby, wiring, HTTP), [`store`] (the CelldObjectStore controller), [`fleet`]
+//! (the CelldFleet controller), [`status`], [`storage`] (buckets and credentials),
+//! [`leadership`] (only the Lease holder writes), [`cache`] (watches and their caches),
+//! [`children`] (pure builders) and [`upgrade`] (the pure rollout decision). The files at the
+//! root are the vocabulary they share: flags, errors, failures, reasons, metrics, RBAC.
 
-pub mod ambient_credentials;
-pub mod apply;
 pub mod args;
-pub mod bucket_clients;
-pub mod cache_writer;
-pub mod caches;
+pub mod cache;
 pub mod children;
-pub mod compact;
-pub mod config_hash;
-pub mod context;
-pub mod controller;
-pub mod credentials;
-pub mod discovery;
 pub mod error;
-pub mod events;
 pub mod failure;
-pub mod fence;
-pub mod fenced_client;
-pub mod fleet_children;
-pub mod gateway;
-pub mod heap_release;
-pub mod lease_fence;
-pub mod map_retain;
+pub mod fleet;
+pub mod leadership;
 pub mod metrics;
-pub mod node_api;
-pub mod owner_index;
-pub mod plan;
-pub mod pointer;
-pub mod pointer_object_store;
-pub mod pointer_reads;
 pub mod rbac;
 pub mod reason;
-pub mod reconcile;
-pub mod resync_grid;
-pub mod run;
-pub mod server;
-pub mod service_ports;
-pub mod settled;
+pub mod runtime;
 pub mod status;
-pub mod status_follower;
-pub mod status_write;
-pub mod store_errors;
-pub mod store_status;
+pub mod storage;
+pub mod store;
 pub mod upgrade;
-pub mod upgrade_probe;
-pub mod watch_client;
-pub mod watch_health;
-pub mod watch_streams;

@@ -1,11 +1,11 @@
 //! The `celld-operator` binary: flags, logging, the health server, and the operator.
 
 use celld_operator::args::{Args, LogFormat};
-use celld_operator::heap_release;
+use celld_operator::cache::health::WatchHealth;
+use celld_operator::cache::heap_release;
 use celld_operator::metrics::Metrics;
-use celld_operator::run::{RunError, run_watched};
-use celld_operator::server::{Health, serve};
-use celld_operator::watch_health::WatchHealth;
+use celld_operator::runtime::run::{RunError, run_watched};
+use celld_operator::runtime::server::{Health, serve};
 use clap::Parser;
 use std::cell::Cell;
 use std::process::ExitCode;

@@ -1,7 +1,7 @@
 //! The permissions the operator uses, and no more. `config/rbac/role.yaml` is generated from
 //! these rules, and the integration tests run the operator under exactly them.
 
-use crate::caches::ChildCaches;
+use crate::cache::caches::ChildCaches;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use std::collections::BTreeMap;
 

@@ -23,11 +23,11 @@ pub fn desired(fleet: &CelldFleet) -> Desired<'_> {
         replicas: fleet.spec.replicas,
         https: fleet.spec.ingress.as_ref().is_some_and(|i| i.tls.is_some()),
         operator: super::OperatorPods::default(),
-        upgrade: crate::upgrade::decide(
+        upgrade: crate::upgrade::decide::decide(
             &fleet.spec,
             fleet.spec.replicas,
             None,
-            &crate::upgrade::Probed::default(),
+            &crate::upgrade::decide::Probed::default(),
         ),
     }
 }

@@ -10,7 +10,7 @@ pub mod service;
 pub mod statefulset;
 pub use celld_api::storage_env;
 
-use crate::upgrade::Upgrade;
+use crate::upgrade::decide::Upgrade;
 use celld_api::{CelldFleet, ResolvedStorage, labels};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};

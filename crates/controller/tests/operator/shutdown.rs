@@ -1,7 +1,7 @@
 //! Stopping: the operator stops within its shutdown grace even when a watch never lists.
 
 use crate::support::*;
-use celld_operator::controller::SHUTDOWN_GRACE;
+use celld_operator::runtime::wiring::SHUTDOWN_GRACE;
 use celld_testkit::{Check, TestEnv, wait_until};
 use std::time::Duration;
 

@@ -1,10 +1,10 @@
 //! Starting an operator under the generated RBAC, and the fixtures tests share.
 
 use celld_api::CelldFleet;
-use celld_operator::context::Settings;
-use celld_operator::lease_fence::Leader;
+use celld_operator::fleet::context::Settings;
+use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
-use celld_operator::run::run;
+use celld_operator::runtime::run::run;
 use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
@@ -41,7 +41,7 @@ pub fn yaml_docs(path: &str) -> Vec<serde_json::Value> {
 pub struct Operator {
     pub metrics: Arc<Metrics>,
     stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), celld_operator::run::RunError>>,
+    task: JoinHandle<Result<(), celld_operator::runtime::run::RunError>>,
 }
 
 impl Operator {

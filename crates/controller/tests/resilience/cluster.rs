@@ -57,7 +57,7 @@ impl Cluster {
         celld_testkit::install_crds(&client)
             .await
             .expect("the project's CRDs installed");
-        let gateway_api = celld_operator::discovery::http_route_served(&client).await;
+        let gateway_api = celld_operator::cache::discovery::http_route_served(&client).await;
         Cluster {
             client,
             kubeconfig,

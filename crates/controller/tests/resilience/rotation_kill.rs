@@ -42,7 +42,7 @@ async fn expected_hashes(
             .expect("the fleet's storage resolves");
         hashes.insert(
             name.clone(),
-            celld_operator::config_hash::compute(&storage, Some(secret)),
+            celld_operator::fleet::config_hash::compute(&storage, Some(secret)),
         );
     }
     hashes

@@ -1,0 +1,312 @@
+//! What a reconcile reads, from the caches the watches keep: the fleet's children, the stores
+//! and the metadata of Secrets. A reconcile at rest makes no API request: it finds every input
+//! here, and only what differs from the cache is written.
+
+use crate::cache::compact::Compact;
+use crate::cache::owner_index::{OwnerIndex, controller_uid};
+use crate::children::Child;
+use crate::error::Closed;
+use celld_api::CelldObjectStore;
+use gateway_api::httproutes::HttpRoute;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use kube::Resource;
+use kube::core::{DeserializeGuard, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use std::sync::Arc;
+use tracing::warn;
+
+/// The caches of every child kind, one field per kind: adding a kind here is what makes the
+/// watches, the reads and the pruning know it (see [`ChildKind`]).
+#[derive(Clone)]
+pub struct ChildCaches {
+    /// The fleets' StatefulSets.
+    pub statefulsets: Store<Compact<StatefulSet>>,
+    /// Their public and peer Services.
+    pub services: Store<Compact<Service>>,
+    /// Their NetworkPolicies.
+    pub network_policies: Store<Compact<NetworkPolicy>>,
+    /// Their PodDisruptionBudgets.
+    pub pod_disruption_budgets: Owned<Compact<PodDisruptionBudget>>,
+    /// Their Ingresses.
+    pub ingresses: Owned<Compact<Ingress>>,
+    /// Their HTTPRoutes; None when the cluster did not serve the Gateway API at start.
+    pub http_routes: Option<Owned<Compact<HttpRoute>>>,
+}
+
+/// The cache of a child kind the spec may ask for or not, with its objects indexed by owner
+/// (to find what to prune).
+#[derive(Clone)]
+pub struct Owned<K: Resource<DynamicType = ()> + 'static> {
+    /// The objects.
+    pub store: Store<K>,
+    /// Their names by the uid of their controller.
+    pub owners: Arc<OwnerIndex>,
+}
+
+/// A child kind as RBAC rules, the bench and the docs name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindName {
+    /// API group ("" for the core group).
+    pub group: String,
+    /// Resource name (plural, lowercase).
+    pub plural: String,
+    /// Kind.
+    pub kind: String,
+}
+
+fn kind_name<K: ChildKind>() -> KindName {
+    KindName {
+        group: K::group(&()).to_string(),
+        plural: K::plural(&()).to_string(),
+        kind: K::kind(&()).to_string(),
+    }
+}
+
+impl ChildCaches {
+    /// Every child kind the operator owns, one per field of [`ChildCaches`] (and of
+    /// [`Plan`](crate::fleet::plan::Plan)): the list the RBAC rules are generated from.
+    pub fn kinds() -> Vec<KindName> {
+        vec![
+            kind_name::<StatefulSet>(),
+            kind_name::<Service>(),
+            kind_name::<NetworkPolicy>(),
+            kind_name::<PodDisruptionBudget>(),
+            kind_name::<Ingress>(),
+            kind_name::<HttpRoute>(),
+        ]
+    }
+}
+
+impl ChildCaches {
+    /// The resourceVersion of the cached child `kind`/`name` of namespace `ns`; None when the
+    /// cache does not hold it.
+    pub fn version(&self, ns: &str, kind: &str, name: &str) -> Option<String> {
+        fn of<K: ChildKind>(
+            c: &ChildCaches,
+            kind: &str,
+            ns: &str,
+            name: &str,
+        ) -> Option<Option<String>> {
+            (K::kind(&()) == kind).then(|| {
+                K::cache(c)
+                    .and_then(|store| store.get(&ObjectRef::new(name).within(ns)))
+                    .and_then(|k| k.meta().resource_version.clone())
+            })
+        }
+        of::<StatefulSet>(self, kind, ns, name)
+            .or_else(|| of::<Service>(self, kind, ns, name))
+            .or_else(|| of::<NetworkPolicy>(self, kind, ns, name))
+            .or_else(|| of::<PodDisruptionBudget>(self, kind, ns, name))
+            .or_else(|| of::<Ingress>(self, kind, ns, name))
+            .or_else(|| of::<HttpRoute>(self, kind, ns, name))
+            .flatten()
+    }
+}
+
+/// Every cache a fleet reconcile reads.
+#[derive(Clone)]
+pub struct Caches {
+    /// The children.
+    pub children: ChildCaches,
+    /// The CelldObjectStores.
+    pub stores: Store<DeserializeGuard<CelldObjectStore>>,
+    /// The metadata of Secrets (their contents are read once per resourceVersion).
+    pub secrets: Store<PartialObjectMeta<Secret>>,
+    /// One flag per cache, raised once it holds its first complete list.
+    listed: Vec<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// A child kind with a cache in [`ChildCaches`].
+pub trait ChildKind: Child {
+    /// The cache of this kind, if the controller keeps one.
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>>;
+}
+
+/// A child kind the spec may ask for or not: the fleet's objects of it that the plan no longer
+/// holds are pruned.
+pub trait OptionalKind: ChildKind {
+    /// The cache of this kind with its index by owner, if the controller keeps one.
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>>;
+}
+
+impl ChildKind for StatefulSet {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.statefulsets)
+    }
+}
+
+impl ChildKind for Service {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.services)
+    }
+}
+
+impl ChildKind for NetworkPolicy {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.network_policies)
+    }
+}
+
+impl ChildKind for PodDisruptionBudget {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.pod_disruption_budgets.store)
+    }
+}
+
+impl OptionalKind for PodDisruptionBudget {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
+        Some(&caches.pod_disruption_budgets)
+    }
+}
+
+impl ChildKind for Ingress {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        Some(&caches.ingresses.store)
+    }
+}
+
+impl OptionalKind for Ingress {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
+        Some(&caches.ingresses)
+    }
+}
+
+impl ChildKind for HttpRoute {
+    fn cache(caches: &ChildCaches) -> Option<&Store<Compact<Self>>> {
+        caches.http_routes.as_ref().map(|routes| &routes.store)
+    }
+}
+
+impl OptionalKind for HttpRoute {
+    fn owned(caches: &ChildCaches) -> Option<&Owned<Compact<Self>>> {
+        caches.http_routes.as_ref()
+    }
+}
+
+impl Caches {
+    /// The caches, with the flags that tell when each holds its first complete list.
+    pub fn new(
+        children: ChildCaches,
+        stores: Store<DeserializeGuard<CelldObjectStore>>,
+        secrets: Store<PartialObjectMeta<Secret>>,
+        listed: Vec<tokio::sync::watch::Receiver<bool>>,
+    ) -> Self {
+        Self {
+            children,
+            stores,
+            secrets,
+            listed,
+        }
+    }
+
+    /// Waits until every cache holds its first complete list, so a reconcile never mistakes a
+    /// cache still filling for objects that do not exist.
+    pub async fn ready(&self) -> Result<(), Closed> {
+        for flag in &self.listed {
+            flag.clone()
+                .wait_for(|listed| *listed)
+                .await
+                .map_err(|_| Closed)?;
+        }
+        Ok(())
+    }
+
+    /// The store `name` of namespace `ns` as cached.
+    pub fn store(&self, ns: &str, name: &str) -> Option<Arc<DeserializeGuard<CelldObjectStore>>> {
+        self.stores.get(&ObjectRef::new(name).within(ns))
+    }
+
+    /// The metadata of the Secret `name` of namespace `ns` as cached.
+    pub fn secret(&self, ns: &str, name: &str) -> Option<Arc<PartialObjectMeta<Secret>>> {
+        self.secrets.get(&ObjectRef::new(name).within(ns))
+    }
+}
+
+/// The cached child `name` of namespace `ns`, parsed. A cached object that does not parse as
+/// its kind (which the watch parsed it as) counts as not cached: the apply that follows is
+/// then unconditional.
+pub fn child<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, name: &str) -> Option<K> {
+    let compact = store.get(&ObjectRef::new(name).within(ns))?;
+    compact
+        .expand()
+        .inspect_err(|e| warn!(kind = %K::kind(&()), %ns, %name, error = %e, "a cached child does not parse"))
+        .ok()
+}
+
+/// Names of the cached children in namespace `ns` whose controller is the object `owner_uid`.
+pub fn owned_by<K: ChildKind>(owned: &Owned<Compact<K>>, ns: &str, owner_uid: &str) -> Vec<String> {
+    owned
+        .owners
+        .owned_by(owner_uid)
+        .into_iter()
+        .filter(|name| {
+            owned
+                .store
+                .get(&ObjectRef::new(name).within(ns))
+                .is_some_and(|k| controller_uid(k.as_ref()) == Some(owner_uid))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::children::fixtures;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_planned_kind_is_cached_watched_and_granted() {
+        let listed: BTreeSet<String> = ChildCaches::kinds().into_iter().map(|k| k.kind).collect();
+        let mut planned = BTreeSet::new();
+        for spec in [fixtures::FULL, fixtures::GATEWAY] {
+            let fleet = fixtures::fleet(spec);
+            // Plan::children names every field of the plan (no `..`).
+            let plan = crate::fleet::plan::plan(&fixtures::desired(&fleet));
+            planned.extend(plan.children().into_iter().map(|(kind, _)| kind));
+        }
+        assert_eq!(planned, listed);
+    }
+
+    fn pdb(name: &str, owner: &str) -> Compact<PodDisruptionBudget> {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "team",
+                "ownerReferences": [{"apiVersion": "platform.celld.dev/v1alpha1",
+                    "kind": "CelldFleet", "name": "f", "uid": owner, "controller": true}]},
+        }))
+        .expect("pdb")
+    }
+
+    #[test]
+    fn owned_children_are_those_the_cache_still_shows_controlled_by_the_owner() {
+        use kube::runtime::watcher::Event;
+        let (store, mut writer) = kube::runtime::reflector::store();
+        let owned = Owned {
+            store,
+            owners: Arc::new(OwnerIndex::default()),
+        };
+        for event in [
+            Event::Apply(pdb("web", "u1")),
+            Event::Apply(pdb("old", "u1")),
+            Event::Apply(pdb("api", "u2")),
+        ] {
+            writer.apply_watcher_event(&event);
+            owned.owners.record(&event);
+        }
+        // The owner reference of "old" edited by hand; the index keeps its entry under u1.
+        let moved = Event::Apply(pdb("old", "u2"));
+        writer.apply_watcher_event(&moved);
+        owned.owners.record(&moved);
+        assert_eq!(owned_by(&owned, "team", "u1"), vec!["web"]);
+        let mut u2 = owned_by(&owned, "team", "u2");
+        u2.sort();
+        assert_eq!(u2, vec!["api", "old"]);
+        assert!(
+            owned_by(&owned, "other", "u1").is_empty(),
+            "another namespace"
+        );
+    }
+}

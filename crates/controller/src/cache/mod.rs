@@ -1,0 +1,13 @@
+//! The watches ([`streams`]) and the caches a reconcile reads instead of the API server
+//! ([`caches`]), kept compact, indexed by owner, and given back to the system as fleets go.
+
+pub mod cache_writer;
+pub mod caches;
+pub mod client;
+pub mod compact;
+pub mod discovery;
+pub mod health;
+pub mod heap_release;
+pub mod map_retain;
+pub mod owner_index;
+pub mod streams;

@@ -1,0 +1,323 @@
+//! The controllers' watch streams, each one on its own: its own client reporting its life to
+//! [`WatchHealth`], the watch timeout of [`WatchSettings`](crate::cache::health::WatchSettings),
+//! and its own backoff after an error (0.5 s doubling to 5 s, plus up to as much again of
+//! jitter). Errors are logged
+//! here and never reach the controller: a kube-runtime controller holds back all of its watches
+//! for one backoff (growing to 30 s and more) whenever any of them fails, so after an API server
+//! restart, or a watch cache that re-initialises once etcd is back, the failures of a dozen
+//! watches at once paused every watch for many minutes.
+
+use crate::cache::cache_writer::CacheWriter;
+use crate::cache::caches::Owned;
+use crate::cache::client::observed;
+use crate::cache::health::WatchHealth;
+use crate::cache::owner_index::OwnerIndex;
+use futures::{Stream, StreamExt, TryStreamExt, future};
+use k8s_openapi::NamespaceResourceScope;
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::{debug, warn};
+
+/// A kind the controllers watch.
+pub trait Watched:
+    Resource<DynamicType = (), Scope = NamespaceResourceScope>
+    + Clone
+    + Debug
+    + DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Watched for K where
+    K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
+        + Clone
+        + Debug
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// The backoff of one watch after an error, reset by its next item. It holds back only that
+/// watch, so it can be short: a watch resumes at most 10 s after the API server answers again.
+pub fn watch_backoff() -> watcher::ExponentialBackoff {
+    backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(500))
+        .with_max_delay(Duration::from_secs(5))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .into()
+}
+
+/// Items of a watch stream for a controller.
+pub type Items<K> = futures::stream::BoxStream<'static, Result<K, watcher::Error>>;
+
+/// Builds the watch streams of the controllers.
+pub struct WatchStreams {
+    client: Client,
+    namespace: Option<String>,
+    health: Arc<WatchHealth>,
+    /// One flag per cache, raised once its first complete list is in.
+    listed: std::sync::Mutex<Vec<tokio::sync::watch::Receiver<bool>>>,
+}
+
+/// The sending end of a forwarded watch. Its items are boxed: the channel keeps a few of its
+/// blocks of 32 slots for reuse for as long as the watch lasts, and slots the size of a pointer
+/// keep those blocks small; slots the size of a cached object made them 12 to 49 KiB each, held
+/// after a burst of changes long after the objects were gone.
+type Sender<K> = tokio::sync::mpsc::UnboundedSender<Box<Result<K, watcher::Error>>>;
+
+/// A consumer of a forwarded watch: its sender, and its end as a stream.
+fn consumer<K: Send + 'static>() -> (Sender<K>, Items<K>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let items = futures::stream::unfold(
+        rx,
+        |mut rx: tokio::sync::mpsc::UnboundedReceiver<Box<_>>| async move {
+            rx.recv().await.map(|item| (*item, rx))
+        },
+    );
+    (tx, items.boxed())
+}
+
+/// Drives `items` in a task of its own, forwarding every item to each of `consumers`; the task,
+/// and with it the watch, ends as soon as every consumer is gone. The watch (and the cache it
+/// keeps) makes progress whatever its consumers do: a reconcile waiting for the caches never
+/// waits for its own controller to poll them.
+fn forward<K: Clone + Send + 'static>(mut items: Items<K>, consumers: Vec<Sender<K>>) {
+    tokio::spawn(async move {
+        let all_gone = future::join_all(consumers.iter().map(|c| c.closed()));
+        tokio::pin!(all_gone);
+        loop {
+            tokio::select! {
+                _ = &mut all_gone => return,
+                item = items.next() => {
+                    let Some(item) = item else { return };
+                    let Ok(object) = item else { continue };
+                    for c in &consumers {
+                        // A consumer that is gone misses nothing it wants.
+                        let _ = c.send(Box::new(Ok(object.clone())));
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// `items`, driven by a task of their own (see [`forward`]).
+fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
+    let (tx, rx) = consumer();
+    forward(items, vec![tx]);
+    rx
+}
+
+/// `items` delivered to two consumers, driven by a task of their own: one watch feeds both
+/// controllers, so the API server serves it once.
+fn shared<K: Clone + Send + 'static>(items: Items<K>) -> (Items<K>, Items<K>) {
+    let (first_tx, first) = consumer();
+    let (second_tx, second) = consumer();
+    forward(items, vec![first_tx, second_tx]);
+    (first, second)
+}
+
+/// `items` without their errors, which are logged as failures of the watch `name`; the watch's
+/// own backoff (before `items`) holds it back after each.
+fn without_errors<K: Send + 'static>(
+    name: String,
+    items: impl Stream<Item = Result<K, watcher::Error>> + Send + 'static,
+) -> Items<K> {
+    items
+        .filter_map(move |item| {
+            future::ready(match item {
+                Ok(object) => Some(Ok(object)),
+                // 410 Gone: the resource version is too old; the watcher lists again.
+                Err(watcher::Error::WatchError(status)) if status.code == 410 => {
+                    debug!(watch = %name, error = %status, "watch expired; listing again");
+                    None
+                }
+                Err(error) => {
+                    warn!(watch = %name, %error, "watch failed; retrying with backoff");
+                    None
+                }
+            })
+        })
+        .boxed()
+}
+
+impl WatchStreams {
+    /// Streams of `client`, in `namespace` (None: every namespace), reporting to `health`.
+    pub fn new(client: Client, namespace: Option<String>, health: Arc<WatchHealth>) -> Self {
+        Self {
+            client,
+            namespace,
+            health,
+            listed: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Flags that rise once each cache made so far holds its first complete list. Reconciles
+    /// wait on these rather than on the caches themselves: a cache wakes only one of several
+    /// tasks waiting for it, and the controllers already wait on theirs.
+    pub fn listed(&self) -> Vec<tokio::sync::watch::Receiver<bool>> {
+        self.listed.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// The watcher configuration every watch starts from.
+    pub fn config(&self) -> watcher::Config {
+        self.health.settings().watcher_config()
+    }
+
+    fn api<K: Watched>(&self, name: &str) -> Api<K> {
+        let client = observed(self.client.clone(), self.health.stream(name));
+        match &self.namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        }
+    }
+
+    /// A cache of the objects of `K` kept by the watch `name`, without their managedFields
+    /// (which no reconcile reads: they are most of a small object's size), and the objects
+    /// applied or deleted. The watch runs in a task of its own, so the cache fills and stays
+    /// current whether or not the stream returned is being read.
+    pub fn cached_touched<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<K>, Items<K>) {
+        let (store, items) = self.cache(name, config);
+        (store, detached(items))
+    }
+
+    /// Like [`cached_touched`](Self::cached_touched), with the index of the cached objects by
+    /// their controller's uid.
+    pub fn cached_owned<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Owned<K>, Items<K>) {
+        let owners = Arc::new(OwnerIndex::default());
+        let (store, items) = self.cache_indexed(name, config, Some(owners.clone()));
+        (Owned { store, owners }, detached(items))
+    }
+
+    /// Like [`cached_touched`](Self::cached_touched), with the objects delivered to two
+    /// consumers: one watch feeds both controllers, so the API server serves it once.
+    pub fn cached_shared<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<K>, Items<K>, Items<K>) {
+        let (store, items) = self.cache(name, config);
+        let (first, second) = shared(items);
+        (store, first, second)
+    }
+
+    /// The cache and the objects applied or deleted, not yet driven by a task.
+    fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
+        self.cache_indexed(name, config, None)
+    }
+
+    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given.
+    fn cache_indexed<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        owners: Option<Arc<OwnerIndex>>,
+    ) -> (Store<K>, Items<K>) {
+        let (store, writer) = reflector::store();
+        let mut cache = CacheWriter::new(writer);
+        let (listed, flag) = tokio::sync::watch::channel(false);
+        if let Ok(mut all) = self.listed.lock() {
+            all.push(flag);
+        }
+        let items = watcher(self.api::<K>(name), config)
+            .backoff(watch_backoff())
+            .modify(|object| object.managed_fields_mut().clear())
+            .inspect_ok(move |event| cache.apply(event))
+            .inspect(move |event| {
+                if let (Some(owners), Ok(event)) = (&owners, event) {
+                    owners.record(event);
+                }
+                if matches!(event, Ok(watcher::Event::InitDone)) {
+                    listed.send_replace(true);
+                }
+            })
+            .touched_objects();
+        (store, without_errors(name.to_string(), items))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::stream;
+
+    fn status(code: u16) -> watcher::Error {
+        watcher::Error::WatchError(Box::new(
+            serde_json::from_value(serde_json::json!({
+                "status": "Failure", "message": "m", "reason": "r", "code": code
+            }))
+            .unwrap(),
+        ))
+    }
+
+    #[test]
+    fn a_failing_watch_waits_at_most_ten_seconds() {
+        let waits: Vec<Duration> = watch_backoff().take(12).collect();
+        assert!(waits[0] >= Duration::from_millis(500), "{waits:?}");
+        // Jitter adds up to the delay itself.
+        assert!(
+            waits.iter().all(|w| *w <= Duration::from_secs(10)),
+            "{waits:?}"
+        );
+        assert!(waits[11] >= Duration::from_secs(5), "{waits:?}");
+    }
+
+    #[tokio::test]
+    async fn a_shared_watch_delivers_every_item_to_both_consumers() {
+        let items: Items<i32> = stream::iter(vec![Ok(1), Ok(2), Ok(3)]).boxed();
+        let (first, second) = shared(items);
+        let first: Vec<i32> = first.map(|i| i.unwrap()).collect().await;
+        assert_eq!(first, vec![1, 2, 3]);
+        let second: Vec<i32> = second.map(|i| i.unwrap()).collect().await;
+        assert_eq!(second, vec![1, 2, 3], "the slower consumer misses nothing");
+    }
+
+    #[tokio::test]
+    async fn a_watch_nobody_reads_any_more_ends() {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<i32, watcher::Error>>();
+        let endless = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|item| (item, rx))
+        })
+        .boxed();
+        let items = detached(endless);
+        drop(items);
+        tokio::time::timeout(Duration::from_secs(5), tx.closed())
+            .await
+            .expect("the forwarding task ended and dropped the watch");
+    }
+
+    #[tokio::test]
+    async fn errors_are_kept_from_the_controller() {
+        let items = stream::iter(vec![
+            Ok(1),
+            Err(status(410)),
+            Err(status(429)),
+            Err(watcher::Error::NoResourceVersion),
+            Ok(2),
+        ]);
+        let seen: Vec<i32> = without_errors("fleets/CelldFleet".into(), items)
+            .map(|item| item.unwrap())
+            .collect()
+            .await;
+        assert_eq!(seen, vec![1, 2]);
+    }
+}

@@ -1,0 +1,263 @@
+//! What every reconcile shares: the client, the event recorder, metrics, settings and the
+//! per-fleet error backoff.
+
+use crate::cache::caches::Caches;
+use crate::cache::heap_release::HeapRelease;
+use crate::cache::map_retain;
+use crate::children::OperatorPods;
+use crate::fleet::settled::Settled;
+use crate::metrics::Metrics;
+use crate::status::follower::Observations;
+use crate::storage::bucket_clients::BucketClients;
+use crate::storage::credentials::SecretContents;
+use crate::storage::object_store::StoreEndpoints;
+use crate::storage::pointer_reads::PointerReads;
+use crate::upgrade::node_api::NodeApi;
+use celld_api::{CelldFleet, CelldFleetStatus, conditions};
+use kube::core::DeserializeGuard;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::reflector::Store;
+use kube::{Client, Resource};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often [`Context::housekeeping`] runs.
+pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
+
+/// Settings of the controller.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Watch only this namespace; None watches every namespace.
+    pub namespace: Option<String>,
+    /// How often a healthy fleet is reconciled again (to refresh the deployed version).
+    pub resync: Duration,
+    /// How often a fleet without a deployment is checked again.
+    pub pending_resync: Duration,
+    /// Time bound of one object-storage read.
+    pub s3_timeout: Duration,
+    /// Fleets reconciled at the same time at most.
+    pub concurrency: u16,
+    /// How long a reconcile waits for more changes after one arrives.
+    pub debounce: Duration,
+    /// Requests per second the reconciles may send to the API server (watches excluded).
+    pub api_qps: u32,
+    /// The name reported on Events (the operator Deployment's name).
+    pub reporter: String,
+    /// The instance reported on Events (the pod's name).
+    pub instance: Option<String>,
+    /// The operator's own pods, admitted to the nodes' internal port.
+    pub operator_pods: OperatorPods,
+    /// Where to connect for every node's internal API instead of the node's name.
+    pub node_api_connect_to: Option<String>,
+    /// Where the operator reads gs:// and az:// buckets instead of the public endpoints.
+    pub store_endpoints: StoreEndpoints,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            namespace: None,
+            resync: Duration::from_secs(60),
+            pending_resync: Duration::from_secs(15),
+            s3_timeout: Duration::from_secs(5),
+            concurrency: 16,
+            debounce: Duration::from_millis(500),
+            api_qps: 200,
+            reporter: "celld-operator".into(),
+            instance: None,
+            operator_pods: OperatorPods::default(),
+            node_api_connect_to: None,
+            store_endpoints: StoreEndpoints::default(),
+        }
+    }
+}
+
+/// Bound of one request to a node's internal API.
+const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// State shared by the reconciles.
+pub struct Context {
+    /// The API client.
+    pub client: Client,
+    /// Who publishes the Events: see [`Context::recorder`].
+    reporter: Reporter,
+    /// The operator's metrics.
+    pub metrics: Arc<Metrics>,
+    /// Settings.
+    pub settings: Settings,
+    /// Whether the cluster serves the HTTPRoute CRD.
+    pub gateway_api: AtomicBool,
+    /// Consecutive failures per fleet (namespace/name), for exponential backoff.
+    failures: Mutex<HashMap<String, u32>>,
+    /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
+    pub fleets: Store<DeserializeGuard<CelldFleet>>,
+    /// The status last written per fleet uid, with the resourceVersion of the fleet it was
+    /// computed from: a reconcile that sees that same version again (the cache has not caught
+    /// up with the write yet) starts from what was written, not from the stale status.
+    written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
+    /// What reconciles read: children, stores and Secret metadata.
+    pub caches: Caches,
+    /// Contents of credentials Secrets, read once per resourceVersion.
+    pub secrets: SecretContents,
+    /// Bucket clients shared by fleets on the same object store.
+    pub buckets: BucketClients,
+    /// The last read of each fleet's deployment pointer.
+    pub pointers: PointerReads,
+    /// Fleets whose last reconcile needed nothing, with the inputs it saw.
+    pub settled: Settled,
+    /// The nodes' internal API, read during rolling upgrades.
+    pub node_api: NodeApi,
+    /// What each fleet's last full reconcile observed, for the status follower.
+    pub observations: Observations,
+    /// When to hand the heap back to the system: after fleets were deleted.
+    pub heap_release: HeapRelease,
+}
+
+impl Context {
+    /// A context for `client`.
+    pub fn new(
+        client: Client,
+        metrics: Arc<Metrics>,
+        settings: Settings,
+        gateway_api: bool,
+        fleets: Store<DeserializeGuard<CelldFleet>>,
+        caches: Caches,
+    ) -> Self {
+        let buckets = BucketClients::new(
+            settings.s3_timeout,
+            settings.store_endpoints.clone(),
+            settings.resync,
+        );
+        let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
+        let reporter = Reporter {
+            controller: settings.reporter.clone(),
+            instance: settings.instance.clone(),
+        };
+        let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
+        Self {
+            node_api,
+            observations: Observations::default(),
+            heap_release: HeapRelease::default(),
+            client,
+            reporter,
+            metrics,
+            settings,
+            gateway_api: AtomicBool::new(gateway_api),
+            failures: Mutex::new(HashMap::new()),
+            fleets,
+            written: Mutex::new(HashMap::new()),
+            secrets: SecretContents::new(caches.secrets.clone()),
+            buckets,
+            pointers,
+            settled: Settled::default(),
+            caches,
+        }
+    }
+
+    /// Records a failure of `key` and returns how long to wait before retrying: 1 s doubling
+    /// up to 5 minutes.
+    pub fn backoff(&self, key: &str) -> Duration {
+        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let n = failures.entry(key.to_string()).or_insert(0);
+        *n = n.saturating_add(1);
+        let secs = 1u64 << (*n - 1).min(9);
+        Duration::from_secs(secs.min(300))
+    }
+
+    /// Forgets the failures of `key` after a successful reconcile.
+    pub fn succeeded(&self, key: &str) {
+        self.failures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key);
+    }
+
+    /// The status written for fleet `uid` when it was at `resource_version`, if that is the
+    /// version seen now. A status written at another version is forgotten: the fleet seen is
+    /// newer (the cache caught up with the write), so its own status is the one to start from.
+    pub fn written_status(&self, uid: &str, resource_version: &str) -> Option<CelldFleetStatus> {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        match written.get(uid) {
+            Some((rv, status)) if rv == resource_version => Some(status.clone()),
+            Some(_) => {
+                written.remove(uid);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// A recorder for one Event. kube's Recorder keeps every Event it published for six
+    /// minutes, to count repeats as a series; this operator publishes an Event once per change
+    /// ([`events`](crate::status::events)), so a recorder per Event keeps none of them in memory.
+    pub fn recorder(&self) -> Recorder {
+        Recorder::new(self.client.clone(), self.reporter.clone())
+    }
+
+    /// Remembers the status written for fleet `uid` at `resource_version`.
+    pub fn remember_status(&self, uid: &str, resource_version: &str, status: CelldFleetStatus) {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.insert(uid.to_string(), (resource_version.to_string(), status));
+    }
+
+    /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
+    /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
+    /// fleets leave nothing behind (written status, pointer read, settled inputs, failure
+    /// count, a bucket client no fleet uses).
+    pub fn housekeeping(&self) {
+        let fleets = self.fleets.state();
+        let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
+        let mut live = HashSet::with_capacity(fleets.len());
+        let mut names = HashSet::with_capacity(fleets.len());
+        for guard in &fleets {
+            let meta = guard.meta();
+            names.insert(format!(
+                "{}/{}",
+                meta.namespace.as_deref().unwrap_or_default(),
+                meta.name.as_deref().unwrap_or_default()
+            ));
+            let Ok(fleet) = &guard.0 else {
+                unknown += 1;
+                continue;
+            };
+            live.extend(fleet.metadata.uid.clone());
+            let ready_status = fleet.status.as_ref().and_then(|s| {
+                conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
+            });
+            match ready_status {
+                Some("True") => ready += 1,
+                Some("False") => not_ready += 1,
+                _ => unknown += 1,
+            }
+        }
+        self.metrics.set_fleets(ready, not_ready, unknown);
+        map_retain::retain(
+            &mut self.failures.lock().unwrap_or_else(|e| e.into_inner()),
+            |key, _| key.starts_with("store:") || names.contains(key),
+        );
+        map_retain::retain(
+            &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
+            |uid, _| live.contains(uid),
+        );
+        self.secrets.forget_deleted();
+        self.pointers.retain(|uid| live.contains(uid));
+        let clients = self.buckets.drop_unused(Instant::now(), &live);
+        self.metrics.set_s3_clients(clients);
+        self.settled.retain(|uid| live.contains(uid));
+        self.observations.retain(|uid| live.contains(uid));
+        self.heap_release.round(fleets.len());
+    }
+
+    /// Whether HTTPRoute is served; asks the API server again when it was not, so installing
+    /// the Gateway API CRDs later is noticed.
+    pub async fn http_route_served(&self) -> bool {
+        if self.gateway_api.load(Ordering::Relaxed) {
+            return true;
+        }
+        let served = crate::cache::discovery::http_route_served(&self.client).await;
+        self.gateway_api.store(served, Ordering::Relaxed);
+        served
+    }
+}

@@ -1,0 +1,14 @@
+//! The CelldFleet controller, one file per step of its pipeline: [`reconcile`] runs inputs →
+//! plan → apply → observe → publish; [`context`] is what every reconcile shares.
+
+pub mod apply_plan;
+pub mod config_hash;
+pub mod context;
+pub mod gateway;
+pub mod plan;
+pub mod probe;
+pub mod reconcile;
+pub mod resync_grid;
+pub mod service_ports;
+pub mod settled;
+pub mod ssa;

@@ -1,0 +1,58 @@
+//! What a rollout looks at before it goes on: every node's `/state` between two nodes of a
+//! rolling upgrade, the fleet's pods before a fully stopped fleet starts its new image.
+
+use crate::children::peer_service_name;
+use crate::error::Error;
+use crate::failure::Failure;
+use crate::fleet::context::Context;
+use crate::upgrade::decide::{Probe, Probed};
+use celld_api::contract::node_address;
+use celld_api::labels;
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use kube::api::ListParams;
+
+/// Probes what `probe` asks for, for the fleet `name` in `ns` running `replicas` nodes.
+pub async fn probe(
+    ctx: &Context,
+    ns: &str,
+    name: &str,
+    replicas: i32,
+    probe: Probe,
+) -> Result<Probed, Failure> {
+    match probe {
+        Probe::NodeStates => {
+            let peers = peer_service_name(name);
+            let nodes: Vec<(String, String)> = (0..replicas)
+                .map(|ordinal| {
+                    let pod = format!("{name}-{ordinal}");
+                    let address = node_address(&pod, &peers, ns);
+                    (pod, address)
+                })
+                .collect();
+            Ok(Probed {
+                restores: Some(ctx.node_api.restores(&nodes).await),
+                ..Probed::default()
+            })
+        }
+        Probe::PodsLeft => {
+            let selector = labels::node_selector_string(name);
+            let pods = Api::<Pod>::namespaced(ctx.client.clone(), ns)
+                .list_metadata(&ListParams::default().labels(&selector))
+                .await
+                .map_err(|e| {
+                    Failure::child(
+                        "Pod",
+                        "",
+                        "list",
+                        &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
+                    )
+                })?;
+            ctx.metrics.read();
+            Ok(Probed {
+                pods_left: Some(pods.items.len()),
+                ..Probed::default()
+            })
+        }
+    }
+}

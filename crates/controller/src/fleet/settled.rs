@@ -1,0 +1,158 @@
+//! Fleets whose last reconcile found nothing to do, with the inputs it saw. A periodic
+//! reconcile that finds the same inputs again (the fleet, its store and Secret, every child's
+//! resourceVersion, the deployment pointer) knows the plan, the apply and the status would
+//! change nothing, and skips them: at rest a fleet costs one conditional read of its pointer.
+//! A full reconcile still runs every [`FULL_EVERY`], whatever the inputs say.
+
+use crate::storage::pointer::Pointer;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The longest a fleet goes without a full reconcile.
+pub const FULL_EVERY: Duration = Duration::from_secs(600);
+
+/// The inputs of one reconcile that decide what it does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seen {
+    /// The fleet's resourceVersion (spec, annotations and status).
+    pub fleet: String,
+    /// The resourceVersion of its CelldObjectStore, if it uses one.
+    pub store: Option<String>,
+    /// The resourceVersion of its credentials Secret.
+    pub secret: String,
+    /// Its deployment pointer.
+    pub pointer: Pointer,
+}
+
+/// A child of a fleet, as a cache knows it: kind, name and resourceVersion (None: absent).
+pub type ChildVersion = (String, String, Option<String>);
+
+#[derive(Debug)]
+struct Entry {
+    seen: Seen,
+    children: Vec<ChildVersion>,
+    at: Instant,
+}
+
+/// The settled fleets, by uid.
+#[derive(Debug, Default)]
+pub struct Settled {
+    fleets: Mutex<HashMap<String, Entry>>,
+}
+
+impl Settled {
+    /// Records that fleet `uid` needed nothing with inputs `seen` and `children`.
+    pub fn record(&self, uid: &str, seen: Seen, children: Vec<ChildVersion>) {
+        let entry = Entry {
+            seen,
+            children,
+            at: Instant::now(),
+        };
+        self.lock().insert(uid.to_string(), entry);
+    }
+
+    /// Whether fleet `uid` settled with the inputs `seen` less than [`FULL_EVERY`] ago, and
+    /// `version` (kind, name → resourceVersion in the caches now) still gives every child the
+    /// version it had then.
+    pub fn unchanged(
+        &self,
+        uid: &str,
+        seen: &Seen,
+        version: impl Fn(&str, &str) -> Option<String>,
+    ) -> bool {
+        let fleets = self.lock();
+        let Some(entry) = fleets.get(uid) else {
+            return false;
+        };
+        entry.at.elapsed() < FULL_EVERY
+            && entry.seen == *seen
+            && entry
+                .children
+                .iter()
+                .all(|(kind, name, rv)| version(kind, name) == *rv)
+    }
+
+    /// Forgets fleet `uid`: its next reconcile is a full one.
+    pub fn forget(&self, uid: &str) {
+        self.lock().remove(uid);
+    }
+
+    /// Forgets the fleets whose uid `live` does not keep.
+    pub fn retain(&self, live: impl Fn(&str) -> bool) {
+        crate::cache::map_retain::retain(&mut self.lock(), |uid, _| live(uid));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.fleets.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(fleet: &str) -> Seen {
+        Seen {
+            fleet: fleet.into(),
+            store: None,
+            secret: "7".into(),
+            pointer: Pointer::Missing,
+        }
+    }
+
+    fn children(rv: &str) -> Vec<ChildVersion> {
+        vec![
+            ("StatefulSet".into(), "web".into(), Some(rv.into())),
+            ("Ingress".into(), "web".into(), None),
+        ]
+    }
+
+    fn cache(rv: &'static str) -> impl Fn(&str, &str) -> Option<String> {
+        move |kind, _| (kind == "StatefulSet").then(|| rv.to_string())
+    }
+
+    #[test]
+    fn same_inputs_and_children_are_unchanged() {
+        let s = Settled::default();
+        assert!(
+            !s.unchanged("u", &seen("1"), cache("5")),
+            "nothing recorded yet"
+        );
+        s.record("u", seen("1"), children("5"));
+        assert!(s.unchanged("u", &seen("1"), cache("5")));
+    }
+
+    #[test]
+    fn any_moved_input_or_child_is_a_change() {
+        let s = Settled::default();
+        s.record("u", seen("1"), children("5"));
+        assert!(!s.unchanged("u", &seen("2"), cache("5")), "fleet");
+        assert!(!s.unchanged("u", &seen("1"), cache("6")), "child");
+        let appeared = |_: &str, _: &str| Some("5".to_string());
+        assert!(
+            !s.unchanged("u", &seen("1"), appeared),
+            "an absent child appeared"
+        );
+        let mut other = seen("1");
+        other.pointer = Pointer::Unknown("no bucket".into());
+        assert!(!s.unchanged("u", &other, cache("5")), "pointer");
+        other = seen("1");
+        other.secret = "8".into();
+        assert!(!s.unchanged("u", &other, cache("5")), "Secret");
+        other = seen("1");
+        other.store = Some("3".into());
+        assert!(!s.unchanged("u", &other, cache("5")), "store");
+    }
+
+    #[test]
+    fn forgotten_and_deleted_fleets_are_not_settled() {
+        let s = Settled::default();
+        s.record("u", seen("1"), children("5"));
+        s.record("v", seen("1"), children("5"));
+        s.forget("u");
+        s.retain(|uid| uid != "v");
+        assert!(!s.unchanged("u", &seen("1"), cache("5")));
+        assert!(!s.unchanged("v", &seen("1"), cache("5")));
+    }
+}

@@ -1,0 +1,6 @@
+//! The process's life: stand by or lead ([`run`]), wire the watches to the two controllers
+//! ([`wiring`]), and serve health and metrics over HTTP ([`server`]).
+
+pub mod run;
+pub mod server;
+pub mod wiring;

@@ -1,0 +1,259 @@
+//! Wires the reconcile into kube-runtime Controllers: fleets, the children they own, and the
+//! stores and Secrets that fleets use. Every watch comes from [`WatchStreams`] (its own client,
+//! timeout and backoff, its life reported to [`WatchHealth`]); the reconciles write through a
+//! client that checks the [`Fence`].
+
+use crate::cache::caches::{Caches, ChildCaches};
+use crate::cache::health::WatchHealth;
+use crate::cache::streams::WatchStreams;
+use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
+use crate::fleet::reconcile::{error_policy, reconcile};
+use crate::leadership::fence::Fence;
+use crate::leadership::fenced_client::fenced;
+use crate::metrics::Metrics;
+use crate::store::status as store_status;
+use celld_api::{CelldFleet, CelldObjectStore};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::core::{DeserializeGuard, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::{Controller, controller};
+use kube::{Client, Resource, ResourceExt};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::{debug, info, warn};
+
+/// How long reconciles under way get to finish once a shutdown is asked for. kube-runtime holds
+/// a controller's reconciles until its cache has listed once, and waits for them on shutdown:
+/// a cache that never lists (its CRD not installed, the list refused) would otherwise keep the
+/// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+type Fleets = Store<DeserializeGuard<CelldFleet>>;
+type Stores = Store<DeserializeGuard<CelldObjectStore>>;
+
+/// The stores of namespace `ns` that parse.
+fn stores_in(stores: &Stores, ns: &str) -> Vec<CelldObjectStore> {
+    stores
+        .state()
+        .iter()
+        .filter_map(|g| g.0.as_ref().ok())
+        .filter(|s| s.namespace().as_deref() == Some(ns))
+        .cloned()
+        .collect()
+}
+
+/// Names of the stores of `ns` whose credentials are the Secret `secret`.
+fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec<String> {
+    stores_in(stores, ns)
+        .iter()
+        .filter(|s| {
+            s.spec
+                .credentials_secret_ref
+                .as_ref()
+                .is_some_and(|r| r.name == secret)
+        })
+        .map(|s| s.name_any())
+        .collect()
+}
+
+/// References to `names` in namespace `ns`.
+fn refs<K>(names: Vec<String>, ns: &str) -> Vec<ObjectRef<K>>
+where
+    K: Resource,
+    K::DynamicType: Default,
+{
+    names.iter().map(|n| ObjectRef::new(n).within(ns)).collect()
+}
+
+/// Fleets of `ns` that use the Secret `secret`, directly or through one of `stores`.
+fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String]) -> Vec<String> {
+    fleets
+        .state()
+        .iter()
+        .filter_map(|g| g.0.as_ref().ok())
+        .filter(|f| f.namespace().as_deref() == Some(ns))
+        .filter(|f| {
+            let inline = f.spec.object_storage.credentials_secret_ref.as_ref();
+            let store = f.spec.store_ref.as_ref();
+            inline.is_some_and(|r| r.name == secret)
+                || store.is_some_and(|r| stores.contains(&r.name))
+        })
+        .map(|f| f.name_any())
+        .collect()
+}
+
+/// Runs [`Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
+async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
+    let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ticks = async {
+        loop {
+            every.tick().await;
+            ctx.housekeeping();
+        }
+    };
+    tokio::select! {
+        () = ticks => {}
+        () = shutdown => {}
+    }
+}
+
+/// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or
+/// [`SHUTDOWN_GRACE`] after `shutdown`, whichever comes first.
+/// Every write passes `fence`; every watch reports its life to `watches`.
+pub async fn run(
+    client: Client,
+    settings: Settings,
+    metrics: Arc<Metrics>,
+    fence: Arc<Fence>,
+    watches: Arc<WatchHealth>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
+    let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
+    let config = streams.config();
+    let owned = || config.clone().labels(&selector);
+    let gateway_api = crate::cache::discovery::http_route_served(&client).await;
+    info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
+
+    // Fleets, stores and Secrets are watched once each; both controllers get every change.
+    let (fleets, fleet_items, fleets_for_stores) = streams
+        .cached_shared::<DeserializeGuard<CelldFleet>>("CelldFleet", config.clone().any_semantic());
+    let (stores, stores_for_fleets, store_items) = streams
+        .cached_shared::<DeserializeGuard<CelldObjectStore>>(
+            "CelldObjectStore",
+            config.clone().any_semantic(),
+        );
+    // The Secrets' metadata tells which fleets and stores to look at again and whether a
+    // Secret changed since its contents were last read.
+    let (secrets, secrets_for_fleets, secrets_for_stores) =
+        streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config.clone());
+    // The StatefulSets feed the controller and the status follower.
+    let (statefulsets, statefulset_items, statefulsets_to_follow) =
+        streams.cached_shared("StatefulSet", owned());
+    let (services, service_items) = streams.cached_touched("Service", owned());
+    let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());
+    let (pod_disruption_budgets, pdb_items) = streams.cached_owned("PodDisruptionBudget", owned());
+    let (ingresses, ingress_items) = streams.cached_owned("Ingress", owned());
+    let mut controller = Controller::for_stream(fleet_items, fleets.clone())
+        .with_config(
+            controller::Config::default()
+                .concurrency(settings.concurrency)
+                .debounce(settings.debounce),
+        )
+        .owns_stream(statefulset_items)
+        .owns_stream(service_items)
+        .owns_stream(network_policy_items)
+        .owns_stream(pdb_items)
+        .owns_stream(ingress_items);
+    let http_routes = if gateway_api {
+        let (routes, route_items) = streams.cached_owned("HTTPRoute", owned());
+        controller = controller.owns_stream(route_items);
+        Some(routes)
+    } else {
+        None
+    };
+    let children = ChildCaches {
+        statefulsets,
+        services,
+        network_policies,
+        pod_disruption_budgets,
+        ingresses,
+        http_routes,
+    };
+
+    // Stores: their own controller writes their status; its cache also tells which stores
+    // name a Secret.
+    let store_controller = Controller::for_stream(store_items, stores.clone());
+
+    let by_store = fleets.clone();
+    controller = controller.watches_stream(
+        stores_for_fleets,
+        move |store: DeserializeGuard<CelldObjectStore>| {
+            let ns = store.namespace().unwrap_or_default();
+            refs(
+                store_status::fleets_using(&by_store, &ns, &store.name_any()),
+                &ns,
+            )
+        },
+    );
+    let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
+    controller = controller.watches_stream(secrets_for_fleets, move |secret| {
+        let ns = secret.namespace().unwrap_or_default();
+        let name = secret.name_any();
+        let stores = stores_with_secret(&stores_by_secret, &ns, &name);
+        refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
+    });
+
+    let caches = Caches::new(children, stores.clone(), secrets, streams.listed());
+    let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
+    let store_controller = store_controller
+        .watches_stream(secrets_for_stores, move |secret| {
+            let ns = secret.namespace().unwrap_or_default();
+            refs(
+                stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
+                &ns,
+            )
+        })
+        .watches_stream(
+            fleets_for_stores,
+            move |fleet: DeserializeGuard<CelldFleet>| {
+                // A fleet's storeRef may have moved from one store to another: look at every
+                // store of its namespace (their status lists the fleets that use them).
+                let ns = fleet.namespace().unwrap_or_default();
+                let names = stores_in(&stores_by_fleet, &ns)
+                    .iter()
+                    .map(|s| s.name_any())
+                    .collect();
+                refs(names, &ns)
+            },
+        );
+
+    let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
+    let ctx = Arc::new(Context::new(
+        writer,
+        metrics,
+        settings,
+        gateway_api,
+        fleets,
+        caches,
+    ));
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
+    let follower = tokio::spawn(crate::status::follower::run(
+        ctx.clone(),
+        statefulsets_to_follow,
+        shutdown.clone(),
+    ));
+    let fleet_loop = controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(reconcile, error_policy, ctx.clone())
+        .for_each(|result| async move {
+            match result {
+                Ok((obj, _)) => debug!(fleet = %obj, "reconciled"),
+                Err(e) => debug!(error = %e, "reconcile did not complete"),
+            }
+        });
+    let store_loop = store_controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(store_status::reconcile, store_status::error_policy, ctx)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                debug!(error = %e, "store status did not complete");
+            }
+        });
+    let grace = async {
+        shutdown.clone().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        _ = futures::future::join(fleet_loop, store_loop) => {}
+        () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
+    }
+    housekeeping.abort();
+    follower.abort();
+    watches.forget_all();
+    info!("controller stopped");
+}

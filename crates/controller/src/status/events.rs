@@ -1,0 +1,359 @@
+//! Events on fleets, published only for meaningful changes: children applied or pruned,
+//! conditions that changed status or reason, and one Warning per distinct failure.
+//!
+//! A failure that persists is published once: the fleet's Degraded condition lists every
+//! failure already reported, so the next retry (even by another operator replica) finds it
+//! there and stays quiet. kube's Recorder would otherwise patch the Event again on every retry.
+
+use crate::failure::Failure;
+use crate::fleet::context::Context;
+use crate::reason::Reason;
+use crate::storage::pointer::Pointer;
+use celld_api::{CelldFleet, CelldFleetStatus, conditions};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::Resource;
+use kube::runtime::events::{Event, EventType};
+use tracing::warn;
+
+async fn publish(ctx: &Context, fleet: &CelldFleet, type_: EventType, reason: &str, note: String) {
+    let event = Event {
+        type_,
+        reason: reason.into(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    if let Err(e) = ctx.recorder().publish(&event, &fleet.object_ref(&())).await {
+        warn!(error = %e, reason, "publishing an Event failed");
+    } else {
+        ctx.metrics.write("Event", "create");
+    }
+}
+
+/// An Event listing the children created, changed or pruned.
+pub async fn applied(ctx: &Context, fleet: &CelldFleet, changed: &[String], pruned: &[String]) {
+    if !changed.is_empty() {
+        publish(
+            ctx,
+            fleet,
+            EventType::Normal,
+            Reason::Applied.as_str(),
+            format!("applied {}", changed.join(", ")),
+        )
+        .await;
+    }
+    if !pruned.is_empty() {
+        publish(
+            ctx,
+            fleet,
+            EventType::Normal,
+            Reason::Pruned.as_str(),
+            format!("deleted {} (no longer in the spec)", pruned.join(", ")),
+        )
+        .await;
+    }
+}
+
+/// The failures of `failures` not yet reported in `previous`: those whose fingerprint the
+/// previous Degraded=True condition does not carry.
+pub fn unreported<'a>(
+    previous: Option<&CelldFleetStatus>,
+    failures: &'a [Failure],
+) -> Vec<&'a Failure> {
+    let reported = previous
+        .and_then(|p| conditions::find(&p.conditions, conditions::DEGRADED))
+        .filter(|c| c.status == "True")
+        .map_or("", |c| c.message.as_str());
+    failures
+        .iter()
+        .filter(|f| !reported.contains(f.fingerprint.as_str()))
+        .collect()
+}
+
+/// One Warning Event for every failure not reported yet.
+pub async fn failures(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    previous: Option<&CelldFleetStatus>,
+    failures: &[Failure],
+) {
+    for f in unreported(previous, failures) {
+        publish(
+            ctx,
+            fleet,
+            EventType::Warning,
+            f.reason.as_str(),
+            f.message.clone(),
+        )
+        .await;
+    }
+}
+
+/// Whether a condition change needs an Event of its own. Progressing flips on every rollout; a
+/// Ready=False that only points at another condition (storage, deployment, route) would repeat
+/// that condition's Event; a Degraded=True, or a condition whose reason is one of the current
+/// failures', repeats the failures' own Events.
+fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
+    let echo = c.type_ == conditions::READY
+        && [
+            Reason::StorageUnresolved,
+            Reason::NoDeployment,
+            Reason::RouteNotReady,
+        ]
+        .iter()
+        .any(|r| r.as_str() == c.reason);
+    let failing = !failures.is_empty()
+        && ((c.type_ == conditions::DEGRADED && c.status == "True")
+            || (c.status != "True" && failures.iter().any(|f| f.reason.as_str() == c.reason)));
+    c.type_ != conditions::PROGRESSING && !echo && !failing
+}
+
+const UPGRADE_REASONS: [Reason; 3] = [
+    Reason::RollingUpgrade,
+    Reason::WaitingForRestores,
+    Reason::FullStop,
+];
+
+fn upgrading(c: Option<&Condition>) -> bool {
+    c.is_some_and(|c| {
+        c.type_ == conditions::PROGRESSING && UPGRADE_REASONS.iter().any(|r| r.as_str() == c.reason)
+    })
+}
+
+/// The Event a change of celld image is worth, if any: each step (a node updated, a node
+/// stopped, a wait for restores begins) and the end. `image` is the image the fleet moves to.
+fn upgrade_event(
+    old: Option<&Condition>,
+    new: Option<&Condition>,
+    image: &str,
+) -> Option<(String, String)> {
+    match (upgrading(old), upgrading(new), new) {
+        (_, true, Some(c)) => {
+            let same_reason = old.is_some_and(|o| o.reason == c.reason);
+            let same_step = old.is_some_and(|o| o.message == c.message)
+                || c.reason == Reason::WaitingForRestores.as_str();
+            (!(same_reason && same_step))
+                .then(|| (c.reason.clone(), format!("{}: {}", c.type_, c.message)))
+        }
+        (true, false, _) => Some((
+            Reason::UpgradeFinished.as_str().to_string(),
+            format!("every node runs {image}"),
+        )),
+        _ => None,
+    }
+}
+
+/// Events for every condition whose status or reason changed, and for a new Worker version.
+pub async fn transitions(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    previous: Option<&CelldFleetStatus>,
+    status: &CelldFleetStatus,
+    pointer: Option<&Pointer>,
+    failures: &[Failure],
+) {
+    let before = previous.map_or(&[][..], |p| p.conditions.as_slice());
+    if let Some((reason, note)) = upgrade_event(
+        conditions::find(before, conditions::PROGRESSING),
+        conditions::find(&status.conditions, conditions::PROGRESSING),
+        &fleet.spec.image,
+    ) {
+        publish(ctx, fleet, EventType::Normal, &reason, note).await;
+    }
+    for c in &status.conditions {
+        if !worth_an_event(c, failures) {
+            continue;
+        }
+        let old = conditions::find(before, &c.type_);
+        if old.is_some_and(|o| o.status == c.status && o.reason == c.reason) {
+            continue;
+        }
+        // Nodes not ready yet is what a rollout looks like, not a fault.
+        let bad = if c.type_ == conditions::DEGRADED {
+            c.status == "True"
+        } else {
+            c.status == "False" && c.reason != Reason::NodesNotReady.as_str()
+        };
+        if old.is_none() && !bad {
+            continue;
+        }
+        let type_ = if bad {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        };
+        publish(
+            ctx,
+            fleet,
+            type_,
+            &c.reason,
+            format!("{}: {}", c.type_, c.message),
+        )
+        .await;
+    }
+    if let Some(Pointer::Deployed(d)) = pointer {
+        let old = previous
+            .and_then(|p| p.deployment.as_ref())
+            .map(|d| d.version.as_str());
+        if old.is_some_and(|v| v != d.version) {
+            publish(
+                ctx,
+                fleet,
+                EventType::Normal,
+                Reason::WorkerVersionChanged.as_str(),
+                format!("the fleet now serves Worker version {}", d.version),
+            )
+            .await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use k8s_openapi::jiff::Timestamp;
+
+    fn refused(kind: &str, message: &str) -> Failure {
+        Failure::child(
+            kind,
+            "web",
+            "apply",
+            &Error::kube(
+                "applying",
+                kube::Error::Api(Box::new(
+                    kube::core::Status::failure(message, "Invalid").with_code(422),
+                )),
+            ),
+        )
+    }
+
+    fn unavailable(kind: &str, message: &str) -> Failure {
+        Failure::child(
+            kind,
+            "web",
+            "apply",
+            &Error::kube(
+                "applying",
+                kube::Error::Api(Box::new(
+                    kube::core::Status::failure(message, "ServiceUnavailable").with_code(503),
+                )),
+            ),
+        )
+    }
+
+    fn degraded(failures: &[Failure]) -> CelldFleetStatus {
+        let message = crate::failure::summary(failures);
+        CelldFleetStatus {
+            conditions: vec![conditions::make(
+                &[],
+                conditions::DEGRADED,
+                Some(true),
+                failures[0].reason.as_str(),
+                message,
+                Some(1),
+                Timestamp::UNIX_EPOCH,
+            )],
+            ..CelldFleetStatus::default()
+        }
+    }
+
+    #[test]
+    fn a_failure_is_reported_once() {
+        let failing = [refused("Service", "spec.ports[1].name: Duplicate value")];
+        assert_eq!(unreported(None, &failing).len(), 1);
+        assert!(unreported(Some(&degraded(&failing)), &failing).is_empty());
+    }
+
+    #[test]
+    fn a_new_failure_next_to_a_reported_one_is_reported() {
+        let service = refused("Service", "spec.ports[1].name: Duplicate value");
+        let ingress = refused("Ingress", "spec.rules[0].host: Invalid value");
+        let before = degraded(std::slice::from_ref(&service));
+        let now = [service, ingress.clone()];
+        assert_eq!(unreported(Some(&before), &now), vec![&ingress]);
+        let other_field = [refused("Service", "spec.type: Unsupported value")];
+        assert_eq!(unreported(Some(&before), &other_field).len(), 1);
+    }
+
+    #[test]
+    fn an_outage_whose_message_changes_is_still_one_failure() {
+        let first = [unavailable("StatefulSet", "request 1 timed out")];
+        let second = [unavailable("StatefulSet", "request 2 timed out")];
+        assert!(unreported(Some(&degraded(&first)), &second).is_empty());
+    }
+
+    #[test]
+    fn a_failure_reported_before_a_recovery_is_reported_again() {
+        let failing = [refused("Service", "spec.ports[1].name: Duplicate value")];
+        let mut healed = degraded(&failing);
+        healed.conditions[0].status = "False".into();
+        assert_eq!(unreported(Some(&healed), &failing).len(), 1);
+    }
+
+    #[test]
+    fn an_upgrade_publishes_its_steps_and_its_end() {
+        let progressing = |reason: Reason, message: &str| {
+            conditions::make(
+                &[],
+                conditions::PROGRESSING,
+                Some(true),
+                reason.as_str(),
+                message,
+                Some(1),
+                Timestamp::UNIX_EPOCH,
+            )
+        };
+        let stable = progressing(Reason::Stable, "3/3 nodes ready and up to date");
+        let one = progressing(Reason::RollingUpgrade, "1/3 nodes updated");
+        let two = progressing(Reason::RollingUpgrade, "2/3 nodes updated");
+        let wait = progressing(Reason::WaitingForRestores, "node web-0 reports 2 cells");
+        let wait_less = progressing(Reason::WaitingForRestores, "node web-0 reports 1 cells");
+        let event = |old: &Condition, new: &Condition| upgrade_event(Some(old), Some(new), "img");
+        assert_eq!(
+            event(&stable, &one).map(|e| e.0).as_deref(),
+            Some("RollingUpgrade")
+        );
+        assert!(event(&one, &one).is_none());
+        assert!(event(&one, &two).is_some(), "each node updated is an Event");
+        assert_eq!(
+            event(&two, &wait).map(|e| e.0).as_deref(),
+            Some("WaitingForRestores")
+        );
+        assert!(event(&wait, &wait_less).is_none(), "a wait is one Event");
+        assert_eq!(
+            event(&two, &stable),
+            Some(("UpgradeFinished".into(), "every node runs img".into()))
+        );
+        assert!(event(&stable, &stable).is_none());
+    }
+
+    #[test]
+    fn conditions_that_echo_a_failure_publish_nothing_of_their_own() {
+        let failing = [refused("Service", "bad")];
+        let cond = |type_: &str, status: bool, reason: Reason| {
+            conditions::make(
+                &[],
+                type_,
+                Some(status),
+                reason.as_str(),
+                "m",
+                Some(1),
+                Timestamp::UNIX_EPOCH,
+            )
+        };
+        let degraded = cond(conditions::DEGRADED, true, Reason::ChildRejected);
+        let ready = cond(conditions::READY, false, Reason::ChildRejected);
+        let healed = cond(conditions::DEGRADED, false, Reason::AsExpected);
+        assert!(!worth_an_event(&degraded, &failing));
+        assert!(!worth_an_event(&ready, &failing));
+        assert!(worth_an_event(&healed, &[]));
+        assert!(
+            worth_an_event(
+                &cond(conditions::DEGRADED, true, Reason::GatewayAPIMissing),
+                &[]
+            ),
+            "a Degraded without failures (no Gateway API) keeps its own Event"
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! Buckets and credentials: the deployment [`pointer`] and its reads, the object store clients
+//! shared by fleets, the operator's own cloud identity and the contents of credentials Secrets.
+
+pub mod ambient_credentials;
+pub mod bucket_clients;
+pub mod credentials;
+pub mod object_store;
+pub mod pointer;
+pub mod pointer_reads;
+pub mod store_errors;
