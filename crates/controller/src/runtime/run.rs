@@ -73,24 +73,54 @@ pub async fn run_watched(
     watches: Arc<WatchHealth>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
-    let Some(leader) = leader else {
-        ready.store(true, Ordering::Relaxed);
-        metrics.set_leader(true);
-        let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let fence = Arc::new(Fence::unfenced());
-        let controller = wiring::run(client, settings, metrics, fence, watches, async move {
-            let _ = stop_rx.await;
-        });
-        tokio::pin!(controller);
-        tokio::select! {
-            () = &mut controller => {}
-            () = shutdown => {
-                let _ = stop_tx.send(());
-                controller.await;
-            }
+    match leader {
+        None => {
+            run_alone(client, settings, metrics, ready, watches, shutdown).await;
+            Ok(())
         }
-        return Ok(());
-    };
+        Some(leader) => {
+            run_elected(client, settings, leader, metrics, ready, watches, shutdown).await
+        }
+    }
+}
+
+/// Without leader election: the only replica writes from the start, unfenced.
+async fn run_alone(
+    client: Client,
+    settings: Settings,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    watches: Arc<WatchHealth>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) {
+    ready.store(true, Ordering::Relaxed);
+    metrics.set_leader(true);
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let fence = Arc::new(Fence::unfenced());
+    let controller = wiring::run(client, settings, metrics, fence, watches, async move {
+        let _ = stop_rx.await;
+    });
+    tokio::pin!(controller);
+    tokio::select! {
+        () = &mut controller => {}
+        () = shutdown => {
+            let _ = stop_tx.send(());
+            controller.await;
+        }
+    }
+}
+
+/// With leader election: stand by until this replica holds the Lease, then reconcile behind a
+/// fence that closes the moment the Lease is not seen renewed in time.
+async fn run_elected(
+    client: Client,
+    settings: Settings,
+    leader: Leader,
+    metrics: Arc<Metrics>,
+    ready: Arc<AtomicBool>,
+    watches: Arc<WatchHealth>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
     let manager = LeaseManagerBuilder::new(client.clone(), &leader.lease)
         .with_namespace(&leader.namespace)
         .with_identity(&leader.identity)
