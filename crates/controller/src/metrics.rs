@@ -62,7 +62,7 @@ impl Default for Metrics {
         );
         registry.register(
             "api_writes",
-            "Writes the operator sent to the API server, by kind and verb",
+            "Writes the operator sent to the API server, by kind and verb (apply, status, create, update, patch, delete), counted as each is sent by the client every write passes",
             writes.clone(),
         );
         registry.register("fleets", "Fleets by Ready condition status", fleets.clone());
@@ -144,7 +144,7 @@ impl Metrics {
             .map_or(0, |c| c.get())
     }
 
-    /// Counts a write of `kind` with `verb` (apply, delete, status).
+    /// Counts a write of `kind` with `verb` (apply, status, create, update, patch, delete).
     pub fn write(&self, kind: &str, verb: &str) {
         self.writes
             .get_or_create(&vec![
@@ -194,7 +194,7 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts a read a reconcile sent.
+    /// Counts a read the operator's client sent (watches have clients of their own).
     pub fn read(&self) {
         self.reads.inc();
     }

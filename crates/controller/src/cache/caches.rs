@@ -236,6 +236,27 @@ pub fn child<K: ChildKind>(store: &Store<Compact<K>>, ns: &str, name: &str) -> O
         .ok()
 }
 
+/// The cached child `ns/name` when it is newer than `than` (the same spec or a later one, in
+/// another version): parsed only then. None when `than` is None or the cache holds nothing
+/// newer.
+pub fn newer<K: ChildKind>(
+    store: &Store<Compact<K>>,
+    ns: &str,
+    name: &str,
+    than: Option<&K>,
+) -> Option<K> {
+    let than = than?.meta();
+    let compact = store.get(&ObjectRef::new(name).within(ns))?;
+    let cached = compact.meta();
+    if cached.resource_version == than.resource_version || cached.generation < than.generation {
+        return None;
+    }
+    compact
+        .expand()
+        .inspect_err(|e| warn!(kind = %K::kind(&()), %ns, %name, error = %e, "a cached child does not parse"))
+        .ok()
+}
+
 /// Names of the cached children in namespace `ns` whose controller is the object `owner_uid`.
 pub fn owned_by<K: ChildKind>(owned: &Owned<Compact<K>>, ns: &str, owner_uid: &str) -> Vec<String> {
     owned
@@ -264,7 +285,7 @@ mod tests {
         for spec in [fixtures::FULL, fixtures::GATEWAY] {
             let fleet = fixtures::fleet(spec);
             // Plan::children names every field of the plan (no `..`).
-            let plan = crate::fleet::plan::plan(&fixtures::desired(&fleet));
+            let plan = crate::fleet::plan::plan(&fixtures::desired(&fleet), true);
             planned.extend(plan.children().into_iter().map(|(kind, _)| kind));
         }
         assert_eq!(planned, listed);

@@ -15,7 +15,6 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Service;
 use kube::{Api, ResourceExt};
 use std::collections::BTreeSet;
-use std::sync::atomic::Ordering;
 
 /// How often a Service's ports are read and repaired when it keeps changing in between.
 const REPAIR_ATTEMPTS: u32 = 3;
@@ -78,7 +77,7 @@ impl Children<'_> {
     async fn put<K: Child>(&mut self, child: K, live: Option<K>, force: bool) -> Option<K> {
         let name = child.name_any();
         let basis = if force { None } else { live.as_ref() };
-        match ssa::apply(&self.api(), child, basis, &self.ctx.metrics).await {
+        match ssa::apply(&self.api(), child, basis).await {
             Ok((obj, outcome)) => {
                 if outcome == Outcome::Applied {
                     self.applied.changed.push(format!("{}/{name}", kind::<K>()));
@@ -112,18 +111,16 @@ impl Children<'_> {
             };
             let repaired = match &live {
                 None => false,
-                Some(live) => {
-                    match service_ports::repair(&api, live, &child, &self.ctx.metrics).await {
-                        Ok(repaired) => repaired,
-                        Err(e) if attempts < REPAIR_ATTEMPTS && service_ports::raced(&e) => {
-                            continue;
-                        }
-                        Err(e) => {
-                            self.fail::<Service>(&name, "repair the ports of", &e);
-                            return;
-                        }
+                Some(live) => match service_ports::repair(&api, live, &child).await {
+                    Ok(repaired) => repaired,
+                    Err(e) if attempts < REPAIR_ATTEMPTS && service_ports::raced(&e) => {
+                        continue;
                     }
-                }
+                    Err(e) => {
+                        self.fail::<Service>(&name, "repair the ports of", &e);
+                        return;
+                    }
+                },
             };
             self.put(child, live, repaired).await;
             return;
@@ -142,9 +139,9 @@ impl Children<'_> {
                 let unwanted = caches::owned_by(owned, self.ns, self.uid)
                     .into_iter()
                     .filter(|name| !keep.contains(name));
-                ssa::delete_all(&api, unwanted, &self.ctx.metrics).await
+                ssa::delete_all(&api, unwanted).await
             }
-            None => ssa::prune(&api, &self.selector, self.uid, &keep, &self.ctx.metrics).await,
+            None => ssa::prune(&api, &self.selector, self.uid, &keep).await,
         };
         self.applied.pruned.extend(
             pruned
@@ -156,9 +153,16 @@ impl Children<'_> {
     }
 }
 
-/// Applies every child of `plan` for the fleet `d` (owner `uid`) and prunes what the plan no
-/// longer holds, each independently of the others' success.
-pub async fn apply(ctx: &Context, d: &Desired<'_>, plan: Plan, uid: &str) -> Applied {
+/// Applies every child of `plan` for the fleet `d` (owner `uid`), whose StatefulSet is `live`
+/// (as the inputs read it), and prunes what the plan no longer holds, each independently of
+/// the others' success.
+pub async fn apply(
+    ctx: &Context,
+    d: &Desired<'_>,
+    plan: Plan,
+    live: Option<StatefulSet>,
+    uid: &str,
+) -> Applied {
     let Plan {
         statefulset,
         service,
@@ -167,6 +171,7 @@ pub async fn apply(ctx: &Context, d: &Desired<'_>, plan: Plan, uid: &str) -> App
         pod_disruption_budget,
         ingress,
         http_route,
+        http_routes_served,
     } = plan;
     let mut children = Children {
         ctx,
@@ -184,14 +189,14 @@ pub async fn apply(ctx: &Context, d: &Desired<'_>, plan: Plan, uid: &str) -> App
             failures: Vec::new(),
         },
     };
-    children.applied.statefulset = children.always(statefulset).await;
+    children.applied.statefulset = children.put(statefulset, live, false).await;
     children.service(service).await;
     children.service(peer_service).await;
     children.always(network_policy).await;
     children.optional(pod_disruption_budget).await;
     children.optional(ingress).await;
     // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
-    if ctx.gateway_api.load(Ordering::Relaxed) {
+    if http_routes_served {
         children.optional(http_route).await;
     }
     children.applied

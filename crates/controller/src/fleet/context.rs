@@ -1,5 +1,6 @@
-//! What every reconcile shares: the client, the event recorder, metrics, settings and the
-//! per-fleet error backoff.
+//! What every reconcile of a fleet shares: the client, settings, metrics, the caches it reads
+//! instead of the API server, the bucket clients and pointer reads, what settled fleets last
+//! saw, the nodes' API, the status writer and the per-fleet error backoff.
 
 use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
@@ -7,15 +8,15 @@ use crate::cache::map_retain;
 use crate::children::OperatorPods;
 use crate::fleet::settled::Settled;
 use crate::metrics::Metrics;
-use crate::status::follower::Observations;
+use crate::status::write::Writer;
 use crate::storage::bucket_clients::BucketClients;
 use crate::storage::credentials::SecretContents;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
 use crate::upgrade::node_api::NodeApi;
-use celld_api::{CelldFleet, CelldFleetStatus, conditions};
+use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
-use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::events::Reporter;
 use kube::runtime::reflector::Store;
 use kube::{Client, Resource};
 use std::collections::{HashMap, HashSet};
@@ -81,8 +82,6 @@ const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct Context {
     /// The API client.
     pub client: Client,
-    /// Who publishes the Events: see [`Context::recorder`].
-    reporter: Reporter,
     /// The operator's metrics.
     pub metrics: Arc<Metrics>,
     /// Settings.
@@ -93,10 +92,6 @@ pub struct Context {
     failures: Mutex<HashMap<String, u32>>,
     /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
     pub fleets: Store<DeserializeGuard<CelldFleet>>,
-    /// The status last written per fleet uid, with the resourceVersion of the fleet it was
-    /// computed from: a reconcile that sees that same version again (the cache has not caught
-    /// up with the write yet) starts from what was written, not from the stale status.
-    written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
     /// What reconciles read: children, stores and Secret metadata.
     pub caches: Caches,
     /// Contents of credentials Secrets, read once per resourceVersion.
@@ -109,8 +104,8 @@ pub struct Context {
     pub settled: Settled,
     /// The nodes' internal API, read during rolling upgrades.
     pub node_api: NodeApi,
-    /// What each fleet's last full reconcile observed, for the status follower.
-    pub observations: Observations,
+    /// The one writer of the fleets' statuses and Events.
+    pub status: Arc<Writer>,
     /// When to hand the heap back to the system: after fleets were deleted.
     pub heap_release: HeapRelease,
 }
@@ -138,16 +133,19 @@ impl Context {
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
             node_api,
-            observations: Observations::default(),
+            status: Arc::new(Writer::new(
+                client.clone(),
+                metrics.clone(),
+                reporter,
+                caches.children.statefulsets.clone(),
+            )),
             heap_release: HeapRelease::default(),
             client,
-            reporter,
             metrics,
             settings,
             gateway_api: AtomicBool::new(gateway_api),
             failures: Mutex::new(HashMap::new()),
             fleets,
-            written: Mutex::new(HashMap::new()),
             secrets: SecretContents::new(caches.secrets.clone()),
             buckets,
             pointers,
@@ -174,38 +172,10 @@ impl Context {
             .remove(key);
     }
 
-    /// The status written for fleet `uid` when it was at `resource_version`, if that is the
-    /// version seen now. A status written at another version is forgotten: the fleet seen is
-    /// newer (the cache caught up with the write), so its own status is the one to start from.
-    pub fn written_status(&self, uid: &str, resource_version: &str) -> Option<CelldFleetStatus> {
-        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        match written.get(uid) {
-            Some((rv, status)) if rv == resource_version => Some(status.clone()),
-            Some(_) => {
-                written.remove(uid);
-                None
-            }
-            None => None,
-        }
-    }
-
-    /// A recorder for one Event. kube's Recorder keeps every Event it published for six
-    /// minutes, to count repeats as a series; this operator publishes an Event once per change
-    /// ([`events`](crate::status::events)), so a recorder per Event keeps none of them in memory.
-    pub fn recorder(&self) -> Recorder {
-        Recorder::new(self.client.clone(), self.reporter.clone())
-    }
-
-    /// Remembers the status written for fleet `uid` at `resource_version`.
-    pub fn remember_status(&self, uid: &str, resource_version: &str, status: CelldFleetStatus) {
-        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        written.insert(uid.to_string(), (resource_version.to_string(), status));
-    }
-
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
     /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
-    /// fleets leave nothing behind (written status, pointer read, settled inputs, failure
-    /// count, a bucket client no fleet uses).
+    /// fleets leave nothing behind (written status and observation, pointer read, settled
+    /// inputs, failure count, a bucket client no fleet uses).
     pub fn housekeeping(&self) {
         let fleets = self.fleets.state();
         let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
@@ -237,17 +207,18 @@ impl Context {
             &mut self.failures.lock().unwrap_or_else(|e| e.into_inner()),
             |key, _| key.starts_with("store:") || names.contains(key),
         );
-        map_retain::retain(
-            &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
-            |uid, _| live.contains(uid),
-        );
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));
-        self.observations.retain(|uid| live.contains(uid));
+        self.status.retain(&live);
         self.heap_release.round(fleets.len());
+    }
+
+    /// Whether the cluster served HTTPRoute when last asked.
+    pub fn gateway_api(&self) -> bool {
+        self.gateway_api.load(Ordering::Relaxed)
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing

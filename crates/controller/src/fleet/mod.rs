@@ -1,10 +1,13 @@
-//! The CelldFleet controller, one file per step of its pipeline: [`reconcile`] runs inputs →
-//! plan → apply → observe → publish; [`context`] is what every reconcile shares.
+//! The CelldFleet controller, one file per step of its pipeline: [`reconcile`] runs
+//! [`inputs`] → [`plan`] → apply ([`apply_plan`], through [`ssa`]) → [`observe`] → publish (the
+//! [status writer](crate::status::write)); [`context`] is what every reconcile shares.
 
 pub mod apply_plan;
 pub mod config_hash;
 pub mod context;
 pub mod gateway;
+pub mod inputs;
+pub mod observe;
 pub mod plan;
 pub mod probe;
 pub mod reconcile;

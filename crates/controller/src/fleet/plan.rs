@@ -27,6 +27,9 @@ pub struct Plan {
     pub ingress: Option<Ingress>,
     /// The HTTPRoute, when spec.ingress names gatewayRefs.
     pub http_route: Option<HttpRoute>,
+    /// Whether the cluster serves HTTPRoute: where it does not, HTTPRoutes are neither applied
+    /// nor pruned.
+    pub http_routes_served: bool,
 }
 
 impl Plan {
@@ -40,6 +43,7 @@ impl Plan {
             pod_disruption_budget,
             ingress,
             http_route,
+            http_routes_served: _,
         } = self;
         fn named<K: kube::Resource<DynamicType = ()>>(k: &K) -> (String, String) {
             (
@@ -60,8 +64,8 @@ impl Plan {
     }
 }
 
-/// The plan of the fleet `d`.
-pub fn plan(d: &Desired<'_>) -> Plan {
+/// The plan of the fleet `d`, on a cluster that serves HTTPRoute or not.
+pub fn plan(d: &Desired<'_>, http_routes_served: bool) -> Plan {
     Plan {
         statefulset: children::statefulset::build(d),
         service: children::service::build(d),
@@ -70,5 +74,6 @@ pub fn plan(d: &Desired<'_>) -> Plan {
         pod_disruption_budget: children::pdb::build(d),
         ingress: children::ingress::build(d),
         http_route: children::httproute::build(d),
+        http_routes_served,
     }
 }

@@ -48,7 +48,6 @@ pub async fn probe(
                         &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
                     )
                 })?;
-            ctx.metrics.read();
             Ok(Probed {
                 pods_left: Some(pods.items.len()),
                 ..Probed::default()

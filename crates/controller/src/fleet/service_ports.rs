@@ -10,7 +10,6 @@
 
 use crate::children::MANAGER;
 use crate::error::Error;
-use crate::metrics::Metrics;
 use k8s_openapi::api::core::v1::{Service, ServicePort};
 use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
@@ -65,12 +64,7 @@ pub fn repaired(live: &[ServicePort], want: &[ServicePort]) -> Option<Vec<Servic
 /// Replaces the live Service's clashing ports with the wanted ones. Returns whether a patch was
 /// sent; the caller then applies the Service regardless of how alike it looks, so the
 /// operator's field manager owns the repaired ports again.
-pub async fn repair(
-    api: &Api<Service>,
-    live: &Service,
-    want: &Service,
-    metrics: &Metrics,
-) -> Result<bool, Error> {
+pub async fn repair(api: &Api<Service>, live: &Service, want: &Service) -> Result<bool, Error> {
     let Some(ports) = repaired(ports(live), ports(want)) else {
         return Ok(false);
     };
@@ -91,7 +85,6 @@ pub async fn repair(
     api.patch(&name, &params, &Patch::<()>::Json(patch))
         .await
         .map_err(|e| Error::kube(action, e))?;
-    metrics.write("Service", "patch");
     Ok(true)
 }
 

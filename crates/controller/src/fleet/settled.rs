@@ -28,6 +28,20 @@ pub struct Seen {
 /// A child of a fleet, as a cache knows it: kind, name and resourceVersion (None: absent).
 pub type ChildVersion = (String, String, Option<String>);
 
+/// The version every child in `children` (kind, name) has now, as `version` tells it.
+pub fn versions(
+    children: Vec<(String, String)>,
+    version: impl Fn(&str, &str) -> Option<String>,
+) -> Vec<ChildVersion> {
+    children
+        .into_iter()
+        .map(|(kind, name)| {
+            let v = version(&kind, &name);
+            (kind, name, v)
+        })
+        .collect()
+}
+
 #[derive(Debug)]
 struct Entry {
     seen: Seen,

@@ -5,7 +5,6 @@ use crate::cache::owner_index::controller_uid;
 use crate::children::{Child, MANAGER};
 use crate::error::Error;
 use crate::failure::Failure;
-use crate::metrics::Metrics;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use serde_json::Value;
@@ -43,7 +42,6 @@ pub async fn apply<K: Child>(
     api: &Api<K>,
     mut desired: K,
     live: Option<&K>,
-    metrics: &Metrics,
 ) -> Result<(K, Outcome), Error> {
     let kind = K::kind(&()).to_string();
     let name = desired.name_any();
@@ -68,7 +66,6 @@ pub async fn apply<K: Child>(
         .patch(&name, &params, &Patch::Apply(&desired))
         .await
         .map_err(|e| Error::kube(format!("applying {kind} {name}"), e))?;
-    metrics.write(&kind, "apply");
     Ok((applied, Outcome::Applied))
 }
 
@@ -88,7 +85,6 @@ pub async fn prune<K: Child>(
     selector: &str,
     owner_uid: &str,
     keep: &BTreeSet<String>,
-    metrics: &Metrics,
 ) -> Pruned {
     let kind = K::kind(&()).to_string();
     let mut pruned = Pruned::default();
@@ -108,22 +104,17 @@ pub async fn prune<K: Child>(
         let name = obj.name_any();
         (owned && !keep.contains(&name)).then_some(name)
     });
-    delete_all(api, unwanted, metrics).await
+    delete_all(api, unwanted).await
 }
 
 /// Deletes the children of kind `K` named `names`; one failing deletion does not stop the
 /// others, and a child already gone is no failure.
-pub async fn delete_all<K: Child>(
-    api: &Api<K>,
-    names: impl IntoIterator<Item = String>,
-    metrics: &Metrics,
-) -> Pruned {
+pub async fn delete_all<K: Child>(api: &Api<K>, names: impl IntoIterator<Item = String>) -> Pruned {
     let kind = K::kind(&()).to_string();
     let mut pruned = Pruned::default();
     for name in names {
         match api.delete(&name, &DeleteParams::background()).await {
             Ok(_) => {
-                metrics.write(&kind, "delete");
                 pruned.deleted.push(name);
             }
             Err(kube::Error::Api(s)) if s.is_not_found() => {}

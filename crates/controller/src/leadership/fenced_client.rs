@@ -1,6 +1,8 @@
 //! A client that checks the write fence immediately before it sends any write: server-side
 //! apply, status patches, deletes and Events all go through it, so none can leave a replica
-//! that may have lost the leader Lease. Reads, lists and watches pass unchecked.
+//! that may have lost the leader Lease. Reads and lists pass unchecked. It also counts every
+//! request it sends, in one place: reads in `api_reads_total`, writes by kind and verb in
+//! `api_writes_total`.
 
 use crate::leadership::fence::Fence;
 use crate::metrics::Metrics;
@@ -17,6 +19,62 @@ use tracing::warn;
 /// Whether a request of this method changes state on the API server.
 pub fn is_write(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// The kind and verb a write request is counted under: the kind of the resource its path names
+/// (its plural where the operator never writes it) and apply, status, create, update, patch or
+/// delete.
+pub fn write_of<B>(request: &Request<B>) -> (String, &'static str) {
+    // /api/v1/namespaces/{ns}/{plural}/{name}[/{subresource}], or /apis/{group}/{version}/...
+    let segments: Vec<&str> = request.uri().path().split('/').collect();
+    let resource = match segments.iter().position(|s| *s == "namespaces") {
+        Some(i) if segments.len() > i + 2 => &segments[i + 2..],
+        _ => {
+            let start = if segments.get(1) == Some(&"api") {
+                3
+            } else {
+                4
+            };
+            segments.get(start..).unwrap_or_default()
+        }
+    };
+    let plural = resource.first().copied().unwrap_or_default();
+    let subresource = resource.get(2).copied();
+    let kind = written_kinds()
+        .into_iter()
+        .find_map(|(p, kind)| (p == plural).then_some(kind))
+        .unwrap_or_else(|| plural.to_string());
+    let apply = request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/apply-patch"));
+    let verb = match (request.method(), subresource) {
+        (&Method::POST, _) => "create",
+        (&Method::DELETE, _) => "delete",
+        (&Method::PUT, _) => "update",
+        (_, Some("status")) => "status",
+        _ if apply => "apply",
+        _ => "patch",
+    };
+    (kind, verb)
+}
+
+/// The kinds the operator writes, by plural.
+fn written_kinds() -> Vec<(String, String)> {
+    fn of<K: kube::Resource<DynamicType = ()>>() -> (String, String) {
+        (K::plural(&()).into_owned(), K::kind(&()).into_owned())
+    }
+    vec![
+        of::<celld_api::CelldFleet>(),
+        of::<celld_api::CelldObjectStore>(),
+        of::<k8s_openapi::api::apps::v1::StatefulSet>(),
+        of::<k8s_openapi::api::core::v1::Service>(),
+        of::<k8s_openapi::api::networking::v1::NetworkPolicy>(),
+        of::<k8s_openapi::api::policy::v1::PodDisruptionBudget>(),
+        of::<k8s_openapi::api::networking::v1::Ingress>(),
+        of::<gateway_api::httproutes::HttpRoute>(),
+        of::<k8s_openapi::api::events::v1::Event>(),
+    ]
 }
 
 /// The tower service behind [`fenced`].
@@ -38,7 +96,12 @@ impl tower::Service<Request<Body>> for Fenced {
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         let refused = if is_write(request.method()) {
-            self.fence.check().err()
+            let refused = self.fence.check().err();
+            if refused.is_none() {
+                let (kind, verb) = write_of(&request);
+                self.metrics.write(&kind, verb);
+            }
+            refused
         } else {
             self.metrics.read();
             None
@@ -93,6 +156,78 @@ mod tests {
             .unwrap()
     }
 
+    fn to(method: Method, path: &str, content_type: Option<&str>) -> Request<()> {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(t) = content_type {
+            request = request.header(http::header::CONTENT_TYPE, t);
+        }
+        request.body(()).unwrap()
+    }
+
+    #[test]
+    fn writes_are_named_by_kind_and_verb() {
+        let apply = Some("application/apply-patch+yaml");
+        let cases = [
+            (
+                to(
+                    Method::PATCH,
+                    "/apis/apps/v1/namespaces/ns/statefulsets/web?fieldManager=celld-operator&force=true",
+                    apply,
+                ),
+                ("StatefulSet", "apply"),
+            ),
+            (
+                to(
+                    Method::PATCH,
+                    "/apis/platform.celld.dev/v1alpha1/namespaces/ns/celldfleets/web/status",
+                    apply,
+                ),
+                ("CelldFleet", "status"),
+            ),
+            (
+                to(
+                    Method::PATCH,
+                    "/api/v1/namespaces/ns/services/web",
+                    Some("application/json-patch+json"),
+                ),
+                ("Service", "patch"),
+            ),
+            (
+                to(
+                    Method::POST,
+                    "/apis/events.k8s.io/v1/namespaces/ns/events",
+                    None,
+                ),
+                ("Event", "create"),
+            ),
+            (
+                to(
+                    Method::DELETE,
+                    "/apis/policy/v1/namespaces/ns/poddisruptionbudgets/web",
+                    None,
+                ),
+                ("PodDisruptionBudget", "delete"),
+            ),
+            (
+                to(Method::PUT, "/api/v1/namespaces/ns/configmaps/x", None),
+                ("configmaps", "update"),
+            ),
+            (
+                to(Method::POST, "/api/v1/namespaces", None),
+                ("namespaces", "create"),
+            ),
+        ];
+        for (request, (kind, verb)) in cases {
+            assert_eq!(
+                write_of(&request),
+                (kind.to_string(), verb),
+                "{} {}",
+                request.method(),
+                request.uri()
+            );
+        }
+    }
+
     fn refused_because(result: kube::Result<Response<Body>>) -> Option<LeadershipLost> {
         match result {
             Err(kube::Error::Service(e)) => e.downcast_ref::<LeadershipLost>().cloned(),
@@ -136,6 +271,7 @@ mod tests {
 
         assert!(client.send(request(Method::GET)).await.is_ok());
         assert_eq!(metrics.total_reads(), 1);
+        assert_eq!(metrics.total_writes(), 0);
         for method in [Method::PATCH, Method::POST, Method::DELETE] {
             let result = client.send(request(method)).await;
             assert_eq!(
@@ -149,8 +285,11 @@ mod tests {
             "no write was sent"
         );
 
+        assert_eq!(metrics.total_writes(), 0, "a refused write is not counted");
         fence.renewed(SystemTime::now(), write_window(15, 5));
         assert!(client.send(request(Method::PATCH)).await.is_ok());
+        assert_eq!(metrics.total_writes(), 1, "a sent write is counted once");
+        assert_eq!(metrics.total_reads(), 1, "and not as a read");
         fence.lose();
         let result = client.send(request(Method::DELETE)).await;
         assert_eq!(refused_because(result), Some(LeadershipLost::Lost));

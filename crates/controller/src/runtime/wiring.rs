@@ -4,8 +4,9 @@
 //! client that checks the [`Fence`].
 
 use crate::cache::caches::{Caches, ChildCaches};
+use crate::cache::compact::Compact;
 use crate::cache::health::WatchHealth;
-use crate::cache::streams::WatchStreams;
+use crate::cache::streams::{Items, WatchStreams};
 use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
 use crate::fleet::reconcile::{error_policy, reconcile};
 use crate::leadership::fence::Fence;
@@ -14,6 +15,7 @@ use crate::metrics::Metrics;
 use crate::store::status as store_status;
 use celld_api::{CelldFleet, CelldObjectStore};
 use futures::StreamExt;
+use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
@@ -100,6 +102,160 @@ async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
     }
 }
 
+/// The fleets, stores and Secrets, each watched once: one cache each, and the changes each
+/// controller looks at.
+struct Shared {
+    fleets: Fleets,
+    stores: Stores,
+    secrets: Store<PartialObjectMeta<Secret>>,
+    for_fleets: Triggers,
+    for_stores: Triggers,
+}
+
+/// The changes of fleets, stores and Secrets one controller looks at.
+struct Triggers {
+    fleets: Items<DeserializeGuard<CelldFleet>>,
+    stores: Items<DeserializeGuard<CelldObjectStore>>,
+    secrets: Items<PartialObjectMeta<Secret>>,
+}
+
+impl Shared {
+    fn watch(streams: &WatchStreams) -> Self {
+        let config = streams.config();
+        let (fleets, fleet_changes, fleets_for_stores) = streams
+            .cached_shared::<DeserializeGuard<CelldFleet>>(
+                "CelldFleet",
+                config.clone().any_semantic(),
+            );
+        let (stores, stores_for_fleets, store_changes) = streams
+            .cached_shared::<DeserializeGuard<CelldObjectStore>>(
+                "CelldObjectStore",
+                config.clone().any_semantic(),
+            );
+        // The Secrets' metadata tells which fleets and stores to look at again and whether a
+        // Secret changed since its contents were last read.
+        let (secrets, secrets_for_fleets, secrets_for_stores) =
+            streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config);
+        Self {
+            fleets,
+            stores,
+            secrets,
+            for_fleets: Triggers {
+                fleets: fleet_changes,
+                stores: stores_for_fleets,
+                secrets: secrets_for_fleets,
+            },
+            for_stores: Triggers {
+                fleets: fleets_for_stores,
+                stores: store_changes,
+                secrets: secrets_for_stores,
+            },
+        }
+    }
+}
+
+/// The CelldFleet controller: fleets and every child kind they own (HTTPRoutes only where the
+/// cluster serves them), looked at again when a store or Secret they use changes. Returns it
+/// with the children's caches and the StatefulSet changes the status follower reads.
+fn fleet_controller(
+    streams: &WatchStreams,
+    settings: &Settings,
+    gateway_api: bool,
+    fleets: &Fleets,
+    stores: &Stores,
+    triggers: Triggers,
+) -> (
+    Controller<DeserializeGuard<CelldFleet>>,
+    ChildCaches,
+    Items<Compact<StatefulSet>>,
+) {
+    let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
+    let owned = || streams.config().labels(&selector);
+    let (statefulsets, statefulset_changes, statefulsets_to_follow) =
+        streams.cached_shared("StatefulSet", owned());
+    let (services, service_changes) = streams.cached_touched("Service", owned());
+    let (network_policies, network_policy_changes) =
+        streams.cached_touched("NetworkPolicy", owned());
+    let (pod_disruption_budgets, pdb_changes) =
+        streams.cached_owned("PodDisruptionBudget", owned());
+    let (ingresses, ingress_changes) = streams.cached_owned("Ingress", owned());
+    let mut controller = Controller::for_stream(triggers.fleets, fleets.clone())
+        .with_config(
+            controller::Config::default()
+                .concurrency(settings.concurrency)
+                .debounce(settings.debounce),
+        )
+        .owns_stream(statefulset_changes)
+        .owns_stream(service_changes)
+        .owns_stream(network_policy_changes)
+        .owns_stream(pdb_changes)
+        .owns_stream(ingress_changes);
+    let http_routes = if gateway_api {
+        let (routes, route_changes) = streams.cached_owned("HTTPRoute", owned());
+        controller = controller.owns_stream(route_changes);
+        Some(routes)
+    } else {
+        None
+    };
+    let by_store = fleets.clone();
+    controller = controller.watches_stream(
+        triggers.stores,
+        move |store: DeserializeGuard<CelldObjectStore>| {
+            let ns = store.namespace().unwrap_or_default();
+            refs(
+                store_status::fleets_using(&by_store, &ns, &store.name_any()),
+                &ns,
+            )
+        },
+    );
+    let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
+    controller = controller.watches_stream(triggers.secrets, move |secret| {
+        let ns = secret.namespace().unwrap_or_default();
+        let name = secret.name_any();
+        let stores = stores_with_secret(&stores_by_secret, &ns, &name);
+        refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
+    });
+    let children = ChildCaches {
+        statefulsets,
+        services,
+        network_policies,
+        pod_disruption_budgets,
+        ingresses,
+        http_routes,
+    };
+    (controller, children, statefulsets_to_follow)
+}
+
+/// The CelldObjectStore controller (it writes the stores' status): looked at again when its
+/// Secret changes, or when a fleet of its namespace changes (a storeRef may have moved).
+fn store_controller(
+    stores: &Stores,
+    triggers: Triggers,
+) -> Controller<DeserializeGuard<CelldObjectStore>> {
+    let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores.clone());
+    Controller::for_stream(triggers.stores, stores.clone())
+        .watches_stream(triggers.secrets, move |secret| {
+            let ns = secret.namespace().unwrap_or_default();
+            refs(
+                stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
+                &ns,
+            )
+        })
+        .watches_stream(
+            triggers.fleets,
+            move |fleet: DeserializeGuard<CelldFleet>| {
+                // Their status lists the fleets that use them: look at every store of the
+                // fleet's namespace.
+                let ns = fleet.namespace().unwrap_or_default();
+                let names = stores_in(&stores_by_fleet, &ns)
+                    .iter()
+                    .map(|s| s.name_any())
+                    .collect();
+                refs(names, &ns)
+            },
+        )
+}
+
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or
 /// [`SHUTDOWN_GRACE`] after `shutdown`, whichever comes first.
 /// Every write passes `fence`; every watch reports its life to `watches`.
@@ -111,106 +267,26 @@ pub async fn run(
     watches: Arc<WatchHealth>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
     let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
-    let config = streams.config();
-    let owned = || config.clone().labels(&selector);
     let gateway_api = crate::cache::discovery::http_route_served(&client).await;
     info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
-
-    // Fleets, stores and Secrets are watched once each; both controllers get every change.
-    let (fleets, fleet_items, fleets_for_stores) = streams
-        .cached_shared::<DeserializeGuard<CelldFleet>>("CelldFleet", config.clone().any_semantic());
-    let (stores, stores_for_fleets, store_items) = streams
-        .cached_shared::<DeserializeGuard<CelldObjectStore>>(
-            "CelldObjectStore",
-            config.clone().any_semantic(),
-        );
-    // The Secrets' metadata tells which fleets and stores to look at again and whether a
-    // Secret changed since its contents were last read.
-    let (secrets, secrets_for_fleets, secrets_for_stores) =
-        streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config.clone());
-    // The StatefulSets feed the controller and the status follower.
-    let (statefulsets, statefulset_items, statefulsets_to_follow) =
-        streams.cached_shared("StatefulSet", owned());
-    let (services, service_items) = streams.cached_touched("Service", owned());
-    let (network_policies, network_policy_items) = streams.cached_touched("NetworkPolicy", owned());
-    let (pod_disruption_budgets, pdb_items) = streams.cached_owned("PodDisruptionBudget", owned());
-    let (ingresses, ingress_items) = streams.cached_owned("Ingress", owned());
-    let mut controller = Controller::for_stream(fleet_items, fleets.clone())
-        .with_config(
-            controller::Config::default()
-                .concurrency(settings.concurrency)
-                .debounce(settings.debounce),
-        )
-        .owns_stream(statefulset_items)
-        .owns_stream(service_items)
-        .owns_stream(network_policy_items)
-        .owns_stream(pdb_items)
-        .owns_stream(ingress_items);
-    let http_routes = if gateway_api {
-        let (routes, route_items) = streams.cached_owned("HTTPRoute", owned());
-        controller = controller.owns_stream(route_items);
-        Some(routes)
-    } else {
-        None
-    };
-    let children = ChildCaches {
-        statefulsets,
-        services,
-        network_policies,
-        pod_disruption_budgets,
-        ingresses,
-        http_routes,
-    };
-
-    // Stores: their own controller writes their status; its cache also tells which stores
-    // name a Secret.
-    let store_controller = Controller::for_stream(store_items, stores.clone());
-
-    let by_store = fleets.clone();
-    controller = controller.watches_stream(
-        stores_for_fleets,
-        move |store: DeserializeGuard<CelldObjectStore>| {
-            let ns = store.namespace().unwrap_or_default();
-            refs(
-                store_status::fleets_using(&by_store, &ns, &store.name_any()),
-                &ns,
-            )
-        },
+    let Shared {
+        fleets,
+        stores,
+        secrets,
+        for_fleets,
+        for_stores,
+    } = Shared::watch(&streams);
+    let (fleet_controller, children, statefulsets_to_follow) = fleet_controller(
+        &streams,
+        &settings,
+        gateway_api,
+        &fleets,
+        &stores,
+        for_fleets,
     );
-    let (by_secret, stores_by_secret) = (fleets.clone(), stores.clone());
-    controller = controller.watches_stream(secrets_for_fleets, move |secret| {
-        let ns = secret.namespace().unwrap_or_default();
-        let name = secret.name_any();
-        let stores = stores_with_secret(&stores_by_secret, &ns, &name);
-        refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
-    });
-
-    let caches = Caches::new(children, stores.clone(), secrets, streams.listed());
-    let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores);
-    let store_controller = store_controller
-        .watches_stream(secrets_for_stores, move |secret| {
-            let ns = secret.namespace().unwrap_or_default();
-            refs(
-                stores_with_secret(&stores_by_secret, &ns, &secret.name_any()),
-                &ns,
-            )
-        })
-        .watches_stream(
-            fleets_for_stores,
-            move |fleet: DeserializeGuard<CelldFleet>| {
-                // A fleet's storeRef may have moved from one store to another: look at every
-                // store of its namespace (their status lists the fleets that use them).
-                let ns = fleet.namespace().unwrap_or_default();
-                let names = stores_in(&stores_by_fleet, &ns)
-                    .iter()
-                    .map(|s| s.name_any())
-                    .collect();
-                refs(names, &ns)
-            },
-        );
-
+    let store_controller = store_controller(&stores, for_stores);
+    let caches = Caches::new(children, stores, secrets, streams.listed());
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let ctx = Arc::new(Context::new(
         writer,
@@ -223,11 +299,12 @@ pub async fn run(
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
     let follower = tokio::spawn(crate::status::follower::run(
-        ctx.clone(),
+        ctx.status.clone(),
+        ctx.fleets.clone(),
         statefulsets_to_follow,
         shutdown.clone(),
     ));
-    let fleet_loop = controller
+    let fleet_loop = fleet_controller
         .graceful_shutdown_on(shutdown.clone())
         .run(reconcile, error_policy, ctx.clone())
         .for_each(|result| async move {

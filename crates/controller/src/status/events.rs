@@ -1,57 +1,58 @@
-//! Events on fleets, published only for meaningful changes: children applied or pruned,
-//! conditions that changed status or reason, and one Warning per distinct failure.
+//! The Events a fleet's changes are worth, decided here and published by the status
+//! [writer](crate::status::write): children applied or pruned, conditions that changed status or
+//! reason, steps of an upgrade, a new Worker version, and one Warning per distinct failure.
+//! Pure: nothing here talks to the API server.
 //!
 //! A failure that persists is published once: the fleet's Degraded condition lists every
 //! failure already reported, so the next retry (even by another operator replica) finds it
 //! there and stays quiet. kube's Recorder would otherwise patch the Event again on every retry.
 
 use crate::failure::Failure;
-use crate::fleet::context::Context;
 use crate::reason::Reason;
 use crate::storage::pointer::Pointer;
-use celld_api::{CelldFleet, CelldFleetStatus, conditions};
+use celld_api::{CelldFleetStatus, conditions};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::Resource;
-use kube::runtime::events::{Event, EventType};
-use tracing::warn;
+use kube::runtime::events::EventType;
 
-async fn publish(ctx: &Context, fleet: &CelldFleet, type_: EventType, reason: &str, note: String) {
-    let event = Event {
-        type_,
-        reason: reason.into(),
-        note: Some(note),
-        action: "Reconcile".into(),
-        secondary: None,
-    };
-    if let Err(e) = ctx.recorder().publish(&event, &fleet.object_ref(&())).await {
-        warn!(error = %e, reason, "publishing an Event failed");
-    } else {
-        ctx.metrics.write("Event", "create");
+/// One Event to publish on the fleet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// Normal or Warning.
+    pub type_: EventType,
+    /// The Event's reason.
+    pub reason: String,
+    /// What it says.
+    pub note: String,
+}
+
+impl Note {
+    fn new(type_: EventType, reason: impl Into<String>, note: impl Into<String>) -> Self {
+        Self {
+            type_,
+            reason: reason.into(),
+            note: note.into(),
+        }
     }
 }
 
-/// An Event listing the children created, changed or pruned.
-pub async fn applied(ctx: &Context, fleet: &CelldFleet, changed: &[String], pruned: &[String]) {
+/// The Events listing the children created, changed or pruned.
+pub fn applied(changed: &[String], pruned: &[String]) -> Vec<Note> {
+    let mut notes = Vec::new();
     if !changed.is_empty() {
-        publish(
-            ctx,
-            fleet,
+        notes.push(Note::new(
             EventType::Normal,
             Reason::Applied.as_str(),
             format!("applied {}", changed.join(", ")),
-        )
-        .await;
+        ));
     }
     if !pruned.is_empty() {
-        publish(
-            ctx,
-            fleet,
+        notes.push(Note::new(
             EventType::Normal,
             Reason::Pruned.as_str(),
             format!("deleted {} (no longer in the spec)", pruned.join(", ")),
-        )
-        .await;
+        ));
     }
+    notes
 }
 
 /// The failures of `failures` not yet reported in `previous`: those whose fingerprint the
@@ -70,23 +71,12 @@ pub fn unreported<'a>(
         .collect()
 }
 
-/// One Warning Event for every failure not reported yet.
-pub async fn failures(
-    ctx: &Context,
-    fleet: &CelldFleet,
-    previous: Option<&CelldFleetStatus>,
-    failures: &[Failure],
-) {
-    for f in unreported(previous, failures) {
-        publish(
-            ctx,
-            fleet,
-            EventType::Warning,
-            f.reason.as_str(),
-            f.message.clone(),
-        )
-        .await;
-    }
+/// One Warning for every failure not reported yet.
+pub fn failures(previous: Option<&CelldFleetStatus>, failures: &[Failure]) -> Vec<Note> {
+    unreported(previous, failures)
+        .into_iter()
+        .map(|f| Note::new(EventType::Warning, f.reason.as_str(), f.message.clone()))
+        .collect()
 }
 
 /// Whether a condition change needs an Event of its own. Progressing flips on every rollout; a
@@ -143,22 +133,23 @@ fn upgrade_event(
     }
 }
 
-/// Events for every condition whose status or reason changed, and for a new Worker version.
-pub async fn transitions(
-    ctx: &Context,
-    fleet: &CelldFleet,
+/// The Events for every condition whose status or reason changed, for the steps of a change
+/// of celld image (the fleet moves to `image`), and for a new Worker version.
+pub fn transitions(
     previous: Option<&CelldFleetStatus>,
     status: &CelldFleetStatus,
+    image: &str,
     pointer: Option<&Pointer>,
     failures: &[Failure],
-) {
+) -> Vec<Note> {
+    let mut notes = Vec::new();
     let before = previous.map_or(&[][..], |p| p.conditions.as_slice());
     if let Some((reason, note)) = upgrade_event(
         conditions::find(before, conditions::PROGRESSING),
         conditions::find(&status.conditions, conditions::PROGRESSING),
-        &fleet.spec.image,
+        image,
     ) {
-        publish(ctx, fleet, EventType::Normal, &reason, note).await;
+        notes.push(Note::new(EventType::Normal, reason, note));
     }
     for c in &status.conditions {
         if !worth_an_event(c, failures) {
@@ -182,30 +173,25 @@ pub async fn transitions(
         } else {
             EventType::Normal
         };
-        publish(
-            ctx,
-            fleet,
+        notes.push(Note::new(
             type_,
-            &c.reason,
+            c.reason.clone(),
             format!("{}: {}", c.type_, c.message),
-        )
-        .await;
+        ));
     }
     if let Some(Pointer::Deployed(d)) = pointer {
         let old = previous
             .and_then(|p| p.deployment.as_ref())
             .map(|d| d.version.as_str());
         if old.is_some_and(|v| v != d.version) {
-            publish(
-                ctx,
-                fleet,
+            notes.push(Note::new(
                 EventType::Normal,
                 Reason::WorkerVersionChanged.as_str(),
                 format!("the fleet now serves Worker version {}", d.version),
-            )
-            .await;
+            ));
         }
     }
+    notes
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use kube::api::{Patch, PatchParams};
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::Store;
-use kube::{Api, ResourceExt};
+use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
 use std::sync::Arc;
 use tracing::warn;
@@ -116,7 +116,11 @@ pub async fn reconcile(
         Timestamp::now(),
     );
     if store.status.as_ref() != Some(&status) {
-        let patch = json!({"apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore", "status": status});
+        let patch = json!({
+            "apiVersion": CelldObjectStore::api_version(&()),
+            "kind": CelldObjectStore::kind(&()),
+            "status": status,
+        });
         Api::<CelldObjectStore>::namespaced(ctx.client.clone(), &ns)
             .patch_status(
                 &name,
@@ -127,7 +131,6 @@ pub async fn reconcile(
             .map_err(|e| {
                 Error::kube(format!("writing the status of CelldObjectStore {name}"), e)
             })?;
-        ctx.metrics.write("CelldObjectStore", "status");
     }
     Ok(Action::requeue(crate::fleet::resync_grid::aligned(
         ctx.settings.resync,

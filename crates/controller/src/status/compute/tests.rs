@@ -1,7 +1,15 @@
 //! Tests of the status computation.
 
 use super::*;
+use crate::failure::Failure;
+use crate::status::observation::Route;
+use crate::upgrade::decide::Progress;
+use celld_api::ResolvedStorage;
+use celld_api::conditions::{
+    DEGRADED, DEPLOYED, PROGRESSING, READY, ROUTE_READY, STORAGE_RESOLVED,
+};
 use celld_api::{BucketUrl, DeploymentStatus};
+use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 

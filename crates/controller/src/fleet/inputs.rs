@@ -1,0 +1,251 @@
+//! The first step of a reconcile: everything the plan is built from, read once. The fleet's
+//! storage and credentials Secret, its deployment pointer, whether its route is served and
+//! claims https, its live StatefulSet (parsed once, here) and how that StatefulSet moves to
+//! spec.image. A fleet whose inputs are the ones it last settled with stops here.
+
+use crate::cache::caches;
+use crate::failure::Failure;
+use crate::fleet::config_hash;
+use crate::fleet::context::Context;
+use crate::fleet::gateway;
+use crate::fleet::probe;
+use crate::fleet::settled::Seen;
+use crate::storage::pointer::Pointer;
+use crate::upgrade::decide::{self, Probed, Upgrade};
+use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Secret;
+use kube::{Api, ResourceExt};
+use std::sync::Arc;
+
+/// Who a fleet is: the names every step uses.
+#[derive(Debug, Clone)]
+pub struct FleetId {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its uid: the owner of its children and the key of what the operator keeps per fleet.
+    pub uid: String,
+}
+
+impl FleetId {
+    /// The id of `fleet`; None for an object without namespace or uid (the API server never
+    /// sends one).
+    pub fn of(fleet: &CelldFleet) -> Option<Self> {
+        Some(Self {
+            namespace: fleet.namespace()?,
+            name: fleet.name_any(),
+            uid: fleet.uid()?,
+        })
+    }
+}
+
+/// Everything a full reconcile builds its plan from.
+#[derive(Debug)]
+pub struct Inputs {
+    /// The resolved object storage.
+    pub storage: ResolvedStorage,
+    /// Hash of the storage settings and credentials contents the pods must run with.
+    pub config_hash: String,
+    /// The deployment pointer read from the bucket.
+    pub pointer: Pointer,
+    /// What decides whether the next reconcile may skip, as seen now.
+    pub seen: Seen,
+    /// Whether the cluster serves HTTPRoute (as last discovered).
+    pub http_routes_served: bool,
+    /// Whether the fleet's route, if it asks for one, can be served.
+    pub route_served: bool,
+    /// Whether the route claims https.
+    pub https: bool,
+    /// The StatefulSet as the cache holds it.
+    pub live: Option<StatefulSet>,
+    /// How the StatefulSet moves to spec.image.
+    pub upgrade: Upgrade,
+    /// What the upgrade decision met: a probe that failed, an image celld forbids.
+    pub upgrade_failures: Vec<Failure>,
+}
+
+/// What reading a fleet's inputs found.
+#[derive(Debug)]
+pub enum Read {
+    /// The storage does not resolve.
+    Unresolved(ResolveError),
+    /// Nothing changed since the fleet last settled: no plan, apply or status is needed.
+    Settled(Pointer),
+    /// A full reconcile is needed.
+    Changed(Box<Inputs>),
+}
+
+/// Reads the inputs of `fleet`: from the caches, the bucket (the pointer), and the API server
+/// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]).
+pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
+    let Resolved {
+        storage,
+        secret,
+        store_version,
+    } = match resolve_storage(ctx, &id.namespace, fleet).await {
+        Ok(resolved) => resolved,
+        Err(e) => return Read::Unresolved(e),
+    };
+    let client = ctx.buckets.get(&id.uid, &storage, secret.as_deref());
+    ctx.metrics.set_s3_clients(ctx.buckets.len());
+    let pointer = match client {
+        Ok(client) => {
+            ctx.pointers
+                .pointer(&id.uid, annotations_hash(fleet), client.as_ref(), &storage)
+                .await
+        }
+        Err(why) => Pointer::Unknown(why),
+    };
+    let seen = Seen {
+        fleet: fleet.resource_version().unwrap_or_default(),
+        store: store_version,
+        secret: secret
+            .as_ref()
+            .and_then(|s| s.resource_version())
+            .unwrap_or_default(),
+        pointer: pointer.clone(),
+    };
+    let ingress = fleet.spec.ingress.as_ref();
+    let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
+    // Gateways are not watched: a fleet routed through one is always planned in full.
+    let child_version =
+        |kind: &str, name: &str| ctx.caches.children.version(&id.namespace, kind, name);
+    if !wants_route && ctx.settled.unchanged(&id.uid, &seen, child_version) {
+        return Read::Settled(pointer);
+    }
+    ctx.settled.forget(&id.uid);
+    let route_served = !wants_route || ctx.http_route_served().await;
+    let https = match ingress {
+        Some(i) if i.ingress_class.is_some() => i.tls.is_some(),
+        Some(i) if route_served && !i.gateway_refs.is_empty() => {
+            gateway::all_listeners_https(&ctx.client, &id.namespace, &i.gateway_refs).await
+        }
+        _ => false,
+    };
+    let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
+    let replicas = replicas(fleet, &pointer);
+    let (upgrade, upgrade_failures) = decide_upgrade(ctx, fleet, id, replicas, live.as_ref()).await;
+    Read::Changed(Box::new(Inputs {
+        config_hash: config_hash::compute(&storage, secret.as_deref()),
+        storage,
+        pointer,
+        seen,
+        http_routes_served: ctx.gateway_api(),
+        route_served,
+        https,
+        live,
+        upgrade,
+        upgrade_failures,
+    }))
+}
+
+/// The nodes the fleet should run: spec.replicas, or none while the bucket holds no deployment
+/// (celld nodes exit at boot without one).
+pub fn replicas(fleet: &CelldFleet, pointer: &Pointer) -> i32 {
+    if *pointer == Pointer::Missing {
+        0
+    } else {
+        fleet.spec.replicas
+    }
+}
+
+/// A fleet's resolved storage, its credentials Secret (none for workload identity) and the
+/// store's resourceVersion.
+struct Resolved {
+    storage: ResolvedStorage,
+    secret: Option<Arc<Secret>>,
+    store_version: Option<String>,
+}
+
+/// The fleet's storage with its credentials Secret, or why it does not resolve. Reads the
+/// caches; the API server only for a Secret whose contents changed since last read, and to
+/// confirm that a store or Secret missing from the cache is really missing (a fleet created
+/// together with them may be reconciled before their watch events arrive).
+async fn resolve_storage(
+    ctx: &Context,
+    ns: &str,
+    fleet: &CelldFleet,
+) -> Result<Resolved, ResolveError> {
+    let api_error = |what: String| {
+        move |source| ResolveError::Api {
+            what,
+            source: Box::new(source),
+        }
+    };
+    let store = match &fleet.spec.store_ref {
+        None => None,
+        Some(r) => match ctx.caches.store(ns, &r.name) {
+            Some(guard) => match &guard.0 {
+                Ok(store) => Some(store.clone()),
+                Err(invalid) => {
+                    return Err(ResolveError::StoreInvalid {
+                        name: r.name.clone(),
+                        error: invalid.error.to_string(),
+                    });
+                }
+            },
+            None => Api::<CelldObjectStore>::namespaced(ctx.client.clone(), ns)
+                .get_opt(&r.name)
+                .await
+                .map_err(api_error(format!("CelldObjectStore '{}'", r.name)))?,
+        },
+    };
+    let storage = resolve::resolve(&fleet.spec, ns, store.as_ref())?;
+    let secret = match &storage.credentials_secret {
+        None => None,
+        Some(name) => {
+            let secret = match ctx.caches.secret(ns, name) {
+                Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
+                None => ctx.secrets.read(&ctx.client, ns, name).await,
+            }
+            .map_err(api_error(format!("Secret '{name}'")))?;
+            let schemes = [storage.bucket.scheme];
+            resolve::check_secret(name, ns, secret.as_deref(), &schemes)?;
+            Some(secret.ok_or_else(|| ResolveError::SecretNotFound {
+                name: name.clone(),
+                namespace: ns.to_string(),
+                needs: resolve::needed_keys(&schemes),
+            })?)
+        }
+    };
+    Ok(Resolved {
+        storage,
+        secret,
+        store_version: store.and_then(|s| s.metadata.resource_version),
+    })
+}
+
+/// A hash of the fleet's annotations: a change asks for a fresh read of its pointer.
+fn annotations_hash(fleet: &CelldFleet) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    fleet.annotations().hash(&mut h);
+    h.finish()
+}
+
+/// How the StatefulSet moves to spec.image: decided from the `live` StatefulSet, and again with
+/// what the nodes or pods say when the rollout needs it. A failed probe or a refused image is
+/// returned beside the decision.
+async fn decide_upgrade(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    id: &FleetId,
+    replicas: i32,
+    live: Option<&StatefulSet>,
+) -> (Upgrade, Vec<Failure>) {
+    let mut failures = Vec::new();
+    let decide = |probed: &Probed| decide::decide(&fleet.spec, replicas, live, probed);
+    let mut decided = decide(&Probed::default());
+    if let Some(wanted) = decided.probe {
+        match probe::probe(ctx, &id.namespace, &id.name, replicas, wanted).await {
+            Ok(probed) => decided = decide(&probed),
+            Err(failure) => failures.push(failure),
+        }
+    }
+    if let decide::Progress::Refused(why) = &decided.progress {
+        failures.push(Failure::image_refused(why));
+    }
+    (decided, failures)
+}

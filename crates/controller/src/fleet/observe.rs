@@ -1,0 +1,77 @@
+//! The observe step: what a reconcile read and did, as the one [`Report`] the status writer
+//! publishes. Every failure the reconcile met is gathered here, in the order met: the upgrade
+//! decision's, the bucket's, then the children's (or the storage's, when it did not resolve).
+//! Pure.
+
+use crate::children::Desired;
+use crate::failure::Failure;
+use crate::fleet::apply_plan::Applied;
+use crate::fleet::inputs::Inputs;
+use crate::status::observation::Route;
+use crate::status::observation::{Observation, ObservedStorage, Report};
+use crate::storage::pointer::Pointer;
+use crate::upgrade::decide::Progress;
+use celld_api::{CelldFleet, ResolveError};
+use k8s_openapi::api::apps::v1::StatefulSet;
+
+/// The report of a full reconcile of `fleet`: its `inputs`, the `desired` fleet built from them
+/// and what applying the plan did.
+pub fn full(
+    fleet: &CelldFleet,
+    inputs: &Inputs,
+    desired: &Desired<'_>,
+    applied: Applied,
+) -> Report {
+    let mut failures = inputs.upgrade_failures.clone();
+    match &inputs.pointer {
+        Pointer::Unknown(why) => failures.push(Failure::bucket(why)),
+        Pointer::NoCredentials(why) => failures.push(Failure::no_operator_credentials(why)),
+        Pointer::Deployed(_) | Pointer::Missing => {}
+    }
+    failures.extend(applied.failures);
+    let route = match fleet.spec.ingress.as_ref() {
+        None => Route::None,
+        Some(i) if i.ingress_class.is_some() => Route::Ingress,
+        Some(_) if inputs.route_served => Route::HttpRoute,
+        Some(_) => Route::GatewayApiMissing,
+    };
+    Report {
+        observation: Observation {
+            generation: fleet.metadata.generation,
+            desired: fleet.spec.replicas,
+            storage: ObservedStorage::Resolved(inputs.storage.clone(), inputs.pointer.clone()),
+            route,
+            url: Some(desired.url()),
+            failures,
+            upgrade: desired.upgrade.progress.clone(),
+        },
+        statefulset: applied.statefulset,
+        changed: applied.changed,
+        pruned: applied.pruned,
+    }
+}
+
+/// The report of a reconcile of `fleet` that stopped because its storage does not resolve
+/// (`error`): its children are left as they are, and its nodes, as `statefulset` shows them,
+/// are still reported (an autoscaler reads status.replicas).
+pub fn unresolved(
+    fleet: &CelldFleet,
+    error: &ResolveError,
+    statefulset: Option<StatefulSet>,
+) -> Report {
+    let failure = Failure::storage(error);
+    Report {
+        observation: Observation {
+            generation: fleet.metadata.generation,
+            desired: fleet.spec.replicas,
+            storage: ObservedStorage::Failed(failure.clone()),
+            route: Route::None,
+            url: fleet.status.as_ref().and_then(|s| s.url.clone()),
+            failures: vec![failure],
+            upgrade: Progress::Idle,
+        },
+        statefulset,
+        changed: Vec::new(),
+        pruned: Vec::new(),
+    }
+}

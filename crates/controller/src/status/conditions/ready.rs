@@ -1,0 +1,64 @@
+//! Ready: whether the fleet serves, or the first thing that keeps it from serving.
+
+use super::{Cond, Nodes, cond};
+use crate::reason::Reason;
+use crate::status::observation::{Observed, Storage};
+use celld_api::conditions::READY;
+
+/// The Ready condition, given the `nodes` and whether the route is ready (`route_ok`).
+pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {
+    let ready = nodes.ready;
+    if !matches!(o.storage, Storage::Resolved(..)) {
+        cond(
+            READY,
+            Some(false),
+            Reason::StorageUnresolved,
+            "the object storage does not resolve; see the StorageResolved condition",
+        )
+    } else if let Some(f) = o.failures.iter().find(|f| f.is_any_child()) {
+        cond(
+            READY,
+            Some(false),
+            f.reason,
+            format!(
+                "the operator could not reconcile {}; see the Degraded condition",
+                f.subject
+            ),
+        )
+    } else if nodes.held {
+        cond(
+            READY,
+            Some(false),
+            Reason::NoDeployment,
+            "no Worker is deployed yet; see the Deployed condition",
+        )
+    } else if o.desired == 0 {
+        cond(
+            READY,
+            Some(false),
+            Reason::ScaledToZero,
+            "spec.replicas is 0",
+        )
+    } else if !route_ok {
+        cond(
+            READY,
+            Some(false),
+            Reason::RouteNotReady,
+            "see the RouteReady condition",
+        )
+    } else if ready < o.desired {
+        cond(
+            READY,
+            Some(false),
+            Reason::NodesNotReady,
+            format!("{ready}/{} nodes ready", o.desired),
+        )
+    } else {
+        cond(
+            READY,
+            Some(true),
+            Reason::Serving,
+            format!("{ready}/{} nodes ready", o.desired),
+        )
+    }
+}

@@ -1,0 +1,174 @@
+//! What a reconcile observed: borrowed as [`Observed`] when the status is computed, owned as
+//! [`Observation`], enough to compute the fleet's status again with a newer
+//! StatefulSet, which is what the [status follower](crate::status::follower) does between
+//! reconciles. A reconcile hands its observation to the [writer](crate::status::write) in a
+//! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
+
+use crate::failure::Failure;
+use crate::storage::pointer::Pointer;
+use crate::upgrade::decide::Progress;
+use celld_api::ResolvedStorage;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What happened to the fleet's route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// The spec asks for no route.
+    None,
+    /// An Ingress was applied.
+    Ingress,
+    /// An HTTPRoute was applied.
+    HttpRoute,
+    /// gatewayRefs is set but the cluster does not serve HTTPRoute.
+    GatewayApiMissing,
+}
+
+/// Whether the fleet's storage resolved, and if not why.
+#[derive(Debug, Clone)]
+pub enum Storage<'a> {
+    /// Resolved, with the deployment pointer read from it.
+    Resolved(&'a ResolvedStorage, &'a Pointer),
+    /// Not resolved: the failure says why.
+    Failed(&'a Failure),
+}
+
+/// Everything the status is computed from.
+#[derive(Debug, Clone)]
+pub struct Observed<'a> {
+    /// The fleet's metadata.generation.
+    pub generation: Option<i64>,
+    /// The fleet's name (for messages and the selector of its node pods).
+    pub name: &'a str,
+    /// spec.replicas.
+    pub desired: i32,
+    /// Storage resolution and the pointer.
+    pub storage: Storage<'a>,
+    /// The live StatefulSet, if any.
+    pub statefulset: Option<&'a StatefulSet>,
+    /// The route outcome.
+    pub route: Route,
+    /// The public URL.
+    pub url: Option<String>,
+    /// Every failure the reconcile met (storage, bucket, children), in the order met.
+    pub failures: &'a [Failure],
+    /// Where a change of celld image stands.
+    pub upgrade: &'a Progress,
+}
+
+/// What the storage resolution gave, owned.
+#[derive(Debug, Clone)]
+pub enum ObservedStorage {
+    /// Resolved, with the pointer read.
+    Resolved(ResolvedStorage, Pointer),
+    /// Not resolved.
+    Failed(Failure),
+}
+
+/// What a full reconcile observed, besides the StatefulSet.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The fleet's generation it was observed for.
+    pub generation: Option<i64>,
+    /// spec.replicas.
+    pub desired: i32,
+    /// Storage and pointer.
+    pub storage: ObservedStorage,
+    /// The route outcome.
+    pub route: Route,
+    /// The public URL.
+    pub url: Option<String>,
+    /// Every failure met (upgrade, bucket, children, storage), in the order met.
+    pub failures: Vec<Failure>,
+    /// A change of celld image under way.
+    pub upgrade: Progress,
+}
+
+impl Observation {
+    /// What the status is computed from, with `statefulset`, for the fleet `name`.
+    pub fn observed<'a>(
+        &'a self,
+        name: &'a str,
+        statefulset: Option<&'a StatefulSet>,
+    ) -> Observed<'a> {
+        Observed {
+            generation: self.generation,
+            name,
+            desired: self.desired,
+            storage: match &self.storage {
+                ObservedStorage::Resolved(s, p) => Storage::Resolved(s, p),
+                ObservedStorage::Failed(f) => Storage::Failed(f),
+            },
+            statefulset,
+            route: self.route.clone(),
+            url: self.url.clone(),
+            failures: &self.failures,
+            upgrade: &self.upgrade,
+        }
+    }
+
+    /// The deployment pointer read, if the storage resolved.
+    pub fn pointer(&self) -> Option<&Pointer> {
+        match &self.storage {
+            ObservedStorage::Resolved(_, p) => Some(p),
+            ObservedStorage::Failed(_) => None,
+        }
+    }
+}
+
+/// Everything one reconcile hands the status writer: what it observed, the StatefulSet it
+/// applied (or found), and the children it changed or pruned.
+#[derive(Debug)]
+pub struct Report {
+    /// What the reconcile observed.
+    pub observation: Observation,
+    /// The StatefulSet as applied, or as the cache held it when nothing was applied.
+    pub statefulset: Option<StatefulSet>,
+    /// Children created or changed, as `Kind/name`.
+    pub changed: Vec<String>,
+    /// Children deleted because the spec no longer asks for them, as `Kind/name`.
+    pub pruned: Vec<String>,
+}
+
+/// The last observation of every fleet, by uid, and the lock that serializes its status writes.
+#[derive(Default)]
+pub struct Observations {
+    by_uid: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Default)]
+struct Entry {
+    observation: Option<Arc<Observation>>,
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Observations {
+    fn with<T>(&self, uid: &str, f: impl FnOnce(&mut Entry) -> T) -> T {
+        let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
+        f(by_uid.entry(uid.to_string()).or_default())
+    }
+
+    /// The lock of fleet `uid`'s status writes.
+    pub fn lock(&self, uid: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.with(uid, |e| e.lock.clone())
+    }
+
+    /// Records what a full reconcile of fleet `uid` observed.
+    pub fn record(&self, uid: &str, observation: Arc<Observation>) {
+        self.with(uid, |e| e.observation = Some(observation));
+    }
+
+    /// The last observation of fleet `uid` if it was made for its `generation` (a status write
+    /// changes the fleet's resourceVersion, not its generation).
+    pub fn current(&self, uid: &str, generation: Option<i64>) -> Option<Arc<Observation>> {
+        self.with(uid, |e| e.observation.clone())
+            .filter(|o| o.generation == generation)
+    }
+
+    /// Keeps only the fleets `keep` says are alive.
+    pub fn retain(&self, keep: impl Fn(&str) -> bool) {
+        let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
+        crate::cache::map_retain::retain(&mut by_uid, |uid, _| keep(uid));
+    }
+}

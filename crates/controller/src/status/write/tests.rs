@@ -1,0 +1,237 @@
+//! The writer against a recording API server double: what it sends, and what it counts.
+
+use super::*;
+use crate::children::fixtures;
+use crate::failure::Failure;
+use crate::reason::Reason;
+use crate::status::observation::{ObservedStorage, Route};
+use crate::storage::pointer::Pointer;
+use crate::upgrade::decide::Progress;
+use celld_api::{DeploymentStatus, resolve};
+use http::{Method, Request, Response};
+use k8s_openapi::api::apps::v1::StatefulSetStatus;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::client::Body;
+
+/// Every request the double was sent, as `METHOD path`.
+type Sent = Arc<Mutex<Vec<String>>>;
+
+/// A client whose API server accepts every status patch (answering with `fleet`) and every
+/// Event (answering with the Event sent), and records each request.
+fn recording(fleet: &CelldFleet) -> (Client, Sent) {
+    let sent: Sent = Arc::default();
+    let log = sent.clone();
+    let answer = serde_json::to_vec(fleet).unwrap();
+    let service = tower::service_fn(move |request: Request<Body>| {
+        let (log, answer) = (log.clone(), answer.clone());
+        async move {
+            log.lock()
+                .unwrap()
+                .push(format!("{} {}", request.method(), request.uri().path()));
+            let body = if request.method() == Method::POST {
+                use http_body_util::BodyExt;
+                request
+                    .into_body()
+                    .collect()
+                    .await
+                    .unwrap()
+                    .to_bytes()
+                    .to_vec()
+            } else {
+                answer
+            };
+            Ok::<_, tower::BoxError>(Response::new(Body::from(body)))
+        }
+    });
+    (Client::new(service, "apps"), sent)
+}
+
+fn fleet() -> CelldFleet {
+    let mut fleet = fixtures::fleet(fixtures::MINIMAL);
+    fleet.metadata.resource_version = Some("7".into());
+    fleet.metadata.generation = Some(1);
+    fleet
+}
+
+fn writer(fleet: &CelldFleet) -> (Writer, Sent, Arc<Metrics>) {
+    let (client, sent) = recording(fleet);
+    let metrics = Arc::new(Metrics::default());
+    let (statefulsets, _) = kube::runtime::reflector::store();
+    let reporter = Reporter {
+        controller: "celld-operator".into(),
+        instance: None,
+    };
+    (
+        Writer::new(client, metrics.clone(), reporter, statefulsets),
+        sent,
+        metrics,
+    )
+}
+
+fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Report {
+    let storage = resolve::resolve(&fleet.spec, "apps", None).unwrap();
+    Report {
+        observation: Observation {
+            generation: fleet.metadata.generation,
+            desired: 1,
+            storage: ObservedStorage::Resolved(storage, pointer),
+            route: Route::None,
+            url: Some("http://local.apps.svc".into()),
+            failures,
+            upgrade: Progress::Idle,
+        },
+        statefulset: None,
+        changed: Vec::new(),
+        pruned: Vec::new(),
+    }
+}
+
+fn deployed() -> Pointer {
+    Pointer::Deployed(DeploymentStatus {
+        version: "0123456789abcdef".into(),
+        script_name: None,
+        rollout_percent: Some(100),
+    })
+}
+
+/// A StatefulSet of `fleet` with `ready` of its one node ready, controlled by `owner`.
+fn statefulset(fleet: &CelldFleet, ready: i32, owner: &str) -> StatefulSet {
+    let mut sts = StatefulSet::default();
+    sts.metadata.name = fleet.metadata.name.clone();
+    sts.metadata.namespace = Some("apps".into());
+    sts.metadata.generation = Some(1);
+    sts.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: "platform.celld.dev/v1alpha1".into(),
+        kind: "CelldFleet".into(),
+        name: fleet.metadata.name.clone().unwrap(),
+        uid: owner.into(),
+        controller: Some(true),
+        ..OwnerReference::default()
+    }]);
+    sts.status = Some(StatefulSetStatus {
+        observed_generation: Some(1),
+        replicas: 1,
+        ready_replicas: Some(ready),
+        updated_replicas: Some(1),
+        ..StatefulSetStatus::default()
+    });
+    sts
+}
+
+const STATUS: &str =
+    "PATCH /apis/platform.celld.dev/v1alpha1/namespaces/apps/celldfleets/local/status";
+const EVENT: &str = "POST /apis/events.k8s.io/v1/namespaces/apps/events";
+
+fn taken(sent: &Sent) -> Vec<String> {
+    std::mem::take(&mut *sent.lock().unwrap())
+}
+
+#[tokio::test]
+async fn a_failure_is_counted_each_reconcile_and_announced_once() {
+    let fleet = fleet();
+    let (writer, sent, metrics) = writer(&fleet);
+    let failing = || {
+        report(
+            &fleet,
+            Pointer::Unknown("timed out".into()),
+            vec![Failure::bucket("timed out")],
+        )
+    };
+
+    assert!(writer.publish(&fleet, failing()).await.unwrap());
+    let first = taken(&sent);
+    assert_eq!(
+        first[0], STATUS,
+        "the status first, then its Events: {first:?}"
+    );
+    assert!(first[1..].iter().all(|r| r == EVENT), "{first:?}");
+    assert!(first.len() >= 2, "the failure has its Warning: {first:?}");
+    assert_eq!(metrics.failures(Reason::BucketUnreadable), 1);
+
+    // The cache has not caught up with the write: the same fleet version is seen again, and
+    // the written status is the one compared with.
+    assert!(!writer.publish(&fleet, failing()).await.unwrap());
+    assert_eq!(
+        taken(&sent),
+        Vec::<String>::new(),
+        "nothing new to write or announce"
+    );
+    assert_eq!(
+        metrics.failures(Reason::BucketUnreadable),
+        2,
+        "each reconcile that meets the failure counts it once"
+    );
+}
+
+#[tokio::test]
+async fn applied_children_are_announced_by_the_writer() {
+    let fleet = fleet();
+    let (writer, sent, _) = writer(&fleet);
+    let mut applied = report(&fleet, deployed(), Vec::new());
+    applied.changed = vec!["StatefulSet/local".into()];
+    writer.publish(&fleet, applied).await.unwrap();
+    let requests = taken(&sent);
+    assert_eq!(
+        requests.first().map(String::as_str),
+        Some(EVENT),
+        "{requests:?}"
+    );
+    assert!(requests.contains(&STATUS.to_string()), "{requests:?}");
+
+    // Nothing changed and nothing applied: no request at all.
+    writer
+        .publish(&fleet, report(&fleet, deployed(), Vec::new()))
+        .await
+        .unwrap();
+    assert_eq!(taken(&sent), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn the_follower_writes_only_when_ready_changes() {
+    let fleet = fleet();
+    let uid = fleet.metadata.uid.clone().unwrap();
+    let (writer, sent, metrics) = writer(&fleet);
+    writer
+        .publish(&fleet, report(&fleet, deployed(), Vec::new()))
+        .await
+        .unwrap();
+    taken(&sent);
+
+    writer.follow(&fleet, statefulset(&fleet, 0, &uid)).await;
+    assert_eq!(
+        taken(&sent),
+        Vec::<String>::new(),
+        "still not ready: Ready did not change"
+    );
+
+    writer
+        .follow(&fleet, statefulset(&fleet, 1, "another-owner"))
+        .await;
+    assert_eq!(
+        taken(&sent),
+        Vec::<String>::new(),
+        "not this fleet's StatefulSet"
+    );
+
+    writer.follow(&fleet, statefulset(&fleet, 1, &uid)).await;
+    let requests = taken(&sent);
+    assert_eq!(
+        requests.first().map(String::as_str),
+        Some(STATUS),
+        "{requests:?}"
+    );
+    assert_eq!(
+        metrics.total_writes(),
+        0,
+        "the writer counts nothing itself: the client does"
+    );
+
+    let mut newer = fleet.clone();
+    newer.metadata.generation = Some(2);
+    writer.follow(&newer, statefulset(&fleet, 0, &uid)).await;
+    assert_eq!(
+        taken(&sent),
+        Vec::<String>::new(),
+        "a fleet changed since its last reconcile waits for that reconcile"
+    );
+}
