@@ -18,7 +18,6 @@ pub mod history;
 pub mod human;
 pub mod init;
 pub mod jsonpath_template;
-pub mod kube_error;
 pub mod kubeconfig;
 pub mod logs;
 pub mod near;

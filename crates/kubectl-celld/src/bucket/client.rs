@@ -2,7 +2,7 @@
 //! run of `celld-bucket` (the deployer image's bucket agent) over `pods/exec`, which reaches the
 //! bucket with the pod's credentials and prints one JSON answer.
 
-use super::error::{BucketFailure, LostRace};
+use crate::error::bucket::{BucketFailure, LostRace};
 use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
 use crate::fleet_context::FleetContext;

@@ -7,7 +7,6 @@
 //! and last the fleet pointer `deploy/current.json`.
 
 pub mod client;
-pub mod error;
 pub mod keys;
 pub mod manifest;
 

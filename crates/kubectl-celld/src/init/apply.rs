@@ -86,7 +86,7 @@ async fn patch_error(client: &kube::Client, ns: &str, e: kube::Error) -> Error {
 fn api_message(e: &kube::Error) -> String {
     match e {
         kube::Error::Api(s) => s.message.clone(),
-        other => crate::kube_error::describe(other),
+        other => crate::error::kube_error::describe(other),
     }
 }
 

@@ -239,7 +239,7 @@ fn log_error(e: kube::Error, ns: &str) -> String {
         Some(403) => Error::api("get", "pods/log", Some(ns), e).to_string(),
         _ => match e {
             kube::Error::Api(s) => s.message,
-            other => crate::kube_error::describe(&other),
+            other => crate::error::kube_error::describe(&other),
         },
     }
 }

@@ -1,5 +1,8 @@
 //! The plugin's errors. Each message says what went wrong and what to do about it.
 
+pub mod bucket;
+pub mod kube_error;
+
 use std::path::PathBuf;
 
 /// Everything that can stop a command.
@@ -30,7 +33,7 @@ pub enum Error {
     /// The client could not be built from the configuration (TLS, auth plugin, proxy).
     #[error(
         "cannot create a Kubernetes client: {}; check the cluster and user entries of the kubeconfig context",
-        crate::kube_error::describe(.0)
+        kube_error::describe(.0)
     )]
     Client(#[source] Box<kube::Error>),
 
@@ -98,7 +101,7 @@ pub enum Error {
     #[error(
         "{verb} {resource}{} failed: {}{}",
         ns_note(.namespace),
-        crate::kube_error::describe(.source),
+        kube_error::describe(.source),
         hint_note(.source, .namespace)
     )]
     Api {
@@ -141,11 +144,11 @@ pub enum Error {
 
     /// A request to the fleet's bucket failed.
     #[error(transparent)]
-    Bucket(#[from] Box<crate::bucket::error::BucketFailure>),
+    Bucket(#[from] Box<bucket::BucketFailure>),
 
     /// A compare-and-swap write found the object changed by another writer.
     #[error(transparent)]
-    LostRace(#[from] Box<crate::bucket::error::LostRace>),
+    LostRace(#[from] Box<bucket::LostRace>),
 
     /// The pointers name the new version, but some node refused to adopt it (HTTP 422).
     #[error(transparent)]
@@ -198,7 +201,7 @@ fn server_note(server: &Option<String>) -> String {
 fn unreachable(server: &Option<String>, refused: bool, detail: &str) -> String {
     let server = server
         .as_deref()
-        .map(crate::kube_error::host_port)
+        .map(kube_error::host_port)
         .unwrap_or_else(|| "(kubeconfig server)".to_string());
     if refused {
         format!(
@@ -212,7 +215,7 @@ fn unreachable(server: &Option<String>, refused: bool, detail: &str) -> String {
 }
 
 fn hint_note(source: &kube::Error, namespace: &Option<String>) -> String {
-    crate::kube_error::hint(source, namespace.as_deref())
+    kube_error::hint(source, namespace.as_deref())
         .map(|h| format!("; {h}"))
         .unwrap_or_default()
 }
@@ -265,11 +268,11 @@ impl Error {
     ) -> Self {
         let resource = resource.into();
         let namespace = namespace.map(str::to_string);
-        if crate::kube_error::is_transport(&source) {
+        if kube_error::is_transport(&source) {
             return Self::Unreachable {
                 server: None,
-                refused: crate::kube_error::is_refused(&source),
-                detail: crate::kube_error::transport_detail(&source),
+                refused: kube_error::is_refused(&source),
+                detail: kube_error::transport_detail(&source),
             };
         }
         match status_code(&source) {
