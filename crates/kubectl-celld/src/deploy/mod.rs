@@ -16,6 +16,7 @@ pub mod reload;
 pub mod upload;
 
 use crate::cluster_flags::Globals;
+use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
 use crate::fleet_context::FleetContext;
@@ -361,12 +362,12 @@ async fn steps(
     print!("{}", reload::report(&nodes, &results));
     match refused::refusals(&results) {
         None => Ok(0),
-        Some(nodes) => Err(Error::ReloadRefused(Box::new(refused::ReloadRefused {
+        Some(nodes) => Err(Error::ReloadRefused(Box::new(ReloadRefused {
             fleet: fleet_name,
             namespace: context.namespace().to_string(),
             what: "the new version".into(),
             nodes,
-            go_back: refused::GoBack::Previous,
+            go_back: GoBack::Previous,
         }))),
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod bucket;
 pub mod kube_error;
+pub mod refused;
 
 use std::path::PathBuf;
 
@@ -152,7 +153,7 @@ pub enum Error {
 
     /// The pointers name the new version, but some node refused to adopt it (HTTP 422).
     #[error(transparent)]
-    ReloadRefused(#[from] Box<crate::deploy::refused::ReloadRefused>),
+    ReloadRefused(#[from] Box<refused::ReloadRefused>),
 
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]
@@ -305,7 +306,7 @@ impl Error {
         match self {
             Self::Interrupted { .. } => 130,
             Self::Usage(_) => 2,
-            Self::ReloadRefused(_) => crate::deploy::refused::REFUSED_EXIT_CODE,
+            Self::ReloadRefused(_) => refused::REFUSED_EXIT_CODE,
             _ => 1,
         }
     }
