@@ -1,7 +1,7 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
 pub use crate::cluster_flags::Globals;
-pub use crate::output_format::OutputFormat;
+pub use crate::text::output_format::OutputFormat;
 use crate::{deploy, history, init, logs, rollback, status};
 use clap::{Args, Parser, Subcommand};
 

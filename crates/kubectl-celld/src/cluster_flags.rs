@@ -77,7 +77,7 @@ pub fn request_timeout(s: &str) -> Result<RequestTimeout, String> {
             (secs > 0).then(|| Duration::from_secs(secs)),
         ));
     }
-    let d = crate::parse::duration(s)?;
+    let d = crate::text::parse::duration(s)?;
     Ok(RequestTimeout((!d.is_zero()).then_some(d)))
 }
 

@@ -84,7 +84,7 @@ pub async fn get(target: &Target, name: &str) -> Result<CelldFleet> {
 async fn not_found(target: &Target, name: &str) -> Error {
     let ns = target.namespace.as_str();
     let near = match list(target, Some(ns)).await {
-        Ok(fleets) => crate::near::names(
+        Ok(fleets) => crate::text::near::names(
             name,
             fleets.iter().filter_map(|f| f.metadata.name.as_deref()),
         ),

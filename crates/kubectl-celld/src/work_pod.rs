@@ -7,9 +7,9 @@
 use crate::deploy::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
 use crate::deploy::pod_wait;
 use crate::deploy::preflight;
-use crate::deploy::progress::Progress;
 use crate::error::{Error, Result};
 use crate::fleet_context::FleetContext;
+use crate::text::progress::Progress;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;
@@ -24,7 +24,7 @@ pub struct WorkPodArgs {
     pub deployer_image: String,
 
     /// How long to wait for that pod to start
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::parse::duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::text::parse::duration)]
     pub pod_timeout: Duration,
 }
 

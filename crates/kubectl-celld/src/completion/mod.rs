@@ -58,7 +58,7 @@ pub fn script(shell: Shell) -> Result<String> {
 
 /// Prints the registration script for `shell`.
 pub fn run(shell: Shell) -> Result<u8> {
-    crate::output::print(&script(shell)?)?;
+    crate::text::output::print(&script(shell)?)?;
     Ok(0)
 }
 

@@ -10,17 +10,18 @@ pub mod archive;
 pub mod job;
 pub mod pod_wait;
 pub mod preflight;
-pub mod progress;
 pub mod refused;
 pub mod reload;
 pub mod upload;
 
+use crate::annotate;
 use crate::cluster_flags::Globals;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::exec::{self, Sink, Spec};
 use crate::fleet_context::FleetContext;
-use crate::{annotate, human};
+use crate::text::human;
+use crate::text::progress::Progress;
 use celld_api::{ResolvedStorage, Scheme};
 use clap::Args;
 use job::{CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
@@ -28,7 +29,6 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
-use progress::Progress;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -94,11 +94,11 @@ pub struct DeployArgs {
     pub dry_run: bool,
 
     /// Longest time the deploy pod lives (the Job's deadline)
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::parse::duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::text::parse::duration)]
     pub timeout: Duration,
 
     /// How long to wait for the deploy pod to start
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::parse::duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::text::parse::duration)]
     pub pod_timeout: Duration,
 }
 

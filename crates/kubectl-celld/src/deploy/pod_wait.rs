@@ -2,8 +2,8 @@
 //! what to do) when the pod cannot start.
 
 use super::job::CONTAINER;
-use super::progress::Progress;
 use crate::error::{Error, Result};
+use crate::text::progress::Progress;
 use celld_api::ResolvedStorage;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;

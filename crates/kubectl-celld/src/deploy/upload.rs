@@ -4,9 +4,9 @@
 
 use super::archive::Archive;
 use super::job::{CONTAINER, UPLOAD_DIR};
-use super::progress::Progress;
 use crate::error::{Error, Result};
 use crate::exec::{self, Feeder, Sink, Spec};
+use crate::text::progress::Progress;
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;

@@ -6,11 +6,11 @@ pub mod versions;
 
 use crate::bucket::BucketClient;
 use crate::cluster_flags::Globals;
-use crate::deploy::progress::Progress;
 use crate::error::{Error, Result};
 use crate::fleet_context::FleetContext;
-use crate::output;
-use crate::output_format::OutputFormat;
+use crate::text::output;
+use crate::text::output_format::OutputFormat;
+use crate::text::progress::Progress;
 use crate::work_pod::{WorkPod, WorkPodArgs};
 use clap::Args;
 

@@ -1,8 +1,8 @@
 //! `history`'s text: a table of the versions, newest first, the live one starred.
 
 use super::versions::History;
-use crate::human;
-use crate::table::Table;
+use crate::text::human;
+use crate::text::table::Table;
 
 /// The text output at `now`.
 pub fn render(history: &History, now: jiff::Timestamp) -> String {

@@ -1,7 +1,7 @@
 //! The flags of `init`: one for every field a CelldFleet allows.
 
-use crate::output_format::OutputFormat;
-use crate::parse::{self, GatewayArg, KeyValue, TolerationArg};
+use crate::text::output_format::OutputFormat;
+use crate::text::parse::{self, GatewayArg, KeyValue, TolerationArg};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

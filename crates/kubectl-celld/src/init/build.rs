@@ -7,7 +7,7 @@ use super::args::{
 };
 use super::hints;
 use crate::error::{Error, Result};
-use crate::parse::{KeyValue, TolerationArg};
+use crate::text::parse::{KeyValue, TolerationArg};
 use celld_api::fleet::ImagePullPolicy;
 use celld_api::{
     CelldFleet, CelldFleetSpec, Durability, GatewayRef, IngressSpec, IngressTls, LocalStorage,

@@ -10,7 +10,8 @@ pub use args::InitArgs;
 
 use crate::cluster_flags::Globals;
 use crate::error::Result;
-use crate::{kubeconfig, output};
+use crate::kubeconfig;
+use crate::text::output;
 
 /// Runs `init`.
 pub async fn run(globals: &Globals, args: &InitArgs) -> Result<u8> {

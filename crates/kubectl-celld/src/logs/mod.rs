@@ -71,7 +71,7 @@ pub struct LogsArgs {
     pub tail: i64,
 
     /// Only lines newer than this, e.g. 30s, 5m, 2h
-    #[arg(long, value_name = "DURATION", value_parser = crate::parse::duration)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::text::parse::duration)]
     pub since: Option<Duration>,
 
     /// Start each line with its timestamp

@@ -1,8 +1,8 @@
 //! `status` without a fleet: one row per fleet of the namespace (or of all namespaces).
 
 use super::report::{StorageReport, resolve_with};
-use crate::human;
-use crate::table::Table;
+use crate::text::human;
+use crate::text::table::Table;
 use celld_api::{CelldFleet, CelldObjectStore};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

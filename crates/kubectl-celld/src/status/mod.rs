@@ -8,8 +8,8 @@ pub mod report;
 use crate::cluster_flags::Globals;
 use crate::error::{Error, Result};
 use crate::kubeconfig::{self, Target};
-use crate::output;
-use crate::output_format::OutputFormat;
+use crate::text::output;
+use crate::text::output_format::OutputFormat;
 use celld_api::CelldObjectStore;
 use clap::Args;
 use format::StatusOutput;
@@ -151,7 +151,7 @@ fn document<T: serde::Serialize>(
         StatusOutput::Name => Ok(name()),
         StatusOutput::JsonPath(template) => {
             let doc = serde_json::to_value(value).map_err(|e| Error::Output(e.to_string()))?;
-            crate::jsonpath_template::render(template, &doc)
+            crate::text::jsonpath_template::render(template, &doc)
                 .map_err(|e| Error::Usage(format!("-o jsonpath: {e}")))
         }
     }

@@ -1,8 +1,8 @@
 //! The text form of `status FLEET`. Pure: the time to compute ages from is an argument.
 
 use super::report::{FleetReport, RolloutReport, StorageReport};
-use crate::human;
-use crate::table::Table;
+use crate::text::human;
+use crate::text::table::Table;
 use celld_api::{BucketUrl, Scheme};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;

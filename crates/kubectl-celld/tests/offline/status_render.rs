@@ -307,7 +307,7 @@ fn fleet_table() {
     assert_eq!(doc["fleets"][0]["ready"], serde_json::json!(false));
     insta::assert_snapshot!("table_json", serde_json::to_string_pretty(&doc).unwrap());
     assert_eq!(
-        kubectl_celld::jsonpath_template::render(
+        kubectl_celld::text::jsonpath_template::render(
             r#"{range .fleets[*]}{.namespace}/{.name}{"\t"}{.ready}{"\n"}{end}"#,
             &doc
         )

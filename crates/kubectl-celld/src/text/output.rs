@@ -1,7 +1,7 @@
 //! Writing results to stdout: `-o yaml|json` documents and text.
 
+use super::output_format::OutputFormat;
 use crate::error::{Error, Result};
-use crate::output_format::OutputFormat;
 use serde::Serialize;
 use std::io::Write;
 

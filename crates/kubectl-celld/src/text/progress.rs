@@ -1,7 +1,7 @@
 //! Progress lines of a deploy, on stderr (stdout carries celld's own output). On a terminal the
 //! upload counter redraws in place; otherwise it prints at each quarter.
 
-use crate::human;
+use super::human;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
