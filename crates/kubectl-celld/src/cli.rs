@@ -1,6 +1,6 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
-pub use crate::cluster_flags::Globals;
+pub use crate::cluster::flags::Globals;
 pub use crate::text::output_format::OutputFormat;
 use crate::{deploy, history, init, logs, rollback, status};
 use clap::{Args, Parser, Subcommand};

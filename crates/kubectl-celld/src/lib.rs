@@ -4,19 +4,14 @@
 //!
 //! The binary is a thin `main`; everything lives here so tests can drive it.
 
-pub mod annotate;
 pub mod bucket;
 pub mod cli;
-pub mod cluster_flags;
+pub mod cluster;
 pub mod completion;
 pub mod deploy;
 pub mod error;
-pub mod exec;
-pub mod fleet_context;
-pub mod fleets;
 pub mod history;
 pub mod init;
-pub mod kubeconfig;
 pub mod logs;
 pub mod rollback;
 pub mod status;
@@ -30,7 +25,7 @@ pub async fn run(cli: Cli) -> error::Result<u8> {
     let g = &cli.globals;
     match cli.command.run(g).await {
         Err(e @ (error::Error::Unreachable { .. } | error::Error::NotKubernetes { .. })) => {
-            Err(e.with_server(kubeconfig::server_offline(g).await))
+            Err(e.with_server(cluster::kubeconfig::server_offline(g).await))
         }
         other => other,
     }

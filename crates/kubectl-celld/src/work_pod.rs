@@ -4,11 +4,11 @@
 //! plugin runs `celld-bucket` (and `curl` to reload the nodes) in it over `pods/exec`, deleted
 //! at the end.
 
+use crate::cluster::fleet_context::FleetContext;
 use crate::deploy::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
 use crate::deploy::pod_wait;
 use crate::deploy::preflight;
 use crate::error::{Error, Result};
-use crate::fleet_context::FleetContext;
 use crate::text::progress::Progress;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};

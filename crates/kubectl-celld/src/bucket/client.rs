@@ -2,10 +2,10 @@
 //! run of `celld-bucket` (the deployer image's bucket agent) over `pods/exec`, which reaches the
 //! bucket with the pod's credentials and prints one JSON answer.
 
+use crate::cluster::exec::{self, Sink, Spec};
+use crate::cluster::fleet_context::FleetContext;
 use crate::error::bucket::{BucketFailure, LostRace};
 use crate::error::{Error, Result};
-use crate::exec::{self, Sink, Spec};
-use crate::fleet_context::FleetContext;
 use crate::work_pod::WorkPod;
 use celld_bucket::wire::{Answer, Listed};
 use k8s_openapi::api::core::v1::Pod;

@@ -8,8 +8,6 @@
 //!   last word being the one to complete: a link to this binary (`make plugin` installs it), which
 //!   prints one candidate a line, then cobra's `:<directive>` line ([`kubectl_complete`]).
 
-pub mod values;
-
 use crate::cli::Cli;
 use crate::error::{Error, Result};
 use clap::CommandFactory;

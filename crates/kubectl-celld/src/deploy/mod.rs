@@ -14,12 +14,12 @@ pub mod refused;
 pub mod reload;
 pub mod upload;
 
-use crate::annotate;
-use crate::cluster_flags::Globals;
+use crate::cluster::annotate;
+use crate::cluster::exec::{self, Sink, Spec};
+use crate::cluster::flags::Globals;
+use crate::cluster::fleet_context::FleetContext;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
-use crate::exec::{self, Sink, Spec};
-use crate::fleet_context::FleetContext;
 use crate::text::human;
 use crate::text::progress::Progress;
 use celld_api::{ResolvedStorage, Scheme};
@@ -64,7 +64,7 @@ pub struct DeployArgs {
         long,
         value_name = "FLEET",
         required_unless_present = "stray_fleet",
-        add = crate::completion::values::fleets()
+        add = crate::cluster::complete::fleets()
     )]
     pub fleet: Option<String>,
 

@@ -3,8 +3,8 @@
 //! published, with a message naming what is missing.
 
 use super::job::CONTAINER;
+use crate::cluster::exec::{self, Sink, Spec};
 use crate::error::{Error, Result};
-use crate::exec::{self, Sink, Spec};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 

@@ -3,7 +3,7 @@
 //! what each node did.
 
 use super::job::CONTAINER;
-use crate::exec::{self, Sink, Spec};
+use crate::cluster::exec::{self, Sink, Spec};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use std::fmt;

@@ -4,8 +4,8 @@
 
 use super::archive::Archive;
 use super::job::{CONTAINER, UPLOAD_DIR};
+use crate::cluster::exec::{self, Feeder, Sink, Spec};
 use crate::error::{Error, Result};
-use crate::exec::{self, Feeder, Sink, Spec};
 use crate::text::progress::Progress;
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::Pod;

@@ -5,9 +5,9 @@ pub mod render;
 pub mod versions;
 
 use crate::bucket::BucketClient;
-use crate::cluster_flags::Globals;
+use crate::cluster::flags::Globals;
+use crate::cluster::fleet_context::FleetContext;
 use crate::error::{Error, Result};
-use crate::fleet_context::FleetContext;
 use crate::text::output;
 use crate::text::output_format::OutputFormat;
 use crate::text::progress::Progress;
@@ -28,7 +28,7 @@ Examples:
 )]
 pub struct HistoryArgs {
     /// The fleet
-    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
+    #[arg(value_name = "FLEET", add = crate::cluster::complete::fleets())]
     pub fleet: String,
 
     /// Output format: yaml or json (default: a table)

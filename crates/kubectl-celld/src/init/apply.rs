@@ -3,9 +3,9 @@
 
 use super::build::Built;
 use super::hints;
+use crate::cluster::fleets::fleet_error;
+use crate::cluster::kubeconfig::Target;
 use crate::error::{Error, Result, status_code};
-use crate::fleets::fleet_error;
-use crate::kubeconfig::Target;
 use celld_api::CelldFleet;
 use kube::Api;
 use kube::api::{Patch, PatchParams};

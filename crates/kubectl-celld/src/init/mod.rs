@@ -8,9 +8,9 @@ pub mod storage_warning;
 
 pub use args::InitArgs;
 
-use crate::cluster_flags::Globals;
+use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig;
 use crate::error::Result;
-use crate::kubeconfig;
 use crate::text::output;
 
 /// Runs `init`.

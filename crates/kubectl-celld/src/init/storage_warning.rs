@@ -1,7 +1,7 @@
 //! After `init --apply`: a warning (on stderr; the apply itself succeeded) when the fleet's
 //! CelldObjectStore or credentials Secret does not exist yet, with the command that creates it.
 
-use crate::kubeconfig::Target;
+use crate::cluster::kubeconfig::Target;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;

@@ -3,8 +3,8 @@
 
 use super::selection::Selection;
 use super::stream::{self, Line, Options};
+use crate::cluster::kubeconfig::Target;
 use crate::error::{Error, Result, status_code};
-use crate::kubeconfig::Target;
 use futures::StreamExt;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Pod;

@@ -5,9 +5,9 @@ pub mod follow;
 pub mod selection;
 pub mod stream;
 
-use crate::cluster_flags::Globals;
+use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig;
 use crate::error::{Error, Result};
-use crate::kubeconfig;
 use clap::Args;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
@@ -42,7 +42,7 @@ pub struct LogsArgs {
     /// The fleet whose node logs to print (or pick fleets with -l or -A)
     #[arg(
         value_name = "FLEET",
-        add = crate::completion::values::fleets(),
+        add = crate::cluster::complete::fleets(),
         required_unless_present_any = ["selector", "all_namespaces"]
     )]
     pub fleet: Option<String>,

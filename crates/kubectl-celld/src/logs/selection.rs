@@ -1,9 +1,9 @@
 //! Which node pods `logs` reads: those of one fleet, or of every fleet a label selector (`-l`)
 //! picks in the namespace or in all of them (`-A`).
 
+use crate::cluster::fleet_context;
+use crate::cluster::kubeconfig::Target;
 use crate::error::Result;
-use crate::fleet_context;
-use crate::kubeconfig::Target;
 use celld_api::{CelldFleet, labels};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
@@ -46,7 +46,8 @@ impl Selection {
         all_namespaces: bool,
     ) -> Result<Self> {
         let namespace = (!all_namespaces).then(|| target.namespace.clone());
-        let fleets = crate::fleets::list_selected(target, namespace.as_deref(), selector).await?;
+        let fleets =
+            crate::cluster::fleets::list_selected(target, namespace.as_deref(), selector).await?;
         Ok(Self::of(namespace, &fleets, selector))
     }
 

@@ -4,15 +4,15 @@
 
 pub mod target;
 
-use crate::annotate;
 use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::{BucketClient, Expect};
-use crate::cluster_flags::Globals;
+use crate::cluster::annotate;
+use crate::cluster::flags::Globals;
+use crate::cluster::fleet_context::FleetContext;
 use crate::deploy::refused;
 use crate::deploy::reload;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
-use crate::fleet_context::FleetContext;
 use crate::history::versions;
 use crate::text::output;
 use crate::text::progress::Progress;
@@ -35,7 +35,7 @@ Examples:
 )]
 pub struct RollbackArgs {
     /// The fleet
-    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
+    #[arg(value_name = "FLEET", add = crate::cluster::complete::fleets())]
     pub fleet: String,
 
     /// The version to go back to, as VERSION or SCRIPT/VERSION (default: the version published

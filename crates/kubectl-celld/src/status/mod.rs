@@ -5,9 +5,9 @@ pub mod list;
 pub mod render;
 pub mod report;
 
-use crate::cluster_flags::Globals;
+use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig::{self, Target};
 use crate::error::{Error, Result};
-use crate::kubeconfig::{self, Target};
 use crate::text::output;
 use crate::text::output_format::OutputFormat;
 use celld_api::CelldObjectStore;
@@ -35,7 +35,7 @@ Examples:
 )]
 pub struct StatusArgs {
     /// The fleet to show; omit for a table of all fleets
-    #[arg(value_name = "FLEET", add = crate::completion::values::fleets())]
+    #[arg(value_name = "FLEET", add = crate::cluster::complete::fleets())]
     pub fleet: Option<String>,
 
     /// List the fleets of all namespaces
@@ -90,7 +90,7 @@ async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
     let now = jiff::Timestamp::now();
     match &args.fleet {
         Some(name) => {
-            let fleet = crate::fleet_context::find(target, name).await?;
+            let fleet = crate::cluster::fleet_context::find(target, name).await?;
             let report = report::gather(target, &fleet, args.events).await;
             match &args.output {
                 None => Ok(render::render(&report, now)),
@@ -110,7 +110,8 @@ async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
         }
         None => {
             let ns = (!args.all_namespaces).then_some(target.namespace.as_str());
-            let fleets = crate::fleets::list_selected(target, ns, args.selector.as_deref()).await?;
+            let fleets =
+                crate::cluster::fleets::list_selected(target, ns, args.selector.as_deref()).await?;
             let stores = stores(target, ns).await?;
             let rows: Vec<list::FleetRow> = fleets.iter().map(|f| list::row(f, &stores)).collect();
             match &args.output {
@@ -165,7 +166,7 @@ async fn stores(target: &Target, ns: Option<&str>) -> Result<Vec<CelldObjectStor
     match api.list(&ListParams::default()).await {
         Ok(l) => Ok(l.items),
         Err(e) if crate::error::is_unknown_resource(&e) => {
-            Err(crate::fleets::unknown_resource(&target.client, "celldobjectstores").await)
+            Err(crate::cluster::fleets::unknown_resource(&target.client, "celldobjectstores").await)
         }
         Err(e) => Err(Error::api(
             "list",

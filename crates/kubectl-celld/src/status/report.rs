@@ -2,9 +2,9 @@
 //! the operator resolves it, the StatefulSet, the node pods and recent Events. A part that
 //! cannot be read is reported as a warning, so a broken fleet still gets a full report.
 
+use crate::cluster::fleet_context;
+use crate::cluster::kubeconfig::Target;
 use crate::error::Error;
-use crate::fleet_context;
-use crate::kubeconfig::Target;
 use celld_api::{CelldFleet, CelldObjectStore, ResolvedStorage, Scheme};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;

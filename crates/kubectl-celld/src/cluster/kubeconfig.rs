@@ -3,7 +3,7 @@
 //! `--cluster` and `--user` pick entries; the namespace is `-n`, else the context's, else
 //! `default`. Exec and OIDC auth plugins named in the kubeconfig work as in kubectl.
 
-use crate::cluster_flags::{Globals, RequestTimeout};
+use crate::cluster::flags::{Globals, RequestTimeout};
 use crate::error::{Error, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};

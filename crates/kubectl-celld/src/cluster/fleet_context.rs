@@ -6,11 +6,11 @@
 //! storage is broken too: `status` turns a failed step into a line of its report, `logs` needs
 //! only the fleet and its pods.
 
-use crate::cluster_flags::Globals;
+use crate::cluster::flags::Globals;
+use crate::cluster::fleets;
+use crate::cluster::kubeconfig::{self, Target};
 use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
-use crate::fleets;
-use crate::kubeconfig::{self, Target};
 use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
 use kube::api::ListParams;

@@ -1,7 +1,7 @@
 //! Reading CelldFleets with errors that help: missing CRDs, near names, other namespaces.
 
+use crate::cluster::kubeconfig::Target;
 use crate::error::{Error, Result, is_unknown_resource, status_code};
-use crate::kubeconfig::Target;
 use celld_api::CelldFleet;
 use kube::api::ListParams;
 use kube::{Api, Client};

@@ -2,9 +2,9 @@
 //! `platform.celld.dev/deployed-at` annotation on the CelldFleet. The operator reconciles a fleet
 //! on any change of it, so it reads the new pointer (status, scale from 0) at once.
 
+use crate::cluster::fleet_context::FleetContext;
+use crate::cluster::fleets::RESOURCE;
 use crate::error::Error;
-use crate::fleet_context::FleetContext;
-use crate::fleets::RESOURCE;
 use celld_api::CelldFleet;
 use celld_api::labels::DEPLOYED_AT;
 use kube::Api;

@@ -3,8 +3,8 @@
 //! flags typed so far (`--kubeconfig`, `--context`, `--cluster`, `--user`, `-n`) are honoured.
 //! A cluster that does not answer within [`LIMIT`] gives no candidates, never an error.
 
-use crate::cluster_flags::Globals;
-use crate::kubeconfig;
+use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::Api;
@@ -89,7 +89,7 @@ fn fleet_names(current: &OsStr) -> Vec<CompletionCandidate> {
         let Ok(target) = kubeconfig::connect(&globals).await else {
             return Vec::new();
         };
-        crate::fleets::list(&target, Some(&target.namespace))
+        crate::cluster::fleets::list(&target, Some(&target.namespace))
             .await
             .map(|fleets| fleets.into_iter().filter_map(|f| f.metadata.name).collect())
             .unwrap_or_default()

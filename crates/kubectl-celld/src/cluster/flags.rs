@@ -14,7 +14,7 @@ pub struct Globals {
     pub kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context to use (default: the current context)
-    #[arg(long, global = true, value_name = "NAME", add = crate::completion::values::contexts())]
+    #[arg(long, global = true, value_name = "NAME", add = crate::cluster::complete::contexts())]
     pub context: Option<String>,
 
     /// Kubeconfig cluster to use instead of the context's
@@ -31,7 +31,7 @@ pub struct Globals {
         long,
         global = true,
         value_name = "NAMESPACE",
-        add = crate::completion::values::namespaces()
+        add = crate::cluster::complete::namespaces()
     )]
     pub namespace: Option<String>,
 

@@ -1,0 +1,11 @@
+//! Talking to the cluster: kubectl's cluster flags and kubeconfig rules, reading fleets and
+//! their storage, Secret and node pods, running commands in pods over `pods/exec`, the
+//! `deployed-at` annotation, and the shell-completion candidates read from the cluster.
+
+pub mod annotate;
+pub mod complete;
+pub mod exec;
+pub mod flags;
+pub mod fleet_context;
+pub mod fleets;
+pub mod kubeconfig;
