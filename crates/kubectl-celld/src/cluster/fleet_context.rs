@@ -9,7 +9,6 @@
 use crate::cluster::flags::Globals;
 use crate::cluster::fleets;
 use crate::cluster::kubeconfig::{self, Target};
-use crate::deploy::reload::{self, Node};
 use crate::error::{Error, Result, status_code};
 use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
@@ -88,7 +87,34 @@ impl FleetContext {
             &node_selector(self.name()),
         )
         .await?;
-        Ok(pods.iter().map(reload::node).collect())
+        Ok(pods.iter().map(node).collect())
+    }
+}
+
+/// A node of the fleet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    /// Pod name.
+    pub name: String,
+    /// Pod IP, when it has one.
+    pub ip: Option<String>,
+    /// Whether the pod is Ready (and not terminating).
+    pub ready: bool,
+}
+
+/// A pod as a node.
+pub fn node(pod: &Pod) -> Node {
+    let status = pod.status.as_ref();
+    let ready = pod.metadata.deletion_timestamp.is_none()
+        && status
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    Node {
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        ip: status
+            .and_then(|s| s.pod_ip.clone())
+            .filter(|ip| !ip.is_empty()),
+        ready,
     }
 }
 

@@ -2,7 +2,8 @@
 //! to load the version and keeps serving the one it had). `deploy` and `rollback` then fail with
 //! [`ReloadRefused`](crate::error::refused::ReloadRefused) after their report.
 
-use super::reload::{Node, Outcome};
+use super::reload::Outcome;
+use crate::cluster::fleet_context::Node;
 
 /// The nodes of `results` that refused the version (HTTP 422), with celld's message; None when
 /// none did. Other failures (unreachable, 503, unexpected answers) do not count: those nodes

@@ -4,6 +4,7 @@
 
 use super::job::CONTAINER;
 use crate::cluster::exec::{self, Sink, Spec};
+use crate::cluster::fleet_context::Node;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use std::fmt;
@@ -12,17 +13,6 @@ use std::fmt;
 pub const INTERNAL_PORT: u16 = 8081;
 /// Seconds curl may take per node.
 pub const MAX_TIME: u32 = 10;
-
-/// A node of the fleet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    /// Pod name.
-    pub name: String,
-    /// Pod IP, when it has one.
-    pub ip: Option<String>,
-    /// Whether the pod is Ready (and not terminating).
-    pub ready: bool,
-}
 
 /// What a node answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,22 +216,6 @@ fn short(s: &str) -> String {
         format!("{}...", s.chars().take(300).collect::<String>())
     } else {
         s.to_string()
-    }
-}
-
-/// A pod as a node.
-pub fn node(pod: &Pod) -> Node {
-    let status = pod.status.as_ref();
-    let ready = pod.metadata.deletion_timestamp.is_none()
-        && status
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
-    Node {
-        name: pod.metadata.name.clone().unwrap_or_default(),
-        ip: status
-            .and_then(|s| s.pod_ip.clone())
-            .filter(|ip| !ip.is_empty()),
-        ready,
     }
 }
 
