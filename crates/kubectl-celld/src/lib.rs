@@ -13,10 +13,10 @@ pub mod error;
 pub mod history;
 pub mod init;
 pub mod logs;
+pub mod pod;
 pub mod rollback;
 pub mod status;
 pub mod text;
-pub mod work_pod;
 
 use cli::Cli;
 

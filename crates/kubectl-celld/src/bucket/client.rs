@@ -6,7 +6,7 @@ use crate::cluster::exec::{self, Sink, Spec};
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::bucket::{BucketFailure, LostRace};
 use crate::error::{Error, Result};
-use crate::work_pod::WorkPod;
+use crate::pod::work_pod::WorkPod;
 use celld_bucket::wire::{Answer, Listed};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;

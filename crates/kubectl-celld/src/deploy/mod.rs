@@ -7,11 +7,6 @@
 //! output; `POST /reload` to each ready node; delete the Job.
 
 pub mod archive;
-pub mod job;
-pub mod pod_wait;
-pub mod preflight;
-pub mod refused;
-pub mod reload;
 pub mod upload;
 
 use crate::cluster::annotate;
@@ -20,11 +15,12 @@ use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
+use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
+use crate::pod::{pod_wait, preflight, refused, reload};
 use crate::text::human;
 use crate::text::progress::Progress;
 use celld_api::{ResolvedStorage, Scheme};
 use clap::Args;
-use job::{CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::Api;

@@ -3,9 +3,9 @@
 //! the upload directory, relative to the container's working directory.
 
 use super::archive::Archive;
-use super::job::{CONTAINER, UPLOAD_DIR};
 use crate::cluster::exec::{self, Feeder, Sink, Spec};
 use crate::error::{Error, Result};
+use crate::pod::job::{CONTAINER, UPLOAD_DIR};
 use crate::text::progress::Progress;
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::Pod;

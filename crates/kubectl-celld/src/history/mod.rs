@@ -8,10 +8,10 @@ use crate::bucket::BucketClient;
 use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::{Error, Result};
+use crate::pod::work_pod::{WorkPod, WorkPodArgs};
 use crate::text::output;
 use crate::text::output_format::OutputFormat;
 use crate::text::progress::Progress;
-use crate::work_pod::{WorkPod, WorkPodArgs};
 use clap::Args;
 
 /// `history`.

@@ -9,14 +9,14 @@ use crate::bucket::{BucketClient, Expect};
 use crate::cluster::annotate;
 use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
-use crate::deploy::refused;
-use crate::deploy::reload;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::history::versions;
+use crate::pod::refused;
+use crate::pod::reload;
+use crate::pod::work_pod::{WorkPod, WorkPodArgs};
 use crate::text::output;
 use crate::text::progress::Progress;
-use crate::work_pod::{WorkPod, WorkPodArgs};
 use clap::Args;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,7 +56,7 @@ pub struct RollbackArgs {
 fn tools(no_reload: bool) -> Vec<&'static str> {
     let mut tools = vec![crate::bucket::client::AGENT];
     if !no_reload {
-        tools.push(crate::deploy::preflight::RELOAD_TOOL);
+        tools.push(crate::pod::preflight::RELOAD_TOOL);
     }
     tools
 }

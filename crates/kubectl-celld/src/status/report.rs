@@ -403,7 +403,7 @@ pub fn concerns(event: &Event, fleet: &str, pods: &[String]) -> bool {
     let o = &event.involved_object;
     let name = o.name.as_deref().unwrap_or_default();
     let kind = o.kind.as_deref().unwrap_or_default();
-    let deploy_prefix = crate::deploy::job::generate_name(fleet);
+    let deploy_prefix = crate::pod::job::generate_name(fleet);
     match kind {
         "CelldFleet" | "StatefulSet" => name == fleet,
         "Pod" => {

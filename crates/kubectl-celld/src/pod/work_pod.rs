@@ -5,10 +5,10 @@
 //! at the end.
 
 use crate::cluster::fleet_context::FleetContext;
-use crate::deploy::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
-use crate::deploy::pod_wait;
-use crate::deploy::preflight;
 use crate::error::{Error, Result};
+use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
+use crate::pod::pod_wait;
+use crate::pod::preflight;
 use crate::text::progress::Progress;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Event, Pod};
