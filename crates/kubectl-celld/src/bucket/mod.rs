@@ -9,6 +9,7 @@
 pub mod client;
 pub mod keys;
 pub mod manifest;
+pub mod versions;
 
 pub use client::{BucketClient, Expect, Object};
 pub use keys::Pointer;

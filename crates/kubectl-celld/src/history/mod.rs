@@ -2,9 +2,9 @@
 //! deploy pod of the fleet (the credentials never leave the cluster).
 
 pub mod render;
-pub mod versions;
 
 use crate::bucket::BucketClient;
+use crate::bucket::versions;
 use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::{Error, Result};

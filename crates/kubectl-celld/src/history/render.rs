@@ -1,6 +1,6 @@
 //! `history`'s text: a table of the versions, newest first, the live one starred.
 
-use super::versions::History;
+use crate::bucket::versions::History;
 use crate::text::human;
 use crate::text::table::Table;
 

@@ -5,13 +5,13 @@
 pub mod target;
 
 use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
+use crate::bucket::versions;
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster::annotate;
 use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
-use crate::history::versions;
 use crate::pod::refused;
 use crate::pod::reload;
 use crate::pod::work_pod::{WorkPod, WorkPodArgs};

@@ -5,7 +5,7 @@
 //! anywhere else), so a version the fleet's image cannot run is not detected here: the nodes'
 //! reload reports it (HTTP 422, the node keeps serving the previous version).
 
-use crate::history::versions::{self, History, Version};
+use crate::bucket::versions::{self, History, Version};
 
 /// Picks the target: `to` (`VERSION` or `SCRIPT/VERSION`), else the version uploaded just
 /// before the live one. The error says why none fits and what to run.
@@ -73,7 +73,7 @@ pub fn pick<'a>(history: &'a History, to: Option<&str>) -> Result<&'a Version, S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::versions::Current;
+    use crate::bucket::versions::Current;
 
     fn v(script: &str, version: &str, current: bool, problem: Option<&str>) -> Version {
         Version {
