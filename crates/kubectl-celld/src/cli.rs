@@ -1,8 +1,8 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
 pub use crate::cluster::flags::Globals;
+use crate::commands::{deploy, history, init, logs, rollback, status};
 pub use crate::text::output_format::OutputFormat;
-use crate::{deploy, history, init, logs, rollback, status};
 use clap::{Args, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
@@ -91,7 +91,7 @@ Examples:
 pub struct CompletionArgs {
     /// The shell to complete in
     #[arg(value_enum)]
-    pub shell: crate::completion::Shell,
+    pub shell: crate::commands::completion::Shell,
 }
 
 impl Command {
@@ -104,7 +104,7 @@ impl Command {
             Command::History(args) => history::run(globals, args).await,
             Command::Rollback(args) => rollback::run(globals, args).await,
             Command::Init(args) => init::run(globals, &args).await,
-            Command::Completion(args) => crate::completion::run(args.shell),
+            Command::Completion(args) => crate::commands::completion::run(args.shell),
         }
     }
 }

@@ -7,15 +7,9 @@
 pub mod bucket;
 pub mod cli;
 pub mod cluster;
-pub mod completion;
-pub mod deploy;
+pub mod commands;
 pub mod error;
-pub mod history;
-pub mod init;
-pub mod logs;
 pub mod pod;
-pub mod rollback;
-pub mod status;
 pub mod text;
 
 use cli::Cli;

@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use kubectl_celld::cli::Cli;
-use kubectl_celld::completion;
+use kubectl_celld::commands::completion;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

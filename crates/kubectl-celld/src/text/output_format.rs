@@ -1,5 +1,5 @@
 //! The `-o yaml|json` format shared by the commands that print typed documents (`status` has
-//! more formats of its own, in `status/format.rs`).
+//! more formats of its own, in `commands/status/format.rs`).
 
 use clap::ValueEnum;
 

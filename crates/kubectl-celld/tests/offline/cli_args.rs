@@ -2,7 +2,7 @@
 
 use clap::{CommandFactory, Parser};
 use kubectl_celld::cli::{Cli, Command};
-use kubectl_celld::status::format::StatusOutput;
+use kubectl_celld::commands::status::format::StatusOutput;
 use std::time::Duration;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -205,7 +205,7 @@ fn completion_scripts() {
         let Command::Completion(c) = parse(&["completion", shell]).unwrap().command else {
             panic!("not completion")
         };
-        let script = kubectl_celld::completion::script(c.shell).unwrap();
+        let script = kubectl_celld::commands::completion::script(c.shell).unwrap();
         // The script asks the binary itself at each Tab.
         assert!(script.contains("COMPLETE"), "{shell}: {script}");
         assert!(script.contains("kubectl-celld"), "{shell}: {script}");
@@ -218,7 +218,9 @@ fn completion_scripts() {
 #[test]
 fn kubectl_completion_protocol() {
     let complete = |words: &[&str]| {
-        kubectl_celld::completion::kubectl_complete(words.iter().map(Into::into).collect())
+        kubectl_celld::commands::completion::kubectl_complete(
+            words.iter().map(Into::into).collect(),
+        )
     };
     assert_eq!(
         complete(&["hi"]),

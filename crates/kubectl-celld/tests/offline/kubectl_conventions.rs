@@ -5,8 +5,8 @@
 use clap::Parser;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use kubectl_celld::cli::{Cli, Command};
-use kubectl_celld::deploy;
-use kubectl_celld::logs;
+use kubectl_celld::commands::deploy;
+use kubectl_celld::commands::logs;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
     Cli::try_parse_from(std::iter::once("kubectl-celld").chain(args.iter().copied()))

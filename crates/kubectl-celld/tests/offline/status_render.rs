@@ -3,9 +3,9 @@
 use celld_api::{CelldFleet, CelldFleetSpec, CelldFleetStatus, CelldObjectStore, DeploymentStatus};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
-use kubectl_celld::status::list;
-use kubectl_celld::status::render::{render, storage};
-use kubectl_celld::status::report::{
+use kubectl_celld::commands::status::list;
+use kubectl_celld::commands::status::render::{render, storage};
+use kubectl_celld::commands::status::report::{
     ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
     WorkerReport,
 };
@@ -117,7 +117,7 @@ fn fleet_moving_to_a_new_celld_version() {
         )],
         ..Default::default()
     });
-    let upgrade = kubectl_celld::status::report::upgrade(&fleet);
+    let upgrade = kubectl_celld::commands::status::report::upgrade(&fleet);
     assert_eq!(upgrade, Some(format!("WaitingForRestores: {waiting}")));
 
     let mut moved = pod("web-2", "Running", "1/1", 0, Some("10.244.0.7"));
