@@ -1,9 +1,10 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
 pub use crate::cluster::flags::Globals;
+use crate::commands::completion;
 use crate::commands::{deploy, history, init, logs, rollback, status};
 pub use crate::text::output_format::OutputFormat;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,6 +54,11 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The command tree, named like the binary: what the shell-completion engine completes.
+pub fn command() -> clap::Command {
+    Cli::command().bin_name(completion::BIN)
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -91,7 +97,7 @@ Examples:
 pub struct CompletionArgs {
     /// The shell to complete in
     #[arg(value_enum)]
-    pub shell: crate::commands::completion::Shell,
+    pub shell: completion::Shell,
 }
 
 impl Command {
@@ -104,7 +110,7 @@ impl Command {
             Command::History(args) => history::run(globals, args).await,
             Command::Rollback(args) => rollback::run(globals, args).await,
             Command::Init(args) => init::run(globals, &args).await,
-            Command::Completion(args) => crate::commands::completion::run(args.shell),
+            Command::Completion(args) => completion::run(args.shell),
         }
     }
 }

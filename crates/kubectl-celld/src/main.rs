@@ -1,7 +1,7 @@
 //! The `kubectl-celld` binary: `kubectl celld ...` once it is on PATH.
 
 use clap::Parser;
-use kubectl_celld::cli::Cli;
+use kubectl_celld::cli::{self, Cli};
 use kubectl_celld::commands::completion;
 use std::process::ExitCode;
 
@@ -14,13 +14,13 @@ fn main() -> ExitCode {
         .and_then(std::path::Path::file_name)
         .is_some_and(|name| name == completion::KUBECTL_COMPLETE)
     {
-        let out = completion::kubectl_complete(args.collect());
+        let out = completion::kubectl_complete(cli::command(), args.collect());
         // A closed pipe is the shell's business; there is nothing to report to.
         let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
         return ExitCode::SUCCESS;
     }
     // `COMPLETE=<shell> kubectl-celld -- WORDS`: print the candidates and exit.
-    clap_complete::CompleteEnv::with_factory(completion::command)
+    clap_complete::CompleteEnv::with_factory(cli::command)
         .var(completion::VAR)
         .bin(completion::BIN)
         .complete();

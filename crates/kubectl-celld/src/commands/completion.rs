@@ -8,9 +8,7 @@
 //!   last word being the one to complete: a link to this binary (`make plugin` installs it), which
 //!   prints one candidate a line, then cobra's `:<directive>` line ([`kubectl_complete`]).
 
-use crate::cli::Cli;
 use crate::error::{Error, Result};
-use clap::CommandFactory;
 use clap_complete::env::{Bash, EnvCompleter, Fish, Zsh};
 use std::ffi::OsString;
 
@@ -23,11 +21,6 @@ pub const KUBECTL_COMPLETE: &str = "kubectl_complete-celld";
 
 /// The environment variable the registration scripts set to ask for completions.
 pub const VAR: &str = "COMPLETE";
-
-/// The command tree the engine completes, named like the binary.
-pub fn command() -> clap::Command {
-    Cli::command().bin_name(BIN)
-}
 
 /// The shells `completion` writes scripts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -67,8 +60,9 @@ const DEFAULT: u8 = 0;
 
 /// What `kubectl_complete-celld WORDS...` prints: the candidates for the last word (`value` or
 /// `value<TAB>help`, one a line), then `:4` (no file names), or `:0` when there is no candidate
-/// (a directory argument, say), so the shell completes file names.
-pub fn kubectl_complete(words: Vec<OsString>) -> String {
+/// (a directory argument, say), so the shell completes file names. `command` is the command
+/// tree to complete, named like the binary.
+pub fn kubectl_complete(mut command: clap::Command, words: Vec<OsString>) -> String {
     let mut args = vec![OsString::from(BIN)];
     let index = words.len().max(1);
     args.extend(words);
@@ -77,7 +71,7 @@ pub fn kubectl_complete(words: Vec<OsString>) -> String {
     }
     let current_dir = std::env::current_dir().ok();
     let candidates =
-        clap_complete::engine::complete(&mut command(), args, index, current_dir.as_deref())
+        clap_complete::engine::complete(&mut command, args, index, current_dir.as_deref())
             .unwrap_or_default();
     let mut out = String::new();
     for c in candidates.iter().filter(|c| !c.is_hide_set()) {

@@ -219,6 +219,7 @@ fn completion_scripts() {
 fn kubectl_completion_protocol() {
     let complete = |words: &[&str]| {
         kubectl_celld::commands::completion::kubectl_complete(
+            kubectl_celld::cli::command(),
             words.iter().map(Into::into).collect(),
         )
     };
