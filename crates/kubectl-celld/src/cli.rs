@@ -1,6 +1,7 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
 pub use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::commands::completion;
 use crate::commands::{deploy, history, init, logs, rollback, status};
 pub use crate::text::output_format::OutputFormat;
@@ -101,15 +102,15 @@ pub struct CompletionArgs {
 }
 
 impl Command {
-    /// Runs the command with the cluster flags `globals`; returns the process exit code.
-    pub async fn run(self, globals: &Globals) -> crate::error::Result<u8> {
+    /// Runs the command against the cluster that `cluster` names; returns the process exit code.
+    pub async fn run(self, cluster: &ConnectArgs) -> crate::error::Result<u8> {
         match self {
-            Command::Deploy(args) => deploy::run(globals, args).await,
-            Command::Status(args) => status::run(globals, args).await,
-            Command::Logs(args) => logs::run(globals, args).await,
-            Command::History(args) => history::run(globals, args).await,
-            Command::Rollback(args) => rollback::run(globals, args).await,
-            Command::Init(args) => init::run(globals, &args).await,
+            Command::Deploy(args) => deploy::run(cluster, args).await,
+            Command::Status(args) => status::run(cluster, args).await,
+            Command::Logs(args) => logs::run(cluster, args).await,
+            Command::History(args) => history::run(cluster, args).await,
+            Command::Rollback(args) => rollback::run(cluster, args).await,
+            Command::Init(args) => init::run(cluster, &args).await,
             Command::Completion(args) => completion::run(args.shell),
         }
     }

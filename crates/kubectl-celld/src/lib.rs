@@ -13,13 +13,14 @@ pub mod pod;
 pub mod text;
 
 use cli::Cli;
+use cluster::kubeconfig::{self, ConnectArgs};
 
 /// Runs the parsed command line; returns the process exit code.
 pub async fn run(cli: Cli) -> error::Result<u8> {
-    let g = &cli.globals;
-    match cli.command.run(g).await {
+    let cluster = ConnectArgs::from(&cli.globals);
+    match cli.command.run(&cluster).await {
         Err(e @ (error::Error::Unreachable { .. } | error::Error::NotKubernetes { .. })) => {
-            Err(e.with_server(cluster::kubeconfig::server_offline(g).await))
+            Err(e.with_server(kubeconfig::server_offline(&cluster).await))
         }
         other => other,
     }

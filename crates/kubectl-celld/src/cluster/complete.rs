@@ -3,8 +3,7 @@
 //! flags typed so far (`--kubeconfig`, `--context`, `--cluster`, `--user`, `-n`) are honoured.
 //! A cluster that does not answer within [`LIMIT`] gives no candidates, never an error.
 
-use crate::cluster::flags::Globals;
-use crate::cluster::kubeconfig;
+use crate::cluster::kubeconfig::{self, ConnectArgs};
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::Api;
@@ -17,8 +16,8 @@ use std::time::Duration;
 pub const LIMIT: Duration = Duration::from_secs(3);
 
 /// The connection flags among `words` (the command line being completed).
-pub fn globals_from(words: &[String]) -> Globals {
-    let mut g = Globals::default();
+pub fn connect_args_from(words: &[String]) -> ConnectArgs {
+    let mut g = ConnectArgs::default();
     let mut i = 0;
     while i < words.len() {
         let word = &words[i];
@@ -55,9 +54,9 @@ pub fn globals_from(words: &[String]) -> Globals {
 
 /// The process's own command line: the words being completed are in it, both for
 /// `COMPLETE=bash kubectl-celld -- WORDS` and `kubectl_complete-celld WORDS`.
-fn typed() -> Globals {
+fn typed() -> ConnectArgs {
     let words: Vec<String> = std::env::args().skip(1).collect();
-    globals_from(&words)
+    connect_args_from(&words)
 }
 
 /// Runs `work` on a fresh runtime, bounded by [`LIMIT`]; nothing on any failure.
@@ -84,9 +83,9 @@ pub fn matching(names: Vec<String>, current: &OsStr) -> Vec<CompletionCandidate>
 }
 
 fn fleet_names(current: &OsStr) -> Vec<CompletionCandidate> {
-    let globals = typed();
+    let args = typed();
     let names = block(async move {
-        let Ok(target) = kubeconfig::connect(&globals).await else {
+        let Ok(target) = kubeconfig::connect(&args).await else {
             return Vec::new();
         };
         crate::cluster::fleets::list(&target, Some(&target.namespace))
@@ -98,9 +97,9 @@ fn fleet_names(current: &OsStr) -> Vec<CompletionCandidate> {
 }
 
 fn namespace_names(current: &OsStr) -> Vec<CompletionCandidate> {
-    let globals = typed();
+    let args = typed();
     let names = block(async move {
-        let Ok(target) = kubeconfig::connect(&globals).await else {
+        let Ok(target) = kubeconfig::connect(&args).await else {
             return Vec::new();
         };
         let api: Api<Namespace> = Api::all(target.client);
@@ -156,7 +155,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let g = globals_from(&words);
+        let g = connect_args_from(&words);
         assert_eq!(g.namespace.as_deref(), Some("apps"));
         assert_eq!(g.context.as_deref(), Some("prod"));
         assert_eq!(g.kubeconfig, Some(PathBuf::from("/k")));

@@ -1,5 +1,7 @@
-//! The cluster flags every command takes, with kubectl's names, meanings and defaults.
+//! The cluster flags every command takes, with kubectl's names, meanings and defaults. They
+//! convert into the plain [`ConnectArgs`] that connecting takes.
 
+use super::kubeconfig::{ConnectArgs, RequestTimeout};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -64,9 +66,38 @@ pub struct Globals {
     pub certificate_authority: Option<PathBuf>,
 }
 
-/// `--request-timeout`: a limit, or none (`0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequestTimeout(pub Option<Duration>);
+impl From<&Globals> for ConnectArgs {
+    fn from(globals: &Globals) -> Self {
+        let Globals {
+            kubeconfig,
+            context,
+            cluster,
+            user,
+            namespace,
+            request_timeout,
+            as_user,
+            as_group,
+            token,
+            server,
+            insecure_skip_tls_verify,
+            certificate_authority,
+        } = globals.clone();
+        ConnectArgs {
+            kubeconfig,
+            context,
+            cluster,
+            user,
+            namespace,
+            request_timeout,
+            as_user,
+            as_group,
+            token,
+            server,
+            insecure_skip_tls_verify,
+            certificate_authority,
+        }
+    }
+}
 
 /// Parses `--request-timeout` as kubectl does: `0` for none, a bare number of seconds, or a
 /// duration with a unit.

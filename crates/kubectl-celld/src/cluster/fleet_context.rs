@@ -6,9 +6,8 @@
 //! storage is broken too: `status` turns a failed step into a line of its report, `logs` needs
 //! only the fleet and its pods.
 
-use crate::cluster::flags::Globals;
 use crate::cluster::fleets;
-use crate::cluster::kubeconfig::{self, Target};
+use crate::cluster::kubeconfig::{self, ConnectArgs, Target};
 use crate::error::{Error, Result, status_code};
 use celld_api::{CelldFleet, ResolveError, ResolvedStorage, labels};
 use k8s_openapi::api::core::v1::{Pod, Secret};
@@ -27,12 +26,12 @@ pub struct FleetContext {
 }
 
 impl FleetContext {
-    /// Connects with `globals` and loads fleet `name`: a fleet that does not exist, storage
+    /// Connects with `cluster` and loads fleet `name`: a fleet that does not exist, storage
     /// that does not resolve, or a credentials Secret that is missing is an error naming the fix.
     /// Every store works (s3://, gs://, az://), with a credentials Secret or, without one, the
     /// workload identity of the fleet's ServiceAccount.
-    pub async fn load(globals: &Globals, name: &str) -> Result<Self> {
-        let target = kubeconfig::connect(globals).await?;
+    pub async fn load(cluster: &ConnectArgs, name: &str) -> Result<Self> {
+        let target = kubeconfig::connect(cluster).await?;
         Self::load_in(target, name).await
     }
 

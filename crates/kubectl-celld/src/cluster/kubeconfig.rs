@@ -3,11 +3,45 @@
 //! `--cluster` and `--user` pick entries; the namespace is `-n`, else the context's, else
 //! `default`. Exec and OIDC auth plugins named in the kubeconfig work as in kubectl.
 
-use crate::cluster::flags::{Globals, RequestTimeout};
 use crate::error::{Error, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// What connecting takes: the cluster flags as plain values (the command line's cluster flags
+/// convert into it; shell completion reads it from the words typed so far).
+#[derive(Debug, Clone, Default)]
+pub struct ConnectArgs {
+    /// The kubeconfig file, instead of `KUBECONFIG` and `~/.kube/config`.
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context, instead of the current one.
+    pub context: Option<String>,
+    /// The kubeconfig cluster, instead of the context's.
+    pub cluster: Option<String>,
+    /// The kubeconfig user, instead of the context's.
+    pub user: Option<String>,
+    /// The namespace, instead of the context's (else `default`).
+    pub namespace: Option<String>,
+    /// The limit of one server request.
+    pub request_timeout: Option<RequestTimeout>,
+    /// The user to impersonate.
+    pub as_user: Option<String>,
+    /// The groups to impersonate (with [`ConnectArgs::as_user`]).
+    pub as_group: Vec<String>,
+    /// A bearer token, instead of the kubeconfig's credentials.
+    pub token: Option<String>,
+    /// The API server URL, instead of the kubeconfig's.
+    pub server: Option<String>,
+    /// Whether the server's certificate goes unchecked.
+    pub insecure_skip_tls_verify: bool,
+    /// A certificate authority file, instead of the kubeconfig's.
+    pub certificate_authority: Option<PathBuf>,
+}
+
+/// `--request-timeout`: a limit, or none (`0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTimeout(pub Option<Duration>);
 
 /// A client and the namespace commands act in.
 #[derive(Clone)]
@@ -24,11 +58,11 @@ enum Source {
     InCluster,
 }
 
-fn options(globals: &Globals) -> KubeConfigOptions {
+fn options(args: &ConnectArgs) -> KubeConfigOptions {
     KubeConfigOptions {
-        context: globals.context.clone(),
-        cluster: globals.cluster.clone(),
-        user: globals.user.clone(),
+        context: args.context.clone(),
+        cluster: args.cluster.clone(),
+        user: args.user.clone(),
     }
 }
 
@@ -38,7 +72,7 @@ fn home_kubeconfig() -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
-fn source(globals: &Globals) -> Result<Source> {
+fn source(args: &ConnectArgs) -> Result<Source> {
     let read = |path: PathBuf| {
         Kubeconfig::read_from(&path)
             .map(|k| Source::File(Box::new(k), Some(path.clone())))
@@ -47,7 +81,7 @@ fn source(globals: &Globals) -> Result<Source> {
                 source: Box::new(source),
             })
     };
-    if let Some(path) = &globals.kubeconfig {
+    if let Some(path) = &args.kubeconfig {
         return read(path.clone());
     }
     if let Some(k) = from_env()? {
@@ -85,9 +119,9 @@ fn in_cluster_available() -> bool {
     std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
 }
 
-async fn config(globals: &Globals) -> Result<Config> {
-    let config = from_source(globals).await?;
-    apply_flags(config, globals)
+async fn config(args: &ConnectArgs) -> Result<Config> {
+    let config = from_source(args).await?;
+    apply_flags(config, args)
 }
 
 /// The server URL of `--server`: kubectl takes `HOST:PORT` as `https://HOST:PORT`.
@@ -106,7 +140,7 @@ fn server_url(server: &str) -> Result<http::Uri> {
 
 /// The kubectl flags that override the kubeconfig: server, TLS, credentials, impersonation
 /// and the per-request timeout.
-pub fn apply_flags(mut config: Config, g: &Globals) -> Result<Config> {
+pub fn apply_flags(mut config: Config, g: &ConnectArgs) -> Result<Config> {
     if let Some(server) = &g.server {
         config.cluster_url = server_url(server)?;
     }
@@ -163,10 +197,10 @@ pub fn apply_flags(mut config: Config, g: &Globals) -> Result<Config> {
 }
 
 /// The configuration of the kubeconfig or the in-cluster service account, before the flags.
-async fn from_source(globals: &Globals) -> Result<Config> {
-    match source(globals)? {
+async fn from_source(args: &ConnectArgs) -> Result<Config> {
+    match source(args)? {
         Source::File(kubeconfig, path) => {
-            Config::from_custom_kubeconfig(*kubeconfig, &options(globals))
+            Config::from_custom_kubeconfig(*kubeconfig, &options(args))
                 .await
                 .map_err(|source| Error::Kubeconfig {
                     path,
@@ -177,10 +211,10 @@ async fn from_source(globals: &Globals) -> Result<Config> {
     }
 }
 
-/// The context names of the kubeconfig `globals` point at (none when it cannot be read, or in
+/// The context names of the kubeconfig `args` point at (none when it cannot be read, or in
 /// a cluster).
-pub fn contexts(globals: &Globals) -> Vec<String> {
-    match source(globals) {
+pub fn contexts(args: &ConnectArgs) -> Vec<String> {
+    match source(args) {
         Ok(Source::File(kubeconfig, _)) => {
             kubeconfig.contexts.into_iter().map(|c| c.name).collect()
         }
@@ -189,9 +223,9 @@ pub fn contexts(globals: &Globals) -> Vec<String> {
 }
 
 /// Builds the client and picks the namespace.
-pub async fn connect(globals: &Globals) -> Result<Target> {
-    let config = config(globals).await?;
-    let namespace = globals
+pub async fn connect(args: &ConnectArgs) -> Result<Target> {
+    let config = config(args).await?;
+    let namespace = args
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
@@ -201,17 +235,17 @@ pub async fn connect(globals: &Globals) -> Result<Target> {
 
 /// The namespace commands would act in, without contacting the cluster: `-n`, else the
 /// context's namespace, else `default`. None when no configuration can be read at all.
-pub async fn namespace_offline(globals: &Globals) -> Option<String> {
-    if let Some(ns) = &globals.namespace {
+pub async fn namespace_offline(args: &ConnectArgs) -> Option<String> {
+    if let Some(ns) = &args.namespace {
         return Some(ns.clone());
     }
-    config(globals).await.ok().map(|c| c.default_namespace)
+    config(args).await.ok().map(|c| c.default_namespace)
 }
 
 /// The API server URL of the configuration, without contacting it. None when no configuration
 /// can be read at all.
-pub async fn server_offline(globals: &Globals) -> Option<String> {
-    config(globals)
+pub async fn server_offline(args: &ConnectArgs) -> Option<String> {
+    config(args)
         .await
         .ok()
         .map(|c| c.cluster_url.to_string().trim_end_matches('/').to_string())

@@ -11,8 +11,8 @@ pub mod upload;
 
 use crate::cluster::annotate;
 use crate::cluster::exec::{self, Sink, Spec};
-use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
@@ -176,7 +176,7 @@ pub fn describe_storage(storage: &ResolvedStorage) -> String {
 }
 
 /// Runs `deploy`; returns the process exit code (celld deploy's).
-pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
+pub async fn run(cluster: &ConnectArgs, args: DeployArgs) -> Result<u8> {
     let fleet_name = fleet_flag(&args)?;
     let mut progress = Progress::new();
     let source = match (&args.dir, &args.image) {
@@ -200,7 +200,7 @@ pub async fn run(globals: &Globals, args: DeployArgs) -> Result<u8> {
             ));
         }
     };
-    let context = FleetContext::load(globals, &fleet_name).await?;
+    let context = FleetContext::load(cluster, &fleet_name).await?;
     let (target, fleet, storage) = (&context.target, &context.fleet, &context.storage);
     let ns = target.namespace.clone();
     progress.note(&format!(

@@ -5,8 +5,8 @@ pub mod render;
 
 use crate::bucket::BucketClient;
 use crate::bucket::versions;
-use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::{Error, Result};
 use crate::pod::work_pod::{WorkPod, WorkPodArgs};
 use crate::text::output;
@@ -44,8 +44,8 @@ pub struct HistoryArgs {
 pub const TOOLS: &[&str] = &[crate::bucket::client::AGENT];
 
 /// Runs `history`.
-pub async fn run(globals: &Globals, args: HistoryArgs) -> Result<u8> {
-    let context = FleetContext::load(globals, &args.fleet).await?;
+pub async fn run(cluster: &ConnectArgs, args: HistoryArgs) -> Result<u8> {
+    let context = FleetContext::load(cluster, &args.fleet).await?;
     let mut progress = Progress::new();
     let pod = WorkPod::start(&context, &args.pod, TOOLS, &mut progress).await?;
     let bucket = BucketClient::new(&context, &pod);

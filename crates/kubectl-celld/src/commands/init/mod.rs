@@ -8,15 +8,15 @@ pub mod storage_warning;
 
 pub use args::InitArgs;
 
-use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::Result;
 use crate::text::output;
 
 /// Runs `init`.
-pub async fn run(globals: &Globals, args: &InitArgs) -> Result<u8> {
+pub async fn run(cluster: &ConnectArgs, args: &InitArgs) -> Result<u8> {
     if args.apply {
-        let target = kubeconfig::connect(globals).await?;
+        let target = kubeconfig::connect(cluster).await?;
         let built = build::build(args, Some(&target.namespace))?;
         let outcome = apply::apply(&target, &built, args.force_conflicts).await?;
         output::print(&format!("{}\n", apply::line(&args.name, outcome)))?;
@@ -24,7 +24,7 @@ pub async fn run(globals: &Globals, args: &InitArgs) -> Result<u8> {
             eprintln!("{warning}");
         }
     } else {
-        let namespace = kubeconfig::namespace_offline(globals).await;
+        let namespace = kubeconfig::namespace_offline(cluster).await;
         let built = build::build(args, namespace.as_deref())?;
         output::print(&output::serialize(&built.document, args.output)?)?;
     }

@@ -5,8 +5,8 @@ pub mod follow;
 pub mod selection;
 pub mod stream;
 
-use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::{Error, Result};
 use clap::Args;
 use futures::StreamExt;
@@ -143,8 +143,8 @@ impl LogsArgs {
 }
 
 /// Runs `logs`.
-pub async fn run(globals: &Globals, args: LogsArgs) -> Result<u8> {
-    let target = kubeconfig::connect(globals).await?;
+pub async fn run(cluster: &ConnectArgs, args: LogsArgs) -> Result<u8> {
+    let target = kubeconfig::connect(cluster).await?;
     let selection = match &args.fleet {
         Some(fleet) => Selection::one(&target, fleet).await?,
         None => Selection::matching(&target, args.selector.as_deref(), args.all_namespaces).await?,

@@ -8,8 +8,8 @@ use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::versions;
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster::annotate;
-use crate::cluster::flags::Globals;
 use crate::cluster::fleet_context::FleetContext;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::pod::refused;
@@ -62,8 +62,8 @@ fn tools(no_reload: bool) -> Vec<&'static str> {
 }
 
 /// Runs `rollback`.
-pub async fn run(globals: &Globals, args: RollbackArgs) -> Result<u8> {
-    let context = FleetContext::load(globals, &args.fleet).await?;
+pub async fn run(cluster: &ConnectArgs, args: RollbackArgs) -> Result<u8> {
+    let context = FleetContext::load(cluster, &args.fleet).await?;
     let mut progress = Progress::new();
     let pod = WorkPod::start(&context, &args.pod, &tools(args.no_reload), &mut progress).await?;
     let writing = Arc::new(AtomicBool::new(false));

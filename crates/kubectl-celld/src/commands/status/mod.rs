@@ -5,7 +5,7 @@ pub mod list;
 pub mod render;
 pub mod report;
 
-use crate::cluster::flags::Globals;
+use crate::cluster::kubeconfig::ConnectArgs;
 use crate::cluster::kubeconfig::{self, Target};
 use crate::error::{Error, Result};
 use crate::text::output;
@@ -61,8 +61,8 @@ pub struct StatusArgs {
 }
 
 /// Runs `status`.
-pub async fn run(globals: &Globals, args: StatusArgs) -> Result<u8> {
-    let target = kubeconfig::connect(globals).await?;
+pub async fn run(cluster: &ConnectArgs, args: StatusArgs) -> Result<u8> {
+    let target = kubeconfig::connect(cluster).await?;
     let mut last = snapshot(&target, &args).await?;
     output::print(&last)?;
     if !args.watch {
