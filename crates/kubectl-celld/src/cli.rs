@@ -1,10 +1,9 @@
 //! The command line: global kubeconfig flags and one subcommand per workflow step.
 
-pub use crate::cluster::flags::Globals;
+use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::commands::completion;
 use crate::commands::{deploy, history, init, logs, rollback, status};
-pub use crate::text::output_format::OutputFormat;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
