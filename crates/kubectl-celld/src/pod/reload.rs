@@ -5,12 +5,11 @@
 use super::job::CONTAINER;
 use crate::cluster::exec::{self, Sink, Spec};
 use crate::cluster::fleet_context::Node;
+use celld_api::contract::INTERNAL_PORT;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use std::fmt;
 
-/// celld's internal (peer and operator API) port.
-pub const INTERNAL_PORT: u16 = 8081;
 /// Seconds curl may take per node.
 pub const MAX_TIME: u32 = 10;
 
