@@ -117,7 +117,7 @@ fn fleet_moving_to_a_new_celld_version() {
         )],
         ..Default::default()
     });
-    let upgrade = kubectl_celld::commands::status::report::upgrade(&fleet);
+    let upgrade = kubectl_celld::commands::status::gather::upgrade(&fleet);
     assert_eq!(upgrade, Some(format!("WaitingForRestores: {waiting}")));
 
     let mut moved = pod("web-2", "Running", "1/1", 0, Some("10.244.0.7"));

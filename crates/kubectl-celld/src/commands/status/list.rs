@@ -1,6 +1,7 @@
 //! `status` without a fleet: one row per fleet of the namespace (or of all namespaces).
 
-use super::report::{StorageReport, resolve_with};
+use super::gather::resolve_with;
+use super::report::StorageReport;
 use crate::text::human;
 use crate::text::table::Table;
 use celld_api::{CelldFleet, CelldObjectStore};

@@ -1,6 +1,7 @@
 //! `status`: one fleet in detail, or a table of fleets.
 
 pub mod format;
+pub mod gather;
 pub mod list;
 pub mod render;
 pub mod report;
@@ -91,7 +92,7 @@ async fn snapshot(target: &Target, args: &StatusArgs) -> Result<String> {
     match &args.fleet {
         Some(name) => {
             let fleet = crate::cluster::fleet_context::find(target, name).await?;
-            let report = report::gather(target, &fleet, args.events).await;
+            let report = gather::gather(target, &fleet, args.events).await;
             match &args.output {
                 None => Ok(render::render(&report, now)),
                 Some(StatusOutput::Wide) => {
