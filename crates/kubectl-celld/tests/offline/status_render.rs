@@ -7,7 +7,6 @@ use kubectl_celld::commands::status::list;
 use kubectl_celld::commands::status::render::{render, storage};
 use kubectl_celld::commands::status::report::{
     ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
-    WorkerReport,
 };
 
 fn at(secs_ago: i64) -> Option<Time> {
@@ -45,7 +44,7 @@ fn healthy_fleet() {
         image: "ghcr.io/denoland/celld:v0.4.0".into(),
         replicas: 2,
         status_reported: true,
-        worker: Some(WorkerReport {
+        worker: Some(DeploymentStatus {
             version: "0123456789abcdef".into(),
             script_name: Some("web".into()),
             rollout_percent: Some(100),

@@ -4,7 +4,6 @@
 
 use super::report::{
     ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
-    WorkerReport,
 };
 use crate::cluster::fleet_context;
 use crate::cluster::kubeconfig::Target;
@@ -38,13 +37,7 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
         image: fleet.spec.image.clone(),
         replicas: fleet.spec.replicas,
         status_reported: status.is_some(),
-        worker: status
-            .and_then(|s| s.deployment.as_ref())
-            .map(|d| WorkerReport {
-                version: d.version.clone(),
-                script_name: d.script_name.clone(),
-                rollout_percent: d.rollout_percent,
-            }),
+        worker: status.and_then(|s| s.deployment.clone()),
         storage,
         rollout,
         pods,

@@ -1,6 +1,7 @@
 //! What `status FLEET` shows, and its `-o yaml|json` form: the fleet and its status, the storage
 //! as the operator resolves it, the StatefulSet, the node pods and recent Events.
 
+use celld_api::DeploymentStatus;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
@@ -26,7 +27,7 @@ pub struct FleetReport {
     pub status_reported: bool,
     /// The deployed Worker version, as the operator read it from the bucket.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub worker: Option<WorkerReport>,
+    pub worker: Option<DeploymentStatus>,
     /// Storage resolution.
     pub storage: StorageReport,
     /// The StatefulSet's rollout.
@@ -40,20 +41,6 @@ pub struct FleetReport {
     /// Parts that could not be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-}
-
-/// The deployed Worker.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkerReport {
-    /// Version id.
-    pub version: String,
-    /// Script name, when the pointer names it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub script_name: Option<String>,
-    /// Traffic share of the version.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rollout_percent: Option<i32>,
 }
 
 /// Storage resolution; names and locations only, never credentials.
