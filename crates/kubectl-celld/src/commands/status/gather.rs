@@ -8,7 +8,7 @@ use super::report::{
 use crate::cluster::fleet_context;
 use crate::cluster::kubeconfig::Target;
 use crate::error::Error;
-use celld_api::{CelldFleet, CelldObjectStore, ResolvedStorage, Scheme};
+use celld_api::{CelldFleet, CelldObjectStore, ResolvedStorage, StorageStatus};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Event, Pod};
@@ -75,7 +75,7 @@ async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
             };
             StorageReport {
                 secret_exists,
-                ..resolved(r, fleet)
+                ..resolved(&r, fleet)
             }
         }
         Err(e) => StorageReport {
@@ -87,18 +87,26 @@ async fn storage(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
     }
 }
 
-/// The report of storage that resolved; the Secret not checked. The region is shown for S3
-/// only, the storage account for Azure only.
-fn resolved(r: ResolvedStorage, fleet: &CelldFleet) -> StorageReport {
-    let scheme = r.bucket.scheme;
+/// The report of storage that resolved, from what the operator writes to the fleet's
+/// `status.storage` (the region for S3 only, the storage account for Azure only) plus the
+/// fleet's ServiceAccount; the Secret not checked.
+fn resolved(r: &ResolvedStorage, fleet: &CelldFleet) -> StorageReport {
+    let StorageStatus {
+        store,
+        bucket,
+        endpoint,
+        region,
+        azure_storage_account,
+        credentials_secret,
+    } = r.to_status();
     StorageReport {
-        store: r.store,
-        bucket: r.bucket.to_string(),
-        endpoint: r.endpoint,
-        region: (scheme == Scheme::S3).then_some(r.region),
-        azure_storage_account: r.azure_storage_account,
+        store,
+        bucket,
+        endpoint,
+        region,
+        azure_storage_account,
         service_account: fleet.spec.service_account_name.clone(),
-        credentials_secret: r.credentials_secret,
+        credentials_secret,
         secret_exists: None,
         error: None,
     }
@@ -114,7 +122,7 @@ pub fn resolve_with(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> StorageR
         })
     });
     match celld_api::resolve::resolve(&fleet.spec, &ns, store) {
-        Ok(r) => resolved(r, fleet),
+        Ok(r) => resolved(&r, fleet),
         Err(e) => StorageReport {
             store: fleet.spec.store_ref.as_ref().map(|s| s.name.clone()),
             bucket: fleet.spec.object_storage.bucket.clone(),
