@@ -2,7 +2,18 @@
 //! from a short-lived in-cluster pod and makes the nodes adopt them at once, shows a fleet's
 //! state, streams its node logs, and builds new fleets from flags.
 //!
-//! The binary is a thin `main`; everything lives here so tests can drive it.
+//! The binary is a thin `main`; everything lives here so tests can drive it. The modules form
+//! a stack, each using only the ones below it:
+//!
+//! - [`cli`]: the command line, and which command runs;
+//! - [`commands`]: one module per subcommand, none using another;
+//! - [`bucket`]: the fleet's bucket prefix (pointers, manifests, published versions), read and
+//!   written through a deploy pod;
+//! - [`pod`]: the deploy pod (its Job, start, tool check, and the node reload run in it);
+//! - [`cluster`]: the cluster flags and kubeconfig, fleets, node pods, `pods/exec`, completion
+//!   candidates;
+//! - [`text`]: output formats, tables, human units, flag-value parsing, progress lines;
+//! - [`error`]: every error, each saying what to do.
 
 pub mod bucket;
 pub mod cli;

@@ -1,5 +1,6 @@
-//! Progress lines of a deploy, on stderr (stdout carries celld's own output). On a terminal the
-//! upload counter redraws in place; otherwise it prints at each quarter.
+//! Progress lines of the commands that drive a deploy pod, on stderr (stdout carries celld's own
+//! output and the commands' results). On a terminal the upload counter redraws in place;
+//! otherwise it prints at each quarter.
 
 use super::human;
 use std::io::{IsTerminal, Write};
