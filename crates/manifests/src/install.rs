@@ -2,7 +2,7 @@
 //! the users' aggregated ClusterRoles, the Deployment), built from the hand-written files under `config/` and the generated CRDs and
 //! roles, with the operator image pinned to the release in `VERSION`.
 
-use crate::Error;
+use crate::error::Error;
 use k8s_openapi::api::apps::v1::Deployment;
 
 /// The operator image repository; releases publish `<repository>:v<VERSION>`.

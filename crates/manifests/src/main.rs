@@ -3,7 +3,8 @@
 //! `config/default`, and `DIR/../install-operator.yaml` (everything in one file, image pinned to
 //! `VERSION`), and the field reference in `DIR/../docs/reference.md`.
 
-use celld_manifests::{Error, generated, reference};
+use celld_manifests::error::Error;
+use celld_manifests::{generated, reference};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Error> {

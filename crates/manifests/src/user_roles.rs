@@ -38,7 +38,7 @@ fn rule(resources: &[&str], verbs: &[&str]) -> PolicyRule {
 }
 
 fn role(name: &str, aggregate_to: &[&str], rules: Vec<PolicyRule>) -> ClusterRole {
-    let mut labels = crate::labels();
+    let mut labels = crate::operator::labels();
     labels.extend(aggregate_to.iter().map(|to| {
         (
             format!("rbac.authorization.k8s.io/aggregate-to-{to}"),
