@@ -1,9 +1,11 @@
 //! `bench/REPORT.md`: the table, the targets, how it was measured.
 
 mod churn;
+mod format;
 mod method;
 
 use crate::results::{Results, Scale};
+use format::{mib, secs, thousands, times, verdict};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -32,40 +34,6 @@ fn at_target(s: &Scale, met: bool) -> &'static str {
     } else {
         ""
     }
-}
-
-fn secs(d: Duration) -> String {
-    format!("{:.1} s", d.as_secs_f64())
-}
-
-fn mib(kib: u64) -> String {
-    format!("{:.1} MiB", kib as f64 / 1024.0)
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn times(r: f64) -> String {
-    if r.is_finite() {
-        format!("{r:.2}×")
-    } else {
-        "n/a".into()
-    }
-}
-
-/// `✓` or `✗` after a value that has a target.
-fn verdict(met: bool) -> &'static str {
-    if met { " ✓" } else { " ✗" }
 }
 
 /// One row of the table: a label, a target, a cell per scale.

@@ -1,7 +1,7 @@
 //! The report's section on the churn: fleets created and deleted cycle after cycle, and the
 //! operator's memory and connections after it.
 
-use super::{mib, secs, thousands, times, verdict};
+use super::format::{mib, secs, thousands, times, verdict};
 use crate::results::ChurnRun;
 use crate::settings::{CHURN_REST, CHURN_SETTLE};
 use std::fmt::Write as _;
