@@ -11,7 +11,8 @@
 //! - in every test, no credential value of a Secret the test created appears anywhere the
 //!   operator writes or the plugin prints (`leaks`).
 //!
-//! Each test writes its figures to a section of `faults/REPORT.md`. `hand_edits` and
+//! Each test writes its figures to a section of the fault report in the build directory
+//! (`target/faults/REPORT.md`; `make faults-report` copies it to `faults/`). `hand_edits` and
 //! `rotation_kill` use the shared control plane of `make cluster-up`; `fuzz` and `s3_outage`
 //! each start and stop a private one (`make testenv` builds the binaries). The plugin's binary
 //! must be built (`cargo build -p kubectl-celld`).

@@ -1,17 +1,21 @@
-//! The fault report, `faults/REPORT.md`: one section per test that injects faults, each kept in
-//! `faults/sections/<name>.md` and rewritten by the run that measured it. The report is
-//! assembled from every section file, in file-name order, after each write, so test targets
-//! add their rows without knowing about each other.
+//! The fault report, `REPORT.md`: one section per test that injects faults, each kept in
+//! `sections/<name>.md` and rewritten by the run that measured it. The report is assembled from
+//! every section file, in file-name order, after each write, so test targets add their rows
+//! without knowing about each other. A test run writes both under the build directory
+//! ([`report_dir`]); `make faults-report` copies them into the repository's `faults/`.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use super::report_dir::report_dir;
 use crate::error::{Error, Result};
-use crate::paths::workspace_root;
 
-/// The report's directory, relative to the workspace root.
-pub const REPORT_DIR: &str = "faults";
+/// The report's file name.
+const REPORT_FILE: &str = "REPORT.md";
+
+/// The directory of the section files, in the report's directory.
+const SECTIONS_DIR: &str = "sections";
 
 /// How long to wait for another writer's lock before taking it over as stale.
 const LOCK_STALE: Duration = Duration::from_secs(30);
@@ -19,8 +23,9 @@ const LOCK_STALE: Duration = Duration::from_secs(30);
 const HEADER: &str = "# celld-operator fault report\n\n\
 What the operator does under faults and hostile input, measured against real local control \
 planes (kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok fake nodes, an S3 \
-server) by the integration tests that inject them. Each section is rewritten by the test run \
-that measured it and says which test that is; this file is assembled from \
+server) by the integration tests that inject them. Each section says which test measured it. \
+A test run writes its sections to the build directory (`target/faults/`), never here; \
+`make faults-report` runs the tests and copies their report here. This file is assembled from \
 `faults/sections/*.md` in file-name order.\n";
 
 /// One section of the report: a `##` title, then paragraphs, lists and tables.
@@ -31,7 +36,7 @@ pub struct ReportSection {
 }
 
 impl ReportSection {
-    /// A section stored as `faults/sections/<name>.md`. Sections appear in the report in
+    /// A section stored as `sections/<name>.md`. Sections appear in the report in
     /// file-name order, so start `name` with a number (`10-admission-fuzz`).
     pub fn new(name: &str, title: &str) -> Self {
         ReportSection {
@@ -75,14 +80,20 @@ impl ReportSection {
         &self.markdown
     }
 
-    /// Writes the section file and assembles the report again; returns the report's path.
+    /// Writes the section file under the build directory ([`report_dir`]) and assembles the
+    /// report there again; returns the report's path.
     pub fn write(&self) -> Result<PathBuf> {
-        let dir = sections_dir();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Error::io("creating the report's sections directory", &dir, e))?;
-        let file = dir.join(format!("{}.md", self.name));
+        self.write_in(&report_dir())
+    }
+
+    /// [`ReportSection::write`] into the report directory `dir`.
+    fn write_in(&self, dir: &Path) -> Result<PathBuf> {
+        let sections = dir.join(SECTIONS_DIR);
+        std::fs::create_dir_all(&sections)
+            .map_err(|e| Error::io("creating the report's sections directory", &sections, e))?;
+        let file = sections.join(format!("{}.md", self.name));
         write_atomically(&file, &self.markdown)?;
-        assemble_report()
+        assemble_report_in(dir)
     }
 }
 
@@ -98,26 +109,30 @@ fn row<S: AsRef<str>>(cells: &[S]) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
-fn report_dir() -> PathBuf {
-    workspace_root().join(REPORT_DIR)
-}
-
-fn sections_dir() -> PathBuf {
-    report_dir().join("sections")
-}
-
-/// Assembles `faults/REPORT.md` from every section file and returns its path.
+/// Assembles `REPORT.md` under the build directory ([`report_dir`]) from every section file
+/// there and returns its path.
 pub fn assemble_report() -> Result<PathBuf> {
-    let dir = report_dir();
+    assemble_report_in(&report_dir())
+}
+
+/// [`assemble_report`] in the report directory `dir`.
+fn assemble_report_in(dir: &Path) -> Result<PathBuf> {
     let _lock = Lock::take(&dir.join(".assemble.lock"))?;
-    let sections = sections_dir();
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&sections) {
+    let report = assemble(&dir.join(SECTIONS_DIR))?;
+    let path = dir.join(REPORT_FILE);
+    write_atomically(&path, &report)?;
+    Ok(path)
+}
+
+/// The report made of the section files in `sections`, in file-name order.
+fn assemble(sections: &Path) -> Result<String> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(sections) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "md"))
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(Error::io("listing the report's sections", &sections, e)),
+        Err(e) => return Err(Error::io("listing the report's sections", sections, e)),
     };
     files.sort();
     let mut report = String::from(HEADER);
@@ -128,9 +143,7 @@ pub fn assemble_report() -> Result<PathBuf> {
         report.push_str(text.trim_end());
         report.push('\n');
     }
-    let path = dir.join("REPORT.md");
-    write_atomically(&path, &report)?;
-    Ok(path)
+    Ok(report)
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<()> {
@@ -188,6 +201,37 @@ mod tests {
         assert_eq!(
             section.markdown(),
             "## Title\n\nSome text.\n\n| a | b |\n| --- | --- |\n| x\\|y | two lines |\n"
+        );
+    }
+
+    #[test]
+    fn sections_are_written_and_assembled_in_the_given_directory_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut later = ReportSection::new("20-later", "Later");
+        later.paragraph("Second.");
+        let mut first = ReportSection::new("10-first", "First");
+        first.paragraph("First.");
+        later.write_in(dir.path()).unwrap();
+        let report = first.write_in(dir.path()).unwrap();
+        assert_eq!(report, dir.path().join("REPORT.md"));
+        assert!(dir.path().join("sections/10-first.md").is_file());
+        let text = std::fs::read_to_string(&report).unwrap();
+        assert!(text.starts_with(HEADER), "{text}");
+        assert!(
+            text.ends_with("\n## First\n\nFirst.\n\n## Later\n\nSecond.\n"),
+            "{text}"
+        );
+        assert!(!dir.path().join(".assemble.lock").exists());
+    }
+
+    #[test]
+    fn the_committed_report_is_the_assembly_of_the_committed_sections() {
+        let committed = crate::paths::workspace_root().join(crate::faults::REPORT_DIR);
+        let report = std::fs::read_to_string(committed.join(REPORT_FILE)).unwrap();
+        assert_eq!(
+            report,
+            assemble(&committed.join(SECTIONS_DIR)).unwrap(),
+            "faults/REPORT.md is not made of faults/sections/*.md: refresh both with `make faults-report`"
         );
     }
 }
