@@ -12,7 +12,7 @@ help: ## list the targets
 	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 ## Build, generated files and tests ----------------------------------------------------
-.PHONY: build manifests verify lint test test-unit faults-report check-docs demo demo-down bench
+.PHONY: build manifests verify lint check-structure test test-unit faults-report check-docs demo demo-down bench
 build: ## build every crate (debug)
 	$(CARGO) build --workspace --locked
 
@@ -29,7 +29,11 @@ lint: ## rustfmt and clippy, warnings are errors
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
-test: check-sources testenv lint verify ## everything: fresh-source check, lints, drift, unit and integration tests on the local control plane, the object store emulators' semantics, docs and packaging checks
+check-structure: ## no import circle between the modules of a crate, nor between the top-level folders of its src/ (hack/check-structure.py, after its self-test)
+	python3 hack/check-structure.py --self-test
+	python3 hack/check-structure.py
+
+test: check-sources testenv lint check-structure verify ## everything: fresh-source check, lints, module structure, drift, unit and integration tests on the local control plane, the object store emulators' semantics, docs and packaging checks
 	$(TESTENV)/with-cluster.sh $(SHELL) $(.SHELLFLAGS) '$(MAKE) --no-print-directory check-object-stores && $(CARGO) test --workspace --all-targets --locked'
 	$(MAKE) check-docs
 	$(MAKE) check-packaging
