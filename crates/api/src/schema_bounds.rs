@@ -2,8 +2,16 @@
 //! kube's client-side CEL validation does not evaluate. The API server reports these before any
 //! CEL rule, and skips the rules when one is broken; [`crate::validate`] does the same.
 
-use crate::validate::Violation;
 use serde_json::Value;
+
+/// One rule an object breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Path of the field the rule sits on, e.g. `spec.ingress`.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
 
 /// Every size bound of `schema` that `value` (at `path`) breaks, in the API server's words.
 pub fn violations(schema: &Value, value: &Value, path: &str) -> Vec<Violation> {

@@ -1,6 +1,7 @@
 //! Admission rules shared by several fields, and client-side validation of whole objects with
 //! exactly the size bounds and CEL rules the API server enforces.
 
+pub use crate::schema_bounds::Violation;
 use crate::{CelldFleet, CelldObjectStore, labels};
 use kube::CustomResourceExt;
 use kube::core::{Rule, cel::ValidationErrors};
@@ -87,15 +88,6 @@ pub fn owned_keys_rule(at: &str) -> Rule {
         )
         .as_str(),
     )
-}
-
-/// One rule an object breaks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// Path of the field the rule sits on, e.g. `spec.ingress`.
-    pub field: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
 }
 
 /// The rules an object breaks, as the API server would report them.
