@@ -3,6 +3,7 @@
 //! machine is visible next to the plugin's own.
 
 use crate::error::{Error, Result};
+use crate::results::PluginStart;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,15 +17,6 @@ pub const RUNS: usize = 50;
 
 /// The start-up target of the plugin issue.
 pub const TARGET: Duration = Duration::from_millis(20);
-
-/// The plugin's start-up against the floor's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PluginStart {
-    /// Median wall time of `kubectl-celld --version`.
-    pub plugin: Duration,
-    /// Median wall time of `true`.
-    pub floor: Duration,
-}
 
 /// The release plugin named by `$CELLD_PLUGIN_BIN`.
 pub fn binary() -> Result<PathBuf> {

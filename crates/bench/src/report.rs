@@ -318,7 +318,7 @@ pub(crate) mod tests {
                     server_errors: 2,
                 },
             }),
-            plugin: Some(crate::plugin_start::PluginStart {
+            plugin: Some(crate::results::PluginStart {
                 plugin: Duration::from_micros(4_200),
                 floor: Duration::from_micros(900),
             }),

@@ -222,6 +222,15 @@ pub struct Skipped {
     pub why: String,
 }
 
+/// The plugin's start-up against the floor's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginStart {
+    /// Median wall time of `kubectl-celld --version`.
+    pub plugin: Duration,
+    /// Median wall time of `true`.
+    pub floor: Duration,
+}
+
 /// Everything the report shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Results {
@@ -236,7 +245,7 @@ pub struct Results {
     /// The churn run, when it was measured.
     pub churn: Option<ChurnRun>,
     /// The plugin's start-up, when it was measured.
-    pub plugin: Option<crate::plugin_start::PluginStart>,
+    pub plugin: Option<PluginStart>,
     /// What could not be measured.
     pub skipped: Vec<Skipped>,
     /// How long each run took, control plane start and stop included.
