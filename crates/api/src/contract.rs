@@ -1,6 +1,9 @@
 //! The celld v0.4 runtime contract the operator, the plugin and the tests share: its listeners,
-//! its health path, and where and how a deployment is published in the bucket. Nothing else in
-//! the workspace spells these.
+//! its health path, and where and how a deployment is published in the bucket. Two other places
+//! spell parts of it: the testkit's deploy double writes the pointer layout on its own, on
+//! purpose, since it stands in for celld and the tests that deploy through it must check this
+//! contract against an independent copy; and the plugin's own reload port, which is being moved
+//! here.
 
 use serde::{Deserialize, Serialize};
 
