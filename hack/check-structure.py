@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|::|\S")
 OPEN, CLOSE = "([{", ")]}"
+RAW_STRING = re.compile(r'b?r(#*)"')
 
 
 def blank(text: str) -> str:
@@ -70,7 +71,7 @@ def blank(text: str) -> str:
                     j += 1
             out.append(keep_lines(text[i:j]))
             i = j
-        elif (m := re.match(r'b?r(#*)"', text[i:i + 260])) and not _ident_before(text, i):
+        elif c in "br" and (m := RAW_STRING.match(text, i)) and not _ident_before(text, i):
             end = text.find('"' + m.group(1), i + m.end())
             j = n if end < 0 else end + 1 + len(m.group(1))
             out.append(keep_lines(text[i:j]))
@@ -522,7 +523,7 @@ def graph(nodes: set[str], edges: list[Edge], key) -> Graph:
 
 @dataclass
 class Report:
-    name: str
+    name: str  # the crate's directory, from the repository root when inside it
     modules: Graph
     entries: Graph
     downward: int  # arrows into a module's own descendants
@@ -562,8 +563,9 @@ def check_crate(crate: Path) -> Report:
             return file[:-3] + "/"
         return file
 
+    crate = crate.resolve()
     return Report(
-        crate.name,
+        str(crate.relative_to(ROOT)) if crate.is_relative_to(ROOT) else str(crate),
         modules=graph(files, edges, lambda f: f),
         entries=graph({entry(f) for f in files}, edges, entry),
         downward=len(downward),
@@ -579,10 +581,10 @@ def print_circles(report: Report) -> None:
     for kind, found in (("modules", report.modules.circles), ("top-level entries of src/", report.entry_circles)):
         for circle in found:
             members = sorted({e.src for e in circle})
-            print(f"crates/{report.name}: import circle between {len(members)} {kind}: {', '.join(members)}")
+            print(f"{report.name}: import circle between {len(members)} {kind}: {', '.join(members)}")
             width = max(len(f"{e.src} -> {e.dst}") for e in circle)
             for e in circle:
-                print(f"  {f'{e.src} -> {e.dst}':<{width}}  {e.where}  {e.path}")
+                print(f"  {f'{e.src} -> {e.dst}':<{width}}  {report.name}/src/{e.where}  {e.path}")
 
 
 def main(argv: list[str]) -> int:
@@ -597,7 +599,7 @@ def main(argv: list[str]) -> int:
         report = check_crate(crate)
         if report.ok:
             print(
-                f"ok   crates/{report.name}: {len(report.modules.nodes)} modules, "
+                f"ok   {report.name}: {len(report.modules.nodes)} modules, "
                 f"{len(report.modules.arrows)} imports ({report.downward} into a module's own "
                 f"descendants), {report.modules.floors} floors; {len(report.entries.nodes)} "
                 f"top-level entries, {report.entries.floors} floors"
