@@ -44,15 +44,15 @@ test-unit: ## the fast tier, no control plane: unit, snapshot and offline CLI te
 	$(CARGO) test --locked -p celld-manifests --test drift
 	$(CARGO) test --locked -p kubectl-celld --test offline
 
-FAULTS_BUILD = $${CARGO_TARGET_DIR:-target}/faults
-faults-report: testenv ## run the resilience suite on the local control plane and copy the fault report it measured into faults/ (a test run writes it only to <cargo target dir>/faults/)
+faults-report: testenv ## run the resilience suite on the local control plane and copy the fault report it measured into faults/ (a test run alone writes it to <cargo target dir>/faults/)
 	$(CARGO) build --locked -p kubectl-celld
-	rm -rf "$(FAULTS_BUILD)"
-	$(TESTENV)/with-cluster.sh $(CARGO) test --locked -p celld-operator --test resilience
-	rm -f faults/sections/*.md
-	cp "$(FAULTS_BUILD)"/sections/*.md faults/sections/
-	cp "$(FAULTS_BUILD)/REPORT.md" faults/REPORT.md
-	@echo "refreshed faults/REPORT.md and faults/sections/ from $(FAULTS_BUILD); review with git diff -- faults"
+	@out=$$(mktemp -d); trap 'rm -rf "$$out"' EXIT; \
+	CELLD_FAULTS_REPORT_DIR="$$out" $(TESTENV)/with-cluster.sh $(CARGO) test --locked -p celld-operator --test resilience; \
+	[ -f "$$out/REPORT.md" ] || { echo "the resilience suite wrote no fault report into $$out" >&2; exit 1; }; \
+	rm -f faults/sections/*.md; \
+	cp "$$out"/sections/*.md faults/sections/; \
+	cp "$$out/REPORT.md" faults/REPORT.md; \
+	echo "refreshed faults/REPORT.md and faults/sections/ from this run; review with: git diff -- faults"
 
 check-docs: ## every command shown in README.md and docs/ is a Makefile target, a valid plugin or operator invocation, or a file that exists
 	$(CARGO) build --locked -p kubectl-celld -p celld-operator

@@ -12,4 +12,4 @@ mod report_dir;
 pub use killable_operator::KillableOperator;
 pub use private_control_plane::PrivateControlPlane;
 pub use report::{ReportSection, assemble_report};
-pub use report_dir::{CARGO_TARGET_DIR_ENV, REPORT_DIR, report_dir};
+pub use report_dir::{CARGO_TARGET_DIR_ENV, REPORT_DIR, REPORT_DIR_ENV, report_dir};
