@@ -72,7 +72,7 @@ def blank(text: str) -> str:
             out.append(keep_lines(text[i:j]))
             i = j
         elif c in "br" and (m := RAW_STRING.match(text, i)) and not _ident_before(text, i):
-            end = text.find('"' + m.group(1), i + m.end())
+            end = text.find('"' + m.group(1), m.end())
             j = n if end < 0 else end + 1 + len(m.group(1))
             out.append(keep_lines(text[i:j]))
             i = j
@@ -656,20 +656,24 @@ CASES = {
         {
             "lib.rs": "pub mod p;\n/// See [`crate::p::c::g`], `use crate::p::c;`\n",
             "p/mod.rs": (
-                "mod c;\nmod d;\npub struct Item;\n"
+                "mod c;\nmod d;\nmod e;\npub struct Item;\n"
                 "#[cfg(test)]\nmod tests { use super::c::g; }\n"
                 "#[cfg(test)]\n#[allow(dead_code)]\nfn helper() { c::g(Item); }\n"
                 "mod tests;\n"
                 "// crate::p::c::g()\nconst S: &str = \"crate::p::c::g\";\nconst C: char = '\"';\n"
                 "/* crate::p::c::g() /* nested */ crate::p::c::g() */\n"
             ),
-            "p/c.rs": "use super::Item;\npub struct Thing;\npub fn g(_: Item) {}\n",
+            "p/c.rs": (
+                "use super::Item;\npub struct Thing;\npub fn g(_: Item) {}\n"
+                "const R: &str = r#\"crate::p::d::h \"quoted\" \"#;\npub fn i() -> super::e::E { todo!() }\n"
+            ),
             "p/d.rs": "use super::c::Thing;\npub fn h<'a>(_: &'a Thing, _: super::Item) {}\n",
+            "p/e.rs": "pub struct E;\n",
             "p/tests.rs": "use super::c::g;\n",
         },
         [],
         [],
-        {("p/c.rs", "p/mod.rs"), ("p/d.rs", "p/c.rs"), ("p/d.rs", "p/mod.rs")},
+        {("p/c.rs", "p/mod.rs"), ("p/c.rs", "p/e.rs"), ("p/d.rs", "p/c.rs"), ("p/d.rs", "p/mod.rs")},
     ),
     "a parent using the child that uses the parent's item": Case(
         {
