@@ -18,9 +18,9 @@ pub mod validate;
 
 pub use bucket::{BucketUrl, Scheme};
 pub use fleet::{
-    CelldFleet, CelldFleetSpec, CelldFleetStatus, DeploymentStatus, Durability, GatewayRef,
-    IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType, PvcRetention,
-    SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef, UpgradeStrategy,
+    CelldFleet, CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, Durability,
+    GatewayRef, IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType,
+    PvcRetention, SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef, UpgradeStrategy,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use resolve::{ResolveError, ResolvedStorage};
@@ -30,5 +30,3 @@ pub use validate::{SpecError, Violation};
 pub const GROUP: &str = "platform.celld.dev";
 /// The API version of every resource in this crate.
 pub const VERSION: &str = "v1alpha1";
-/// The celld runtime image a fleet runs unless `spec.image` says otherwise.
-pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.4.0";

@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
         json_path = ".metadata.creationTimestamp"
     )
 )]
-#[x_kube(validation = crate::validate::allow_http_rule("spec"))]
+#[x_kube(validation = crate::rules::storage::allow_http_rule("spec"))]
 #[x_kube(validation = Rule::new("!has(self.azureStorageAccount) || (!has(self.endpoint) && !has(self.region) && !has(self.allowHTTP))").message("spec.azureStorageAccount makes this an Azure Blob Storage connection, which takes no spec.endpoint, spec.region or spec.allowHTTP (celld allows them for S3 only): remove them, or use a separate store for S3"))]
 #[serde(rename_all = "camelCase")]
 pub struct CelldObjectStoreSpec {
@@ -63,13 +63,13 @@ pub struct CelldObjectStoreSpec {
     /// or az:// bucket cannot use a store that sets it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 2048))]
-    #[x_kube(validation = crate::validate::endpoint_rule("spec.endpoint"))]
+    #[x_kube(validation = crate::rules::storage::endpoint_rule("spec.endpoint"))]
     pub endpoint: Option<String>,
 
     /// Region of the buckets (celld's default is us-east-1; use auto for R2). S3 only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 64))]
-    #[x_kube(validation = crate::validate::region_rule("spec.region"))]
+    #[x_kube(validation = crate::rules::storage::region_rule("spec.region"))]
     pub region: Option<String>,
 
     /// Allow a plain-text http:// endpoint. S3 only.
@@ -81,7 +81,7 @@ pub struct CelldObjectStoreSpec {
     /// az:// buckets, refused for the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 3, max = 24))]
-    #[x_kube(validation = crate::validate::azure_account_rule("spec.azureStorageAccount"))]
+    #[x_kube(validation = crate::rules::storage::azure_account_rule("spec.azureStorageAccount"))]
     pub azure_storage_account: Option<String>,
 
     /// Secret in this namespace with the credentials the nodes get: for S3 AWS_ACCESS_KEY_ID,

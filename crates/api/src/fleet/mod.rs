@@ -23,6 +23,9 @@ pub use storage::{
 };
 pub use upgrade::UpgradeStrategy;
 
+/// The celld runtime image a fleet runs unless `spec.image` says otherwise.
+pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.4.0";
+
 /// Desired state of a celld fleet: the nodes, their object storage, local work storage and how
 /// the Worker is reached.
 // printcolumn attributes repeat keys by design.
@@ -124,7 +127,7 @@ pub struct CelldFleetSpec {
     /// are refused. A variable has value or valueFrom, not both.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 64), transform = crate::rules::env::schema)]
-    #[x_kube(validation = crate::validate::reserved_env_rule())]
+    #[x_kube(validation = crate::rules::env::reserved_env_rule())]
     pub env: Vec<EnvVar>,
 
     /// Node labels a node must have to run this fleet's pods: at most 64, keys are qualified
@@ -159,7 +162,7 @@ pub struct CelldFleetSpec {
     /// at most 261120 bytes (the 256 KiB Kubernetes allows, less 1 KiB for the operator's own).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(transform = crate::rules::metadata::annotation_map_bounds)]
-    #[x_kube(validation = crate::validate::owned_keys_rule("spec.podAnnotations"))]
+    #[x_kube(validation = crate::rules::metadata::owned_keys_rule("spec.podAnnotations"))]
     #[x_kube(validation = crate::rules::metadata::annotation_keys_rule("spec.podAnnotations"))]
     #[x_kube(validation = crate::rules::metadata::annotations_size_rule("spec.podAnnotations"))]
     pub pod_annotations: BTreeMap<String, String>,
@@ -169,7 +172,7 @@ pub struct CelldFleetSpec {
     /// most 63 characters.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(transform = crate::rules::metadata::label_map_bounds)]
-    #[x_kube(validation = crate::validate::owned_keys_rule("spec.podLabels"))]
+    #[x_kube(validation = crate::rules::metadata::owned_keys_rule("spec.podLabels"))]
     #[x_kube(validation = crate::rules::metadata::label_keys_rule("spec.podLabels"))]
     #[x_kube(validation = crate::rules::metadata::label_values_rule("spec.podLabels"))]
     pub pod_labels: BTreeMap<String, String>,
@@ -215,7 +218,7 @@ fn default_replicas() -> i32 {
 }
 
 fn default_image() -> String {
-    crate::DEFAULT_IMAGE.to_string()
+    DEFAULT_IMAGE.to_string()
 }
 
 impl CelldFleetSpec {

@@ -26,10 +26,10 @@ pub struct SecretRef {
 /// The bucket prefix a fleet serves from and, when no storeRef is set, how to reach it.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "camelCase")]
-#[x_kube(validation = crate::validate::allow_http_rule("spec.objectStorage"))]
-#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "endpoint"))]
-#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "region"))]
-#[x_kube(validation = crate::validate::s3_only_rule("spec.objectStorage", "allowHTTP"))]
+#[x_kube(validation = crate::rules::storage::allow_http_rule("spec.objectStorage"))]
+#[x_kube(validation = crate::rules::storage::s3_only_rule("spec.objectStorage", "endpoint"))]
+#[x_kube(validation = crate::rules::storage::s3_only_rule("spec.objectStorage", "region"))]
+#[x_kube(validation = crate::rules::storage::s3_only_rule("spec.objectStorage", "allowHTTP"))]
 #[x_kube(validation = Rule::new("!has(self.azureStorageAccount) || self.bucket.startsWith('az://')").message("spec.objectStorage.azureStorageAccount applies to az:// buckets only: remove it, or use an az:// bucket"))]
 pub struct ObjectStorage {
     /// Bucket and prefix as [s3://|gs://|az://]NAME[/PREFIX] (no scheme means S3), for example
@@ -37,21 +37,21 @@ pub struct ObjectStorage {
     /// for Azure). Each prefix is a separate fleet; fleets may share a bucket with different
     /// prefixes.
     #[schemars(length(min = 1, max = 1024))]
-    #[x_kube(validation = crate::validate::bucket_rule("spec.objectStorage.bucket"))]
+    #[x_kube(validation = crate::rules::storage::bucket_rule("spec.objectStorage.bucket"))]
     pub bucket: String,
 
     /// S3-compatible endpoint URL, for example https://ACCOUNT.r2.cloudflarestorage.com. Omit
     /// for AWS S3. Switches to path-style addressing. S3 buckets only; not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 2048))]
-    #[x_kube(validation = crate::validate::endpoint_rule("spec.objectStorage.endpoint"))]
+    #[x_kube(validation = crate::rules::storage::endpoint_rule("spec.objectStorage.endpoint"))]
     pub endpoint: Option<String>,
 
     /// Region of the bucket (celld's default is us-east-1; use auto for R2). S3 buckets only;
     /// not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 64))]
-    #[x_kube(validation = crate::validate::region_rule("spec.objectStorage.region"))]
+    #[x_kube(validation = crate::rules::storage::region_rule("spec.objectStorage.region"))]
     pub region: Option<String>,
 
     /// Allow a plain-text http:// endpoint (a local MinIO, for example). S3 buckets only; not
@@ -64,7 +64,7 @@ pub struct ObjectStorage {
     /// az:// buckets only; not allowed with storeRef.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 3, max = 24))]
-    #[x_kube(validation = crate::validate::azure_account_rule("spec.objectStorage.azureStorageAccount"))]
+    #[x_kube(validation = crate::rules::storage::azure_account_rule("spec.objectStorage.azureStorageAccount"))]
     pub azure_storage_account: Option<String>,
 
     /// Secret with the object-storage credentials the nodes get: for S3 AWS_ACCESS_KEY_ID,

@@ -3,6 +3,7 @@
 
 use super::bounds::{self, Bounds};
 use super::names;
+use crate::labels;
 use kube::core::Rule;
 use schemars::Schema;
 
@@ -114,5 +115,21 @@ fn key_ref_rule(field: &str, kind: &str) -> Rule {
     ))
     .message(
         format!("{AT}: valueFrom.{field} needs name, the name of a {kind} in the fleet's namespace (a DNS subdomain), and key, at most 253 letters, digits, '-', '_' and '.'").as_str(),
+    )
+}
+
+/// Rule: no environment variable the operator sets itself.
+pub fn reserved_env_rule() -> Rule {
+    let names = labels::RESERVED_ENV
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Rule::new(format!("self.all(e, !(e.name in [{names}]))")).message(
+        format!(
+            "spec.env may not set {}: the operator sets them from objectStorage, storeRef and the fleet's pods",
+            labels::RESERVED_ENV.join(", ")
+        )
+        .as_str(),
     )
 }

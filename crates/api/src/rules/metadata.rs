@@ -2,6 +2,7 @@
 //! object's metadata (and in a pod's nodeSelector).
 
 use super::names;
+use crate::labels;
 use kube::core::Rule;
 use schemars::Schema;
 use serde_json::{Value, json};
@@ -82,6 +83,21 @@ pub fn annotations_size_rule(at: &str) -> Rule {
     .message(
         format!(
             "{at} keys and values may total at most {MAX_ANNOTATIONS_BYTES} bytes: Kubernetes accepts 256 KiB of annotations per object and the operator adds its own; shorten or remove annotations"
+        )
+        .as_str(),
+    )
+}
+
+/// Rule: no map key under the operator's platform.celld.dev/ prefix.
+pub fn owned_keys_rule(at: &str) -> Rule {
+    Rule::new(format!(
+        "self.all(k, !k.startsWith('{}'))",
+        labels::OWNED_PREFIX
+    ))
+    .message(
+        format!(
+            "{at} may not use keys under {}: the operator owns them",
+            labels::OWNED_PREFIX
         )
         .as_str(),
     )

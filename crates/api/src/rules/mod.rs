@@ -38,5 +38,6 @@ pub mod metadata;
 pub mod names;
 pub mod quantity;
 pub mod resources;
+pub mod storage;
 pub mod tolerations;
 pub mod topology_spread;
