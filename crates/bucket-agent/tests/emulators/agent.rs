@@ -16,12 +16,8 @@ pub struct Agent {
     env: Vec<(&'static str, String)>,
 }
 
-/// A pointer's body as `celld deploy` and `kubectl celld rollback` write it.
-pub fn pointer(version: &str) -> String {
-    format!(
-        r#"{{"script_name":"web","version":"{version}","prefix":"deploy/web/{version}","rollout":{{"percent":100}}}}"#
-    )
-}
+/// The Worker whose pointers the tests write.
+pub const SCRIPT: &str = "web";
 
 impl Agent {
     /// The agent of a fresh prefix on `store`, named after `test`.

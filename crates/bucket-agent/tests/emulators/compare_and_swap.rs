@@ -4,10 +4,11 @@
 //! sees it.
 
 use crate::TestResult;
-use crate::agent::{Agent, pointer};
+use crate::agent::{Agent, SCRIPT};
 use crate::on_every_store;
 use crate::stores::Store;
 use celld_bucket::wire::{Answer, Expect, Version};
+use celld_fixtures::pointer::pointer_json;
 
 const FLEET_POINTER: &str = "deploy/current.json";
 const SCRIPT_POINTER: &str = "deploy/web/current.json";
@@ -20,12 +21,12 @@ fn a_first_deploy_creates_each_pointer_once(store: Store) -> TestResult {
     if let Some((body, _)) = agent.get(FLEET_POINTER)? {
         return Err(format!("a fresh prefix already holds {FLEET_POINTER}: {body}").into());
     }
-    let first = pointer("0000000000000001");
+    let first = pointer_json(SCRIPT, "0000000000000001")?;
     for key in [SCRIPT_POINTER, FLEET_POINTER] {
         agent.put_expecting(key, &first, &Expect::Absent, &Answer::Written)?;
         agent.assert_body(key, &first)?;
     }
-    let second = pointer("0000000000000002");
+    let second = pointer_json(SCRIPT, "0000000000000002")?;
     agent.put_expecting(FLEET_POINTER, &second, &Expect::Absent, &Answer::Changed)?;
     agent.assert_body(FLEET_POINTER, &first)
 }
@@ -35,18 +36,18 @@ fn a_first_deploy_creates_each_pointer_once(store: Store) -> TestResult {
 /// and that version is stale from then on.
 fn a_rollback_loses_to_a_deploy_that_moved_the_pointer(store: Store) -> TestResult {
     let agent = Agent::on(store, "agent-cas")?;
-    let live = pointer("000000000000000a");
+    let live = pointer_json(SCRIPT, "000000000000000a")?;
     agent.put_expecting(FLEET_POINTER, &live, &Expect::Absent, &Answer::Written)?;
     let (_, read_by_rollback) = agent.read(FLEET_POINTER)?;
 
-    let deployed = pointer("000000000000000b");
+    let deployed = pointer_json(SCRIPT, "000000000000000b")?;
     agent.put_expecting(
         FLEET_POINTER,
         &deployed,
         &read_by_rollback,
         &Answer::Written,
     )?;
-    let rolled_back = pointer("0000000000000009");
+    let rolled_back = pointer_json(SCRIPT, "0000000000000009")?;
     agent.put_expecting(
         FLEET_POINTER,
         &rolled_back,
@@ -72,7 +73,7 @@ fn an_overwrite_of_a_vanished_pointer_is_a_lost_race(store: Store) -> TestResult
         Store::Gcs => Version::Generation("1".into()),
         Store::S3 | Store::Azure => Version::ETag("\"0123456789abcdef\"".into()),
     };
-    let body = pointer("000000000000000c");
+    let body = pointer_json(SCRIPT, "000000000000000c")?;
     agent.put_expecting(
         SCRIPT_POINTER,
         &body,
@@ -89,7 +90,7 @@ fn an_overwrite_of_a_vanished_pointer_is_a_lost_race(store: Store) -> TestResult
 /// with exit code 1 and a message, never sent.
 fn a_version_of_another_kind_is_refused(store: Store) -> TestResult {
     let agent = Agent::on(store, "agent-kind")?;
-    let body = pointer("000000000000000d");
+    let body = pointer_json(SCRIPT, "000000000000000d")?;
     agent.put_expecting(SCRIPT_POINTER, &body, &Expect::Absent, &Answer::Written)?;
     let other = match store {
         Store::Gcs => Version::ETag("\"abc\"".into()),
@@ -97,7 +98,7 @@ fn a_version_of_another_kind_is_refused(store: Store) -> TestResult {
     };
     match agent.put(
         SCRIPT_POINTER,
-        &pointer("000000000000000e"),
+        &pointer_json(SCRIPT, "000000000000000e")?,
         &Expect::Version(other),
     )? {
         Answer::Failed { error } if error.contains("expects") => {
@@ -113,7 +114,7 @@ fn a_version_of_another_kind_is_refused(store: Store) -> TestResult {
 /// mean the same target: a write that goes through then changes nothing.
 fn rewriting_the_same_bytes(store: Store) -> TestResult {
     let agent = Agent::on(store, "agent-same-bytes")?;
-    let body = pointer("000000000000000f");
+    let body = pointer_json(SCRIPT, "000000000000000f")?;
     agent.put_expecting(FLEET_POINTER, &body, &Expect::Absent, &Answer::Written)?;
     let (_, before) = agent.read(FLEET_POINTER)?;
     agent.put_expecting(FLEET_POINTER, &body, &before, &Answer::Written)?;

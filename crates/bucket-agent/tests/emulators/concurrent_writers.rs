@@ -4,9 +4,10 @@
 //! is not tested; AWS S3 and R2 decide atomically.
 
 use crate::TestResult;
-use crate::agent::{Agent, pointer};
+use crate::agent::{Agent, SCRIPT};
 use crate::stores::Store;
 use celld_bucket::wire::{Answer, Expect};
+use celld_fixtures::pointer::pointer_json;
 use std::thread;
 
 const WRITERS: usize = 8;
@@ -15,10 +16,13 @@ const KEY: &str = "deploy/current.json";
 /// Runs `WRITERS` writes of `KEY` at once, each expecting `expect`; the body of the one that
 /// won, failing unless exactly one did and the others lost the race.
 fn race(agent: &Agent, expect: &Expect, round: &str) -> TestResult<String> {
+    let bodies = (0..WRITERS)
+        .map(|i| pointer_json(SCRIPT, &format!("{round}{i:015x}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let answers: Vec<(String, Result<Answer, String>)> = thread::scope(|scope| {
-        let writers: Vec<_> = (0..WRITERS)
-            .map(|i| {
-                let body = pointer(&format!("{round}{i:015x}"));
+        let writers: Vec<_> = bodies
+            .into_iter()
+            .map(|body| {
                 scope.spawn(move || {
                     let answer = agent.put(KEY, &body, expect).map_err(|e| e.to_string());
                     (body, answer)

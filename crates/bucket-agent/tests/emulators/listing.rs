@@ -2,14 +2,16 @@
 //! keys relative to it, with their sizes; nothing of a neighbouring prefix.
 
 use crate::TestResult;
-use crate::agent::{Agent, pointer};
+use crate::agent::{Agent, SCRIPT};
 use crate::on_every_store;
 use crate::stores::Store;
 use celld_bucket::wire::{Answer, Expect};
+use celld_fixtures::pointer::pointer_json;
 
 /// What `celld deploy` writes for one version, then its pointers.
-fn published(version: &str) -> Vec<(String, String)> {
-    vec![
+fn published(version: &str) -> TestResult<Vec<(String, String)>> {
+    let pointer = pointer_json(SCRIPT, version)?;
+    Ok(vec![
         (
             format!("deploy/web/{version}/index.js"),
             "export default {}".to_string(),
@@ -18,15 +20,15 @@ fn published(version: &str) -> Vec<(String, String)> {
             format!("deploy/web/{version}/manifest.json"),
             format!(r#"{{"version":"{version}","script_name":"web","modules":["index.js"]}}"#),
         ),
-        ("deploy/web/current.json".to_string(), pointer(version)),
-        ("deploy/current.json".to_string(), pointer(version)),
-    ]
+        ("deploy/web/current.json".to_string(), pointer.clone()),
+        ("deploy/current.json".to_string(), pointer),
+    ])
 }
 
 fn listing_returns_what_was_written(store: Store) -> TestResult {
     let agent = Agent::on(store, "agent-list")?;
     let neighbour = agent.with_bucket(&format!("{}-neighbour", agent.bucket));
-    let mut written = published("0000000000000011");
+    let mut written = published("0000000000000011")?;
     for (key, body) in &written {
         agent.put_expecting(key, body, &Expect::Absent, &Answer::Written)?;
     }
