@@ -9,8 +9,10 @@
 use crate::poc_worker::poc_worker;
 use crate::support::{self, Run, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec};
+use celld_fixtures::pointer::pointer_json;
+use celld_fixtures::{Launch, OperatorProcess};
 use celld_testkit::deploy_double::{hold, pointer, project, version};
-use celld_testkit::{Check, DeployDouble, OperatorProcess, S3Settings, TestEnv, wait_until};
+use celld_testkit::{Check, DeployDouble, S3Settings, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::PostParams;
@@ -141,9 +143,7 @@ async fn check_published(
         Some(version.as_str()),
         "{run}"
     );
-    let want = format!(
-        r#"{{"script_name":"{SCRIPT}","version":"{version}","prefix":"deploy/{SCRIPT}/{version}","rollout":{{"percent":100}}}}"#
-    );
+    let want = pointer_json(SCRIPT, &version)?;
     assert_eq!(
         fleet_pointer(s3, prefix).await?.as_deref(),
         Some(want.as_str()),
@@ -217,7 +217,10 @@ async fn deploy_publishes_the_pointer_the_operator_scales_the_fleet_and_a_lost_r
         .ok_or("bucket prefix")?
         .to_string();
     let scratch = env.scratch_dir()?;
-    let operator = OperatorProcess::start(env.namespace(), &scratch.join("operator.log")).await?;
+    let operator = Launch::on_namespace(env.namespace(), scratch.join("operator.log"))
+        .await?
+        .start_leading()
+        .await?;
     let double = DeployDouble::new(scratch.join("double")).await?;
     create_fleet(&env, &bucket).await?;
 
@@ -314,7 +317,7 @@ async fn deploy_publishes_the_pointer_the_operator_scales_the_fleet_and_a_lost_r
         fleet_pointer(&s3, &prefix).await?.map(String::into_bytes),
         Some(serving)
     );
-    tokio::time::sleep(Duration::from_secs(2 * OperatorProcess::RESYNC_SECONDS + 1)).await;
+    tokio::time::sleep(Duration::from_secs(2 * Launch::RESYNC_SECONDS + 1)).await;
     let status = wait_status(&env, &v2).await?;
     assert!(!status.stdout.contains(&v3), "{status}");
     let fleet = env.api::<CelldFleet>().get(FLEET).await?;

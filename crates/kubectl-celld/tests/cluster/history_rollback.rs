@@ -8,6 +8,7 @@ use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, FakeTools, Run, TestResult};
 use celld_api::CelldFleet;
 use celld_api::labels::DEPLOYED_AT;
+use celld_fixtures::pointer::pointer_json;
 use celld_testkit::deploy_double::{pointer, project, version};
 use celld_testkit::{DeployDouble, S3Settings, TestEnv};
 use k8s_openapi::api::core::v1::Pod;
@@ -26,12 +27,6 @@ async fn text(s3: &S3Settings, key: &str) -> TestResult<Option<String>> {
         .get_object(key)
         .await?
         .map(|b| String::from_utf8_lossy(&b).into_owned()))
-}
-
-fn celld_pointer(version: &str) -> String {
-    format!(
-        r#"{{"script_name":"{SCRIPT}","version":"{version}","prefix":"deploy/{SCRIPT}/{version}","rollout":{{"percent":100}}}}"#
-    )
 }
 
 #[tokio::test]
@@ -127,7 +122,10 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     assert_eq!(run.code, 1, "{run}");
     assert!(run.stderr.contains("no manifest.json"), "{run}");
     let fleet_pointer = format!("{prefix}/{}", pointer::FLEET_POINTER);
-    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?,
+        Some(pointer_json(SCRIPT, &v2)?)
+    );
 
     // The default rollback goes to the version before the live one: both pointers, exactly as
     // celld writes them; the fleet is annotated; the one ready node is asked to reload.
@@ -141,9 +139,15 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
         )),
         "{run}"
     );
-    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v1)));
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?,
+        Some(pointer_json(SCRIPT, &v1)?)
+    );
     let script_pointer = format!("{prefix}/{}", pointer::script_pointer(SCRIPT));
-    assert_eq!(text(&s3, &script_pointer).await?, Some(celld_pointer(&v1)));
+    assert_eq!(
+        text(&s3, &script_pointer).await?,
+        Some(pointer_json(SCRIPT, &v1)?)
+    );
     // kwok's pods have no celld behind their IP: the node is reported, unreachable.
     assert!(
         run.stdout
@@ -178,7 +182,10 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     )
     .await?;
     assert_eq!(run.code, 0, "{run}");
-    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?,
+        Some(pointer_json(SCRIPT, &v2)?)
+    );
 
     // The node cannot load the target (HTTP 422 to the reload, from a fake curl): the pointers
     // name the target, and the rollback fails with exit code 3, naming the node, its logs and
@@ -207,7 +214,10 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     })
     .await?;
     assert_eq!(run.code, 3, "{run}");
-    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v1)));
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?,
+        Some(pointer_json(SCRIPT, &v1)?)
+    );
     let ns = env.namespace();
     for line in [
         format!(
@@ -230,7 +240,10 @@ async fn history_lists_versions_and_rollback_moves_the_pointers_back() -> TestRe
     )
     .await?;
     assert_eq!(run.code, 0, "{run}");
-    assert_eq!(text(&s3, &fleet_pointer).await?, Some(celld_pointer(&v2)));
+    assert_eq!(
+        text(&s3, &fleet_pointer).await?,
+        Some(pointer_json(SCRIPT, &v2)?)
+    );
 
     // Another writer changes the fleet pointer between the rollback's read and its write (a
     // celld-bucket that overwrites it just before the rollback's conditional write): the

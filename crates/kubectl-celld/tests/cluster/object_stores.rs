@@ -11,10 +11,10 @@
 use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, Run, TestResult};
 use celld_api::CelldFleet;
+use celld_fixtures::{Launch, OperatorProcess};
 use celld_testkit::deploy_double::{project, version};
 use celld_testkit::{
-    AzureSettings, Check, DeployDouble, GcsSettings, OperatorProcess, TestEnv, unique_name,
-    wait_until,
+    AzureSettings, Check, DeployDouble, GcsSettings, TestEnv, unique_name, wait_until,
 };
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, Secret, ServiceAccount};
@@ -154,14 +154,13 @@ async fn start(
         .map_err(|e| format!("the GCS emulator's settings: {e} (run make cluster-up)"))?;
     let azure = AzureSettings::load()
         .map_err(|e| format!("the Azure Blob emulator's settings: {e} (run make cluster-up)"))?;
-    let operator = OperatorProcess::start_with_identity(
-        env.namespace(),
-        &env.scratch_dir()?.join("operator.log"),
-        &gcs,
-        &azure,
-        identity,
-    )
-    .await?;
+    let mut launch = Launch::on_namespace(env.namespace(), env.scratch_dir()?.join("operator.log"))
+        .await?
+        .emulators(&gcs, &azure);
+    for (name, value) in identity {
+        launch = launch.env(*name, value.clone());
+    }
+    let operator = launch.start_leading().await?;
     Ok((env, operator, gcs, azure))
 }
 

@@ -5,45 +5,39 @@
 use crate::poc_worker::poc_worker;
 use crate::support::{self, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec, StoreRef};
+use celld_fixtures::{Launch, OperatorProcess};
 use celld_testkit::deploy_double::{project, version};
-use celld_testkit::{Check, DeployDouble, OPERATOR_BIN_ENV, TestEnv, paths, wait_until};
+use celld_testkit::{Check, DeployDouble, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::PostParams;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 const FLEET: &str = "prompt";
 const REPLICAS: i32 = 2;
 /// The operator's periodic checks, far longer than any wait below.
-const RESYNC_SECONDS: &str = "600";
+const RESYNC_SECONDS: u64 = 600;
 /// How long the operator may take to act on a command of the plugin.
 const PROMPT: Duration = Duration::from_secs(20);
 
 /// The operator watching `env`'s namespace, checking fleets only every ten minutes unless they
 /// change; killed when dropped.
-async fn slow_operator(env: &TestEnv, log: &Path) -> TestResult<tokio::process::Child> {
-    let bin =
-        celld_testkit::cargo_bin("celld-operator", "celld-operator", OPERATOR_BIN_ENV).await?;
-    let out = std::fs::File::create(log)?;
-    let err = out.try_clone()?;
-    Ok(tokio::process::Command::new(bin)
-        .args(["--leader-elect=false", "--namespace", env.namespace()])
-        .args(["--metrics-addr", "127.0.0.1:0"])
-        .args(["--resync-seconds", RESYNC_SECONDS])
-        .args(["--pending-resync-seconds", RESYNC_SECONDS])
-        .args(["--s3-timeout-seconds", "3"])
-        .env("KUBECONFIG", paths::kubeconfig())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(out))
-        .stderr(Stdio::from(err))
-        .kill_on_drop(true)
-        .spawn()?)
+async fn slow_operator(env: &TestEnv, log: &Path) -> TestResult<OperatorProcess> {
+    Ok(
+        Launch::on_namespace_resyncing(env.namespace(), log, RESYNC_SECONDS, RESYNC_SECONDS)
+            .await?
+            .start()
+            .await?,
+    )
 }
 
 /// Waits until the fleet's StatefulSet asks for `replicas` nodes.
-async fn replicas(env: &TestEnv, replicas: i32, within: Duration, log: &Path) -> TestResult {
+async fn replicas(
+    env: &TestEnv,
+    replicas: i32,
+    within: Duration,
+    operator: &OperatorProcess,
+) -> TestResult {
     let api = env.api::<StatefulSet>();
     wait_until(
         format!("StatefulSet {FLEET} to ask for {replicas} nodes"),
@@ -59,12 +53,17 @@ async fn replicas(env: &TestEnv, replicas: i32, within: Duration, log: &Path) ->
         },
     )
     .await
-    .map_err(|e| format!("{e}\noperator log:\n{}", tail(log)))?;
+    .map_err(|e| format!("{e}\noperator log:\n{}", operator.log_tail()))?;
     Ok(())
 }
 
 /// Waits until the fleet's status names `version` as deployed.
-async fn deployed(env: &TestEnv, version: &str, within: Duration, log: &Path) -> TestResult {
+async fn deployed(
+    env: &TestEnv,
+    version: &str,
+    within: Duration,
+    operator: &OperatorProcess,
+) -> TestResult {
     let api = env.api::<CelldFleet>();
     wait_until(
         format!("fleet {FLEET} to report version {version}"),
@@ -83,14 +82,8 @@ async fn deployed(env: &TestEnv, version: &str, within: Duration, log: &Path) ->
         },
     )
     .await
-    .map_err(|e| format!("{e}\noperator log:\n{}", tail(log)))?;
+    .map_err(|e| format!("{e}\noperator log:\n{}", operator.log_tail()))?;
     Ok(())
-}
-
-fn tail(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(30)..].join("\n")
 }
 
 #[tokio::test]
@@ -100,7 +93,7 @@ async fn deploy_and_rollback_are_reconciled_without_waiting_for_the_periodic_che
     let bucket = support::bucket(&s3, "at-once");
     let scratch = env.scratch_dir()?;
     let log = scratch.join("operator.log");
-    let _operator = slow_operator(&env, &log).await?;
+    let operator = slow_operator(&env, &log).await?;
     let double = DeployDouble::new(scratch.join("double")).await?;
     support::secret(&env, "s3-creds").await?;
     support::store(&env, "local-s3", "s3-creds").await?;
@@ -113,7 +106,7 @@ async fn deploy_and_rollback_are_reconciled_without_waiting_for_the_periodic_che
         .create(&PostParams::default(), &CelldFleet::new(FLEET, spec))
         .await?;
     // Its first reconcile (on creation) holds the fleet at 0 nodes: nothing is deployed.
-    replicas(&env, 0, Duration::from_secs(60), &log).await?;
+    replicas(&env, 0, Duration::from_secs(60), &operator).await?;
 
     let poc = poc_worker();
     let run = support::deploy_double(
@@ -125,8 +118,8 @@ async fn deploy_and_rollback_are_reconciled_without_waiting_for_the_periodic_che
     .await?;
     assert_eq!(run.code, 0, "{run}");
     let v1 = version::of(&project::read(&poc)?);
-    replicas(&env, REPLICAS, PROMPT, &log).await?;
-    deployed(&env, &v1, PROMPT, &log).await?;
+    replicas(&env, REPLICAS, PROMPT, &operator).await?;
+    deployed(&env, &v1, PROMPT, &operator).await?;
 
     // A second version, then a rollback to the first: the status follows each at once.
     let worker = scratch.join("worker");
@@ -155,11 +148,11 @@ async fn deploy_and_rollback_are_reconciled_without_waiting_for_the_periodic_che
     assert_eq!(run.code, 0, "{run}");
     let v2 = version::of(&project::read(&worker)?);
     assert_ne!(v1, v2);
-    deployed(&env, &v2, PROMPT, &log).await?;
+    deployed(&env, &v2, PROMPT, &operator).await?;
 
     let run = support::with_curl(&env, &double, FLEET, &["rollback", FLEET, "--no-reload"]).await?;
     assert_eq!(run.code, 0, "{run}");
-    deployed(&env, &v1, PROMPT, &log).await?;
+    deployed(&env, &v1, PROMPT, &operator).await?;
     env.cleanup().await?;
     Ok(())
 }

@@ -9,10 +9,10 @@ mod plugin_run;
 pub use paused::*;
 pub use plugin_run::*;
 
-use celld_api::{CelldFleet, CelldFleetSpec, CelldObjectStore, CelldObjectStoreSpec, labels};
+use celld_api::{CelldFleet, CelldFleetSpec, CelldObjectStore, labels};
 use celld_testkit::{ExecRule, S3Settings, TestEnv};
-use k8s_openapi::api::core::v1::{Pod, Secret};
-use kube::api::{ObjectMeta, PostParams};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::PostParams;
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,45 +60,13 @@ pub fn bucket(s3: &S3Settings, test: &str) -> String {
 
 /// Creates the credentials Secret `name` with the test S3 server's keys.
 pub async fn secret(env: &TestEnv, name: &str) -> TestResult {
-    let s3 = env.s3()?;
-    let secret = Secret {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            ..ObjectMeta::default()
-        },
-        string_data: Some(BTreeMap::from([
-            (
-                labels::secret_keys::ACCESS_KEY_ID.to_string(),
-                s3.access_key_id.clone(),
-            ),
-            (
-                labels::secret_keys::SECRET_ACCESS_KEY.to_string(),
-                s3.secret_access_key.clone(),
-            ),
-        ])),
-        ..Secret::default()
-    };
-    env.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await?;
+    celld_fixtures::create_credentials(&env.api(), name, &env.s3()?).await?;
     Ok(())
 }
 
 /// Creates a CelldObjectStore `name` pointing at the test S3 server, with Secret `secret`.
 pub async fn store(env: &TestEnv, name: &str, secret: &str) -> TestResult {
-    let s3 = env.s3()?;
-    let store = CelldObjectStore::new(
-        name,
-        CelldObjectStoreSpec {
-            endpoint: Some(s3.endpoint.clone()),
-            region: Some(s3.region.clone()),
-            allow_http: Some(true),
-            azure_storage_account: None,
-            credentials_secret_ref: Some(celld_api::SecretRef {
-                name: secret.into(),
-            }),
-        },
-    );
+    let store = celld_fixtures::store(name, &env.s3()?, secret)?;
     env.api::<CelldObjectStore>()
         .create(&PostParams::default(), &store)
         .await?;
