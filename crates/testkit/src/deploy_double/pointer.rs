@@ -1,5 +1,6 @@
 //! The JSON documents a deploy writes: the deployment pointer (exactly as celld writes it) and
 //! the version's manifest.
+//! Deliberately independent of `celld_api::contract`: the harness tests compare the two.
 
 use serde::Serialize;
 

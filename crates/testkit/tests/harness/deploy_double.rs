@@ -64,10 +64,9 @@ fn text(out: &Output) -> String {
     )
 }
 
-fn pointer(version: &str) -> String {
-    format!(
-        r#"{{"script_name":"web","version":"{version}","prefix":"deploy/web/{version}","rollout":{{"percent":100}}}}"#
-    )
+/// The pointer of the test Worker at `version`, as celld writes it (DeployPointer's JSON).
+fn pointer(version: &str) -> Result<String, celld_fixtures::Error> {
+    celld_fixtures::pointer::pointer_json("web", version)
 }
 
 #[tokio::test]
@@ -115,9 +114,9 @@ async fn double_writes_modules_manifest_and_both_pointers_and_loses_a_race_clean
         text(&out)
     );
     let fleet = s3.get_object(&key("deploy/current.json")).await?;
-    assert_eq!(fleet, Some(pointer(&v1).into_bytes()));
+    assert_eq!(fleet, Some(pointer(&v1)?.into_bytes()));
     let script = s3.get_object(&key("deploy/web/current.json")).await?;
-    assert_eq!(script, Some(pointer(&v1).into_bytes()));
+    assert_eq!(script, Some(pointer(&v1)?.into_bytes()));
     let module = s3
         .get_object(&key(&format!("deploy/web/{v1}/src/hi.js")))
         .await?;
@@ -158,7 +157,7 @@ async fn double_writes_modules_manifest_and_both_pointers_and_loses_a_race_clean
     assert_ne!(v1, v2);
     assert_eq!(
         s3.get_object(&key("deploy/current.json")).await?,
-        Some(pointer(&v2).into_bytes())
+        Some(pointer(&v2)?.into_bytes())
     );
 
     // Another writer changes the pointer between the read and the write: the deploy fails.
@@ -183,7 +182,7 @@ async fn double_writes_modules_manifest_and_both_pointers_and_loses_a_race_clean
         expected.starts_with("deploy/current.json\nit had ETag "),
         "{expected}"
     );
-    let rollback = pointer(&v1).into_bytes();
+    let rollback = pointer(&v1)?.into_bytes();
     s3.put_object(&key("deploy/current.json"), rollback.clone())
         .await?;
     std::fs::write(hold_dir.join(hold::RELEASE_FILE), "")?;
