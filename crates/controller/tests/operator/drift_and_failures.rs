@@ -75,14 +75,17 @@ async fn hand_edit_port(env: &TestEnv, service: &str, value: i32) {
 async fn ready_fleet(env: &TestEnv, test: &str, name: &str) {
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, test);
-    create_credentials(env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000a7").await;
     let fleet = inline_fleet(
         name,
         &s3,
         &prefix,
         json!({"ingress": {"hostname": format!("{name}.example.com"), "ingressClass": "nginx"}}),
-    );
+    )
+    .expect("a valid CelldFleet");
     apply_fleet(env, &fleet).await;
     wait_condition(env, name, "Ready", "True", None).await;
 }
@@ -237,7 +240,9 @@ async fn a_refused_child_is_reported_once_and_the_others_still_applied() {
 
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "refused");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000a8").await;
     apply_fleet(
         &env,
@@ -246,7 +251,8 @@ async fn a_refused_child_is_reported_once_and_the_others_still_applied() {
             &s3,
             &prefix,
             json!({"ingress": {"hostname": "capped.example.com", "ingressClass": "nginx"}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
 
@@ -344,13 +350,15 @@ async fn an_unreadable_bucket_is_reported_once_without_a_write_per_resync() {
     let (env, op) = env_with_operator("nobucket").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "nobucket");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000a9").await;
     // Nothing listens on port 1: every read of the deployment pointer fails.
     let unreachable = json!({"objectStorage": {"endpoint": "http://127.0.0.1:1"}});
     apply_fleet(
         &env,
-        &inline_fleet("lost", &s3, &prefix, unreachable.clone()),
+        &inline_fleet("lost", &s3, &prefix, unreachable.clone()).expect("a valid CelldFleet"),
     )
     .await;
 
@@ -386,7 +394,11 @@ async fn an_unreadable_bucket_is_reported_once_without_a_write_per_resync() {
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     assert!(warnings[0].series.is_none(), "{:#?}", warnings[0]);
 
-    apply_fleet(&env, &inline_fleet("lost", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("lost", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_condition(&env, "lost", "Degraded", "False", Some("AsExpected")).await;
     wait_condition(&env, "lost", "Deployed", "True", None).await;
     op.stop().await;

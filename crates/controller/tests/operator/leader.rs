@@ -12,9 +12,15 @@ async fn only_the_leader_writes_and_a_standby_takes_over() {
     let second = start(operator_client(&env).await, settings(&env, "op-2"));
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "leader");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "0000000000000201").await;
-    apply_fleet(&env, &inline_fleet("led", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("led", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_condition(&env, "led", "Ready", "True", None).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
 
@@ -54,7 +60,7 @@ async fn only_the_leader_writes_and_a_standby_takes_over() {
     .expect("failover");
     apply_fleet(
         &env,
-        &inline_fleet("led", &s3, &prefix, json!({"replicas": 3})),
+        &inline_fleet("led", &s3, &prefix, json!({"replicas": 3})).expect("a valid CelldFleet"),
     )
     .await;
     wait_for_object(

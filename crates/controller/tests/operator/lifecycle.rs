@@ -27,7 +27,9 @@ async fn fleet_reaches_ready_with_every_child() {
     let (env, op) = env_with_operator("ready").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "ready");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000a1").await;
     let fleet = inline_fleet(
         "web",
@@ -37,7 +39,7 @@ async fn fleet_reaches_ready_with_every_child() {
             "ingress": {"hostname": "web.example.com", "ingressClass": "nginx", "path": "/api", "stripPrefix": true, "tls": {"clusterIssuer": "letsencrypt"}},
             "durability": "bucket",
         }),
-    );
+    ).expect("a valid CelldFleet");
     apply_fleet(&env, &fleet).await;
 
     let fleet = wait_condition(&env, "web", "Ready", "True", Some("Serving")).await;
@@ -161,8 +163,14 @@ async fn fleet_waits_at_zero_nodes_until_a_deployment_appears() {
     let (env, op) = env_with_operator("pending").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "pending");
-    create_credentials(&env, "creds", &s3).await;
-    apply_fleet(&env, &inline_fleet("app", &s3, &prefix, json!({}))).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    apply_fleet(
+        &env,
+        &inline_fleet("app", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
 
     let fleet = wait_condition(&env, "app", "Deployed", "False", Some("NoDeployment")).await;
     assert!(
@@ -236,7 +244,9 @@ async fn reconciles_that_change_nothing_read_and_write_nothing() {
     let (env, op) = env_with_operator("noop").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "noop");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000c1").await;
     apply_fleet(
         &env,
@@ -249,7 +259,8 @@ async fn reconciles_that_change_nothing_read_and_write_nothing() {
                 "resources": {"requests": {"cpu": "1000m", "memory": "1024Mi"}},
                 "localStorage": {"type": "Persistent", "size": "1Gi"},
             }),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
     wait_condition(&env, "quiet", "Ready", "True", None).await;
@@ -351,7 +362,9 @@ async fn deleting_a_fleet_deletes_what_it_owns() {
     let (env, op) = env_with_operator("cascade").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "cascade");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000d1").await;
     apply_fleet(
         &env,
@@ -360,7 +373,8 @@ async fn deleting_a_fleet_deletes_what_it_owns() {
             &s3,
             &prefix,
             json!({"ingress": {"hostname": "gone.example.com", "ingressClass": "nginx"}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
     wait_condition(&env, "gone", "Ready", "True", None).await;

@@ -45,7 +45,8 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
         &s3,
         &prefix,
         json!({"ingress": {"hostname": "gw.example.com", "gatewayRefs": [{"name": "edge"}]}}),
-    );
+    )
+    .expect("a valid CelldFleet");
     let fleets: Api<CelldFleet> = Api::namespaced(admin.clone(), ns.name());
     fleets
         .patch(

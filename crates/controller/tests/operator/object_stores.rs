@@ -80,7 +80,7 @@ async fn a_gcs_fleet_with_a_key_reads_its_pointer_and_rolls_on_rotation() {
         &fleet(
             "web",
             json!({"objectStorage": {"bucket": bucket, "credentialsSecretRef": {"name": "gcs-key"}}}),
-        ),
+        ).expect("a valid CelldFleet"),
     )
     .await;
 
@@ -149,7 +149,8 @@ async fn an_azure_fleet_through_a_store_reads_its_pointer_and_rolls_on_rotation(
         &fleet(
             "shop",
             json!({"storeRef": {"name": "azure"}, "objectStorage": {"bucket": bucket}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
 

@@ -16,7 +16,9 @@ async fn switching_routes_prunes_the_old_one() {
     let (env, op) = env_with_operator("routes").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "routes");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "0000000000000101").await;
     let gateway: Gateway = serde_json::from_value(json!({
         "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway", "metadata": {"name": "edge"},
@@ -37,7 +39,8 @@ async fn switching_routes_prunes_the_old_one() {
             &s3,
             &prefix,
             json!({"ingress": {"hostname": "site.example.com", "ingressClass": "nginx"}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
     wait_condition(&env, "site", "Ready", "True", None).await;
@@ -49,7 +52,7 @@ async fn switching_routes_prunes_the_old_one() {
         &s3,
         &prefix,
         json!({"ingress": {"hostname": "site.example.com", "gatewayRefs": [{"name": "edge"}], "path": "/shop", "stripPrefix": true}}),
-    );
+    ).expect("a valid CelldFleet");
     to_gateway.metadata.managed_fields = None;
     apply_fleet(&env, &to_gateway).await;
     wait_for_deletion(&env.api::<Ingress>(), "site", TIMEOUT)
@@ -134,7 +137,11 @@ async fn switching_routes_prunes_the_old_one() {
     .expect("url says http once a listener is plain");
 
     // No route at all: the HTTPRoute goes too, the URL is the Service's.
-    apply_fleet(&env, &inline_fleet("site", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("site", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_for_deletion(&env.api::<HttpRoute>(), "site", TIMEOUT)
         .await
         .expect("HTTPRoute pruned");

@@ -85,9 +85,15 @@ async fn scale_subresource_drives_the_statefulset_status_and_pdb() {
     let (env, op) = env_with_operator("scale").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "scale");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000c1").await;
-    apply_fleet(&env, &inline_fleet("web", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("web", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_condition(&env, "web", "Ready", "True", Some("Serving")).await;
 
     let fleets = env.api::<CelldFleet>();

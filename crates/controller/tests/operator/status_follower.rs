@@ -45,9 +45,15 @@ async fn ready_follows_the_statefulset_ahead_of_the_reconcile() {
         .expect("ResourceQuota created");
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "follow");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000f1").await;
-    apply_fleet(&env, &inline_fleet("web", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("web", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
 
     // The first reconcile (one debounce after the fleet appeared) creates the StatefulSet and
     // reports it not ready yet.

@@ -42,7 +42,7 @@ async fn a_missing_store_is_reported_then_healed() {
     let fleet = fleet(
         "shop",
         json!({"storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}}),
-    );
+    ).expect("a valid CelldFleet");
     apply_fleet(&env, &fleet).await;
 
     let f = wait_condition(
@@ -90,7 +90,9 @@ async fn a_missing_store_is_reported_then_healed() {
         Some("SecretNotFound"),
     )
     .await;
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     let f = wait_condition(&env, "shop", "Ready", "True", None).await;
     assert_eq!(
         f.status
@@ -116,7 +118,11 @@ async fn a_secret_without_its_keys_is_reported() {
         .create(&PostParams::default(), &secret)
         .await
         .expect("Secret");
-    apply_fleet(&env, &inline_fleet("keyless", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("keyless", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     let f = wait_condition(
         &env,
         "keyless",
@@ -140,7 +146,9 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "badvalues");
     publish_pointer(&s3, &prefix, "00000000000000e7").await;
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     let newline: Secret = serde_json::from_value(json!({
         "metadata": {"name": "creds-newline"},
         "stringData": {"AWS_ACCESS_KEY_ID": format!("{}\n", s3.access_key_id), "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
@@ -157,7 +165,8 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
             &s3,
             &prefix,
             json!({"objectStorage": {"endpoint": "http://10.0.0.300:9000"}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
     apply_fleet(
@@ -167,7 +176,8 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
             &s3,
             &prefix,
             json!({"objectStorage": {"credentialsSecretRef": {"name": "creds-newline"}}}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
 
@@ -202,7 +212,11 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
         "{degraded}"
     );
 
-    apply_fleet(&env, &inline_fleet("good", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("good", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_condition(&env, "good", "Ready", "True", None).await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
@@ -214,12 +228,14 @@ async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "rotate");
     publish_pointer(&s3, &prefix, "00000000000000f1").await;
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     env.api::<CelldObjectStore>()
         .create(&PostParams::default(), &store(&s3, "creds"))
         .await
         .expect("store");
-    apply_fleet(&env, &fleet("rolling", json!({"replicas": 2, "storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}}))).await;
+    apply_fleet(&env, &fleet("rolling", json!({"replicas": 2, "storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}})).expect("a valid CelldFleet")).await;
     wait_condition(&env, "rolling", "Ready", "True", None).await;
     let sts_api = env.api::<StatefulSet>();
     let first = config_hash(&sts_api.get("rolling").await.expect("sts")).expect("config hash");
@@ -289,10 +305,16 @@ fn s3_clients(op: &Operator) -> Option<u64> {
 async fn a_bucket_client_no_fleet_uses_any_more_is_dropped() {
     let (env, op) = env_with_operator("idleclient").await;
     let s3 = env.s3().expect("S3 settings");
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     let prefix = prefix(&s3, "idleclient");
     publish_pointer(&s3, &prefix, "00000000000000e1").await;
-    apply_fleet(&env, &inline_fleet("app", &s3, &prefix, json!({}))).await;
+    apply_fleet(
+        &env,
+        &inline_fleet("app", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+    )
+    .await;
     wait_condition(&env, "app", "Deployed", "True", None).await;
     assert_eq!(s3_clients(&op), Some(1), "{}", op.metrics.encode());
 

@@ -1,14 +1,15 @@
 //! Starting an operator under the generated RBAC, and the fixtures tests share.
 
 use celld_api::CelldFleet;
+pub use celld_fixtures::{create_credentials, fleet, inline_fleet};
 use celld_operator::fleet::context::Settings;
 use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
 use celld_operator::runtime::run::run;
 use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
-use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use std::path::PathBuf;
@@ -201,19 +202,6 @@ pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
     (env, op)
 }
 
-/// Creates the credentials Secret `name` for the test S3 server.
-pub async fn create_credentials(env: &TestEnv, name: &str, s3: &S3Settings) {
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "stringData": {"AWS_ACCESS_KEY_ID": s3.access_key_id, "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
-    }))
-    .expect("Secret");
-    env.api::<Secret>()
-        .create(&PostParams::default(), &secret)
-        .await
-        .expect("Secret created");
-}
-
 /// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
 /// `celld deploy` does last.
 pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
@@ -226,45 +214,6 @@ pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
         .send()
         .await
         .expect("pointer written to the test S3 server");
-}
-
-/// A fleet with an inline connection to the test S3 server under `prefix`.
-pub fn inline_fleet(
-    name: &str,
-    s3: &S3Settings,
-    prefix: &str,
-    extra: serde_json::Value,
-) -> CelldFleet {
-    let mut spec = json!({
-        "replicas": 2,
-        "objectStorage": {
-            "bucket": format!("s3://{}/{prefix}", s3.bucket),
-            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
-            "credentialsSecretRef": {"name": "creds"},
-        },
-    });
-    merge(&mut spec, extra);
-    fleet(name, spec)
-}
-
-/// A CelldFleet object from a spec.
-pub fn fleet(name: &str, spec: serde_json::Value) -> CelldFleet {
-    serde_json::from_value(json!({
-        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-        "metadata": {"name": name}, "spec": spec,
-    }))
-    .expect("a valid CelldFleet")
-}
-
-fn merge(into: &mut serde_json::Value, from: serde_json::Value) {
-    match (into, from) {
-        (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
-            for (k, v) in b {
-                merge(a.entry(k).or_insert(serde_json::Value::Null), v);
-            }
-        }
-        (slot, v) => *slot = v,
-    }
 }
 
 /// Applies a fleet as a user would (server-side apply, the tests' own field manager).

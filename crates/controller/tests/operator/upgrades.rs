@@ -30,7 +30,9 @@ async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeStates)
     std::mem::forget(op);
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, test);
-    create_credentials(&env, "creds", &s3).await;
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000a1").await;
     set_image(&env, &s3, &prefix, image, replicas).await;
     wait_serving(&env, image, replicas).await;
@@ -51,7 +53,8 @@ async fn set_image(
             s3,
             prefix,
             json!({"image": image, "replicas": replicas}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
 }

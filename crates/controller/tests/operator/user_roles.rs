@@ -103,7 +103,7 @@ fn a_fleet(name: &str) -> CelldFleet {
     fleet(
         name,
         json!({"objectStorage": {"bucket": "s3://celld/app", "credentialsSecretRef": {"name": "creds"}}}),
-    )
+    ).expect("a valid CelldFleet")
 }
 
 /// Asserts the API server refused `result` as forbidden.

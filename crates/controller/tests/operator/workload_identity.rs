@@ -28,7 +28,8 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
         &fleet(
             "api",
             json!({"objectStorage": {"bucket": bucket}, "serviceAccountName": "celld"}),
-        ),
+        )
+        .expect("a valid CelldFleet"),
     )
     .await;
 
@@ -79,7 +80,7 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
         &crate::support::fleet(
             "irsa",
             json!({"objectStorage": {"bucket": s3_bucket, "endpoint": s3.endpoint, "region": s3.region, "allowHTTP": true}, "serviceAccountName": "celld"}),
-        ),
+        ).expect("a valid CelldFleet"),
     )
     .await;
     wait_condition(&env, "irsa", "StorageResolved", "True", Some("Resolved")).await;
@@ -118,7 +119,7 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
         &fleet(
             "jobs",
             json!({"objectStorage": {"bucket": bucket, "azureStorageAccount": azure.account}, "serviceAccountName": "celld", "podLabels": {"azure.workload.identity/use": "true"}}),
-        ),
+        ).expect("a valid CelldFleet"),
     )
     .await;
 
