@@ -89,7 +89,10 @@ async fn changes_after_etcd_restarts_are_applied_within_30_seconds() {
         assert!(delay <= APPLIED_WITHIN, "{what}: applied after {delay:?}");
     }
 
-    let health = healthz(&op).await;
+    let health = op
+        .get("/healthz")
+        .await
+        .expect("the operator's /healthz answers");
     assert!(health.contains(" 200 "), "healthy after recovery: {health}");
     plane.stop().await;
 }

@@ -63,7 +63,10 @@ async fn a_leader_paused_beyond_its_lease_writes_nothing_when_it_resumes_and_exi
         ]
     };
     let mut first = plane.operator("first", &replica("first")).await;
-    wait_leading(&first, Duration::from_secs(30)).await;
+    first
+        .wait_leading(Duration::from_secs(30))
+        .await
+        .expect("the operator leads");
     let names: Vec<String> = (0..FLEETS).map(|i| format!("paused-{i}")).collect();
     for name in &names {
         plane.apply(&plane.fleet(name, 1, &[])).await;
@@ -78,7 +81,10 @@ async fn a_leader_paused_beyond_its_lease_writes_nothing_when_it_resumes_and_exi
         plane.apply(&plane.fleet(name, 2, &[])).await;
     }
     let second = plane.operator("second", &replica("second")).await;
-    wait_leading(&second, Duration::from_secs(30)).await;
+    second
+        .wait_leading(Duration::from_secs(30))
+        .await
+        .expect("the operator leads");
     for name in &names {
         plane
             .wait_statefulset(

@@ -2,25 +2,19 @@
 //! fleets the tests create.
 
 use celld_api::CelldFleet;
-use celld_testkit::faults::{KillableOperator, PrivateControlPlane};
+use celld_fixtures::{
+    CREDENTIALS, Launch, OperatorProcess, create_credentials, inline_fleet, operator_bin,
+};
+use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::{Check, S3Settings, TestNamespace, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, MutexGuard};
-
-/// The operator binary built with this test target (`CELLD_OPERATOR_BIN` runs another one, to
-/// check that a test fails on an older build).
-pub fn operator_bin() -> PathBuf {
-    std::env::var_os("CELLD_OPERATOR_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_celld-operator")))
-}
 
 /// How long a fleet change may take to be applied once the control plane answers again.
 pub const APPLIED_WITHIN: Duration = Duration::from_secs(30);
@@ -73,7 +67,9 @@ impl Plane {
             control_plane: Some(control_plane),
             _one_at_a_time: one_at_a_time,
         };
-        plane.create_credentials().await;
+        create_credentials(&plane.api(), CREDENTIALS, &plane.s3)
+            .await
+            .expect("credentials Secret created");
         plane.publish_pointer().await;
         plane
     }
@@ -100,18 +96,6 @@ impl Plane {
         Api::namespaced(self.admin.clone(), &self.ns)
     }
 
-    async fn create_credentials(&self) {
-        let secret: Secret = serde_json::from_value(json!({
-            "metadata": {"name": "creds"},
-            "stringData": {"AWS_ACCESS_KEY_ID": self.s3.access_key_id, "AWS_SECRET_ACCESS_KEY": self.s3.secret_access_key},
-        }))
-        .expect("Secret");
-        self.api::<Secret>()
-            .create(&PostParams::default(), &secret)
-            .await
-            .expect("Secret created");
-    }
-
     async fn publish_pointer(&self) {
         let version = "0000000000000101";
         let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
@@ -132,19 +116,12 @@ impl Plane {
             .iter()
             .map(|(n, v)| json!({"name": n, "value": v}))
             .collect();
-        serde_json::from_value(json!({
-            "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-            "metadata": {"name": name},
-            "spec": {
-                "replicas": replicas,
-                "env": env,
-                "objectStorage": {
-                    "bucket": format!("s3://{}/{}", self.s3.bucket, self.prefix),
-                    "endpoint": self.s3.endpoint, "allowHTTP": true, "region": self.s3.region,
-                    "credentialsSecretRef": {"name": "creds"},
-                },
-            },
-        }))
+        inline_fleet(
+            name,
+            &self.s3,
+            &self.prefix,
+            json!({"replicas": replicas, "env": env}),
+        )
         .expect("a valid CelldFleet")
     }
 
@@ -235,11 +212,16 @@ impl Plane {
         .expect("the fleets converge");
     }
 
-    /// Starts an operator process with `args`, logging to `<work dir>/<ns>-<log>.log`.
-    pub async fn operator(&self, log: &str, args: &[&str]) -> KillableOperator {
+    /// Starts an operator process of [`operator_bin`] (`CELLD_OPERATOR_BIN` runs another one,
+    /// to check that a test fails on an older build) with `args`, logging to
+    /// `<work dir>/<ns>-<log>.log`.
+    pub async fn operator(&self, log: &str, args: &[&str]) -> OperatorProcess {
         let log = work_dir().join(format!("{}-{log}.log", self.ns));
         let _ = std::fs::remove_file(&log);
-        KillableOperator::start(operator_bin(), self.kubeconfig(), log, args)
+        let bin = operator_bin().await.expect("the operator binary");
+        Launch::new(bin, self.kubeconfig(), log)
+            .args(args.iter().copied())
+            .start()
             .await
             .expect("the operator starts")
     }
@@ -263,32 +245,4 @@ pub fn signal(pid: u32, signal: &str) {
         .status()
         .expect("kill runs");
     assert!(status.success(), "kill -{signal} {pid}");
-}
-
-/// Waits until the operator `op` leads (its `celld_operator_leader` gauge is 1).
-pub async fn wait_leading(op: &KillableOperator, timeout: Duration) {
-    wait_until("the operator to lead", timeout, || async {
-        match op.metrics().await {
-            Ok(m) if m.contains("celld_operator_leader 1") => Check::Done(()),
-            Ok(_) => Check::Pending("standing by".into()),
-            Err(e) => Check::Pending(e.to_string()),
-        }
-    })
-    .await
-    .expect("the operator leads");
-}
-
-/// The status line and body of the operator's `/healthz`.
-pub async fn healthz(op: &KillableOperator) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", op.metrics_port()))
-        .await
-        .expect("the operator's health endpoint");
-    stream
-        .write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .await
-        .expect("request sent");
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.expect("reply read");
-    reply
 }
