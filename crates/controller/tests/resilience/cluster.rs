@@ -1,13 +1,11 @@
 //! The control plane a test runs on (the shared one of `make cluster-up`, or a private one), its
 //! namespaces and the operator processes the test starts on it.
 
-use celld_testkit::faults::{KillableOperator, PrivateControlPlane};
+use celld_fixtures::{Launch, OperatorProcess, operator_bin};
+use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::{S3Settings, TestNamespace};
 use kube::Client;
 use std::path::{Path, PathBuf};
-
-/// The operator binary built with this test target.
-pub const OPERATOR_BIN: &str = env!("CARGO_BIN_EXE_celld-operator");
 
 /// Where the suite keeps operator logs and failing cases (kept after the run, for reading).
 pub fn work_dir() -> PathBuf {
@@ -73,9 +71,9 @@ impl Cluster {
             .expect("a test namespace")
     }
 
-    /// Starts an operator process watching `namespace` only (every namespace when `None`),
-    /// logging to the work directory.
-    pub async fn operator(&self, namespace: Option<&str>, tuning: Tuning) -> KillableOperator {
+    /// Starts an operator process of [`operator_bin`] watching `namespace` only (every
+    /// namespace when `None`), logging to the work directory.
+    pub async fn operator(&self, namespace: Option<&str>, tuning: Tuning) -> OperatorProcess {
         let log = work_dir().join(format!(
             "{}.log",
             celld_testkit::unique_name(&format!("operator-{}", namespace.unwrap_or("all")))
@@ -94,7 +92,10 @@ impl Cluster {
         if let Some(namespace) = namespace {
             args.extend(["--namespace", namespace]);
         }
-        KillableOperator::start(OPERATOR_BIN, &self.kubeconfig, log, &args)
+        let bin = operator_bin().await.expect("the operator binary");
+        Launch::new(bin, &self.kubeconfig, log)
+            .args(args)
+            .start()
             .await
             .expect("the operator process started")
     }

@@ -1,5 +1,5 @@
-//! Fleets and stores as JSON manifests, applied as a user would (server-side apply), and
-//! deployment pointers in the test bucket.
+//! Fleets and stores as JSON manifests (those of `celld_fixtures::manifests`), applied as a
+//! user would (server-side apply), and deployment pointers in the test bucket.
 
 use crate::sentinels::MANAGER;
 use celld_testkit::S3Settings;
@@ -29,61 +29,6 @@ pub async fn apply(
             &Patch::Apply(manifest),
         )
         .await
-}
-
-/// A fleet manifest with the given spec.
-pub fn fleet(name: &str, spec: Value) -> Value {
-    json!({
-        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-        "metadata": {"name": name},
-        "spec": spec,
-    })
-}
-
-/// The spec of a fleet with an inline connection to `s3` under `prefix`, credentials from the
-/// Secret `secret`.
-pub fn inline_spec(s3: &S3Settings, prefix: &str, secret: &str) -> Value {
-    json!({
-        "replicas": 1,
-        "objectStorage": {
-            "bucket": format!("s3://{}/{prefix}", s3.bucket),
-            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
-            "credentialsSecretRef": {"name": secret},
-        },
-    })
-}
-
-/// The spec of a fleet that uses the store `store`, under `prefix` of the test bucket.
-pub fn store_spec(s3: &S3Settings, prefix: &str, store: &str) -> Value {
-    json!({
-        "replicas": 1,
-        "storeRef": {"name": store},
-        "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)},
-    })
-}
-
-/// A store manifest for `s3` with credentials from the Secret `secret`.
-pub fn store(name: &str, s3: &S3Settings, secret: &str) -> Value {
-    json!({
-        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore",
-        "metadata": {"name": name},
-        "spec": {
-            "endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region,
-            "credentialsSecretRef": {"name": secret},
-        },
-    })
-}
-
-/// Merges `from` into `into` (objects key by key, anything else replaced).
-pub fn merge(into: &mut Value, from: Value) {
-    match (into, from) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in b {
-                merge(a.entry(k).or_insert(Value::Null), v);
-            }
-        }
-        (slot, v) => *slot = v,
-    }
 }
 
 /// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as

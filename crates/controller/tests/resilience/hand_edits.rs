@@ -7,10 +7,11 @@ mod edits;
 
 use crate::cluster::{Cluster, Tuning};
 use crate::conditions::has;
-use crate::fixtures::{apply, fleet, inline_spec, merge, publish_pointer};
+use crate::fixtures::{apply, publish_pointer};
 use crate::leaks;
 use crate::sentinels::Sentinels;
 use crate::timing::{measured, seconds, until_each};
+use celld_fixtures::manifests::{fleet_manifest, inline_spec, merge};
 use celld_testkit::faults::ReportSection;
 use edits::{Edit, edits};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams};
@@ -173,9 +174,9 @@ async fn hand_edits_of_every_child_are_undone_and_deleted_children_come_back() {
     for (name, extra) in fleets {
         let fleet_prefix = format!("{prefix}/{name}");
         publish_pointer(&cluster.s3, &fleet_prefix, "0123456789abcdef").await;
-        let mut spec = inline_spec(&cluster.s3, &fleet_prefix, "creds");
+        let mut spec = inline_spec(&cluster.s3, &fleet_prefix, "creds", 1);
         merge(&mut spec, extra);
-        apply(&cluster.client, ns, &fleet(name, spec))
+        apply(&cluster.client, ns, &fleet_manifest(name, spec))
             .await
             .unwrap_or_else(|e| panic!("fleet {name} applied: {e}"));
     }

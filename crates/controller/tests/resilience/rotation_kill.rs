@@ -4,11 +4,12 @@
 
 use crate::cluster::{Cluster, Tuning};
 use crate::conditions::has;
-use crate::fixtures::{apply, fleet, inline_spec, publish_pointer, store, store_spec};
+use crate::fixtures::{apply, publish_pointer};
 use crate::leaks;
 use crate::sentinels::Sentinels;
 use crate::timing::{measured, median_max, seconds, until_each};
 use celld_api::{CelldFleet, labels};
+use celld_fixtures::manifests::{fleet_manifest, inline_spec, store_manifest, store_spec};
 use celld_testkit::faults::ReportSection;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
@@ -87,7 +88,7 @@ async fn a_secret_rotated_just_before_the_operator_is_killed_reaches_every_fleet
     apply(
         client,
         ns,
-        &store("shared-store", &cluster.s3, "shared-creds"),
+        &store_manifest("shared-store", &cluster.s3, "shared-creds"),
     )
     .await
     .expect("store applied");
@@ -99,11 +100,11 @@ async fn a_secret_rotated_just_before_the_operator_is_killed_reaches_every_fleet
         let fleet_prefix = format!("{prefix}/{name}");
         publish_pointer(&cluster.s3, &fleet_prefix, "0123456789abcdef").await;
         let spec = if i % 2 == 0 {
-            inline_spec(&cluster.s3, &fleet_prefix, "shared-creds")
+            inline_spec(&cluster.s3, &fleet_prefix, "shared-creds", 1)
         } else {
-            store_spec(&cluster.s3, &fleet_prefix, "shared-store")
+            store_spec(&cluster.s3, &fleet_prefix, "shared-store", 1)
         };
-        apply(client, ns, &fleet(&name, spec))
+        apply(client, ns, &fleet_manifest(&name, spec))
             .await
             .unwrap_or_else(|e| panic!("fleet {name} applied: {e}"));
         names.push(name);

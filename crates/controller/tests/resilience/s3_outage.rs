@@ -4,11 +4,12 @@
 
 use crate::cluster::{Cluster, Tuning};
 use crate::conditions::{has, typed_summary};
-use crate::fixtures::{apply, fleet, inline_spec, merge, publish_pointer, store, store_spec};
+use crate::fixtures::{apply, publish_pointer};
 use crate::leaks;
 use crate::sentinels::Sentinels;
 use crate::timing::{measured, median_max, seconds, until_each};
 use celld_api::CelldFleet;
+use celld_fixtures::manifests::{fleet_manifest, inline_spec, merge, store_manifest, store_spec};
 use celld_testkit::faults::{PrivateControlPlane, ReportSection};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
@@ -70,7 +71,7 @@ async fn fleets_keep_their_nodes_through_an_s3_outage_and_recover() {
     sentinels
         .working_secret(client, ns, "creds", &cluster.s3)
         .await;
-    apply(client, ns, &store("store", &cluster.s3, "creds"))
+    apply(client, ns, &store_manifest("store", &cluster.s3, "creds"))
         .await
         .expect("store applied");
     let prefix = cluster.s3.unique_prefix("resilience-s3-outage");
@@ -81,12 +82,12 @@ async fn fleets_keep_their_nodes_through_an_s3_outage_and_recover() {
         let fleet_prefix = format!("{prefix}/{name}");
         publish_pointer(&cluster.s3, &fleet_prefix, "0123456789abcdef").await;
         let mut spec = if i % 2 == 0 {
-            inline_spec(&cluster.s3, &fleet_prefix, "creds")
+            inline_spec(&cluster.s3, &fleet_prefix, "creds", 1)
         } else {
-            store_spec(&cluster.s3, &fleet_prefix, "store")
+            store_spec(&cluster.s3, &fleet_prefix, "store", 1)
         };
         merge(&mut spec, json!({"replicas": REPLICAS}));
-        apply(client, ns, &fleet(&name, spec))
+        apply(client, ns, &fleet_manifest(&name, spec))
             .await
             .unwrap_or_else(|e| panic!("fleet {name} applied: {e}"));
         names.push(name);

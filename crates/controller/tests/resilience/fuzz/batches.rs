@@ -8,7 +8,7 @@ use super::verdict::{Admission, ending, fleet_pending, names_a_field, store_pend
 use crate::cluster::Cluster;
 use crate::fixtures::{api, apply, publish_pointer};
 use crate::leaks::{self, LeakScan};
-use celld_testkit::faults::KillableOperator;
+use celld_fixtures::OperatorProcess;
 use futures::{StreamExt, stream};
 use kube::api::DeleteParams;
 use std::time::{Duration, Instant};
@@ -133,7 +133,7 @@ pub async fn run(
     ns: &str,
     cases: Vec<Case>,
     batch: usize,
-    operator: &Mutex<KillableOperator>,
+    operator: &Mutex<OperatorProcess>,
     credentials: &[String],
 ) -> NamespaceRun {
     let mut result = NamespaceRun::default();
@@ -302,7 +302,7 @@ async fn delete_batch(cluster: &Cluster, ns: &str, cases: &[Case]) {
 pub async fn final_scan(
     cluster: &Cluster,
     namespaces: &[&str],
-    operators: &[&KillableOperator],
+    operators: &[&OperatorProcess],
     credentials: &[String],
 ) -> LeakScan {
     let logs: Vec<&std::path::Path> = operators.iter().map(|o| o.log_path()).collect();

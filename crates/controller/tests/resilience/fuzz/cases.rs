@@ -4,7 +4,7 @@
 use super::families::Family;
 use super::fields::{Ctx, Field, fleet_fields, store_fields};
 use super::values::{Class, Gen};
-use crate::fixtures::{fleet, inline_spec, store, store_spec};
+use celld_fixtures::manifests::{fleet_manifest, inline_spec, store_manifest, store_spec};
 use celld_testkit::S3Settings;
 use serde_json::Value;
 
@@ -149,11 +149,11 @@ fn fleet_case(g: &mut Gen, index: usize, fields: &[Field], s3: &S3Settings, run:
     let name = format!("c{index:05}");
     let prefix = format!("{run}/{name}");
     let spec = if g.chance(0.5) {
-        inline_spec(s3, &prefix, "creds")
+        inline_spec(s3, &prefix, "creds", 1)
     } else {
-        store_spec(s3, &prefix, "store")
+        store_spec(s3, &prefix, "store", 1)
     };
-    let mut manifest = fleet(&name, spec);
+    let mut manifest = fleet_manifest(&name, spec);
     let n = how_many(g);
     let chosen = pick_fields(g, fields, n);
     let ctx = Ctx {
@@ -181,7 +181,7 @@ fn store_case(g: &mut Gen, index: usize, fields: &[Field], s3: &S3Settings, run:
     let name = format!("s{index:05}");
     let fleet_name = format!("c{index:05}");
     let prefix = format!("{run}/{fleet_name}");
-    let mut manifest = store(&name, s3, "creds");
+    let mut manifest = store_manifest(&name, s3, "creds");
     let n = how_many(g).min(2);
     let chosen = pick_fields(g, fields, n);
     let ctx = Ctx {
@@ -197,7 +197,7 @@ fn store_case(g: &mut Gen, index: usize, fields: &[Field], s3: &S3Settings, run:
         .as_str()
         .unwrap_or(&name)
         .to_string();
-    let companion = fleet(&fleet_name, store_spec(s3, &prefix, &store_name));
+    let companion = fleet_manifest(&fleet_name, store_spec(s3, &prefix, &store_name, 1));
     Case {
         index,
         manifest,

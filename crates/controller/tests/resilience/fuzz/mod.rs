@@ -21,9 +21,10 @@ mod tally;
 mod verdict;
 
 use crate::cluster::{Cluster, Tuning, work_dir};
-use crate::fixtures::{apply, store};
+use crate::fixtures::apply;
 use crate::sentinels::Sentinels;
 use batches::{NamespaceRun, Verdict};
+use celld_fixtures::manifests::store_manifest;
 use celld_testkit::faults::PrivateControlPlane;
 use std::path::Path;
 use std::time::Instant;
@@ -75,7 +76,7 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
             .sentinel_secret(client, &ns, "creds-sentinel")
             .await;
         sentinels.partial_secret(client, &ns, "creds-partial").await;
-        apply(client, &ns, &store("store", &cluster.s3, "creds"))
+        apply(client, &ns, &store_manifest("store", &cluster.s3, "creds"))
             .await
             .expect("the shared store applied");
         namespaces.push(namespace);
