@@ -6,7 +6,7 @@
 //! tell that part of the growth from what the churn's many fleets leave.
 
 use crate::clock::Anchor;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::operator_run::Setup;
 use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
@@ -23,8 +23,8 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     cycle(&mut setup, &watches, 1).await?;
     tokio::time::sleep(CHURN_REST).await;
     setup.operator.check_alive()?;
-    let warm_rss_kib = rss_kib(setup.operator.pid());
-    let warm_file_kib = rss_file_kib(setup.operator.pid());
+    let warm_rss_kib = rss_kib(setup.pid);
+    let warm_file_kib = rss_file_kib(setup.pid);
     eprintln!("bench: churn: {warm_rss_kib} KiB resident after one fleet came and went");
     let anchor = Anchor::now();
     let mut times = Vec::with_capacity(cycles);
@@ -32,7 +32,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     for n in 1..=cycles {
         let cycle = cycle(&mut setup, &watches, fleets).await?;
         times.push(cycle);
-        cycle_rss_kib.push(rss_kib(setup.operator.pid()));
+        cycle_rss_kib.push(rss_kib(setup.pid));
         eprintln!(
             "bench: churn cycle {n}/{cycles}: {:.1} s to Ready, {:.1} s to gone",
             cycle.to_ready.as_secs_f64(),
@@ -43,7 +43,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     let gone = Instant::now();
     tokio::time::sleep(CHURN_REST).await;
     setup.operator.check_alive()?;
-    let pid = setup.operator.pid();
+    let pid = setup.pid;
     let after_rss_kib = rss_kib(pid);
     eprintln!(
         "bench: churn: {} KiB resident after {} s; read again after {} s",
@@ -93,14 +93,16 @@ async fn cycle(setup: &mut Setup, watches: &Watches, fleets: usize) -> Result<Cy
     let operator = &mut setup.operator;
     watches
         .wait_ready(fleets, fleets, ready_timeout(fleets), logs.clone(), || {
-            operator.check_alive()
+            operator.check_alive().map_err(Error::from)
         })
         .await?;
     let to_ready = started.elapsed();
     let deleted = Instant::now();
     setup.workload.delete_all().await?;
     watches
-        .wait_gone(ready_timeout(fleets), logs, || operator.check_alive())
+        .wait_gone(ready_timeout(fleets), logs, || {
+            operator.check_alive().map_err(Error::from)
+        })
         .await?;
     Ok(Cycle {
         to_ready,

@@ -22,6 +22,9 @@ pub enum Error {
     /// The local control plane kit failed (up.sh, CRDs, S3...).
     #[error(transparent)]
     Testkit(#[from] celld_testkit::Error),
+    /// A fixture failed: the operator process, the credentials Secret.
+    #[error(transparent)]
+    Fixtures(#[from] celld_fixtures::Error),
     /// An API request failed.
     #[error("{what}: {source}")]
     Kube {

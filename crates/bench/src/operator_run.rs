@@ -4,9 +4,9 @@
 use crate::audit_tail::AuditTail;
 use crate::clock::Anchor;
 use crate::control_plane::BenchControlPlane;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::identity;
-use crate::operator::Operator;
+use crate::operator;
 use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
@@ -14,6 +14,7 @@ use crate::settings::{
     FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, ready_timeout,
 };
 use crate::workload::Workload;
+use celld_fixtures::OperatorProcess;
 use jiff::SignedDuration;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,7 +30,9 @@ pub struct Setup {
     /// The namespace, Secret and published deployments.
     pub workload: Workload,
     /// The operator.
-    pub operator: Operator,
+    pub operator: OperatorProcess,
+    /// Its process id.
+    pub pid: u32,
     /// The operator's requests in the audit log.
     pub audit: AuditTail,
     /// Its resident memory before any fleet, KiB.
@@ -49,14 +52,19 @@ impl Setup {
         let workload = Workload::prepare(client, plane.s3(), fleets).await?;
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         let operator =
-            Operator::start(bin, &kubeconfig, &plane.dir().join("logs/operator.log")).await?;
+            operator::start(bin, &kubeconfig, &plane.dir().join("logs/operator.log")).await?;
+        let pid = operator.pid().ok_or_else(|| Error::Process {
+            what: "the operator".into(),
+            detail: format!("it exited at once; its log:\n{}", operator.log_tail()),
+        })?;
         tokio::time::sleep(WARM_UP).await;
-        let empty_rss_kib = rss_kib(operator.pid());
-        let empty_file_kib = rss_file_kib(operator.pid());
+        let empty_rss_kib = rss_kib(pid);
+        let empty_file_kib = rss_file_kib(pid);
         Ok(Setup {
             plane,
             workload,
             operator,
+            pid,
             audit,
             empty_rss_kib,
             empty_file_kib,
@@ -113,7 +121,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
     let operator = &mut setup.operator;
     watches
         .wait_ready(count, count, ready_timeout(count), logs, || {
-            operator.check_alive()
+            operator.check_alive().map_err(Error::from)
         })
         .await?;
     let statefulsets = watches.statefulsets();
@@ -131,12 +139,12 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         "bench: operator: settled; idle for {} s",
         IDLE_WINDOW.as_secs()
     );
-    let settled_rss_kib = rss_kib(setup.operator.pid());
+    let settled_rss_kib = rss_kib(setup.pid);
 
     let idle_start = Instant::now();
-    let cpu_before = cpu_ticks(setup.operator.pid());
+    let cpu_before = cpu_ticks(setup.pid);
     tokio::time::sleep(IDLE_WINDOW).await;
-    let cpu_after = cpu_ticks(setup.operator.pid());
+    let cpu_after = cpu_ticks(setup.pid);
     let idle_end = Instant::now();
     setup.operator.check_alive()?;
     tokio::time::sleep(AUDIT_LAG).await;

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS};
 use celld_api::CelldFleet;
+use celld_fixtures::create_credentials;
 use celld_testkit::S3Settings;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
@@ -64,15 +65,12 @@ impl Workload {
             .create(&PostParams::default(), &namespace)
             .await
             .map_err(Error::kube("creating the fleets' namespace"))?;
-        let secret: Secret = serde_json::from_value(json!({
-            "metadata": {"name": SECRET},
-            "stringData": {"AWS_ACCESS_KEY_ID": s3.access_key_id, "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
-        }))
-        .map_err(manifest("the credentials Secret"))?;
-        Api::<Secret>::namespaced(client.clone(), FLEET_NAMESPACE)
-            .create(&PostParams::default(), &secret)
-            .await
-            .map_err(Error::kube("creating the credentials Secret"))?;
+        create_credentials(
+            &Api::<Secret>::namespaced(client.clone(), FLEET_NAMESPACE),
+            SECRET,
+            s3,
+        )
+        .await?;
         futures::stream::iter(0..fleets)
             .map(|i| async move {
                 let body = json!({"version": format!("{i:016x}"), "script_name": "bench", "rollout": {"percent": 100}});
