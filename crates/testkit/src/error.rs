@@ -131,7 +131,7 @@ pub enum Error {
         /// What is wrong (the real pod would not start either).
         problem: String,
     },
-    /// Building or running a workspace binary failed.
+    /// Building a workspace binary failed.
     #[error(transparent)]
     Process(#[from] ProcessError),
     /// A name handed to the kit is unusable (for example an exec shim named like a system tool).
@@ -146,7 +146,7 @@ pub enum Error {
     },
 }
 
-/// Errors of workspace binaries the kit builds and runs (the operator, the deploy double).
+/// Errors of workspace binaries the kit builds (the operator, the deploy double).
 #[derive(thiserror::Error)]
 pub enum ProcessError {
     /// `cargo build` of a workspace binary failed.
@@ -160,29 +160,6 @@ pub enum ProcessError {
         command: String,
         /// What went wrong (cargo's exit status and last output, or why it could not start).
         reason: String,
-    },
-    /// A process could not be started.
-    #[error("cannot start {what} ({path}): {source}")]
-    Spawn {
-        /// What was started.
-        what: &'static str,
-        /// The executable.
-        path: PathBuf,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A started process ended before it was ready.
-    #[error("{what} exited ({status}) before it was ready; its log {log}:\n{tail}")]
-    Exited {
-        /// What was started.
-        what: &'static str,
-        /// Its exit status.
-        status: String,
-        /// Its log file.
-        log: PathBuf,
-        /// The end of that log.
-        tail: String,
     },
 }
 

@@ -13,7 +13,7 @@
 //!
 //! [`deploy_double`] is `celld-deploy-double`, a test double of `celld deploy` that writes to
 //! the local S3 server what celld writes, and [`DeployDouble`] makes a deploy pod's `celld` run
-//! it. [`OperatorProcess`] runs the operator binary on a test namespace.
+//! it. (The operator binary as a process is `celld_fixtures::OperatorProcess`.)
 
 mod auth;
 mod cargo_bin;
@@ -30,7 +30,6 @@ mod kwok_api;
 mod logs_rule;
 mod names;
 mod namespace;
-mod operator_process;
 pub mod paths;
 mod pods;
 mod s3;
@@ -50,7 +49,6 @@ pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};
 pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
 pub use names::unique_name;
 pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
-pub use operator_process::{OPERATOR_BIN_ENV, OperatorProcess};
 pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
 pub use s3::S3Settings;
 pub use test_env::TestEnv;
