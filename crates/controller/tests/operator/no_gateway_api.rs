@@ -8,8 +8,7 @@ use celld_api::CelldFleet;
 use celld_operator::fleet::context::Settings;
 use celld_testkit::{Check, S3Settings, TestNamespace, config_from, paths, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use kube::{Api, Client};
 use serde_json::json;
 use std::time::Duration;
@@ -31,15 +30,9 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
     let prefix = prefix(&s3, "nogateway");
     publish_pointer(&s3, &prefix, "0000000000000301").await;
 
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "creds"},
-        "stringData": {"AWS_ACCESS_KEY_ID": s3.access_key_id, "AWS_SECRET_ACCESS_KEY": s3.secret_access_key},
-    }))
-    .expect("Secret");
-    Api::<Secret>::namespaced(admin.clone(), ns.name())
-        .create(&PostParams::default(), &secret)
+    create_credentials(&Api::namespaced(admin.clone(), ns.name()), "creds", &s3)
         .await
-        .expect("Secret created");
+        .expect("credentials Secret created");
     let fleet = inline_fleet(
         "gw",
         &s3,

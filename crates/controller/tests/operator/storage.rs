@@ -24,15 +24,6 @@ fn config_hash(sts: &StatefulSet) -> Option<String> {
         .cloned()
 }
 
-fn store(s3: &celld_testkit::S3Settings, secret: &str) -> CelldObjectStore {
-    serde_json::from_value(json!({
-        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldObjectStore",
-        "metadata": {"name": "s3"},
-        "spec": {"endpoint": s3.endpoint, "allowHTTP": true, "region": s3.region, "credentialsSecretRef": {"name": secret}},
-    }))
-    .expect("a CelldObjectStore")
-}
-
 #[tokio::test]
 async fn a_missing_store_is_reported_then_healed() {
     let (env, op) = env_with_operator("nostore").await;
@@ -79,7 +70,10 @@ async fn a_missing_store_is_reported_then_healed() {
     );
 
     env.api::<CelldObjectStore>()
-        .create(&PostParams::default(), &store(&s3, "creds"))
+        .create(
+            &PostParams::default(),
+            &celld_fixtures::store("s3", &s3, "creds").expect("a valid CelldObjectStore"),
+        )
         .await
         .expect("store created");
     wait_condition(
@@ -232,7 +226,10 @@ async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
         .await
         .expect("credentials Secret created");
     env.api::<CelldObjectStore>()
-        .create(&PostParams::default(), &store(&s3, "creds"))
+        .create(
+            &PostParams::default(),
+            &celld_fixtures::store("s3", &s3, "creds").expect("a valid CelldObjectStore"),
+        )
         .await
         .expect("store");
     apply_fleet(&env, &fleet("rolling", json!({"replicas": 2, "storeRef": {"name": "s3"}, "objectStorage": {"bucket": format!("s3://{}/{prefix}", s3.bucket)}})).expect("a valid CelldFleet")).await;
