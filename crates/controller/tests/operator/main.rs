@@ -2,6 +2,24 @@
 //! controller-manager, scheduler, kwok nodes and an S3 server. Each test runs its own operator,
 //! watching only the test's namespace, as a service account holding exactly the permissions of
 //! config/rbac/role.yaml.
+//!
+//! - `lifecycle`: creation to Ready, zero nodes until a deployment, idle reconciles, deletion;
+//! - `drift_and_failures`: hand-edited Service ports, a refused child, an unreadable bucket;
+//! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
+//! - `object_stores`: gs:// and az:// fleets with keys at the local emulators;
+//! - `workload_identity`: fleets without a credentials Secret;
+//! - `routes`: Ingress and HTTPRoute, switched or removed, and the https of status.url;
+//! - `no_gateway_api`: gatewayRefs on the bare control plane, which lacks the Gateway API;
+//! - `scale`: the scale subresource, the StatefulSet and the PodDisruptionBudget;
+//! - `upgrades`: celld image changes under celld's upgrade rules;
+//! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
+//! - `leader`: only the Lease holder writes, a standby takes over;
+//! - `shutdown`: the operator stops within its grace;
+//! - `user_roles`: the users' `edit` and `view` roles on fleets;
+//! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
+//! - `object_store_support`: an operator reading the emulators, and a fleet's storage env;
+//! - `node_states`: a stand-in for the nodes' internal API (`GET /state`);
+//! - `pod_history`: every state a fleet's pods went through, for the upgrade tests.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
