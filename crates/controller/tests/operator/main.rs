@@ -4,7 +4,9 @@
 //! config/rbac/role.yaml.
 //!
 //! - `lifecycle`: creation to Ready, zero nodes until a deployment, idle reconciles, deletion;
-//! - `drift_and_failures`: hand-edited Service ports, a refused child, an unreadable bucket;
+//! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
+//! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
+//! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
 //! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
 //! - `object_stores`: gs:// and az:// fleets with keys at the local emulators;
 //! - `workload_identity`: fleets without a credentials Secret;
@@ -25,7 +27,7 @@
 
 mod support;
 
-mod drift_and_failures;
+mod hand_edits;
 mod leader;
 mod lifecycle;
 mod no_gateway_api;
@@ -33,11 +35,13 @@ mod node_states;
 mod object_store_support;
 mod object_stores;
 mod pod_history;
+mod refused_child;
 mod routes;
 mod scale;
 mod shutdown;
 mod status_follower;
 mod storage;
+mod unreadable_bucket;
 mod upgrades;
 mod user_roles;
 mod workload_identity;
