@@ -3,7 +3,10 @@
 //! watching only the test's namespace, as a service account holding exactly the permissions of
 //! config/rbac/role.yaml.
 //!
-//! - `lifecycle`: creation to Ready, zero nodes until a deployment, idle reconciles, deletion;
+//! - `creation`: a fleet from creation to Ready, with every child;
+//! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
+//! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
+//! - `deletion`: deleting a fleet deletes every child and its pods;
 //! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
 //! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
 //! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
@@ -27,9 +30,12 @@
 
 mod support;
 
+mod creation;
+mod deletion;
 mod hand_edits;
+mod idle_reconciles;
 mod leader;
-mod lifecycle;
+mod no_deployment;
 mod no_gateway_api;
 mod node_states;
 mod object_store_support;
