@@ -1,5 +1,6 @@
 //! Children edited by someone else: hand-edited Service ports come back (with the other children
 //! edited in the same pass), and ports other controllers add stay without a write per resync.
+//! Every child kind edited and deleted, with the operator as a process: resilience/hand_edits.rs.
 
 use crate::support::*;
 use celld_operator::reason::Reason;

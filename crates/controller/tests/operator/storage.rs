@@ -1,6 +1,7 @@
 //! Storage through a shared CelldObjectStore: a missing store or Secret is reported and healed
 //! when it appears; rotating the Secret's contents or moving the store rolls the nodes; the
-//! bucket client of a deleted fleet is dropped.
+//! bucket client of a deleted fleet is dropped. A rotation with the operator killed right after
+//! it: resilience/rotation_kill.rs.
 
 use crate::support::*;
 use celld_api::CelldFleet;

@@ -1,5 +1,6 @@
 //! A bucket the operator cannot read is reported once, as Degraded with one Warning Event, without
-//! a write per resync, and healed when it can be read again.
+//! a write per resync, and healed when it can be read again. The S3 server stopping under many
+//! fleets, with the operator as a process: resilience/s3_outage.rs.
 
 use crate::support::*;
 use celld_operator::reason::Reason;

@@ -1,7 +1,8 @@
 //! Hand edits of every child kind: a field the operator owns is changed by someone else, then
 //! the object is deleted. The operator must restore both within seconds, from its watches alone
 //! (its periodic resync is 10 minutes here), and leave labels and annotations it does not own
-//! alone.
+//! alone. Service ports edited by hand or by another controller, with the operator in the test
+//! process: operator/hand_edits.rs.
 
 mod edits;
 

@@ -1,6 +1,7 @@
 //! A Secret shared by many fleets (directly and through a store) is rotated, and the operator
 //! is SIGKILLed about a second later, in the middle of rolling the fleets onto it. Once it is
-//! started again, every StatefulSet must carry the configuration hash of the new Secret.
+//! started again, every StatefulSet must carry the configuration hash of the new Secret. A
+//! rotation without a kill, with the operator in the test process: operator/storage.rs.
 
 use crate::cluster::{Cluster, Tuning};
 use crate::conditions::has;

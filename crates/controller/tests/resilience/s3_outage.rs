@@ -1,6 +1,7 @@
 //! The S3 server stops under Ready fleets: they must say the bucket is unreadable
 //! (Deployed=Unknown, BucketUnreadable) and keep their nodes, then recover once it is back. On a
-//! private control plane, so the shared S3 server other tests use never stops.
+//! private control plane, so the shared S3 server other tests use never stops. One fleet whose
+//! bucket cannot be read, with the operator in the test process: operator/unreadable_bucket.rs.
 
 use crate::cluster::{Cluster, Tuning};
 use crate::conditions::{has, typed_summary};
