@@ -34,9 +34,8 @@ pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathB
 /// Starts `bin` with `kubeconfig`, every namespace, default resyncs and no leader election,
 /// logging warnings to `log`; returns once it leads and watches.
 pub async fn start(bin: &Path, kubeconfig: &Path, log: &Path) -> Result<OperatorProcess> {
-    Ok(Launch::new(bin, kubeconfig, log)
+    let launch = Launch::new(bin, kubeconfig, log)
         .args(["--leader-elect=false"])
-        .env("RUST_LOG", "warn")
-        .start_leading()
-        .await?)
+        .env("RUST_LOG", "warn");
+    Ok(OperatorProcess::start_leading(launch).await?)
 }

@@ -219,9 +219,7 @@ impl Plane {
         let log = work_dir().join(format!("{}-{log}.log", self.ns));
         let _ = std::fs::remove_file(&log);
         let bin = operator_bin().await.expect("the operator binary");
-        Launch::new(bin, self.kubeconfig(), log)
-            .args(args.iter().copied())
-            .start()
+        OperatorProcess::start(Launch::new(bin, self.kubeconfig(), log).args(args.iter().copied()))
             .await
             .expect("the operator starts")
     }

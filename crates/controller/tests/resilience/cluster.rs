@@ -93,9 +93,7 @@ impl Cluster {
             args.extend(["--namespace", namespace]);
         }
         let bin = operator_bin().await.expect("the operator binary");
-        Launch::new(bin, &self.kubeconfig, log)
-            .args(args)
-            .start()
+        OperatorProcess::start(Launch::new(bin, &self.kubeconfig, log).args(args))
             .await
             .expect("the operator process started")
     }

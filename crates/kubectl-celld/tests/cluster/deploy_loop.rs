@@ -217,10 +217,8 @@ async fn deploy_publishes_the_pointer_the_operator_scales_the_fleet_and_a_lost_r
         .ok_or("bucket prefix")?
         .to_string();
     let scratch = env.scratch_dir()?;
-    let operator = Launch::on_namespace(env.namespace(), scratch.join("operator.log"))
-        .await?
-        .start_leading()
-        .await?;
+    let launch = Launch::on_namespace(env.namespace(), scratch.join("operator.log")).await?;
+    let operator = OperatorProcess::start_leading(launch).await?;
     let double = DeployDouble::new(scratch.join("double")).await?;
     create_fleet(&env, &bucket).await?;
 

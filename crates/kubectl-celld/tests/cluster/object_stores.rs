@@ -160,7 +160,7 @@ async fn start(
     for (name, value) in identity {
         launch = launch.env(*name, value.clone());
     }
-    let operator = launch.start_leading().await?;
+    let operator = OperatorProcess::start_leading(launch).await?;
     Ok((env, operator, gcs, azure))
 }
 

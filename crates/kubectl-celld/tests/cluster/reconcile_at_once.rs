@@ -23,12 +23,10 @@ const PROMPT: Duration = Duration::from_secs(20);
 /// The operator watching `env`'s namespace, checking fleets only every ten minutes unless they
 /// change; killed when dropped.
 async fn slow_operator(env: &TestEnv, log: &Path) -> TestResult<OperatorProcess> {
-    Ok(
+    let launch =
         Launch::on_namespace_resyncing(env.namespace(), log, RESYNC_SECONDS, RESYNC_SECONDS)
-            .await?
-            .start()
-            .await?,
-    )
+            .await?;
+    Ok(OperatorProcess::start(launch).await?)
 }
 
 /// Waits until the fleet's StatefulSet asks for `replicas` nodes.
