@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS};
 use celld_api::CelldFleet;
-use celld_fixtures::create_credentials;
+use celld_fixtures::{create_credentials, pointer_json};
 use celld_testkit::S3Settings;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
@@ -73,9 +73,9 @@ impl Workload {
         .await?;
         futures::stream::iter(0..fleets)
             .map(|i| async move {
-                let body = json!({"version": format!("{i:016x}"), "script_name": "bench", "rollout": {"percent": 100}});
-                s3.put_object(&pointer_key(i), body.to_string().into_bytes())
-                    .await
+                let body = pointer_json("bench", &format!("{i:016x}"))?;
+                s3.put_object(&pointer_key(i), body.into_bytes()).await?;
+                Ok::<_, Error>(())
             })
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<()>>()

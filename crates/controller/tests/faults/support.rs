@@ -97,15 +97,7 @@ impl Plane {
     }
 
     async fn publish_pointer(&self) {
-        let version = "0000000000000101";
-        let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
-        self.s3
-            .client()
-            .put_object()
-            .bucket(&self.s3.bucket)
-            .key(format!("{}/deploy/current.json", self.prefix))
-            .body(body.to_string().into_bytes().into())
-            .send()
+        celld_fixtures::publish_pointer(&self.s3, &self.prefix, "0000000000000101")
             .await
             .expect("pointer written to the S3 server");
     }

@@ -6,7 +6,6 @@ use celld_operator::storage::object_store::StoreEndpoints;
 use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::EnvVar;
-use serde_json::json;
 
 /// A test namespace with an operator that reads gs:// and az:// buckets at the emulators.
 pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, AzureSettings) {
@@ -24,8 +23,8 @@ pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, 
 
 /// A deployment pointer (`deploy/current.json`) for Worker version `version`.
 pub fn pointer(version: &str) -> Vec<u8> {
-    json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}})
-        .to_string()
+    celld_fixtures::pointer_json(celld_fixtures::pointer::SCRIPT, version)
+        .expect("the pointer serialises")
         .into_bytes()
 }
 

@@ -205,13 +205,7 @@ pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
 /// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
 /// `celld deploy` does last.
 pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
-    let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
-    s3.client()
-        .put_object()
-        .bucket(&s3.bucket)
-        .key(format!("{prefix}/deploy/current.json"))
-        .body(body.to_string().into_bytes().into())
-        .send()
+    celld_fixtures::publish_pointer(s3, prefix, version)
         .await
         .expect("pointer written to the test S3 server");
 }

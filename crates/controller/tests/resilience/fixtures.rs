@@ -6,7 +6,7 @@ use celld_testkit::S3Settings;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::{Api, Client};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// A CelldFleet or CelldObjectStore API of `ns`, for manifests of any shape.
 pub fn api(client: &Client, ns: &str, kind: &str) -> Api<DynamicObject> {
@@ -34,13 +34,7 @@ pub async fn apply(
 /// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
 /// `celld deploy` does last.
 pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
-    let body = json!({"script_name": "hello", "version": version, "prefix": format!("deploy/hello/{version}"), "rollout": {"percent": 100}});
-    s3.client()
-        .put_object()
-        .bucket(&s3.bucket)
-        .key(format!("{prefix}/deploy/current.json"))
-        .body(body.to_string().into_bytes().into())
-        .send()
+    celld_fixtures::publish_pointer(s3, prefix, version)
         .await
         .unwrap_or_else(|e| panic!("pointer under {prefix} written to the test S3 server: {e}"));
 }
