@@ -78,7 +78,7 @@ pub enum Read {
 }
 
 /// Reads the inputs of `fleet`: from the caches, the bucket (the pointer), and the API server
-/// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]).
+/// only where no cache answers (see `resolve_storage`, [`gateway`] and [`probe`]).
 pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let Resolved {
         storage,

@@ -1,6 +1,6 @@
 //! The plan: every child a fleet should have, in one value, built by the pure builders of
 //! [`children`](crate::children). Nothing here calls the API server; applying the plan is
-//! [`fleet_children::apply`](crate::fleet::apply_plan::apply)'s job, which destructures it field by
+//! [`apply_plan::apply`](crate::fleet::apply_plan::apply)'s job, which destructures it field by
 //! field, so a child kind added here and forgotten there does not compile.
 
 use crate::children::{self, Desired};

@@ -1,4 +1,4 @@
-//! Buckets and credentials: the deployment [`pointer`] and its reads, the object store clients
+//! Buckets and credentials: the deployment [`pointer`](mod@pointer) and its reads, the object store clients
 //! shared by fleets, the operator's own cloud identity and the contents of credentials Secrets.
 
 pub mod ambient_credentials;
