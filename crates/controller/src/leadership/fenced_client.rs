@@ -40,9 +40,9 @@ pub fn write_of<B>(request: &Request<B>) -> (String, &'static str) {
     };
     let plural = resource.first().copied().unwrap_or_default();
     let subresource = resource.get(2).copied();
-    let kind = written_kinds()
-        .into_iter()
-        .find_map(|(p, kind)| (p == plural).then_some(kind))
+    let kind = WRITTEN_KINDS
+        .iter()
+        .find_map(|(p, kind)| (p == plural).then(|| kind.clone()))
         .unwrap_or_else(|| plural.to_string());
     let apply = request
         .headers()
@@ -58,6 +58,10 @@ pub fn write_of<B>(request: &Request<B>) -> (String, &'static str) {
     };
     (kind, verb)
 }
+
+/// The kinds the operator writes, by plural: built once, read on every write.
+static WRITTEN_KINDS: std::sync::LazyLock<Vec<(String, String)>> =
+    std::sync::LazyLock::new(written_kinds);
 
 /// The kinds the operator writes, by plural.
 fn written_kinds() -> Vec<(String, String)> {
