@@ -1,5 +1,5 @@
 //! The kube-apiserver audit log (JSON lines, metadata level): which requests one user made,
-//! when, with which verb and which response code.
+//! when, with which verb, on which resource and with which response code.
 //!
 //! A request can appear more than once (a watch is logged when its response starts and again
 //! when it ends): requests are told apart by their `auditID`, timed by when the API server
@@ -7,7 +7,7 @@
 
 use jiff::Timestamp;
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Verbs that change something on the API server (server-side apply is a `patch`).
 const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
@@ -19,6 +19,9 @@ pub struct Request {
     pub received: Timestamp,
     /// The verb (`get`, `list`, `watch`, `patch`...).
     pub verb: String,
+    /// The resource, with its subresource after a slash (`statefulsets`, `celldfleets/status`);
+    /// empty for a request on no resource (`/version`).
+    pub resource: String,
     /// The last response code logged for it (0 while none was).
     pub code: u16,
 }
@@ -45,6 +48,25 @@ struct Line {
     request_received_timestamp: String,
     #[serde(default)]
     response_status: Option<Status>,
+    #[serde(default)]
+    object_ref: Option<ObjectRef>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ObjectRef {
+    #[serde(default)]
+    resource: String,
+    #[serde(default)]
+    subresource: Option<String>,
+}
+
+impl ObjectRef {
+    fn name(self) -> String {
+        match self.subresource {
+            Some(sub) if !sub.is_empty() => format!("{}/{sub}", self.resource),
+            _ => self.resource,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -86,6 +108,7 @@ impl UserRequests {
         let entry = self.by_id.entry(event.audit_id).or_insert_with(|| Request {
             received,
             verb: event.verb,
+            resource: event.object_ref.map(ObjectRef::name).unwrap_or_default(),
             code,
         });
         if code != 0 {
@@ -120,7 +143,24 @@ impl UserRequests {
         }
         tally
     }
+
+    /// The writes received in `[from, to)`, counted by resource and verb.
+    pub fn writes_by_resource(&self, from: Timestamp, to: Timestamp) -> WritesByResource {
+        let mut counts = WritesByResource::new();
+        for r in self
+            .requests()
+            .filter(|r| r.is_write() && r.received >= from && r.received < to)
+        {
+            *counts
+                .entry((r.resource.clone(), r.verb.clone()))
+                .or_default() += 1;
+        }
+        counts
+    }
 }
+
+/// Writes counted by (resource, verb), in that order.
+pub type WritesByResource = BTreeMap<(String, String), u64>;
 
 /// Requests counted over a time window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -144,7 +184,7 @@ mod tests {
             format!(r#","responseStatus":{{"metadata":{{}},"code":{c}}}"#)
         });
         format!(
-            r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"{id}","stage":"{stage}","requestURI":"/apis/apps/v1/statefulsets","verb":"{verb}","user":{{"username":"{user}","groups":["system:serviceaccounts"]}},"sourceIPs":["127.0.0.1"]{status},"requestReceivedTimestamp":"{at}","stageTimestamp":"{at}"}}"#
+            r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"{id}","stage":"{stage}","requestURI":"/apis/apps/v1/statefulsets","verb":"{verb}","objectRef":{{"resource":"statefulsets","namespace":"a","apiGroup":"apps","apiVersion":"v1"}},"user":{{"username":"{user}","groups":["system:serviceaccounts"]}},"sourceIPs":["127.0.0.1"]{status},"requestReceivedTimestamp":"{at}","stageTimestamp":"{at}"}}"#
         )
     }
 
@@ -238,6 +278,25 @@ mod tests {
                 server_errors: 0
             }
         );
+    }
+
+    #[test]
+    fn writes_are_counted_by_resource_and_verb_with_the_subresource() {
+        let mut r = fixture();
+        let status_patch = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"s","stage":"ResponseComplete","requestURI":"/apis/platform.celld.dev/v1alpha1/namespaces/a/celldfleets/f/status","verb":"patch","user":{"username":"system:serviceaccount:celld-system:celld-operator"},"objectRef":{"resource":"celldfleets","namespace":"a","name":"f","apiGroup":"platform.celld.dev","apiVersion":"v1alpha1","subresource":"status"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:05Z","stageTimestamp":"2026-01-01T00:00:05Z"}"#;
+        assert!(r.add_line(OP, status_patch));
+        let counts = r.writes_by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:01:00Z"));
+        let expected: WritesByResource = [
+            (("celldfleets/status".to_string(), "patch".to_string()), 1),
+            (("statefulsets".to_string(), "create".to_string()), 1),
+            (("statefulsets".to_string(), "patch".to_string()), 1),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(counts, expected);
+        // The window leaves out what was received after it.
+        let early = r.writes_by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:03Z"));
+        assert_eq!(early.values().sum::<u64>(), 1);
     }
 
     #[test]

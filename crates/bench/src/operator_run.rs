@@ -149,10 +149,12 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
     setup.operator.check_alive()?;
     tokio::time::sleep(AUDIT_LAG).await;
     let requests = setup.audit.poll()?;
-    let to_settle = requests.tally(
+    let (from, to) = (
         anchor.wall(anchor.instant()),
         anchor.wall(settled_at + Duration::from_millis(1)),
     );
+    let to_settle = requests.tally(from, to);
+    let writes_to_settle = requests.writes_by_resource(from, to);
     let idle = requests.tally(anchor.wall(idle_start), anchor.wall(idle_end));
     let run = OperatorRun {
         fleets: count,
@@ -164,6 +166,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,
+        writes_to_settle,
         idle,
         idle_window: idle_end - idle_start,
         idle_cpu: clock_tick()

@@ -3,6 +3,7 @@
 mod churn;
 mod format;
 mod method;
+mod writes;
 
 use crate::results::{Results, Scale};
 use format::{mib, secs, thousands, times, verdict};
@@ -223,6 +224,7 @@ absolute targets apply at 1,000 fleets).\n"
             out,
             "\n![time to ready and resident memory against the number of fleets]({PLOT_FILE})"
         );
+        writes::writes(&mut out, &r.scales);
     }
     if let Some(c) = &r.churn {
         churn::churn(&mut out, c);
@@ -265,6 +267,15 @@ pub(crate) mod tests {
                     writes: 1_100,
                     server_errors: 0,
                 },
+                writes_to_settle: [
+                    (
+                        ("celldfleets/status".into(), "patch".into()),
+                        fleets as u64 * 3,
+                    ),
+                    (("statefulsets".into(), "patch".into()), fleets as u64),
+                ]
+                .into_iter()
+                .collect(),
                 idle: Tally {
                     requests: 40,
                     writes: 0,
@@ -431,6 +442,31 @@ pub(crate) mod tests {
         assert!(render(&slow).contains("took longer than the 20 minutes"));
         assert!(md.contains("Whole run: 12 min 34 s on 2 cores, 2026-01-01 (1-minute load average 2.5 at the start, 3.3 at the end)."), "{md}");
         assert!(md.contains("- Time per run, control plane start and stop included: floor, 100 fleets 1 min 01 s."), "{md}");
+    }
+
+    #[test]
+    fn writes_are_broken_down_per_fleet_by_resource_and_verb() {
+        let mut r = results();
+        r.scales[1]
+            .operator
+            .writes_to_settle
+            .insert(("events".into(), "create".into()), 500);
+        let md = render(&r);
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(
+            lines.contains(&"| resource | verb | 100 fleets | 1,000 fleets |"),
+            "{md}"
+        );
+        assert!(
+            lines.contains(&"| celldfleets/status | patch | 3.00 | 3.00 |"),
+            "{md}"
+        );
+        // A kind only one scale wrote shows 0 for the others.
+        assert!(lines.contains(&"| events | create | 0.00 | 0.50 |"), "{md}");
+        assert!(
+            lines.contains(&"| statefulsets | patch | 1.00 | 1.00 |"),
+            "{md}"
+        );
     }
 
     #[test]

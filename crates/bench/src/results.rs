@@ -1,6 +1,6 @@
 //! What the runs measured, as plain values the report and the plot are made from.
 
-use crate::audit::Tally;
+use crate::audit::{Tally, WritesByResource};
 use std::time::Duration;
 
 /// The floor for one fleet count: the same children, pre-rendered, applied with no operator.
@@ -31,6 +31,8 @@ pub struct OperatorRun {
     pub writes_stopped: bool,
     /// The operator's requests from the first create until it settled.
     pub to_settle: Tally,
+    /// Its writes over the same time, by resource and verb.
+    pub writes_to_settle: WritesByResource,
     /// The operator's requests during the idle window after it settled.
     pub idle: Tally,
     /// The idle window.
