@@ -13,7 +13,6 @@ pub mod resolve;
 pub mod rules;
 pub mod schema_bounds;
 pub mod storage_env;
-pub mod upgrades;
 pub mod validate;
 
 pub use bucket::{BucketUrl, Scheme};

@@ -1,9 +1,16 @@
-//! The celld v0.4 runtime contract the operator, the plugin and the tests share: its listeners,
-//! its health path, and where and how a deployment is published in the bucket. Two other places
-//! spell parts of it: the testkit's deploy double writes the pointer layout on its own, on
-//! purpose, since it stands in for celld and the tests that deploy through it must check this
-//! contract against an independent copy; and the plugin's own reload port, which is being moved
-//! here.
+//! The celld runtime contract the operator, the plugin and the tests share: its listeners, its
+//! health path, and where and how a deployment is published in the bucket (the same from v0.4.0
+//! through v0.6.x), and, per release, what changed ([`releases`]): the environment it refuses
+//! ([`env`]), its readiness gate and shutdown bound, and the upgrade rules ([`upgrades`]), with
+//! the version read from the image tag ([`version`]). One other place spells part of it: the
+//! testkit's deploy double writes the pointer layout on its own, on purpose, since it stands in
+//! for celld and the tests that deploy through it must check this contract against an
+//! independent copy.
+
+pub mod env;
+pub mod releases;
+pub mod upgrades;
+pub mod version;
 
 use serde::{Deserialize, Serialize};
 

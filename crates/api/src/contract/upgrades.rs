@@ -1,54 +1,10 @@
-//! celld's upgrade rules (runtime contract, "Shutdown and upgrades"), in one table: which version
-//! changes may roll one node at a time, which must stop every old node before the new version
-//! starts, and which versions may never start again once a newer one ran.
+//! celld's upgrade rules (runtime contract, "Shutdown and upgrades"), read from the release
+//! table: which version changes may roll one node at a time, which must stop every old node
+//! before the new version starts, and which versions may never start again once a newer one ran.
 
+use super::releases::{RELEASES, Release, Rolling, Triple, display, triple};
 use crate::Durability;
 use semver::Version;
-
-/// A boundary between two celld release lines that nodes must not cross while both run.
-struct NonRollable {
-    /// The first version of the new line.
-    first: (u64, u64, u64),
-    /// The last version of the old line, for messages.
-    after: &'static str,
-    /// Whether the rule holds only with fleet durability (celld's default).
-    fleet_durability_only: bool,
-}
-
-/// Transitions that must not be rolled: v0.1→v0.2, v0.3→v0.4, v0.5.1→v0.6.0 (fleet
-/// durability). Crossing a boundary in either direction stops the fleet.
-const NON_ROLLABLE: &[NonRollable] = &[
-    NonRollable {
-        first: (0, 2, 0),
-        after: "v0.1",
-        fleet_durability_only: false,
-    },
-    NonRollable {
-        first: (0, 4, 0),
-        after: "v0.3",
-        fleet_durability_only: false,
-    },
-    NonRollable {
-        first: (0, 6, 0),
-        after: "v0.5.1",
-        fleet_durability_only: true,
-    },
-];
-
-/// Versions after which no older version may start again: once v0.4.1 ran, no v0.4.0 binary
-/// may start.
-const NO_RETURN: &[(u64, u64, u64)] = &[(0, 4, 1)];
-
-/// The celld version an image runs, read from its tag (`ghcr.io/denoland/celld:v0.4.0`, `0.4.0`).
-/// `None` for a digest, a tag that is not a semantic version (`latest`, `sha-…`) or no tag.
-pub fn image_version(image: &str) -> Option<Version> {
-    if image.contains('@') {
-        return None;
-    }
-    let name_end = image.rfind('/').map_or(0, |slash| slash + 1);
-    let (_, tag) = image[name_end..].split_once(':')?;
-    Version::parse(tag.strip_prefix('v').unwrap_or(tag)).ok()
-}
 
 /// How the nodes may move from one celld version to another.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,11 +17,7 @@ pub enum Transition {
     Forbidden(String),
 }
 
-fn triple(v: &Version) -> (u64, u64, u64) {
-    (v.major, v.minor, v.patch)
-}
-
-fn below(v: &Version, first: (u64, u64, u64)) -> bool {
+fn below(v: &Version, first: Triple) -> bool {
     // A pre-release of the first version (0.4.0-rc.1) is already the new line.
     triple(v) < first
 }
@@ -73,12 +25,14 @@ fn below(v: &Version, first: (u64, u64, u64)) -> bool {
 /// Whether `to` may start at all once `highest` ran: `Some(why)` when the table forbids it.
 pub fn forbidden(highest: Option<&Version>, to: &Version) -> Option<String> {
     let highest = highest?;
-    NO_RETURN
+    RELEASES
         .iter()
-        .find(|floor| !below(highest, **floor) && below(to, **floor))
-        .map(|(major, minor, patch)| {
+        .filter(|r| r.no_return)
+        .find(|r| !below(highest, r.version) && below(to, r.version))
+        .map(|r| {
+            let floor = display(r.version);
             format!(
-                "celld v{to} may not start again once v{major}.{minor}.{patch} or later ran (v{highest} ran on this fleet): keep an image at v{major}.{minor}.{patch} or later"
+                "celld v{to} may not start again once {floor} or later ran (v{highest} ran on this fleet): keep an image at {floor} or later"
             )
         })
 }
@@ -100,22 +54,31 @@ pub fn transition(
         );
     };
     let fleet_durability = durability.unwrap_or(Durability::Fleet) == Durability::Fleet;
-    NON_ROLLABLE
+    RELEASES
         .iter()
-        .filter(|b| fleet_durability || !b.fleet_durability_only)
-        .find(|b| below(from, b.first) != below(to, b.first))
-        .map_or(Transition::Roll, |b| {
-            let (major, minor, patch) = b.first;
+        .filter(|r| boundary(r, fleet_durability))
+        .find(|r| below(from, r.version) != below(to, r.version))
+        .map_or(Transition::Roll, |r| {
+            let first = display(r.version);
             Transition::FullStop(format!(
-                "celld {} and v{major}.{minor}.{patch} or later must not run side by side (v{from} → v{to})",
-                b.after
+                "celld before {first} and {first} or later must not run side by side (v{from} → v{to})"
             ))
         })
+}
+
+/// Whether nodes must not cross `release` while both sides run.
+fn boundary(release: &Release, fleet_durability: bool) -> bool {
+    match release.rolls_from_older {
+        Rolling::Yes => false,
+        Rolling::No => true,
+        Rolling::WithBucketDurability => fleet_durability,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::version::image_version;
 
     fn v(s: &str) -> Version {
         image_version(&format!("ghcr.io/denoland/celld:{s}")).unwrap()
@@ -123,26 +86,6 @@ mod tests {
 
     fn t(from: &str, to: &str) -> Transition {
         transition(Some(&v(from)), Some(&v(to)), Some(&v(from)), None)
-    }
-
-    #[test]
-    fn versions_come_from_the_tag() {
-        assert_eq!(v("v0.4.0"), Version::new(0, 4, 0));
-        assert_eq!(v("0.4.1"), Version::new(0, 4, 1));
-        assert_eq!(
-            image_version("registry.local:5000/celld:v0.3.2"),
-            Some(Version::new(0, 3, 2))
-        );
-        for unknown in [
-            "ghcr.io/denoland/celld:latest",
-            "ghcr.io/denoland/celld:sha-a52f990",
-            "ghcr.io/denoland/celld",
-            "registry.local:5000/celld",
-            "ghcr.io/denoland/celld@sha256:0123",
-            "ghcr.io/denoland/celld:v0.4.0@sha256:0123",
-        ] {
-            assert_eq!(image_version(unknown), None, "{unknown}");
-        }
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.4.0";
 #[x_kube(validation = Rule::new("!(has(self.storeRef) && has(self.objectStorage.credentialsSecretRef))").message("spec.storeRef excludes spec.objectStorage.credentialsSecretRef: the CelldObjectStore names the credentials Secret, so remove credentialsSecretRef (or remove storeRef for an inline connection)"))]
 #[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP) && !has(self.objectStorage.azureStorageAccount))").message("spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
 #[x_kube(validation = Rule::new("!self.objectStorage.bucket.startsWith('az://') || has(self.storeRef) || has(self.objectStorage.azureStorageAccount)").message("an az:// bucket needs spec.objectStorage.azureStorageAccount, the Azure storage account holding its container (or a spec.storeRef whose CelldObjectStore sets azureStorageAccount)"))]
+#[schemars(transform = crate::rules::versions::schema)]
 #[serde(rename_all = "camelCase")]
 pub struct CelldFleetSpec {
     /// Number of celld nodes (StatefulSet replicas). 0 stops the fleet without deleting it.

@@ -41,3 +41,4 @@ pub mod resources;
 pub mod storage;
 pub mod tolerations;
 pub mod topology_spread;
+pub mod versions;

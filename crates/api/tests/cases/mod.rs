@@ -32,6 +32,7 @@ mod scheduling;
 mod sizes;
 pub mod stores;
 pub mod updates;
+mod versions;
 
 /// Every fleet case: the ones below and those of each field family.
 pub fn fleets() -> Vec<Case> {
@@ -43,6 +44,7 @@ pub fn fleets() -> Vec<Case> {
         containers::CASES,
         metadata::CASES,
         names::CASES,
+        versions::CASES,
     ];
     let mut all: Vec<Case> = families.iter().flat_map(|f| f.iter().cloned()).collect();
     all.extend(sizes::cases());

@@ -10,7 +10,8 @@
 //!   image at the wanted replicas.
 //! - Refused: a version celld forbids keeps the running image.
 
-use celld_api::upgrades::{self, Transition};
+use celld_api::contract::upgrades::{self, Transition};
+use celld_api::contract::version::image_version;
 use celld_api::{CelldFleetSpec, UpgradeStrategy, labels};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use semver::Version;
@@ -112,7 +113,7 @@ impl Upgrade {
             stopped: false,
             partition: 0,
             rolling_from: None,
-            highest: max(highest, upgrades::image_version(image)),
+            highest: max(highest, image_version(image)),
             progress: Progress::Idle,
             probe: None,
         }
@@ -184,7 +185,7 @@ impl<'a> Live<'a> {
         images
             .into_iter()
             .flatten()
-            .map(upgrades::image_version)
+            .map(image_version)
             .fold(self.highest.clone(), max)
     }
 }
@@ -202,7 +203,7 @@ pub fn decide(
         return Upgrade::steady(target, None);
     };
     let highest = live.highest();
-    let to = upgrades::image_version(target);
+    let to = image_version(target);
     if let Some(why) = to
         .as_ref()
         .and_then(|to| upgrades::forbidden(highest.as_ref(), to))
@@ -238,7 +239,7 @@ fn begin(
     probed: &Probed,
 ) -> Upgrade {
     let target = spec.image.as_str();
-    let to = upgrades::image_version(target);
+    let to = image_version(target);
     // Mid-roll, nodes run either image: the change must suit both.
     let from_images: Vec<&str> = [Some(live.image), live.rolling_from]
         .into_iter()
@@ -253,7 +254,7 @@ fn begin(
             .iter()
             .map(|from| {
                 upgrades::transition(
-                    upgrades::image_version(from).as_ref(),
+                    image_version(from).as_ref(),
                     to.as_ref(),
                     highest.as_ref(),
                     spec.durability,

@@ -145,7 +145,7 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
         stop.iter().any(|e| e
             .message
             .as_deref()
-            .is_some_and(|m| m.contains("v0.3 and v0.4.0 or later must not run side by side"))),
+            .is_some_and(|m| m.contains("celld before v0.4.0 and v0.4.0 or later must not run side by side"))),
         "a FullStop Event says why: {stop:?}"
     );
     assert!(has_event(&env, "web", "UpgradeFinished", Some("Normal")).await);

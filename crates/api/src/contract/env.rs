@@ -1,0 +1,119 @@
+//! Which of a fleet's environment variables its celld version refuses at startup, by the release
+//! table: refused variables, and the drain-token wait that 0.4.1 bounds by the shutdown bound.
+
+use super::releases::{
+    DRAIN_TOKEN_WAIT_MS, RELEASES, Rules, SHUTDOWN_TOTAL_MS, Shutdown, Triple, display,
+    first_refusal,
+};
+use super::version::{image_version, unknown_because};
+use k8s_openapi::api::core::v1::EnvVar;
+
+/// The variable that bounds celld's graceful shutdown.
+pub const SHUTDOWN_TOTAL: &str = "CELLD_SHUTDOWN_TOTAL_MS";
+/// The variable 0.4.1 bounds by ¾ of [`SHUTDOWN_TOTAL`].
+pub const DRAIN_TOKEN_WAIT: &str = "CELLD_DRAIN_TOKEN_WAIT_MS";
+
+/// One variable a node would refuse, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvRefusal {
+    /// The variable.
+    pub name: String,
+    /// The sentence: which celld refuses it, why, and what to set instead.
+    pub message: String,
+}
+
+/// Whether `var` counts as set for a refusal that tolerates an empty value.
+fn set(var: &EnvVar) -> bool {
+    var.value_from.is_some() || var.value.as_deref().is_some_and(|v| !v.is_empty())
+}
+
+/// A literal value of `name` in `env`, as a number of milliseconds.
+fn millis(env: &[EnvVar], name: &str) -> Option<u64> {
+    env.iter()
+        .find(|e| e.name == name)
+        .and_then(|e| e.value.as_deref())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The variables of `env` that celld running `image` refuses at startup. When the image's
+/// version is unknown (a digest alone, `latest`), every variable some release refuses is named,
+/// with that release: the nodes refuse it if they run it or later.
+pub fn refusals(image: &str, env: &[EnvVar]) -> Vec<EnvRefusal> {
+    match image_version(image) {
+        Some(version) => {
+            let rules = Rules::of(&version);
+            let mut found: Vec<EnvRefusal> = env
+                .iter()
+                .filter_map(|var| {
+                    let refusal = rules.refusal(&var.name)?;
+                    let (since, _) = first_refusal(&var.name)?;
+                    (!refusal.empty_tolerated || set(var)).then(|| EnvRefusal {
+                        name: var.name.clone(),
+                        message: format!(
+                            "spec.env: celld {} and later refuse {} at startup{}, and spec.image {image} runs v{version}: {}",
+                            display(since),
+                            var.name,
+                            if refusal.empty_tolerated { "" } else { ", even empty" },
+                            refusal.instead
+                        ),
+                    })
+                })
+                .collect();
+            found.extend(shutdown_refusal(rules.shutdown, &version.to_string(), env));
+            found
+        }
+        None => env
+            .iter()
+            .filter_map(|var| {
+                let (since, refusal) = first_refusal(&var.name)?;
+                (!refusal.empty_tolerated || set(var)).then(|| EnvRefusal {
+                    name: var.name.clone(),
+                    message: format!(
+                        "spec.env: celld {} and later refuse {} at startup, and the version of spec.image {image} is unknown ({}): {}, or set an image tagged with an older version",
+                        display(since),
+                        var.name,
+                        unknown_because(image),
+                        refusal.instead
+                    ),
+                })
+            })
+            .collect(),
+    }
+}
+
+/// The drain-token wait a release with [`Shutdown::TokenWaitWithinThreeQuarters`] refuses.
+fn shutdown_refusal(shutdown: Shutdown, version: &str, env: &[EnvVar]) -> Option<EnvRefusal> {
+    if shutdown != Shutdown::TokenWaitWithinThreeQuarters {
+        return None;
+    }
+    let total = millis(env, SHUTDOWN_TOTAL).unwrap_or(SHUTDOWN_TOTAL_MS);
+    let wait = millis(env, DRAIN_TOKEN_WAIT).unwrap_or(DRAIN_TOKEN_WAIT_MS);
+    (wait.saturating_mul(4) > total.saturating_mul(3)).then(|| EnvRefusal {
+        name: SHUTDOWN_TOTAL.into(),
+        message: format!(
+            "spec.env: celld v{version} stops at startup when {DRAIN_TOKEN_WAIT} ({wait}) is above ¾ of {SHUTDOWN_TOTAL} ({total}): set {SHUTDOWN_TOTAL} to at least {} or lower {DRAIN_TOKEN_WAIT}",
+            wait.saturating_mul(4).div_ceil(3)
+        ),
+    })
+}
+
+/// The releases that bound the drain-token wait by the shutdown bound, as the first one and the
+/// first one after them, for admission.
+pub fn token_wait_releases() -> Option<(Triple, Option<Triple>)> {
+    let mut shutdown = Shutdown::Total;
+    let mut first = None;
+    for release in RELEASES {
+        shutdown = release.shutdown.unwrap_or(shutdown);
+        match (first, shutdown) {
+            (None, Shutdown::TokenWaitWithinThreeQuarters) => first = Some(release.version),
+            (Some(start), s) if s != Shutdown::TokenWaitWithinThreeQuarters => {
+                return Some((start, Some(release.version)));
+            }
+            _ => {}
+        }
+    }
+    first.map(|start| (start, None))
+}
+
+#[cfg(test)]
+mod tests;

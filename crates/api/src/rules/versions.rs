@@ -1,0 +1,178 @@
+//! spec.env against the celld version of spec.image, at admission: a variable the version
+//! refuses at startup (from the release table) is refused on the fleet, naming the variable,
+//! the release and what to set instead. The version is read from the image tag as
+//! [`image_version`](crate::contract::version::image_version) reads it; an image whose version
+//! cannot be known (a digest alone, `latest`) passes here and the operator reports it instead.
+
+use super::bounds;
+use crate::contract::env::{DRAIN_TOKEN_WAIT, SHUTDOWN_TOTAL, token_wait_releases};
+use crate::contract::releases::{
+    DRAIN_TOKEN_WAIT_MS, RELEASES, Refusal, SHUTDOWN_TOTAL_MS, Triple, display,
+};
+use kube::core::Rule;
+use schemars::Schema;
+
+/// Schema transform of the fleet spec: the rules below.
+pub fn schema(schema: &mut Schema) {
+    if let Some(root) = schema.pointer_mut("") {
+        bounds::add_rules(root, &[], &rules());
+    }
+}
+
+/// A regular expression for a number at least `n` (no leading zeros, as semantic versions).
+fn number_at_least(n: u64) -> String {
+    let digits = n.to_string();
+    let len = digits.len();
+    let mut alternatives = vec![format!("[1-9][0-9]{{{len},}}"), digits.clone()];
+    for (i, c) in digits.char_indices() {
+        if c < '9' {
+            let next = char::from(c as u8 + 1);
+            alternatives.push(format!(
+                "{}[{next}-9]{}",
+                &digits[..i],
+                "[0-9]".repeat(len - i - 1)
+            ));
+        }
+    }
+    format!("({})", alternatives.join("|"))
+}
+
+/// A regular expression for an image whose tag is a version at least `v`, digest-pinned or
+/// not (`…/celld:v0.5.0`, `…/celld:0.5.1-rc.1@sha256:…`).
+pub fn image_at_least((major, minor, patch): Triple) -> String {
+    let any = "[0-9]+";
+    let version = [
+        format!("{}[.]{any}[.]{any}", number_at_least(major + 1)),
+        format!("{major}[.]{}[.]{any}", number_at_least(minor + 1)),
+        format!("{major}[.]{minor}[.]{}", number_at_least(patch)),
+    ]
+    .join("|");
+    format!("^.*:v?({version})([-+][-+.0-9A-Za-z]*)?(@[^@]*)?$")
+}
+
+fn names(refusal: &Refusal) -> String {
+    if refusal.is_prefix() {
+        format!("every {}* variable", refusal.name)
+    } else {
+        refusal.name.to_string()
+    }
+}
+
+/// Rule: the refused variable is not set on an image at `since` or later.
+fn refusal_rule(since: Triple, refusal: &Refusal) -> Rule {
+    let matches = if refusal.is_prefix() {
+        format!("e.name.startsWith('{}')", refusal.name)
+    } else {
+        format!("e.name == '{}'", refusal.name)
+    };
+    let set = if refusal.empty_tolerated {
+        " && (has(e.valueFrom) || (has(e.value) && e.value != ''))"
+    } else {
+        ""
+    };
+    let release = display(since);
+    Rule::new(format!(
+        "!has(self.env) || !self.env.exists(e, {matches}{set}) || !self.image.matches('{}')",
+        image_at_least(since)
+    ))
+    .message(
+        format!(
+            "spec.env: celld {release} and later refuse {} at startup{}, and spec.image runs {release} or later: {}",
+            names(refusal),
+            if refusal.empty_tolerated { "" } else { ", even empty" },
+            refusal.instead
+        )
+        .as_str(),
+    )
+}
+
+/// A literal number of milliseconds of `name` in spec.env, or `default`.
+fn millis(name: &str, default: u64) -> String {
+    format!(
+        "(has(self.env) && self.env.exists(e, e.name == '{name}' && has(e.value) && e.value.matches('^[0-9]{{1,15}}$')) ? int(self.env.filter(e, e.name == '{name}')[0].value) : {default})"
+    )
+}
+
+/// Rule: where the drain-token wait is bounded by ¾ of the shutdown bound, it is.
+fn token_wait_rule(first: Triple, after: Option<Triple>) -> Rule {
+    let until = after.map_or(String::new(), |after| {
+        format!(" && !self.image.matches('{}')", image_at_least(after))
+    });
+    let range = after.map_or(format!("{} and later", display(first)), |after| {
+        format!("{} up to {}", display(first), display(after))
+    });
+    Rule::new(format!(
+        "!(self.image.matches('{}'){until}) || {} * 4 <= {} * 3",
+        image_at_least(first),
+        millis(DRAIN_TOKEN_WAIT, DRAIN_TOKEN_WAIT_MS),
+        millis(SHUTDOWN_TOTAL, SHUTDOWN_TOTAL_MS)
+    ))
+    .message(
+        format!(
+            "spec.env: celld {range} (which spec.image runs) stops at startup when {DRAIN_TOKEN_WAIT} (default {DRAIN_TOKEN_WAIT_MS}) is above ¾ of {SHUTDOWN_TOTAL} (default {SHUTDOWN_TOTAL_MS}): raise {SHUTDOWN_TOTAL} or lower {DRAIN_TOKEN_WAIT}"
+        )
+        .as_str(),
+    )
+}
+
+/// Every rule, from the release table.
+pub fn rules() -> Vec<Rule> {
+    let mut rules: Vec<Rule> = RELEASES
+        .iter()
+        .flat_map(|release| {
+            release
+                .refuses
+                .iter()
+                .map(|refusal| refusal_rule(release.version, refusal))
+        })
+        .collect();
+    rules.extend(token_wait_releases().map(|(first, after)| token_wait_rule(first, after)));
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RE2 syntax, as CEL's matches() (and the client-side evaluator) reads it.
+    fn matches(pattern: &str, text: &str) -> bool {
+        regex::Regex::new(pattern).unwrap().is_match(text)
+    }
+
+    #[test]
+    fn numbers_at_least() {
+        for n in [0u64, 1, 5, 9, 10, 19, 40, 99, 120] {
+            let re = format!("^{}$", number_at_least(n));
+            for k in 0..=1000u64 {
+                assert_eq!(matches(&re, &k.to_string()), k >= n, "{k} vs {n}: {re}");
+            }
+            assert!(!matches(&re, "007"), "{re}");
+        }
+    }
+
+    #[test]
+    fn images_at_least_a_version() {
+        let re = image_at_least((0, 5, 0));
+        for (image, at_least) in [
+            ("ghcr.io/denoland/celld:v0.5.0", true),
+            ("ghcr.io/denoland/celld:0.5.1", true),
+            ("ghcr.io/denoland/celld:v0.6.1@sha256:e188a7f2bb0b", true),
+            ("registry.local:5000/celld:v0.10.0", true),
+            ("registry.local:5000/celld:1.0.0", true),
+            ("ghcr.io/denoland/celld:v0.5.0-rc.1", true),
+            ("ghcr.io/denoland/celld:v0.4.9", false),
+            ("ghcr.io/denoland/celld:v0.4.1@sha256:ce8bbc3c26a1", false),
+            ("registry.local:5000/celld", false),
+            ("ghcr.io/denoland/celld:latest", false),
+            ("ghcr.io/denoland/celld@sha256:e188a7f2bb0b", false),
+        ] {
+            assert_eq!(matches(&re, image), at_least, "{image}");
+            let known = crate::contract::version::image_version(image);
+            assert_eq!(
+                known.is_some_and(|v| crate::contract::releases::triple(&v) >= (0, 5, 0)),
+                at_least,
+                "image_version and the admission pattern agree on {image}"
+            );
+        }
+    }
+}
