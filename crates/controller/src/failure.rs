@@ -14,6 +14,8 @@ pub enum Scope {
     Bucket,
     /// spec.image: a version celld forbids.
     Image,
+    /// spec.env: a variable celld refuses at startup.
+    Env,
     /// A child object of the fleet.
     Child {
         /// Its kind.
@@ -121,6 +123,18 @@ impl Failure {
             reason: Reason::UpgradeRefused,
             scope: Scope::Image,
             subject: "spec.image".into(),
+            message: why.to_string(),
+            fingerprint: why.to_string(),
+        }
+    }
+
+    /// spec.env sets `name`, which the nodes' celld refuses at startup; `why` says which
+    /// release refuses it and what to set instead.
+    pub fn env_refused(name: &str, why: &str) -> Self {
+        Self {
+            reason: Reason::EnvRefused,
+            scope: Scope::Env,
+            subject: format!("spec.env {name}"),
             message: why.to_string(),
             fingerprint: why.to_string(),
         }

@@ -62,6 +62,8 @@ pub enum Reason {
     WaitingForRestores,
     /// Every old node stops before the new celld version starts.
     FullStop,
+    /// A rollout did not finish within spec.progressDeadlineSeconds (Progressing=False).
+    ProgressDeadlineExceeded,
 
     // Degraded, and Ready when a child fails
     /// Nothing keeps the fleet from its spec.
@@ -72,6 +74,9 @@ pub enum Reason {
     ApiUnavailable,
     /// spec.image names a celld version that may not start (a forbidden downgrade).
     UpgradeRefused,
+    /// spec.env sets a variable the celld version of spec.image refuses at startup (or, when
+    /// that version is unknown, that a release refuses).
+    EnvRefused,
 
     // Ready
     /// spec.replicas is 0.
@@ -121,10 +126,12 @@ impl Reason {
             Self::RollingUpgrade => "RollingUpgrade",
             Self::WaitingForRestores => "WaitingForRestores",
             Self::FullStop => "FullStop",
+            Self::ProgressDeadlineExceeded => "ProgressDeadlineExceeded",
             Self::AsExpected => "AsExpected",
             Self::ChildRejected => "ChildRejected",
             Self::ApiUnavailable => "ApiUnavailable",
             Self::UpgradeRefused => "UpgradeRefused",
+            Self::EnvRefused => "EnvRefused",
             Self::ScaledToZero => "ScaledToZero",
             Self::RouteNotReady => "RouteNotReady",
             Self::NodesNotReady => "NodesNotReady",

@@ -23,8 +23,10 @@ pub use storage::{
 };
 pub use upgrade::UpgradeStrategy;
 
-/// The celld runtime image a fleet runs unless `spec.image` says otherwise.
-pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.4.0";
+/// The celld runtime image a fleet runs unless `spec.image` says otherwise: the newest release
+/// whose image digest is known (v0.6.0's multi-architecture OCI index, release commit
+/// bad4649), pinned by tag and digest so a moved tag never changes what runs.
+pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b";
 
 /// Desired state of a celld fleet: the nodes, their object storage, local work storage and how
 /// the Worker is reached.
@@ -67,9 +69,13 @@ pub struct CelldFleetSpec {
     #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
 
-    /// celld runtime image the nodes run. The celld version is read from the tag (v0.4.0 or
-    /// 0.4.0); a change of version follows spec.upgradeStrategy, and a version celld forbids
-    /// (v0.4.0 once v0.4.1 ran) is refused with the Degraded condition.
+    /// celld runtime image the nodes run. The celld version is read from the tag (v0.6.0 or
+    /// 0.6.0, also when a digest pins it: v0.6.0@sha256:...); it decides the probes, the
+    /// spec.env variables refused at admission, and how a change of version moves
+    /// (spec.upgradeStrategy). A version celld forbids (v0.4.0 once v0.4.1 ran) is refused with
+    /// the Degraded condition. A digest alone or a tag that is not a version (latest) takes the
+    /// safe path: no startup probe, a full stop on change, and Degraded names any variable a
+    /// release refuses.
     #[serde(default = "default_image")]
     #[schemars(length(min = 1, max = 512))]
     pub image: String,
@@ -79,6 +85,15 @@ pub struct CelldFleetSpec {
     /// Rolling always rolls; FullStop always stops the fleet first.
     #[serde(default)]
     pub upgrade_strategy: UpgradeStrategy,
+
+    /// Seconds a rollout (new nodes, a new pod template, a change of celld image) may take
+    /// before the operator reports it stuck: Progressing=False with reason
+    /// ProgressDeadlineExceeded and a Warning Event naming the nodes that hold it. celld from
+    /// v0.5.0 keeps a joining node unready until the fleet settles, with no timeout of its own,
+    /// so no probe restarts it; this deadline is how a stuck rollout is found. Default 600.
+    #[serde(default = "default_progress_deadline_seconds")]
+    #[schemars(range(min = 1, max = 86400))]
+    pub progress_deadline_seconds: i32,
 
     /// When the kubelet pulls the image: Always, IfNotPresent or Never. Defaults to the
     /// Kubernetes default for the image's tag.
@@ -222,6 +237,10 @@ fn default_image() -> String {
     DEFAULT_IMAGE.to_string()
 }
 
+fn default_progress_deadline_seconds() -> i32 {
+    600
+}
+
 impl CelldFleetSpec {
     /// A spec with every default applied and the given bucket; a starting point for builders
     /// and tests.
@@ -230,6 +249,7 @@ impl CelldFleetSpec {
             replicas: default_replicas(),
             image: default_image(),
             upgrade_strategy: UpgradeStrategy::default(),
+            progress_deadline_seconds: default_progress_deadline_seconds(),
             image_pull_policy: None,
             store_ref: None,
             object_storage: ObjectStorage {

@@ -1,7 +1,11 @@
-//! StatefulSet `<fleet>`: the celld nodes, following celld v0.4's runtime contract.
+//! StatefulSet `<fleet>`: the celld nodes, following the runtime contract of the celld version
+//! they run (its readiness gate decides the probes, its shutdown bound the grace period).
 
 use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, storage_env};
+use celld_api::contract::env::SHUTDOWN_TOTAL;
 use celld_api::contract::node_address;
+use celld_api::contract::releases::{Gate, Rules, SHUTDOWN_TOTAL_MS};
+use celld_api::contract::version::image_version;
 use celld_api::{LocalStorageType, PvcRetention, labels, pod_security};
 use k8s_openapi::api::apps::v1::{
     RollingUpdateStatefulSetStrategy, StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy,
@@ -19,12 +23,12 @@ use std::collections::BTreeMap;
 
 /// Where the work volume is mounted (CELLD_WATCH).
 pub const WORK_DIR: &str = "/var/lib/celld";
-/// celld's default graceful-shutdown bound (CELLD_SHUTDOWN_TOTAL_MS), in milliseconds.
-const SHUTDOWN_TOTAL_MS: i64 = 40_000;
 /// Time the kubelet grants beyond celld's own shutdown bound.
 const GRACE_MARGIN_S: i64 = 20;
-/// celld's readiness gate at start can hold for up to 120 s; the startup probe allows 180 s.
-const STARTUP_FAILURES: i32 = 36;
+/// Seconds between two probes.
+const PROBE_PERIOD_S: i32 = 5;
+/// Time a startup probe allows beyond the longest a readiness gate that falls open holds.
+const STARTUP_MARGIN_S: u64 = 60;
 
 const WORK_VOLUME: &str = "work";
 const TMP_VOLUME: &str = "tmp";
@@ -145,7 +149,7 @@ fn container(d: &Desired) -> Container {
             port: IntOrString::String("http".into()),
             ..HTTPGetAction::default()
         }),
-        period_seconds: Some(5),
+        period_seconds: Some(PROBE_PERIOD_S),
         timeout_seconds: Some(2),
         failure_threshold: Some(failure_threshold),
         ..Probe::default()
@@ -161,7 +165,7 @@ fn container(d: &Desired) -> Container {
         env: Some(env(d)),
         resources: spec.resources.clone(),
         readiness_probe: Some(health(3)),
-        startup_probe: Some(health(STARTUP_FAILURES)),
+        startup_probe: startup_failures(&d.upgrade.image).map(health),
         volume_mounts: Some(vec![
             VolumeMount {
                 name: WORK_VOLUME.into(),
@@ -236,17 +240,34 @@ fn env(d: &Desired) -> Vec<EnvVar> {
     env
 }
 
-/// terminationGracePeriodSeconds: above celld's shutdown bound, which a literal
-/// CELLD_SHUTDOWN_TOTAL_MS in spec.env may raise.
+/// The startup probe's failure threshold, when the image's celld version has one: a readiness
+/// gate that falls open (0.4.x: at most 120 s) is waited for, plus a margin, before the kubelet
+/// restarts a node that never became ready. From 0.5.0 the gate stays closed until the fleet
+/// settles, which may take longer than any fixed bound: a startup probe would restart nodes
+/// that correctly wait, so there is none, and the operator's progress deadline reports a
+/// rollout that does not finish instead. An image whose version is unknown is treated alike.
+fn startup_failures(image: &str) -> Option<i32> {
+    let gate = image_version(image).map(|v| Rules::of(&v).gate)?;
+    match gate {
+        Gate::FallsOpen { after_s } => {
+            let seconds = after_s + STARTUP_MARGIN_S;
+            i32::try_from(seconds.div_ceil(PROBE_PERIOD_S.unsigned_abs().into())).ok()
+        }
+        Gate::HeldUntilSettled => None,
+    }
+}
+
+/// terminationGracePeriodSeconds: above celld's shutdown bound (the contract's default), which
+/// a literal CELLD_SHUTDOWN_TOTAL_MS in spec.env may raise.
 fn grace_period_seconds(user_env: &[EnvVar]) -> i64 {
     let total_ms = user_env
         .iter()
-        .find(|e| e.name == "CELLD_SHUTDOWN_TOTAL_MS")
+        .find(|e| e.name == SHUTDOWN_TOTAL)
         .and_then(|e| e.value.as_deref())
-        .and_then(|v| v.trim().parse::<i64>().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|ms| *ms > 0)
         .unwrap_or(SHUTDOWN_TOTAL_MS);
-    (total_ms + 999) / 1000 + GRACE_MARGIN_S
+    i64::try_from(total_ms.div_ceil(1000)).map_or(i64::MAX, |s| s.saturating_add(GRACE_MARGIN_S))
 }
 
 fn claim_template(d: &Desired) -> PersistentVolumeClaim {
@@ -296,6 +317,44 @@ mod tests {
     fn minimal_fleet() {
         let fleet = fixtures::fleet(fixtures::MINIMAL);
         insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
+    }
+
+    #[test]
+    fn probes_fit_the_readiness_gate_of_each_version() {
+        let image = |tag: &str| format!("ghcr.io/denoland/celld:{tag}");
+        // 0.4.x: the gate falls open after 120 s; the startup probe waits 180 s.
+        for tag in ["v0.4.0", "v0.4.1", "0.4.1@sha256:ce8bbc3c26a1"] {
+            assert_eq!(startup_failures(&image(tag)), Some(36), "{tag}");
+        }
+        // From 0.5.0 the gate never opens by timeout: no startup probe restarts a waiting node.
+        for tag in ["v0.5.0", "v0.5.1", "v0.6.0", "v0.6.1", "v0.9.0", "latest"] {
+            assert_eq!(startup_failures(&image(tag)), None, "{tag}");
+        }
+        assert_eq!(
+            startup_failures("ghcr.io/denoland/celld@sha256:e188a7f2"),
+            None
+        );
+
+        let mut fleet = fixtures::fleet(fixtures::MINIMAL);
+        for (tag, startup) in [("v0.4.1", true), ("v0.6.1", false)] {
+            fleet.spec.image = image(tag);
+            let desired = fixtures::desired(&fleet);
+            let sts = build(&desired);
+            let pod = sts.spec.unwrap().template.spec.unwrap();
+            let container = &pod.containers[0];
+            assert_eq!(container.startup_probe.is_some(), startup, "{tag}");
+            let readiness = container.readiness_probe.as_ref().unwrap();
+            let path = readiness.http_get.as_ref().unwrap().path.as_deref();
+            assert_eq!(
+                path,
+                Some(HEALTH_PATH),
+                "{tag}: readiness stays on the health path"
+            );
+            assert!(
+                container.liveness_probe.is_none(),
+                "{tag}: no liveness probe kills a draining or gated node"
+            );
+        }
     }
 
     #[test]

@@ -10,11 +10,13 @@ use crate::fleet::context::Context;
 use crate::fleet::gateway;
 use crate::fleet::probe;
 use crate::fleet::settled::Seen;
+use crate::status::conditions::progressing::Deadline;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};
-use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
+use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, conditions, resolve};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::jiff::Timestamp;
 use kube::{Api, ResourceExt};
 use std::sync::Arc;
 
@@ -62,8 +64,11 @@ pub struct Inputs {
     pub live: Option<StatefulSet>,
     /// How the StatefulSet moves to spec.image.
     pub upgrade: Upgrade,
-    /// What the upgrade decision met: a probe that failed, an image celld forbids.
+    /// What the upgrade decision met: a probe that failed, an image celld forbids; and a
+    /// failed read of the pods that hold a rollout past its deadline.
     pub upgrade_failures: Vec<Failure>,
+    /// The nodes that hold a rollout past its deadline, read only then.
+    pub holders: Vec<String>,
 }
 
 /// What reading a fleet's inputs found.
@@ -126,7 +131,19 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
     let replicas = replicas(fleet, &pointer);
-    let (upgrade, upgrade_failures) = decide_upgrade(ctx, fleet, id, replicas, live.as_ref()).await;
+    let (upgrade, mut upgrade_failures) =
+        decide_upgrade(ctx, fleet, id, replicas, live.as_ref()).await;
+    let holders = if past_deadline(fleet) {
+        match probe::holders(ctx, &id.namespace, &id.name, replicas, live.as_ref()).await {
+            Ok(holders) => holders,
+            Err(failure) => {
+                upgrade_failures.push(failure);
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
     Read::Changed(Box::new(Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
@@ -138,7 +155,22 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         live,
         upgrade,
         upgrade_failures,
+        holders,
     }))
+}
+
+/// Whether the fleet's status shows a rollout past spec.progressDeadlineSeconds.
+fn past_deadline(fleet: &CelldFleet) -> bool {
+    Deadline {
+        seconds: fleet.spec.progress_deadline_seconds.into(),
+        previous: fleet
+            .status
+            .as_ref()
+            .and_then(|s| conditions::find(&s.conditions, conditions::PROGRESSING)),
+        generation: fleet.metadata.generation,
+        now: Timestamp::now(),
+    }
+    .passed()
 }
 
 /// The nodes the fleet should run: spec.replicas, or none while the bucket holds no deployment

@@ -6,6 +6,7 @@ pub mod apply_plan;
 pub mod config_hash;
 pub mod context;
 pub mod gateway;
+pub mod holders;
 pub mod inputs;
 pub mod observe;
 pub mod plan;

@@ -1,7 +1,7 @@
 //! The observe step: what a reconcile read and did, as the one [`Report`] the status writer
 //! publishes. Every failure the reconcile met is gathered here, in the order met: the upgrade
-//! decision's, the bucket's, then the children's (or the storage's, when it did not resolve).
-//! Pure.
+//! decision's, spec.env's variables the nodes' celld refuses at startup, the bucket's, then the
+//! children's (or the storage's, when it did not resolve). Pure.
 
 use crate::children::Desired;
 use crate::failure::Failure;
@@ -11,6 +11,7 @@ use crate::status::observation::Route;
 use crate::status::observation::{Observation, ObservedStorage, Report};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
+use celld_api::contract::env;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::api::apps::v1::StatefulSet;
 
@@ -23,6 +24,7 @@ pub fn full(
     applied: Applied,
 ) -> Report {
     let mut failures = inputs.upgrade_failures.clone();
+    failures.extend(env_refusals(fleet));
     match &inputs.pointer {
         Pointer::Unknown(why) => failures.push(Failure::bucket(why)),
         Pointer::NoCredentials(why) => failures.push(Failure::no_operator_credentials(why)),
@@ -44,11 +46,22 @@ pub fn full(
             url: Some(desired.url()),
             failures,
             upgrade: desired.upgrade.progress.clone(),
+            progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
+            holders: inputs.holders.clone(),
         },
         statefulset: applied.statefulset,
         changed: applied.changed,
         pruned: applied.pruned,
     }
+}
+
+/// spec.env's variables that the celld of spec.image refuses at startup: admission refuses
+/// them when the image's tag names the version, so these are the ones of an image whose
+/// version is unknown (a digest alone, `latest`), or of a fleet admitted before the rule.
+fn env_refusals(fleet: &CelldFleet) -> impl Iterator<Item = Failure> {
+    env::refusals(&fleet.spec.image, &fleet.spec.env)
+        .into_iter()
+        .map(|r| Failure::env_refused(&r.name, &r.message))
 }
 
 /// The report of a reconcile of `fleet` that stopped because its storage does not resolve
@@ -67,8 +80,12 @@ pub fn unresolved(
             storage: ObservedStorage::Failed(failure.clone()),
             route: Route::None,
             url: fleet.status.as_ref().and_then(|s| s.url.clone()),
-            failures: vec![failure],
+            failures: std::iter::once(failure)
+                .chain(env_refusals(fleet))
+                .collect(),
             upgrade: Progress::Idle,
+            progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
+            holders: Vec::new(),
         },
         statefulset,
         changed: Vec::new(),

@@ -1,5 +1,6 @@
 //! What a rollout looks at before it goes on: every node's `/state` between two nodes of a
-//! rolling upgrade, the fleet's pods before a fully stopped fleet starts its new image.
+//! rolling upgrade, the fleet's pods before a fully stopped fleet starts its new image; and the
+//! pods that hold a rollout past its deadline.
 
 use crate::children::peer_service_name;
 use crate::error::Error;
@@ -8,6 +9,7 @@ use crate::fleet::context::Context;
 use crate::upgrade::decide::{Probe, Probed};
 use celld_api::contract::node_address;
 use celld_api::labels;
+use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::ListParams;
@@ -54,4 +56,33 @@ pub async fn probe(
             })
         }
     }
+}
+
+/// The nodes of the fleet `name` in `ns` (`replicas` of them) that hold its rollout, read from
+/// its pods: asked only once the rollout passed its deadline.
+pub async fn holders(
+    ctx: &Context,
+    ns: &str,
+    name: &str,
+    replicas: i32,
+    statefulset: Option<&StatefulSet>,
+) -> Result<Vec<String>, Failure> {
+    let selector = labels::node_selector_string(name);
+    let pods = Api::<Pod>::namespaced(ctx.client.clone(), ns)
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| {
+            Failure::child(
+                "Pod",
+                "",
+                "list",
+                &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
+            )
+        })?;
+    Ok(crate::fleet::holders::holders(
+        name,
+        replicas,
+        statefulset,
+        &pods.items,
+    ))
 }

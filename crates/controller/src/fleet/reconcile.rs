@@ -13,6 +13,7 @@ use crate::fleet::inputs::{self, FleetId, Inputs, Read};
 use crate::fleet::{apply_plan, observe, plan, resync_grid, settled};
 use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
+use k8s_openapi::jiff::Timestamp;
 use kube::Resource;
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
@@ -103,9 +104,10 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     let quiet = report.observation.failures.is_empty()
         && report.changed.is_empty()
         && report.pruned.is_empty();
-    let wrote = ctx.status.publish(fleet, report).await?;
+    let published = ctx.status.publish(fleet, report).await?;
     let under_way = desired.upgrade.progress.under_way();
-    if quiet && !wrote && !under_way {
+    // A rollout under way is looked at again by its deadline, so it is never taken as settled.
+    if quiet && !published.wrote && !under_way && published.deadline.is_none() {
         ctx.settled.record(&id.uid, inputs.seen, children);
     }
     if !child_failures.is_empty() {
@@ -116,11 +118,24 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
             failures: child_failures,
         });
     }
-    Ok(Action::requeue(if under_way {
+    let next = if under_way {
         UPGRADE_POLL
     } else {
         requeue_after(ctx, &inputs.pointer)
-    }))
+    };
+    Ok(Action::requeue(
+        published.deadline.map_or(next, |at| next.min(until(at))),
+    ))
+}
+
+/// The time from now until `at` and a second more (so the deadline has passed then), at
+/// least a second.
+fn until(at: Timestamp) -> Duration {
+    Timestamp::now()
+        .duration_until(at)
+        .try_into()
+        .unwrap_or(Duration::ZERO)
+        + Duration::from_secs(1)
 }
 
 /// The fleet as the builders want it, from its inputs.

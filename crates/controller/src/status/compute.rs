@@ -2,6 +2,7 @@
 //! [builder](crate::status::conditions). Pure: the same observations give the same status, so
 //! an unchanged fleet writes no status.
 
+use crate::status::conditions::progressing::Deadline;
 use crate::status::conditions::{Nodes, degraded, progressing, ready, route, storage};
 use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
@@ -30,7 +31,13 @@ pub fn compute(
     };
     let ([resolved, deployed], deployment) = storage::conditions(previous, o);
     let route = route::condition(o);
-    let progressing = progressing::condition(o.upgrade, &nodes);
+    let deadline = Deadline {
+        seconds: o.progress_deadline_s,
+        previous: previous.and_then(|p| conditions::find(&p.conditions, conditions::PROGRESSING)),
+        generation: o.generation,
+        now,
+    };
+    let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
     let degraded = degraded::condition(o, &route);
     let ready = ready::condition(o, &nodes, route.status == Some(true));
 

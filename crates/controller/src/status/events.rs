@@ -79,7 +79,8 @@ pub fn failures(previous: Option<&CelldFleetStatus>, failures: &[Failure]) -> Ve
         .collect()
 }
 
-/// Whether a condition change needs an Event of its own. Progressing flips on every rollout; a
+/// Whether a condition change needs an Event of its own. Progressing flips on every rollout (a
+/// rollout past its deadline is worth a Warning all the same); a
 /// Ready=False that only points at another condition (storage, deployment, route) would repeat
 /// that condition's Event; a Degraded=True, or a condition whose reason is one of the current
 /// failures', repeats the failures' own Events.
@@ -95,7 +96,8 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
     let failing = !failures.is_empty()
         && ((c.type_ == conditions::DEGRADED && c.status == "True")
             || (c.status != "True" && failures.iter().any(|f| f.reason.as_str() == c.reason)));
-    c.type_ != conditions::PROGRESSING && !echo && !failing
+    let stuck = c.reason == Reason::ProgressDeadlineExceeded.as_str();
+    (c.type_ != conditions::PROGRESSING || stuck) && !echo && !failing
 }
 
 const UPGRADE_REASONS: [Reason; 3] = [
@@ -125,6 +127,7 @@ fn upgrade_event(
             (!(same_reason && same_step))
                 .then(|| (c.reason.clone(), format!("{}: {}", c.type_, c.message)))
         }
+        (true, false, Some(c)) if c.reason == Reason::ProgressDeadlineExceeded.as_str() => None,
         (true, false, _) => Some((
             Reason::UpgradeFinished.as_str().to_string(),
             format!("every node runs {image}"),
@@ -312,6 +315,44 @@ mod tests {
             Some(("UpgradeFinished".into(), "every node runs img".into()))
         );
         assert!(event(&stable, &stable).is_none());
+    }
+
+    #[test]
+    fn a_rollout_past_its_deadline_is_one_warning_and_no_upgrade_end() {
+        let progressing = |status: bool, reason: Reason, message: &str| CelldFleetStatus {
+            conditions: vec![conditions::make(
+                &[],
+                conditions::PROGRESSING,
+                Some(status),
+                reason.as_str(),
+                message,
+                Some(1),
+                Timestamp::UNIX_EPOCH,
+            )],
+            ..CelldFleetStatus::default()
+        };
+        let rolling = progressing(true, Reason::RollingUpgrade, "1/3 nodes updated");
+        let stuck = progressing(
+            false,
+            Reason::ProgressDeadlineExceeded,
+            "the rollout did not finish within 600 s (spec.progressDeadlineSeconds), held by web-1 (not ready): 1/3 nodes updated",
+        );
+        let notes = transitions(Some(&rolling), &stuck, "img", None, &[]);
+        assert_eq!(notes.len(), 1, "{notes:#?}");
+        assert_eq!(notes[0].type_, EventType::Warning);
+        assert_eq!(notes[0].reason, "ProgressDeadlineExceeded");
+        assert!(
+            notes[0].note.contains("held by web-1 (not ready)"),
+            "{}",
+            notes[0].note
+        );
+        // Still stuck, with other holders: no Event again.
+        let still = progressing(
+            false,
+            Reason::ProgressDeadlineExceeded,
+            "the rollout did not finish within 600 s (spec.progressDeadlineSeconds), held by web-2 (not ready): 2/3 nodes updated",
+        );
+        assert!(transitions(Some(&stuck), &still, "img", None, &[]).is_empty());
     }
 
     #[test]

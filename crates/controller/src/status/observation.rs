@@ -55,6 +55,10 @@ pub struct Observed<'a> {
     pub failures: &'a [Failure],
     /// Where a change of celld image stands.
     pub upgrade: &'a Progress,
+    /// spec.progressDeadlineSeconds.
+    pub progress_deadline_s: i64,
+    /// The nodes that hold a rollout past its deadline, described (read only then).
+    pub holders: &'a [String],
 }
 
 /// What the storage resolution gave, owned.
@@ -83,6 +87,10 @@ pub struct Observation {
     pub failures: Vec<Failure>,
     /// A change of celld image under way.
     pub upgrade: Progress,
+    /// spec.progressDeadlineSeconds.
+    pub progress_deadline_s: i64,
+    /// The nodes that hold a rollout past its deadline, described (read only then).
+    pub holders: Vec<String>,
 }
 
 impl Observation {
@@ -105,6 +113,8 @@ impl Observation {
             url: self.url.clone(),
             failures: &self.failures,
             upgrade: &self.upgrade,
+            progress_deadline_s: self.progress_deadline_s,
+            holders: &self.holders,
         }
     }
 

@@ -13,6 +13,7 @@ use crate::children::MANAGER;
 use crate::error::Error;
 use crate::metrics::Metrics;
 use crate::status::compute;
+use crate::status::conditions::progressing::Deadline;
 use crate::status::events::{self, Note};
 use crate::status::observation::Observed;
 use crate::status::observation::{Observation, Observations, Report};
@@ -43,6 +44,16 @@ pub struct Writer {
     observations: Observations,
 }
 
+/// What publishing a reconcile's report did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// Whether the status was written.
+    pub wrote: bool,
+    /// When the rollout the status shows under way (Progressing=True) passes
+    /// spec.progressDeadlineSeconds; None when none is under way.
+    pub deadline: Option<Timestamp>,
+}
+
 /// A status that differs from the last one written or read.
 struct Update {
     previous: Option<CelldFleetStatus>,
@@ -70,8 +81,8 @@ impl Writer {
 
     /// Publishes what one reconcile of `fleet` saw and did: counts its failures, writes the
     /// status when it changed, publishes the Events, and keeps the observation for the
-    /// follower. Returns whether it wrote the status.
-    pub async fn publish(&self, fleet: &CelldFleet, report: Report) -> Result<bool, Error> {
+    /// follower. Returns whether it wrote the status, and the deadline of a rollout under way.
+    pub async fn publish(&self, fleet: &CelldFleet, report: Report) -> Result<Published, Error> {
         let Report {
             observation,
             statefulset,
@@ -93,19 +104,26 @@ impl Writer {
             statefulset.as_ref(),
         );
         let observed = observation.observed(&name, newer.as_ref().or(statefulset.as_ref()));
-        let wrote = match self.next(fleet, &observed) {
+        let (wrote, deadline) = match self.next(fleet, &observed) {
             Some(update) => {
+                let deadline = rollout_deadline(fleet, Some(&update.status));
                 let written = self.write(fleet, update, &observation, &observed).await;
                 if let Err(e) = &written {
                     self.metrics.failed(e.reason());
                 }
                 written?;
-                true
+                (true, deadline)
             }
-            None => false,
+            None => {
+                let seen = fleet.resource_version().unwrap_or_default();
+                let current = self
+                    .written_status(&uid, &seen)
+                    .or_else(|| fleet.status.clone());
+                (false, rollout_deadline(fleet, current.as_ref()))
+            }
         };
         self.observations.record(&uid, Arc::new(observation));
-        Ok(wrote)
+        Ok(Published { wrote, deadline })
     }
 
     /// Follows `statefulset` of `fleet` between reconciles: writes the status again from the
@@ -238,6 +256,20 @@ impl Writer {
             }
         }
     }
+}
+
+/// When the rollout `status` shows under way passes the fleet's deadline.
+fn rollout_deadline(fleet: &CelldFleet, status: Option<&CelldFleetStatus>) -> Option<Timestamp> {
+    let progressing = status
+        .and_then(|s| conditions::find(&s.conditions, conditions::PROGRESSING))
+        .filter(|c| c.status == "True")?;
+    Deadline {
+        seconds: fleet.spec.progress_deadline_seconds.into(),
+        previous: Some(progressing),
+        generation: fleet.metadata.generation,
+        now: Timestamp::now(),
+    }
+    .at()
 }
 
 /// The Ready condition's status in a fleet status.

@@ -3,6 +3,8 @@
 //! watching only the test's namespace, as a service account holding exactly the permissions of
 //! config/rbac/role.yaml.
 //!
+//! - `celld_versions`: spec.env refused by the image's celld version, at admission or in status, and
+//!   the startup probe of each version;
 //! - `creation`: a fleet from creation to Ready, with every child;
 //! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
 //! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
@@ -15,6 +17,7 @@
 //! - `workload_identity`: fleets without a credentials Secret;
 //! - `routes`: Ingress and HTTPRoute, switched or removed, and the https of status.url;
 //! - `no_gateway_api`: gatewayRefs on the bare control plane, which lacks the Gateway API;
+//! - `progress_deadline`: a rollout stuck past spec.progressDeadlineSeconds, named and reported once;
 //! - `scale`: the scale subresource, the StatefulSet and the PodDisruptionBudget;
 //! - `upgrades`: celld image changes under celld's upgrade rules;
 //! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
@@ -30,6 +33,7 @@
 
 mod support;
 
+mod celld_versions;
 mod creation;
 mod deletion;
 mod hand_edits;
@@ -41,6 +45,7 @@ mod node_states;
 mod object_store_support;
 mod object_stores;
 mod pod_history;
+mod progress_deadline;
 mod refused_child;
 mod routes;
 mod scale;

@@ -142,10 +142,9 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
     assert_never_side_by_side(&history, V3, V40);
     let stop = events(&env, "web", "Normal", "FullStop").await;
     assert!(
-        stop.iter().any(|e| e
-            .message
-            .as_deref()
-            .is_some_and(|m| m.contains("celld before v0.4.0 and v0.4.0 or later must not run side by side"))),
+        stop.iter().any(|e| e.message.as_deref().is_some_and(
+            |m| m.contains("celld before v0.4.0 and v0.4.0 or later must not run side by side")
+        )),
         "a FullStop Event says why: {stop:?}"
     );
     assert!(has_event(&env, "web", "UpgradeFinished", Some("Normal")).await);

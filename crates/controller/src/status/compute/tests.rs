@@ -67,6 +67,8 @@ fn serving_fleet_is_ready_and_stable() {
         url: Some("http://a".into()),
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -89,6 +91,8 @@ fn missing_pointer_holds_and_explains() {
         url: None,
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -127,6 +131,8 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         url: None,
         failures: std::slice::from_ref(&failure),
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -147,6 +153,8 @@ fn missing_gateway_api_is_reported() {
         url: None,
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -166,9 +174,12 @@ fn same_observations_give_the_same_status() {
         url: None,
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
-    let later = Timestamp::from_second(1_000_000).unwrap();
+    // Later, but within the rollout's deadline.
+    let later = Timestamp::from_second(599).unwrap();
     assert_eq!(compute(Some(&first), &o, later), first);
 }
 
@@ -203,6 +214,8 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         url: None,
         failures: &failures,
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -247,6 +260,8 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         url: None,
         failures: &failures,
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -268,6 +283,8 @@ fn a_failure_that_clears_clears_the_condition() {
         url: None,
         failures: &failures,
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");
@@ -294,6 +311,8 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         url: None,
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -327,6 +346,8 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         url: None,
         failures: std::slice::from_ref(&failure),
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -354,6 +375,8 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         url: None,
         failures: &[],
         upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)

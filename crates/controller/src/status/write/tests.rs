@@ -79,6 +79,8 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             url: Some("http://local.apps.svc".into()),
             failures,
             upgrade: Progress::Idle,
+            progress_deadline_s: 600,
+            holders: Vec::new(),
         },
         statefulset: None,
         changed: Vec::new(),
@@ -138,7 +140,7 @@ async fn a_failure_is_counted_each_reconcile_and_announced_once() {
         )
     };
 
-    assert!(writer.publish(&fleet, failing()).await.unwrap());
+    assert!(writer.publish(&fleet, failing()).await.unwrap().wrote);
     let first = taken(&sent);
     assert_eq!(
         first[0], STATUS,
@@ -150,7 +152,7 @@ async fn a_failure_is_counted_each_reconcile_and_announced_once() {
 
     // The cache has not caught up with the write: the same fleet version is seen again, and
     // the written status is the one compared with.
-    assert!(!writer.publish(&fleet, failing()).await.unwrap());
+    assert!(!writer.publish(&fleet, failing()).await.unwrap().wrote);
     assert_eq!(
         taken(&sent),
         Vec::<String>::new(),

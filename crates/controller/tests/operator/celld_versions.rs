@@ -1,0 +1,134 @@
+//! The celld version of spec.image decides what the operator does: a variable that version
+//! refuses at startup is refused at admission when the tag names the version; when it cannot be
+//! known (a digest alone, `latest`), Degraded and one Warning Event name the variable and the
+//! release before the nodes crash-loop. Each version gets the probes its readiness gate needs.
+
+use crate::support::*;
+use celld_testkit::Check;
+use celld_testkit::wait_until;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use serde_json::json;
+
+const DIGEST: &str = "sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b";
+
+#[tokio::test]
+async fn env_a_known_version_refuses_is_refused_at_admission_with_the_replacement() {
+    let (env, op) = env_with_operator("envadmit").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "envadmit");
+    let extra = json!({
+        "image": "ghcr.io/denoland/celld:v0.5.1",
+        "env": [{"name": "CELLD_OTEL_SINK", "value": "stdout"}],
+    });
+    let fleet = inline_fleet("otel", &s3, &prefix, extra).expect("a CelldFleet");
+    let refused = env
+        .api::<celld_api::CelldFleet>()
+        .create(&Default::default(), &fleet)
+        .await
+        .expect_err("admission refuses CELLD_OTEL_SINK on v0.5.1");
+    let message = refused.to_string();
+    assert!(
+        message.contains("celld v0.5.0 and later refuse CELLD_OTEL_SINK at startup")
+            && message.contains("use CELLD_OTEL=1 or CELLD_OTEL=<collector URL>"),
+        "{message}"
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn env_an_unknown_version_may_refuse_is_reported_once_and_healed() {
+    let (env, op) = env_with_operator("envunknown").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "envunknown");
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    publish_pointer(&s3, &prefix, "00000000000000b1").await;
+    let image = format!("ghcr.io/denoland/celld@{DIGEST}");
+    let extra = json!({"image": image, "env": [{"name": "CELLD_VAR_API_KEY", "value": "k"}]});
+    apply_fleet(
+        &env,
+        &inline_fleet("pinned", &s3, &prefix, extra).expect("a CelldFleet"),
+    )
+    .await;
+
+    let fleet = wait_condition(&env, "pinned", "Degraded", "True", Some("EnvRefused")).await;
+    let degraded =
+        celld_api::conditions::find(&fleet.status.expect("status").conditions, "Degraded")
+            .expect("Degraded")
+            .message
+            .clone();
+    assert!(
+        degraded.contains("celld v0.6.0 and later refuse CELLD_VAR_API_KEY at startup")
+            && degraded.contains("it is pinned by digest alone")
+            && degraded.contains("--vars-from-secret"),
+        "{degraded}"
+    );
+    // The children are applied all the same: the nodes run what the fleet asks for.
+    let sts: StatefulSet = env.api().get("pinned").await.expect("the StatefulSet");
+    let template = sts.spec.expect("spec").template.spec.expect("pod spec");
+    assert_eq!(
+        template.containers[0].image.as_deref(),
+        Some(image.as_str())
+    );
+    assert!(
+        template.containers[0].startup_probe.is_none(),
+        "an unknown version gets no startup probe that could restart a node held at the gate"
+    );
+    // One Warning, not one per reconcile.
+    wait_condition(&env, "pinned", "Progressing", "False", None).await;
+    let warnings = events(&env, "pinned", "Warning", "EnvRefused").await;
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+
+    apply_fleet(
+        &env,
+        &inline_fleet("pinned", &s3, &prefix, json!({"image": image, "env": []}))
+            .expect("a CelldFleet"),
+    )
+    .await;
+    wait_condition(&env, "pinned", "Degraded", "False", Some("AsExpected")).await;
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn each_version_gets_the_startup_probe_its_readiness_gate_needs() {
+    let (env, op) = env_with_operator("probes").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "probes");
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    publish_pointer(&s3, &prefix, "00000000000000b2").await;
+    for (name, tag, startup) in [
+        ("gate-040", "v0.4.0", Some(36)),
+        ("gate-051", "v0.5.1", None),
+        ("gate-061", "v0.6.1", None),
+    ] {
+        let extra = json!({"image": format!("ghcr.io/denoland/celld:{tag}")});
+        apply_fleet(
+            &env,
+            &inline_fleet(name, &s3, &prefix, extra).expect("a CelldFleet"),
+        )
+        .await;
+        let threshold = wait_until(&format!("the StatefulSet of {name}"), TIMEOUT, || async {
+            match env.api::<StatefulSet>().get_opt(name).await {
+                Ok(Some(sts)) => Check::Done(
+                    sts.spec
+                        .and_then(|s| s.template.spec)
+                        .and_then(|p| p.containers.into_iter().next())
+                        .and_then(|c| c.startup_probe)
+                        .map(|p| p.failure_threshold),
+                ),
+                other => Check::Pending(format!("{other:?}")),
+            }
+        })
+        .await
+        .expect("the StatefulSet is applied");
+        assert_eq!(threshold.flatten(), startup, "{tag}");
+        wait_condition(&env, name, "Ready", "True", None).await;
+    }
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
