@@ -2,8 +2,7 @@
 //! table: refused variables, and the drain-token wait that 0.4.1 bounds by the shutdown bound.
 
 use super::releases::{
-    DRAIN_TOKEN_WAIT_MS, RELEASES, Rules, SHUTDOWN_TOTAL_MS, Shutdown, Triple, display,
-    first_refusal,
+    DRAIN_TOKEN_WAIT_MS, Rules, SHUTDOWN_TOTAL_MS, Shutdown, display, first_refusal,
 };
 use super::version::{image_version, unknown_because};
 use k8s_openapi::api::core::v1::EnvVar;
@@ -95,24 +94,6 @@ fn shutdown_refusal(shutdown: Shutdown, version: &str, env: &[EnvVar]) -> Option
             wait.saturating_mul(4).div_ceil(3)
         ),
     })
-}
-
-/// The releases that bound the drain-token wait by the shutdown bound, as the first one and the
-/// first one after them, for admission.
-pub fn token_wait_releases() -> Option<(Triple, Option<Triple>)> {
-    let mut shutdown = Shutdown::Total;
-    let mut first = None;
-    for release in RELEASES {
-        shutdown = release.shutdown.unwrap_or(shutdown);
-        match (first, shutdown) {
-            (None, Shutdown::TokenWaitWithinThreeQuarters) => first = Some(release.version),
-            (Some(start), s) if s != Shutdown::TokenWaitWithinThreeQuarters => {
-                return Some((start, Some(release.version)));
-            }
-            _ => {}
-        }
-    }
-    first.map(|start| (start, None))
 }
 
 #[cfg(test)]

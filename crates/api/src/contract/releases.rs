@@ -200,11 +200,11 @@ const REFUSED_0_5_0: &[Refusal] = &[
 const REFUSED_0_6_0: &[Refusal] = &[
     refused(
         "CELLD_VARS_FILE",
-        "deploy the values as the Worker's vars (kubectl celld deploy --vars-from-secret)",
+        "deploy the values as the Worker's vars, in its wrangler config",
     ),
     refused(
         "CELLD_VAR_",
-        "deploy the values as the Worker's vars (kubectl celld deploy --vars-from-secret)",
+        "deploy the values as the Worker's vars, in its wrangler config",
     ),
     Refusal {
         name: "CELLD_WORKER_LOADER",

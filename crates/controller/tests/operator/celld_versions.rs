@@ -62,7 +62,7 @@ async fn env_an_unknown_version_may_refuse_is_reported_once_and_healed() {
     assert!(
         degraded.contains("celld v0.6.0 and later refuse CELLD_VAR_API_KEY at startup")
             && degraded.contains("it is pinned by digest alone")
-            && degraded.contains("--vars-from-secret"),
+            && degraded.contains("the Worker's vars"),
         "{degraded}"
     );
     // The children are applied all the same: the nodes run what the fleet asks for.

@@ -58,7 +58,7 @@ fn an_unknown_version_names_the_release_that_refuses() {
             found[0].message
         );
         assert!(
-            found[0].message.contains("--vars-from-secret"),
+            found[0].message.contains("the Worker's vars"),
             "{}",
             found[0].message
         );
@@ -93,5 +93,4 @@ fn v0_4_1_bounds_the_drain_token_wait_by_the_shutdown_bound() {
     // 0.4.0 had no such check, and from 0.5.0 the wait is derived (and the variable refused).
     assert!(names(V040, &[var(SHUTDOWN_TOTAL, "10000")]).is_empty());
     assert!(names(V051, &[var(SHUTDOWN_TOTAL, "10000")]).is_empty());
-    assert_eq!(token_wait_releases(), Some(((0, 4, 1), Some((0, 5, 0)))));
 }
