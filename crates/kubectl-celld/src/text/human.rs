@@ -1,4 +1,4 @@
-//! Human-readable ages and sizes, in kubectl's style.
+//! Human-readable ages, sizes and image references, in kubectl's style.
 
 use jiff::Timestamp;
 
@@ -63,6 +63,26 @@ pub fn bytes(n: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// Digits of an image digest shown in tables, as `docker images` shows an id.
+const SHORT_DIGEST: usize = 12;
+
+/// An image reference for a table: a digest cut to its first 12 digits
+/// (`…/celld:v0.6.0@sha256:e188a7f2bb0b`); `-o wide`, JSON and YAML keep it whole.
+pub fn image(reference: &str) -> String {
+    match reference.split_once('@') {
+        Some((name, digest)) => {
+            let (algorithm, hex) = digest.split_once(':').unwrap_or(("", digest));
+            let short: String = hex.chars().take(SHORT_DIGEST).collect();
+            if algorithm.is_empty() {
+                format!("{name}@{short}")
+            } else {
+                format!("{name}@{algorithm}:{short}")
+            }
+        }
+        None => reference.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +112,20 @@ mod tests {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(3 * 1024 * 1024 + 200 * 1024), "3.2 MiB");
+    }
+
+    #[test]
+    fn image_digests_are_cut_for_tables() {
+        assert_eq!(
+            image(
+                "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b"
+            ),
+            "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb0b"
+        );
+        assert_eq!(image("celld@sha256:0123"), "celld@sha256:0123");
+        assert_eq!(
+            image("ghcr.io/denoland/celld:v0.4.0"),
+            "ghcr.io/denoland/celld:v0.4.0"
+        );
     }
 }

@@ -106,7 +106,11 @@ pub fn render(rows: &[FleetRow], namespaces: bool, wide: bool, now: Timestamp) -
             dash(r.ready_condition.as_deref()),
             format!("{}/{}", r.ready_replicas, r.replicas),
             dash(r.url.as_deref()),
-            r.image.clone(),
+            if wide {
+                r.image.clone()
+            } else {
+                human::image(&r.image)
+            },
             dash(r.version.as_deref()),
             store,
             r.storage.bucket.clone(),
