@@ -38,18 +38,10 @@ pub async fn probe(
             })
         }
         Probe::PodsLeft => {
-            let selector = labels::node_selector_string(name);
-            let pods = Api::<Pod>::namespaced(ctx.client.clone(), ns)
-                .list_metadata(&ListParams::default().labels(&selector))
+            let pods = pods(ctx, ns)
+                .list_metadata(&node_pods(name))
                 .await
-                .map_err(|e| {
-                    Failure::child(
-                        "Pod",
-                        "",
-                        "list",
-                        &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
-                    )
-                })?;
+                .map_err(|e| pods_unlisted(name, e))?;
             Ok(Probed {
                 pods_left: Some(pods.items.len()),
                 ..Probed::default()
@@ -67,22 +59,34 @@ pub async fn holders(
     replicas: i32,
     statefulset: Option<&StatefulSet>,
 ) -> Result<Vec<String>, Failure> {
-    let selector = labels::node_selector_string(name);
-    let pods = Api::<Pod>::namespaced(ctx.client.clone(), ns)
-        .list(&ListParams::default().labels(&selector))
+    let pods = pods(ctx, ns)
+        .list(&node_pods(name))
         .await
-        .map_err(|e| {
-            Failure::child(
-                "Pod",
-                "",
-                "list",
-                &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
-            )
-        })?;
+        .map_err(|e| pods_unlisted(name, e))?;
     Ok(crate::fleet::holders::holders(
         name,
         replicas,
         statefulset,
         &pods.items,
     ))
+}
+
+/// The pods API of namespace `ns`.
+fn pods(ctx: &Context, ns: &str) -> Api<Pod> {
+    Api::namespaced(ctx.client.clone(), ns)
+}
+
+/// The selector of the node pods of the fleet `name`.
+fn node_pods(name: &str) -> ListParams {
+    ListParams::default().labels(&labels::node_selector_string(name))
+}
+
+/// The failure of listing the pods of the fleet `name`.
+fn pods_unlisted(name: &str, e: kube::Error) -> Failure {
+    Failure::child(
+        "Pod",
+        "",
+        "list",
+        &Error::kube(format!("listing the pods of CelldFleet {name}"), e),
+    )
 }
