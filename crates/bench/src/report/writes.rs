@@ -20,7 +20,12 @@ pub fn writes(out: &mut String, scales: &[Scale]) {
         .collect();
     let _ = writeln!(
         out,
-        "\n### Writes until settled, per fleet\n\nBy resource and verb, from the same audit log.\n"
+        "\n### Writes until settled, per fleet\n\nBy resource and verb, from the same audit log. Each child is applied once (the public \
+and the peer Service are the two `services`); the status is written when it changes: at least twice \
+(created, then Ready), once more for each state between that a reconcile or the status follower \
+sees, which depends on timing (a fleet whose first status write waits in a long queue until \
+its pods are ready is written once); the Events are the children applied and the Ready transition. Runs on the same machine \
+differ by about one write per fleet in the status and Events rows.\n"
     );
     let _ = writeln!(out, "| resource | verb | {} |", header.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(scales.len()));
