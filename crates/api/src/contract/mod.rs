@@ -7,6 +7,7 @@
 //! for celld and the tests that deploy through it must check this contract against an
 //! independent copy.
 
+pub mod durability;
 pub mod env;
 pub mod releases;
 pub mod upgrades;

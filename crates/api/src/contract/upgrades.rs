@@ -2,8 +2,8 @@
 //! table: which version changes may roll one node at a time, which must stop every old node
 //! before the new version starts, and which versions may never start again once a newer one ran.
 
+use super::durability::Durability;
 use super::releases::{RELEASES, Release, Rolling, Triple, display, triple};
-use crate::Durability;
 use semver::Version;
 
 /// How the nodes may move from one celld version to another.

@@ -1,7 +1,6 @@
 //! The `CelldFleet` resource: one celld fleet serving one Worker application from one
 //! object-storage bucket prefix.
 
-mod pods;
 mod routing;
 mod status;
 mod storage;
@@ -15,7 +14,7 @@ use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use pods::Durability;
+pub use crate::contract::durability::Durability;
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
 pub use status::{CelldFleetStatus, DeploymentStatus, StorageStatus};
 pub use storage::{

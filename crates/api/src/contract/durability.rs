@@ -1,4 +1,4 @@
-//! Settings of the celld nodes themselves.
+//! How celld acknowledges a write (CELLD_DURABILITY), which the upgrade rules depend on.
 
 use serde::{Deserialize, Serialize};
 
