@@ -1,7 +1,8 @@
 //! The celld version of spec.image decides what the operator does: a variable that version
 //! refuses at startup is refused at admission when the tag names the version; when it cannot be
 //! known (a digest alone, `latest`), Degraded and one Warning Event name the variable and the
-//! release before the nodes crash-loop. Each version gets the probes its readiness gate needs.
+//! release before the nodes crash-loop; so does 0.4.1's bound of the drain-token wait, which no
+//! admission rule can afford. Each version gets the probes its readiness gate needs.
 
 use crate::support::*;
 use celld_testkit::Check;
@@ -88,6 +89,43 @@ async fn env_an_unknown_version_may_refuse_is_reported_once_and_healed() {
     )
     .await;
     wait_condition(&env, "pinned", "Degraded", "False", Some("AsExpected")).await;
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[tokio::test]
+async fn a_short_shutdown_bound_on_v0_4_1_is_reported_with_the_bound_it_needs() {
+    let (env, op) = env_with_operator("tokenwait").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "tokenwait");
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    publish_pointer(&s3, &prefix, "00000000000000b3").await;
+    let extra = json!({
+        "image": "ghcr.io/denoland/celld:v0.4.1",
+        "env": [{"name": "CELLD_SHUTDOWN_TOTAL_MS", "value": "30000"}],
+    });
+    // Admitted (its rule would cost more than the API server allows), reported by the operator.
+    apply_fleet(
+        &env,
+        &inline_fleet("short", &s3, &prefix, extra).expect("a CelldFleet"),
+    )
+    .await;
+    let fleet = wait_condition(&env, "short", "Degraded", "True", Some("EnvRefused")).await;
+    let degraded =
+        celld_api::conditions::find(&fleet.status.expect("status").conditions, "Degraded")
+            .expect("Degraded")
+            .message
+            .clone();
+    assert_eq!(
+        degraded,
+        "spec.env: celld v0.4.1 stops at startup when CELLD_DRAIN_TOKEN_WAIT_MS (30000) is above ¾ of CELLD_SHUTDOWN_TOTAL_MS (30000): set CELLD_SHUTDOWN_TOTAL_MS to at least 40000 or lower CELLD_DRAIN_TOKEN_WAIT_MS"
+    );
+    // The Event follows the status write; a rollout's later writes give it time.
+    wait_condition(&env, "short", "Ready", "True", None).await;
+    let warnings = events(&env, "short", "Warning", "EnvRefused").await;
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
