@@ -2,7 +2,7 @@
 //! table: refused variables, and the drain-token wait that 0.4.1 bounds by the shutdown bound.
 
 use super::releases::{
-    DRAIN_TOKEN_WAIT_MS, Rules, SHUTDOWN_TOTAL_MS, Shutdown, display, first_refusal,
+    DRAIN_TOKEN_WAIT_MS, Rules, SHUTDOWN_TOTAL_MS, Shutdown, display, first_refusal, triple,
 };
 use super::version::{image_version, unknown_because};
 use k8s_openapi::api::core::v1::EnvVar;
@@ -38,46 +38,36 @@ fn millis(env: &[EnvVar], name: &str) -> Option<u64> {
 /// version is unknown (a digest alone, `latest`), every variable some release refuses is named,
 /// with that release: the nodes refuse it if they run it or later.
 pub fn refusals(image: &str, env: &[EnvVar]) -> Vec<EnvRefusal> {
-    match image_version(image) {
-        Some(version) => {
-            let rules = Rules::of(&version);
-            let mut found: Vec<EnvRefusal> = env
-                .iter()
-                .filter_map(|var| {
-                    let refusal = rules.refusal(&var.name)?;
-                    let (since, _) = first_refusal(&var.name)?;
-                    (!refusal.empty_tolerated || set(var)).then(|| EnvRefusal {
-                        name: var.name.clone(),
-                        message: format!(
-                            "spec.env: celld {} and later refuse {} at startup{}, and spec.image {image} runs v{version}: {}",
-                            display(since),
-                            var.name,
-                            if refusal.empty_tolerated { "" } else { ", even empty" },
-                            refusal.instead
-                        ),
-                    })
-                })
-                .collect();
-            found.extend(shutdown_refusal(rules.shutdown, &version.to_string(), env));
-            found
-        }
-        None => env
-            .iter()
-            .filter_map(|var| {
-                let (since, refusal) = first_refusal(&var.name)?;
-                (!refusal.empty_tolerated || set(var)).then(|| EnvRefusal {
-                    name: var.name.clone(),
-                    message: format!(
-                        "spec.env: celld {} and later refuse {} at startup, and the version of spec.image {image} is unknown ({}): {}, or set an image tagged with an older version",
-                        display(since),
-                        var.name,
-                        unknown_because(image),
-                        refusal.instead
-                    ),
-                })
+    let version = image_version(image);
+    let mut found: Vec<EnvRefusal> = env
+        .iter()
+        .filter_map(|var| {
+            let (since, refusal) = first_refusal(&var.name)?;
+            if refusal.empty_tolerated && !set(var) {
+                return None;
+            }
+            let (name, release, instead) = (&var.name, display(since), refusal.instead);
+            let message = match &version {
+                Some(v) if triple(v) < since => return None,
+                Some(v) => format!(
+                    "spec.env: celld {release} and later refuse {name} at startup{}, and spec.image {image} runs v{v}: {instead}",
+                    if refusal.empty_tolerated { "" } else { ", even empty" },
+                ),
+                None => format!(
+                    "spec.env: celld {release} and later refuse {name} at startup, and the version of spec.image {image} is unknown ({}): {instead}, or set an image tagged with an older version",
+                    unknown_because(image),
+                ),
+            };
+            Some(EnvRefusal {
+                name: name.clone(),
+                message,
             })
-            .collect(),
+        })
+        .collect();
+    if let Some(v) = &version {
+        found.extend(shutdown_refusal(Rules::of(v).shutdown, &v.to_string(), env));
     }
+    found
 }
 
 /// The drain-token wait a release with [`Shutdown::TokenWaitWithinThreeQuarters`] refuses.

@@ -337,14 +337,6 @@ pub fn first_refusal(name: &str) -> Option<(Triple, &'static Refusal)> {
     })
 }
 
-/// The release that first served the manifest feature `feature`, if a release after 0.4.0 did.
-pub fn first_serving(feature: &str) -> Option<Triple> {
-    RELEASES
-        .iter()
-        .find(|r| r.features.contains(&feature))
-        .map(|r| r.version)
-}
-
 /// `v0.5.0` for (0, 5, 0).
 pub fn display((major, minor, patch): Triple) -> String {
     format!("v{major}.{minor}.{patch}")

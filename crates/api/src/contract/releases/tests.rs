@@ -71,8 +71,6 @@ fn the_first_release_to_refuse_a_variable_is_named() {
 }
 
 #[test]
-fn features_are_served_from_their_release() {
-    assert_eq!(first_serving(FEATURE_CONTAINERS), Some((0, 6, 0)));
-    assert_eq!(first_serving("teleport-v9"), None);
+fn versions_display_as_tags() {
     assert_eq!(display((0, 6, 1)), "v0.6.1");
 }
