@@ -13,7 +13,7 @@ use crate::fleet::settled::Seen;
 use crate::status::conditions::progressing::Deadline;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};
-use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, conditions, resolve};
+use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
@@ -161,15 +161,12 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
 
 /// Whether the fleet's status shows a rollout past spec.progressDeadlineSeconds.
 fn past_deadline(fleet: &CelldFleet) -> bool {
-    Deadline {
-        seconds: fleet.spec.progress_deadline_seconds.into(),
-        previous: fleet
-            .status
-            .as_ref()
-            .and_then(|s| conditions::find(&s.conditions, conditions::PROGRESSING)),
-        generation: fleet.metadata.generation,
-        now: Timestamp::now(),
-    }
+    Deadline::new(
+        fleet.spec.progress_deadline_seconds.into(),
+        fleet.status.as_ref(),
+        fleet.metadata.generation,
+        Timestamp::now(),
+    )
     .passed()
 }
 

@@ -31,12 +31,7 @@ pub fn compute(
     };
     let ([resolved, deployed], deployment) = storage::conditions(previous, o);
     let route = route::condition(o);
-    let deadline = Deadline {
-        seconds: o.progress_deadline_s,
-        previous: previous.and_then(|p| conditions::find(&p.conditions, conditions::PROGRESSING)),
-        generation: o.generation,
-        now,
-    };
+    let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
     let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
     let degraded = degraded::condition(o, &route);
     let ready = ready::condition(o, &nodes, route.status == Some(true));

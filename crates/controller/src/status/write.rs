@@ -260,16 +260,13 @@ impl Writer {
 
 /// When the rollout `status` shows under way passes the fleet's deadline.
 fn rollout_deadline(fleet: &CelldFleet, status: Option<&CelldFleetStatus>) -> Option<Timestamp> {
-    let progressing = status
-        .and_then(|s| conditions::find(&s.conditions, conditions::PROGRESSING))
-        .filter(|c| c.status == "True")?;
-    Deadline {
-        seconds: fleet.spec.progress_deadline_seconds.into(),
-        previous: Some(progressing),
-        generation: fleet.metadata.generation,
-        now: Timestamp::now(),
-    }
-    .at()
+    Deadline::new(
+        fleet.spec.progress_deadline_seconds.into(),
+        status,
+        fleet.metadata.generation,
+        Timestamp::now(),
+    )
+    .under_way()
 }
 
 /// The Ready condition's status in a fleet status.

@@ -5,7 +5,8 @@
 use super::{Cond, Nodes, cond};
 use crate::reason::Reason;
 use crate::upgrade::decide::Progress;
-use celld_api::conditions::PROGRESSING;
+use celld_api::CelldFleetStatus;
+use celld_api::conditions::{self, PROGRESSING};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
@@ -22,7 +23,31 @@ pub struct Deadline<'a> {
     pub now: Timestamp,
 }
 
-impl Deadline<'_> {
+impl<'a> Deadline<'a> {
+    /// The deadline of a rollout of `seconds`, judged from the Progressing condition of
+    /// `status` (the one last written) for the fleet's `generation`, at `now`.
+    pub fn new(
+        seconds: i64,
+        status: Option<&'a CelldFleetStatus>,
+        generation: Option<i64>,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            seconds,
+            previous: status.and_then(|s| conditions::find(&s.conditions, PROGRESSING)),
+            generation,
+            now,
+        }
+    }
+
+    /// When the rollout `status` shows under way (Progressing=True) passes its deadline; None
+    /// when none is under way.
+    pub fn under_way(&self) -> Option<Timestamp> {
+        self.previous
+            .filter(|p| p.status == "True")
+            .and_then(|_| self.at())
+    }
+
     /// When the rollout under way passes its deadline: its start (the previous Progressing=True
     /// transition) plus the deadline. None when no rollout was under way, or when it already
     /// passed for this generation (the time is then in the past: [`Self::passed`] holds).
@@ -148,7 +173,6 @@ fn upgrade_progress(progress: &Progress) -> Option<Cond> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use celld_api::conditions;
 
     const NODES: Nodes = Nodes {
         replicas: 3,
