@@ -13,6 +13,9 @@ pub const DEGRADED: &str = "Degraded";
 pub const STORAGE_RESOLVED: &str = "StorageResolved";
 /// The bucket prefix holds a Worker deployment (deploy/current.json).
 pub const DEPLOYED: &str = "Deployed";
+/// Every ready node serves the version the deployment pointer names (False while one adopts
+/// it or refused it; Unknown when a node's state cannot be read).
+pub const ADOPTED: &str = "Adopted";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
 

@@ -17,9 +17,10 @@ pub mod validate;
 
 pub use bucket::{BucketUrl, Scheme};
 pub use fleet::{
-    CelldFleet, CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, Durability,
-    GatewayRef, IngressSpec, IngressTls, LocalStorage, LocalStorageType, ObjectStorage, PathType,
-    PvcRetention, SecretRef, ServiceSpec, ServiceType, StorageStatus, StoreRef, UpgradeStrategy,
+    Adoption, CelldFleet, CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus,
+    Durability, GatewayRef, IngressSpec, IngressTls, LocalStorage, LocalStorageType, NodeStatus,
+    ObjectStorage, PathType, PvcRetention, SecretRef, ServiceSpec, ServiceType, StorageStatus,
+    StoreRef, UpgradeStrategy,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use resolve::{ResolveError, ResolvedStorage};

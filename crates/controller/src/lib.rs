@@ -9,10 +9,11 @@
 //!
 //! The folders, top to bottom (an arrow only ever points down): [`runtime`] (the process:
 //! leader or standby, wiring, HTTP), [`store`] (the CelldObjectStore controller), [`fleet`]
-//! (the CelldFleet controller), [`status`], [`storage`] (buckets and credentials),
-//! [`leadership`] (only the Lease holder writes), [`cache`] (watches and their caches),
-//! [`children`] (pure builders) and [`upgrade`] (the pure rollout decision). The files at the
-//! root are the vocabulary they share: flags, errors, failures, reasons, metrics, RBAC.
+//! (the CelldFleet controller), [`status`], [`storage`] (buckets and credentials), [`nodes`]
+//! (what the nodes' internal API says), [`leadership`] (only the Lease holder writes),
+//! [`cache`] (watches and their caches), [`children`] (pure builders) and [`upgrade`] (the
+//! pure rollout decision). The files at the root are the vocabulary they share: flags, errors,
+//! failures, reasons, metrics, RBAC.
 
 pub mod args;
 pub mod cache;
@@ -22,6 +23,7 @@ pub mod failure;
 pub mod fleet;
 pub mod leadership;
 pub mod metrics;
+pub mod nodes;
 pub mod rbac;
 pub mod reason;
 pub mod runtime;

@@ -40,6 +40,15 @@ pub enum Reason {
     /// The bucket cannot be read until the storage resolves (also Ready's reason then).
     StorageUnresolved,
 
+    // Adopted
+    /// Every ready node serves the deployed version.
+    Adopted,
+    /// Some nodes still switch to the deployed version.
+    Adopting,
+    /// Some nodes refused the deployed version (their reload answered HTTP 422).
+    VersionRefused,
+    /// Some node's state could not be read, so its version is not known.
+    NodeStateUnreadable,
     // RouteReady
     /// spec.ingress is not set.
     NoRouteRequested,
@@ -117,6 +126,10 @@ impl Reason {
             Self::BucketUnreadable => "BucketUnreadable",
             Self::NoOperatorCredentials => "NoOperatorCredentials",
             Self::StorageUnresolved => "StorageUnresolved",
+            Self::Adopted => "Adopted",
+            Self::Adopting => "Adopting",
+            Self::VersionRefused => "VersionRefused",
+            Self::NodeStateUnreadable => "NodeStateUnreadable",
             Self::NoRouteRequested => "NoRouteRequested",
             Self::IngressApplied => "IngressApplied",
             Self::HTTPRouteApplied => "HTTPRouteApplied",

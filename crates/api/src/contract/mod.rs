@@ -2,13 +2,15 @@
 //! health path, and where and how a deployment is published in the bucket (the same from v0.4.0
 //! through v0.6.x), and, per release, what changed ([`releases`]): the environment it refuses
 //! ([`env`]), its readiness gate and shutdown bound, and the upgrade rules ([`upgrades`]), with
-//! the version read from the image tag ([`version`]). One other place spells part of it: the
+//! the version read from the image tag ([`version`]); and the node API on each node's internal
+//! listener ([`node_api`]). One other place spells part of it: the
 //! testkit's deploy double writes the pointer layout on its own, on purpose, since it stands in
 //! for celld and the tests that deploy through it must check this contract against an
 //! independent copy.
 
 pub mod durability;
 pub mod env;
+pub mod node_api;
 pub mod releases;
 pub mod upgrades;
 pub mod version;
@@ -24,30 +26,6 @@ pub const SERVICE_PORT: i32 = 80;
 /// celld's health path on the public listener: 200 while serving, 503 while draining. A
 /// readiness and startup signal, never a liveness one.
 pub const HEALTH_PATH: &str = "/.well-known/celld/health";
-
-/// Path of a node's state on the internal listener: JSON with, among others, how many cells the
-/// node is restoring. Between two celld versions every node must report none.
-pub const STATE_PATH: &str = "/state";
-
-/// The address peers and the operator dial to reach a node's internal listener: its stable name
-/// through the headless peer Service.
-pub fn node_address(pod: &str, peer_service: &str, namespace: &str) -> String {
-    format!("{pod}.{peer_service}.{namespace}.svc:{INTERNAL_PORT}")
-}
-
-/// The part of a node's `GET /state` answer the operator reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeState {
-    /// Cells the node is restoring from the bucket or a peer right now.
-    pub restoring: u64,
-}
-
-impl NodeState {
-    /// Parses a `/state` answer, ignoring the fields the operator does not read.
-    pub fn parse(body: &[u8]) -> Result<Self, serde_json::Error> {
-        serde_json::from_slice(body)
-    }
-}
 
 /// Key of the fleet pointer under the bucket prefix: the deployment every node serves, written
 /// last by `celld deploy` with compare-and-swap.
@@ -105,17 +83,6 @@ mod tests {
         assert_eq!(
             again,
             serde_json::from_slice::<serde_json::Value>(body).unwrap()
-        );
-    }
-
-    #[test]
-    fn node_state_keeps_what_the_operator_reads() {
-        let state = NodeState::parse(br#"{"restoring":2,"residents":14,"rss":123456}"#).unwrap();
-        assert_eq!(state, NodeState { restoring: 2 });
-        assert!(NodeState::parse(br#"{"residents":14}"#).is_err());
-        assert_eq!(
-            node_address("web-0", "web-peer", "shop"),
-            "web-0.web-peer.shop.svc:8081"
         );
     }
 

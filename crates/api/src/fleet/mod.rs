@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 pub use crate::contract::durability::Durability;
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
-pub use status::{CelldFleetStatus, DeploymentStatus, StorageStatus};
+pub use status::{Adoption, CelldFleetStatus, DeploymentStatus, NodeStatus, StorageStatus};
 pub use storage::{
     LocalStorage, LocalStorageType, ObjectStorage, PvcRetention, SecretRef, StoreRef,
 };
@@ -51,6 +51,7 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb
     printcolumn(name = "Ready", type_ = "string", json_path = r#".status.conditions[?(@.type=="Ready")].status"#, description = "Whether the fleet serves its Worker"),
     printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas", description = "Desired celld nodes"),
     printcolumn(name = "Available", type_ = "integer", json_path = ".status.readyReplicas", description = "Ready celld nodes"),
+    printcolumn(name = "Adopted", type_ = "string", json_path = ".status.deployment.adopted", description = "Nodes serving the deployed Worker version, of all nodes"),
     printcolumn(name = "URL", type_ = "string", json_path = ".status.url", description = "Where the Worker is served"),
     printcolumn(name = "Bucket", type_ = "string", json_path = ".spec.objectStorage.bucket", description = "Object-storage bucket and prefix"),
     printcolumn(name = "Version", type_ = "string", json_path = ".status.deployment.version", description = "Deployed Worker version", priority = 1),

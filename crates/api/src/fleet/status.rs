@@ -39,11 +39,20 @@ pub struct CelldFleetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageStatus>,
 
-    /// The Worker deployment the bucket prefix points at (deploy/current.json).
+    /// The Worker deployment the bucket prefix points at (deploy/current.json), and how many
+    /// nodes serve it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployment: Option<DeploymentStatus>,
 
-    /// Ready, Progressing, Degraded, StorageResolved, Deployed and RouteReady conditions.
+    /// Every node of the fleet with the Worker version it serves, as its `GET /state` last
+    /// answered (read when the fleet or its deployment changes, every few seconds while a node
+    /// adopts a version, and at least every 10 minutes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["name".into()]))]
+    pub nodes: Vec<NodeStatus>,
+
+    /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted and RouteReady
+    /// conditions.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,
@@ -86,4 +95,62 @@ pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = 100))]
     pub rollout_percent: Option<i32>,
+    /// Nodes serving this version out of the fleet's nodes, as `N/M` (the Adopted condition
+    /// says which do not, and why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<String>,
+}
+
+/// One node of a fleet, and the Worker version it serves.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    /// The node's pod name.
+    pub name: String,
+    /// The Worker version the node serves (deployment.version of its state), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Adopted (it serves the deployed version), Adopting (it is switching to it), Refused (it
+    /// failed to load it and keeps serving the version it had), Unreadable (its state could not
+    /// be read), or NotReady (it is starting or stopping).
+    pub adoption: Adoption,
+    /// Why, for a node that does not serve the deployed version: celld's refusal, or what
+    /// reading its state met.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Cells the node was restoring when read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restoring: Option<u64>,
+}
+
+/// Where a node stands with the deployed Worker version.
+#[derive(
+    Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Default,
+)]
+pub enum Adoption {
+    /// It serves the deployed version.
+    Adopted,
+    /// It serves another version and is switching, or was just told to.
+    #[default]
+    Adopting,
+    /// It failed to load the deployed version (`POST /reload` answered 422) and keeps serving
+    /// the version it had.
+    Refused,
+    /// Its state could not be read: never taken as adopted.
+    Unreadable,
+    /// It is not ready and does not answer: starting or stopping.
+    NotReady,
+}
+
+impl Adoption {
+    /// The value as the status spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Adopted => "Adopted",
+            Self::Adopting => "Adopting",
+            Self::Refused => "Refused",
+            Self::Unreadable => "Unreadable",
+            Self::NotReady => "NotReady",
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, storage_env};
 use celld_api::contract::env::SHUTDOWN_TOTAL;
-use celld_api::contract::node_address;
+use celld_api::contract::node_api::node_address;
 use celld_api::contract::releases::{Gate, Rules, SHUTDOWN_TOTAL_MS};
 use celld_api::contract::version::image_version;
 use celld_api::{LocalStorageType, PvcRetention, labels, pod_security};

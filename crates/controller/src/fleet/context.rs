@@ -8,12 +8,13 @@ use crate::cache::map_retain;
 use crate::children::OperatorPods;
 use crate::fleet::settled::Settled;
 use crate::metrics::Metrics;
+use crate::nodes::client::NodeApi;
+use crate::nodes::reads::NodeReads;
 use crate::status::write::Writer;
 use crate::storage::bucket_clients::BucketClients;
 use crate::storage::credentials::SecretContents;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
-use crate::upgrade::node_api::NodeApi;
 use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
@@ -102,8 +103,10 @@ pub struct Context {
     pub pointers: PointerReads,
     /// Fleets whose last reconcile needed nothing, with the inputs it saw.
     pub settled: Settled,
-    /// The nodes' internal API, read during rolling upgrades.
+    /// The nodes' internal API: their states and reloads.
     pub node_api: NodeApi,
+    /// The reloads sent to each fleet's nodes.
+    pub node_reads: NodeReads,
     /// The one writer of the fleets' statuses and Events.
     pub status: Arc<Writer>,
     /// When to hand the heap back to the system: after fleets were deleted.
@@ -133,6 +136,7 @@ impl Context {
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
             node_api,
+            node_reads: NodeReads::default(),
             status: Arc::new(Writer::new(
                 client.clone(),
                 metrics.clone(),
@@ -174,8 +178,8 @@ impl Context {
 
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
     /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
-    /// fleets leave nothing behind (written status and observation, pointer read, settled
-    /// inputs, failure count, a bucket client no fleet uses).
+    /// fleets leave nothing behind (written status and observation, pointer read, reloads sent,
+    /// settled inputs, failure count, a bucket client no fleet uses).
     pub fn housekeeping(&self) {
         let fleets = self.fleets.state();
         let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
@@ -209,6 +213,7 @@ impl Context {
         );
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
+        self.node_reads.retain(|uid| live.contains(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));

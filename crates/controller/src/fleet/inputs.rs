@@ -10,6 +10,8 @@ use crate::fleet::context::Context;
 use crate::fleet::gateway;
 use crate::fleet::probe;
 use crate::fleet::settled::Seen;
+use crate::nodes::adoption::Reading;
+use crate::nodes::reads::Nodes;
 use crate::status::conditions::progressing::Deadline;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};
@@ -69,6 +71,8 @@ pub struct Inputs {
     pub upgrade_failures: Vec<Failure>,
     /// The nodes that hold a rollout past its deadline, read only then.
     pub holders: Vec<String>,
+    /// The nodes' states against the deployed version: read while a Worker is deployed.
+    pub nodes: Option<Reading>,
 }
 
 /// What reading a fleet's inputs found.
@@ -131,8 +135,9 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
     let replicas = replicas(fleet, &pointer);
+    let nodes = read_nodes(ctx, id, replicas, live.as_ref(), &pointer).await;
     let (upgrade, mut upgrade_failures) =
-        decide_upgrade(ctx, fleet, id, replicas, live.as_ref()).await;
+        decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_ref()).await;
     let holders = if past_deadline(fleet) {
         match probe::holders(ctx, &id.namespace, &id.name, replicas, live.as_ref()).await {
             Ok(holders) => holders,
@@ -156,7 +161,38 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         upgrade,
         upgrade_failures,
         holders,
+        nodes,
     }))
+}
+
+/// The states of the fleet's `replicas` nodes against the version `pointer` names, with the
+/// reloads sent to nodes behind it; none when no Worker is deployed.
+async fn read_nodes(
+    ctx: &Context,
+    id: &FleetId,
+    replicas: i32,
+    live: Option<&StatefulSet>,
+    pointer: &Pointer,
+) -> Option<Reading> {
+    let Pointer::Deployed(deployment) = pointer else {
+        return None;
+    };
+    let peers = crate::children::peer_service_name(&id.name);
+    let nodes = Nodes {
+        namespace: &id.namespace,
+        name: &id.name,
+        peer_service: &peers,
+        replicas,
+        ready: live
+            .and_then(|s| s.status.as_ref())
+            .and_then(|s| s.ready_replicas)
+            .unwrap_or(0),
+    };
+    Some(
+        ctx.node_reads
+            .read(&ctx.node_api, &id.uid, &nodes, &deployment.version)
+            .await,
+    )
 }
 
 /// Whether the fleet's status shows a rollout past spec.progressDeadlineSeconds.
@@ -255,7 +291,7 @@ fn annotations_hash(fleet: &CelldFleet) -> u64 {
 }
 
 /// How the StatefulSet moves to spec.image: decided from the `live` StatefulSet, and again with
-/// what the nodes or pods say when the rollout needs it. A failed probe or a refused image is
+/// what the nodes (their `reading`, when made) or pods say when the rollout needs it. A failed probe or a refused image is
 /// returned beside the decision.
 async fn decide_upgrade(
     ctx: &Context,
@@ -263,12 +299,13 @@ async fn decide_upgrade(
     id: &FleetId,
     replicas: i32,
     live: Option<&StatefulSet>,
+    reading: Option<&Reading>,
 ) -> (Upgrade, Vec<Failure>) {
     let mut failures = Vec::new();
     let decide = |probed: &Probed| decide::decide(&fleet.spec, replicas, live, probed);
     let mut decided = decide(&Probed::default());
     if let Some(wanted) = decided.probe {
-        match probe::probe(ctx, &id.namespace, &id.name, replicas, wanted).await {
+        match probe::probe(ctx, &id.namespace, &id.name, replicas, wanted, reading).await {
             Ok(probed) => decided = decide(&probed),
             Err(failure) => failures.push(failure),
         }

@@ -1,39 +1,48 @@
 //! What a rollout looks at before it goes on: every node's `/state` between two nodes of a
-//! rolling upgrade, the fleet's pods before a fully stopped fleet starts its new image; and the
+//! rolling upgrade (from the reconcile's reading of its nodes when it made one), the fleet's pods before a fully stopped fleet starts its new image; and the
 //! pods that hold a rollout past its deadline.
 
 use crate::children::peer_service_name;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
-use crate::upgrade::decide::{Probe, Probed};
-use celld_api::contract::node_address;
+use crate::nodes::adoption::{Answer, Reading};
+use crate::nodes::reads::{self, Nodes};
+use crate::upgrade::decide::{Probe, Probed, Restores};
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::ListParams;
 
-/// Probes what `probe` asks for, for the fleet `name` in `ns` running `replicas` nodes.
+/// Probes what `probe` asks for, for the fleet `name` in `ns` running `replicas` nodes: the
+/// nodes' states come from the `reading` this reconcile made, when it made one.
 pub async fn probe(
     ctx: &Context,
     ns: &str,
     name: &str,
     replicas: i32,
     probe: Probe,
+    reading: Option<&Reading>,
 ) -> Result<Probed, Failure> {
     match probe {
         Probe::NodeStates => {
-            let peers = peer_service_name(name);
-            let nodes: Vec<(String, String)> = (0..replicas)
-                .map(|ordinal| {
-                    let pod = format!("{name}-{ordinal}");
-                    let address = node_address(&pod, &peers, ns);
-                    (pod, address)
-                })
-                .collect();
+            let answers = match reading {
+                Some(reading) => reading.nodes.clone(),
+                None => {
+                    let peers = peer_service_name(name);
+                    let nodes = Nodes {
+                        namespace: ns,
+                        name,
+                        peer_service: &peers,
+                        replicas,
+                        ready: replicas,
+                    };
+                    reads::states(&ctx.node_api, &nodes).await
+                }
+            };
             Ok(Probed {
-                restores: Some(ctx.node_api.restores(&nodes).await),
+                restores: Some(restores(&answers)),
                 ..Probed::default()
             })
         }
@@ -69,6 +78,23 @@ pub async fn holders(
         statefulset,
         &pods.items,
     ))
+}
+
+/// Whether any node restores cells, naming the first that does or did not answer.
+fn restores(answers: &[(String, Answer)]) -> Restores {
+    answers
+        .iter()
+        .find_map(|(pod, answer)| match answer {
+            Answer::State(state, _) if state.restoring == 0 => None,
+            Answer::State(state, _) => Some(format!(
+                "node {pod} reports {} cells restoring; the next node is updated once every node reports none",
+                state.restoring
+            )),
+            Answer::Unreadable(e) => Some(format!(
+                "the state of node {pod} could not be read ({e}); the next node is updated once every node reports no restores"
+            )),
+        })
+        .map_or(Restores::None, Restores::Busy)
 }
 
 /// The pods API of namespace `ns`.

@@ -21,8 +21,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::{info, warn};
 
-/// How often a fleet is looked at while its nodes move to a new image: restores on the nodes
-/// and pods that finished terminating change nothing the operator watches.
+/// How often a fleet is looked at while its nodes move to a new image or a new Worker version:
+/// restores, versions served and pods that finished terminating change nothing the operator
+/// watches.
 const UPGRADE_POLL: Duration = Duration::from_secs(5);
 
 /// The controller's reconcile entry point.
@@ -106,8 +107,10 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         && report.pruned.is_empty();
     let published = ctx.status.publish(fleet, report).await?;
     let under_way = desired.upgrade.progress.under_way();
-    // A rollout under way is looked at again by its deadline, so it is never taken as settled.
-    if quiet && !published.wrote && !under_way && published.deadline.is_none() {
+    let adopting = inputs.nodes.as_ref().is_some_and(|r| r.pending());
+    // A rollout under way is looked at again by its deadline, and nodes switching to a new
+    // Worker version within seconds, so neither is taken as settled.
+    if quiet && !published.wrote && !under_way && !adopting && published.deadline.is_none() {
         ctx.settled.record(&id.uid, inputs.seen, children);
     }
     if !child_failures.is_empty() {
@@ -118,7 +121,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
             failures: child_failures,
         });
     }
-    let next = if under_way {
+    let next = if under_way || adopting {
         UPGRADE_POLL
     } else {
         requeue_after(ctx, &inputs.pointer)

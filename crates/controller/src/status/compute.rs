@@ -3,7 +3,7 @@
 //! an unchanged fleet writes no status.
 
 use crate::status::conditions::progressing::Deadline;
-use crate::status::conditions::{Nodes, degraded, progressing, ready, route, storage};
+use crate::status::conditions::{Nodes, adopted, degraded, progressing, ready, route, storage};
 use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
 use celld_api::conditions;
@@ -29,7 +29,11 @@ pub fn compute(
         target: if held { 0 } else { o.desired },
         held,
     };
-    let ([resolved, deployed], deployment) = storage::conditions(previous, o);
+    let ([resolved, deployed], mut deployment) = storage::conditions(previous, o);
+    let adopted = adopted::condition(previous, o, &nodes);
+    if let Some(d) = deployment.as_mut() {
+        d.adopted = adopted.ratio;
+    }
     let route = route::condition(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
     let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
@@ -49,20 +53,29 @@ pub fn compute(
             Storage::Failed(..) => previous.and_then(|p| p.storage.clone()),
         },
         deployment,
-        conditions: [resolved, deployed, route, progressing, degraded, ready]
-            .into_iter()
-            .map(|c| {
-                conditions::make(
-                    prev,
-                    c.type_,
-                    c.status,
-                    c.reason.as_str(),
-                    c.message,
-                    o.generation,
-                    now,
-                )
-            })
-            .collect(),
+        nodes: adopted.nodes,
+        conditions: [
+            resolved,
+            deployed,
+            adopted.condition,
+            route,
+            progressing,
+            degraded,
+            ready,
+        ]
+        .into_iter()
+        .map(|c| {
+            conditions::make(
+                prev,
+                c.type_,
+                c.status,
+                c.reason.as_str(),
+                c.message,
+                o.generation,
+                now,
+            )
+        })
+        .collect(),
     }
 }
 

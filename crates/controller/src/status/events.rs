@@ -80,7 +80,8 @@ pub fn failures(previous: Option<&CelldFleetStatus>, failures: &[Failure]) -> Ve
 }
 
 /// Whether a condition change needs an Event of its own. Progressing flips on every rollout (a
-/// rollout past its deadline is worth a Warning all the same); a
+/// rollout past its deadline is worth a Warning all the same), and so does Adopted (a refusal
+/// is worth a Warning, and the end of an adoption a Normal Event); a
 /// Ready=False that only points at another condition (storage, deployment, route) would repeat
 /// that condition's Event; a Degraded=True, or a condition whose reason is one of the current
 /// failures', repeats the failures' own Events.
@@ -97,7 +98,13 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
         && ((c.type_ == conditions::DEGRADED && c.status == "True")
             || (c.status != "True" && failures.iter().any(|f| f.reason.as_str() == c.reason)));
     let stuck = c.reason == Reason::ProgressDeadlineExceeded.as_str();
-    (c.type_ != conditions::PROGRESSING || stuck) && !echo && !failing
+    // Of Adopted, only a refusal and the end of an adoption: nodes switching, starting or not
+    // answering are what a deploy looks like, and the other conditions tell of the bucket.
+    let adoption = c.type_ != conditions::ADOPTED
+        || [Reason::Adopted, Reason::VersionRefused]
+            .iter()
+            .any(|r| r.as_str() == c.reason);
+    (c.type_ != conditions::PROGRESSING || stuck) && adoption && !echo && !failing
 }
 
 const UPGRADE_REASONS: [Reason; 3] = [

@@ -5,6 +5,7 @@
 //! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
 
 use crate::failure::Failure;
+use crate::nodes::adoption::Reading;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::ResolvedStorage;
@@ -59,6 +60,8 @@ pub struct Observed<'a> {
     pub progress_deadline_s: i64,
     /// The nodes that hold a rollout past its deadline, described (read only then).
     pub holders: &'a [String],
+    /// The nodes' states against the deployed version, when read.
+    pub nodes: Option<&'a Reading>,
 }
 
 /// What the storage resolution gave, owned.
@@ -91,6 +94,8 @@ pub struct Observation {
     pub progress_deadline_s: i64,
     /// The nodes that hold a rollout past its deadline, described (read only then).
     pub holders: Vec<String>,
+    /// The nodes' states against the deployed version, when read.
+    pub nodes: Option<Reading>,
 }
 
 impl Observation {
@@ -115,6 +120,7 @@ impl Observation {
             upgrade: &self.upgrade,
             progress_deadline_s: self.progress_deadline_s,
             holders: &self.holders,
+            nodes: self.nodes.as_ref(),
         }
     }
 

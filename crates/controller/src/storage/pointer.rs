@@ -30,6 +30,7 @@ pub enum Pointer {
 pub fn parse(body: &[u8]) -> Pointer {
     match DeployPointer::parse(body) {
         Ok(p) => Pointer::Deployed(DeploymentStatus {
+            adopted: None,
             version: p.version,
             script_name: p.script_name,
             rollout_percent: p.rollout.and_then(|r| r.percent),
@@ -107,6 +108,7 @@ mod tests {
         assert_eq!(
             parse(body),
             Pointer::Deployed(DeploymentStatus {
+                adopted: None,
                 version: "0123456789abcdef".into(),
                 script_name: Some("hello".into()),
                 rollout_percent: Some(100),

@@ -143,6 +143,7 @@ mod tests {
 
     fn deployed(v: &str) -> Pointer {
         Pointer::Deployed(DeploymentStatus {
+            adopted: None,
             version: v.into(),
             script_name: None,
             rollout_percent: None,

@@ -6,6 +6,7 @@ use super::job::CONTAINER;
 use crate::cluster::exec::{self, Sink, Spec};
 use crate::cluster::fleet_context::Node;
 use celld_api::contract::INTERNAL_PORT;
+use celld_api::contract::node_api::{RELOAD_PATH, Reload, quoted};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use std::fmt;
@@ -76,7 +77,7 @@ i=0
 for host in "$@"; do
   i=$((i+1))
   (
-    curl -sS -X POST --connect-timeout 5 --max-time {MAX_TIME} -o ".reload/$i.body" -w '%{{http_code}}' "http://$host:{INTERNAL_PORT}/reload" >".reload/$i.code" 2>".reload/$i.err"
+    curl -sS -X POST --connect-timeout 5 --max-time {MAX_TIME} -o ".reload/$i.body" -w '%{{http_code}}' "http://$host:{INTERNAL_PORT}{RELOAD_PATH}" >".reload/$i.code" 2>".reload/$i.err"
     echo "$?" >".reload/$i.rc"
   ) &
   [ $((i % {PARALLEL})) -eq 0 ] && wait
@@ -117,16 +118,6 @@ pub fn command(hosts: &[String]) -> Vec<String> {
     cmd
 }
 
-#[derive(serde::Deserialize)]
-struct Answer {
-    #[serde(default)]
-    outcome: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    message: Option<String>,
-}
-
 /// One node's result: curl's exit code, the HTTP code it wrote, the body and curl's stderr.
 pub fn parse(rc: i32, http: &str, body: &str, stderr: &str) -> Outcome {
     if rc != 0 {
@@ -137,24 +128,15 @@ pub fn parse(rc: i32, http: &str, body: &str, stderr: &str) -> Outcome {
             why.to_string()
         });
     }
-    let body = body.trim();
     let Ok(http) = http.trim().parse::<u16>() else {
-        return Outcome::Unexpected(0, short(body));
+        return Outcome::Unexpected(0, quoted(body));
     };
-    let answer: Option<Answer> = serde_json::from_str(body).ok();
-    let detail = answer
-        .as_ref()
-        .and_then(|a| a.error.clone().or_else(|| a.message.clone()))
-        .unwrap_or_else(|| short(body));
-    match http {
-        200 => match answer.and_then(|a| a.outcome).as_deref() {
-            Some("adopted") => Outcome::Adopted,
-            Some("unchanged") => Outcome::Unchanged,
-            _ => Outcome::Unexpected(200, short(body)),
-        },
-        422 => Outcome::Failed(detail),
-        503 => Outcome::NoPointer(detail),
-        other => Outcome::Unexpected(other, detail),
+    match Reload::read(http, body.as_bytes()) {
+        Reload::Adopted => Outcome::Adopted,
+        Reload::Unchanged => Outcome::Unchanged,
+        Reload::Refused(why) => Outcome::Failed(why),
+        Reload::NoPointer(why) => Outcome::NoPointer(why),
+        Reload::Unexpected(code, what) => Outcome::Unexpected(code, what),
     }
 }
 
@@ -207,15 +189,6 @@ pub fn parse_blocks(stdout: &str, count: usize) -> Vec<Outcome> {
             None => Outcome::Unreachable("the reload script reported nothing for this node".into()),
         })
         .collect()
-}
-
-fn short(s: &str) -> String {
-    let s = s.trim();
-    if s.chars().count() > 300 {
-        format!("{}...", s.chars().take(300).collect::<String>())
-    } else {
-        s.to_string()
-    }
 }
 
 /// Reloads every ready node from `deployer` (one exec for all) and returns each node's
@@ -271,7 +244,7 @@ pub fn report(nodes: &[Node], results: &[(Node, Outcome)]) -> String {
     }
     let ready = results.len();
     out.push_str(&format!(
-        "Reloading {ready} ready node{} (POST /reload on port {INTERNAL_PORT}):\n",
+        "Reloading {ready} ready node{} (POST {RELOAD_PATH} on port {INTERNAL_PORT}):\n",
         if ready == 1 { "" } else { "s" }
     ));
     for (n, outcome) in results {

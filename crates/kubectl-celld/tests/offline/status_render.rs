@@ -45,6 +45,7 @@ fn healthy_fleet() {
         replicas: 2,
         status_reported: true,
         worker: Some(DeploymentStatus {
+            adopted: None,
             version: "0123456789abcdef".into(),
             script_name: Some("web".into()),
             rollout_percent: Some(100),
@@ -259,6 +260,7 @@ fn fleet_table() {
         ready_replicas: 1,
         url: Some("http://web.example.com/".into()),
         deployment: Some(DeploymentStatus {
+            adopted: None,
             version: "0123456789abcdef".into(),
             ..DeploymentStatus::default()
         }),

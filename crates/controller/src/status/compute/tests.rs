@@ -48,6 +48,7 @@ fn get<'a>(s: &'a CelldFleetStatus, t: &str) -> &'a Condition {
 
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
+        adopted: None,
         version: "0123456789abcdef".into(),
         script_name: Some("hello".into()),
         rollout_percent: Some(100),
@@ -69,6 +70,7 @@ fn serving_fleet_is_ready_and_stable() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -93,6 +95,7 @@ fn missing_pointer_holds_and_explains() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -112,6 +115,7 @@ fn missing_pointer_holds_and_explains() {
 fn unresolved_store_is_degraded_and_keeps_last_deployment() {
     let previous = CelldFleetStatus {
         deployment: Some(DeploymentStatus {
+            adopted: None,
             version: "v1".into(),
             ..DeploymentStatus::default()
         }),
@@ -133,6 +137,7 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -155,6 +160,7 @@ fn missing_gateway_api_is_reported() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -176,6 +182,7 @@ fn same_observations_give_the_same_status() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     // Later, but within the rollout's deadline.
@@ -216,6 +223,7 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -262,6 +270,7 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -285,6 +294,7 @@ fn a_failure_that_clears_clears_the_condition() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");
@@ -313,6 +323,7 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -348,6 +359,7 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -377,6 +389,7 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         upgrade: &Progress::Idle,
         progress_deadline_s: 600,
         holders: &[],
+        nodes: None,
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)
@@ -389,4 +402,94 @@ fn selector_selects_exactly_the_statefulsets_pods() {
             })
             .collect();
     assert_eq!(Some(reported), selector.match_labels);
+}
+
+/// The reading of two nodes: web-0 on the deployed version, web-1 refusing it.
+fn one_refusal() -> crate::nodes::adoption::Reading {
+    use crate::nodes::adoption::{Answer, Reading};
+    use celld_api::contract::node_api::NodeState;
+    use celld_api::contract::node_api::{NodeDeployment, Reload};
+    let state = |version: &str| NodeState {
+        restoring: 1,
+        deployment: Some(NodeDeployment {
+            version: Some(version.into()),
+            swapping: false,
+        }),
+    };
+    Reading {
+        version: "0123456789abcdef".into(),
+        nodes: vec![
+            (
+                "app-0".into(),
+                Answer::State(state("0123456789abcdef"), None),
+            ),
+            (
+                "app-1".into(),
+                Answer::State(
+                    state("00000000000000a1"),
+                    Some(Reload::Refused("module digest mismatch".into())),
+                ),
+            ),
+        ],
+    }
+}
+
+#[test]
+fn a_refused_version_names_the_node_and_keeps_the_pointer() {
+    let (st, p, s, reading) = (storage(), deployed(), sts(2), one_refusal());
+    let o = Observed {
+        generation: Some(3),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::None,
+        url: None,
+        failures: &[],
+        upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
+        nodes: Some(&reading),
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let adopted = get(&status, celld_api::conditions::ADOPTED);
+    assert_eq!(
+        (adopted.status.as_str(), adopted.reason.as_str()),
+        ("False", "VersionRefused")
+    );
+    assert!(
+        adopted.message.contains("app-1")
+            && adopted.message.contains("module digest mismatch")
+            && adopted.message.contains("1/2"),
+        "{}",
+        adopted.message
+    );
+    let deployment = status.deployment.clone().unwrap();
+    assert_eq!(
+        (deployment.version.as_str(), deployment.adopted.as_deref()),
+        ("0123456789abcdef", Some("1/2"))
+    );
+    assert_eq!(status.nodes.len(), 2);
+    assert_eq!(status.nodes[1].adoption, celld_api::Adoption::Refused);
+    assert_eq!(status.nodes[1].version.as_deref(), Some("00000000000000a1"));
+    assert_eq!(
+        get(&status, READY).status,
+        "True",
+        "a refusal leaves the nodes serving"
+    );
+
+    // The bucket unreadable next: the nodes last read stay, the condition is Unknown.
+    let unknown = Pointer::Unknown("timeout".into());
+    let later = Observed {
+        storage: Storage::Resolved(&st, &unknown),
+        nodes: None,
+        ..o
+    };
+    let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&kept, celld_api::conditions::ADOPTED).status, "Unknown");
+    assert_eq!(kept.nodes, status.nodes);
+    assert_eq!(
+        kept.deployment.and_then(|d| d.adopted).as_deref(),
+        Some("1/2")
+    );
 }

@@ -1,7 +1,9 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
-//! [`storage`] (StorageResolved and Deployed), [`route`] (RouteReady), [`progressing`],
-//! [`degraded`] and [`ready`]. [`compute`](crate::status::compute) runs them in that order.
+//! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
+//! [`progressing`], [`degraded`] and [`ready`]. [`compute`](crate::status::compute) runs them
+//! in that order.
 
+pub mod adopted;
 pub mod degraded;
 pub mod progressing;
 pub mod ready;

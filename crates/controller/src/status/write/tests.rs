@@ -81,6 +81,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             upgrade: Progress::Idle,
             progress_deadline_s: 600,
             holders: Vec::new(),
+            nodes: None,
         },
         statefulset: None,
         changed: Vec::new(),
@@ -90,6 +91,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
 
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
+        adopted: None,
         version: "0123456789abcdef".into(),
         script_name: None,
         rollout_percent: Some(100),

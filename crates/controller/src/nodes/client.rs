@@ -1,19 +1,24 @@
-//! celld's internal node API, which the operator reads between two nodes of a rolling upgrade:
-//! `GET /state` on each node's internal listener, at its stable name through the peer Service.
-//! Plain HTTP, as celld serves it; the fleet's NetworkPolicy admits the operator's pods.
+//! A client of celld's node API: `GET /state` and `POST /reload` on each node's internal
+//! listener, at its stable name through the peer Service. Plain HTTP, as celld serves it; the
+//! fleet's NetworkPolicy admits the operator's pods. Every request is bounded in time, and the
+//! requests in flight across all fleets are bounded too.
 
-use crate::upgrade::decide::Restores;
 use bytes::Bytes;
-use celld_api::contract::{NodeState, STATE_PATH};
-use futures::future::join_all;
-use http::{Request, StatusCode, header};
+use celld_api::contract::node_api::{NodeState, STATE_PATH};
+use celld_api::contract::node_api::{RELOAD_PATH, Reload};
+use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper_util::rt::TokioIo;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
 
-/// The largest `/state` answer read.
-const MAX_STATE_BYTES: usize = 256 * 1024;
+/// The largest answer read.
+const MAX_ANSWER_BYTES: usize = 256 * 1024;
+
+/// Requests to nodes in flight at once, across all fleets.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 /// Why a node's `/state` could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -35,8 +40,10 @@ pub enum NodeApiError {
         timeout: Duration,
     },
     /// The HTTP exchange failed.
-    #[error("GET {STATE_PATH} on {address} failed: {message}")]
+    #[error("{request} on {address} failed: {message}")]
     Http {
+        /// The request (`GET /state`).
+        request: String,
         /// The node's address.
         address: String,
         /// What failed.
@@ -66,8 +73,10 @@ pub struct NodeApi {
     /// Connect here instead of the node's address; the request is unchanged (its Host names the
     /// node). For an operator outside the cluster behind a forwarding proxy, and for tests.
     connect_to: Option<String>,
-    /// Bound of one request, connection included.
+    /// Bound of one request, connection and wait for a slot included.
     timeout: Duration,
+    /// Slots for requests in flight.
+    slots: Arc<Semaphore>,
 }
 
 impl NodeApi {
@@ -76,12 +85,43 @@ impl NodeApi {
         Self {
             connect_to,
             timeout,
+            slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
         }
     }
 
     /// The state of the node at `address` (`HOST:PORT`).
     pub async fn state(&self, address: &str) -> Result<NodeState, NodeApiError> {
-        tokio::time::timeout(self.timeout, self.get_state(address))
+        let (status, body) = self.bounded(Method::GET, STATE_PATH, address).await?;
+        if !status.is_success() {
+            return Err(NodeApiError::Status {
+                address: address.to_string(),
+                status,
+            });
+        }
+        NodeState::parse(&body).map_err(|source| NodeApiError::Body {
+            address: address.to_string(),
+            source,
+        })
+    }
+
+    /// Asks the node at `address` to read the deployment pointer now, and what it answered.
+    pub async fn reload(&self, address: &str) -> Result<Reload, NodeApiError> {
+        let (status, body) = self.bounded(Method::POST, RELOAD_PATH, address).await?;
+        Ok(Reload::read(status.as_u16(), &body))
+    }
+
+    /// `method path` on the node at `address`, within the timeout.
+    async fn bounded(
+        &self,
+        method: Method,
+        path: &str,
+        address: &str,
+    ) -> Result<(StatusCode, Bytes), NodeApiError> {
+        let exchange = async {
+            let _slot = self.slots.acquire().await;
+            self.exchange(&method, path, address).await
+        };
+        tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| NodeApiError::Timeout {
                 address: address.to_string(),
@@ -89,8 +129,14 @@ impl NodeApi {
             })?
     }
 
-    async fn get_state(&self, address: &str) -> Result<NodeState, NodeApiError> {
+    async fn exchange(
+        &self,
+        method: &Method,
+        path: &str,
+        address: &str,
+    ) -> Result<(StatusCode, Bytes), NodeApiError> {
         let http = |e: &dyn std::fmt::Display| NodeApiError::Http {
+            request: format!("{method} {path}"),
             address: address.to_string(),
             message: e.to_string(),
         };
@@ -106,45 +152,20 @@ impl NodeApi {
             .map_err(|e| http(&e))?;
         // The connection ends with the sender, at the end of this function.
         tokio::spawn(connection);
-        let request = Request::get(STATE_PATH)
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(path)
             .header(header::HOST, address)
             .body(Empty::<Bytes>::new())
             .map_err(|e| http(&e))?;
         let response = sender.send_request(request).await.map_err(|e| http(&e))?;
-        if !response.status().is_success() {
-            return Err(NodeApiError::Status {
-                address: address.to_string(),
-                status: response.status(),
-            });
-        }
-        let body = Limited::new(response.into_body(), MAX_STATE_BYTES)
+        let status = response.status();
+        let body = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
             .collect()
             .await
             .map_err(|e| http(&e))?
             .to_bytes();
-        NodeState::parse(&body).map_err(|source| NodeApiError::Body {
-            address: address.to_string(),
-            source,
-        })
-    }
-
-    /// Whether any of `nodes` (pod name, address) restores cells: asks them all at once and
-    /// names the first that does or did not answer.
-    pub async fn restores(&self, nodes: &[(String, String)]) -> Restores {
-        let states = join_all(nodes.iter().map(|(_, address)| self.state(address))).await;
-        nodes
-            .iter()
-            .zip(states)
-            .find_map(|((pod, _), state)| match state {
-                Ok(NodeState { restoring: 0 }) => None,
-                Ok(NodeState { restoring }) => Some(format!(
-                    "node {pod} reports {restoring} cells restoring; the next node is updated once every node reports none"
-                )),
-                Err(e) => Some(format!(
-                    "the state of node {pod} could not be read ({e}); the next node is updated once every node reports no restores"
-                )),
-            })
-            .map_or(Restores::None, Restores::Busy)
+        Ok((status, body))
     }
 }
 
@@ -188,17 +209,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_node_that_does_not_answer_is_busy_by_name() {
+    async fn an_error_status_is_not_a_state() {
         let (address, _server) =
             serve_once("HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n").await;
         let api = NodeApi::new(Some(address), Duration::from_secs(5));
-        let nodes = [(
-            "web-1".to_string(),
-            "web-1.web-peer.shop.svc:8081".to_string(),
-        )];
-        let Restores::Busy(why) = api.restores(&nodes).await else {
-            panic!("a 503 is not a quiet node");
-        };
-        assert!(why.contains("node web-1") && why.contains("503"), "{why}");
+        let error = api.state("web-1.web-peer.shop.svc:8081").await.unwrap_err();
+        assert!(error.to_string().contains("answered 503"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn posts_the_reload_and_reads_the_refusal() {
+        let body = r#"{"ok":false,"error":"deployment module digest mismatch"}"#;
+        let answer: &'static str = Box::leak(
+            format!(
+                "HTTP/1.1 422 Unprocessable Entity\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .into_boxed_str(),
+        );
+        let (address, server) = serve_once(answer).await;
+        let api = NodeApi::new(Some(address), Duration::from_secs(5));
+        let reload = api.reload("web-2.web-peer.shop.svc:8081").await.unwrap();
+        assert_eq!(
+            reload,
+            Reload::Refused("deployment module digest mismatch".into())
+        );
+        let request = server.await.unwrap();
+        assert!(
+            request.starts_with("POST /reload HTTP/1.1\r\n"),
+            "{request}"
+        );
     }
 }

@@ -1,0 +1,295 @@
+//! Which Worker version every node serves, against the version the deployment pointer names:
+//! from one [`Reading`] of the nodes' states (and the answers of the reloads sent to nodes
+//! behind), each node's standing ([`NodeStatus`]) and the fleet's Adopted condition
+//! ([`Verdict`]). A state that cannot be read is never taken as adopted. Pure.
+
+use celld_api::contract::node_api::NodeState;
+use celld_api::contract::node_api::Reload;
+use celld_api::{Adoption, NodeStatus};
+
+/// What one node answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Its state, and what it answered to a reload if it was behind and was sent one.
+    State(NodeState, Option<Reload>),
+    /// Its state could not be read: why.
+    Unreadable(String),
+}
+
+/// The states of a fleet's nodes, read for the version the pointer names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The version the pointer names.
+    pub version: String,
+    /// Every node the fleet runs (pod name) and its answer, in ordinal order.
+    pub nodes: Vec<(String, Answer)>,
+}
+
+/// The fleet's Adopted condition, before it is worded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every ready node serves the version.
+    Adopted,
+    /// Some nodes still switch to it.
+    Adopting,
+    /// Some nodes refused it.
+    Refused,
+    /// Some node's state could not be read.
+    Unreadable,
+    /// No node is ready.
+    NoneReady,
+}
+
+/// Each node's standing and the fleet's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Every node, in ordinal order.
+    pub nodes: Vec<NodeStatus>,
+    /// Nodes serving the version.
+    pub adopted: usize,
+    /// The fleet's verdict.
+    pub verdict: Verdict,
+}
+
+impl Summary {
+    /// `N/M`: nodes serving the version of all nodes.
+    pub fn ratio(&self) -> String {
+        format!("{}/{}", self.adopted, self.nodes.len())
+    }
+
+    /// The nodes whose standing is `adoption`, with their messages.
+    pub fn named(&self, adoption: Adoption) -> Vec<&NodeStatus> {
+        self.nodes
+            .iter()
+            .filter(|n| n.adoption == adoption)
+            .collect()
+    }
+}
+
+impl Reading {
+    /// Whether some node should be read again soon: it serves another version and switches to
+    /// it, or was told to and said it did.
+    pub fn pending(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|(_, answer)| matches!(standing(&self.version, answer), (Adoption::Adopting, _)))
+    }
+
+    /// Each node's standing, with `ready` of the fleet's nodes ready: nodes that did not answer
+    /// count as starting or stopping while as many are not ready, as unreadable otherwise.
+    pub fn summary(&self, ready: i32) -> Summary {
+        let unready = self.nodes.len().saturating_sub(ready.max(0) as usize);
+        let silent = self
+            .nodes
+            .iter()
+            .filter(|(_, a)| matches!(a, Answer::Unreadable(_)))
+            .count();
+        let nodes: Vec<NodeStatus> = self
+            .nodes
+            .iter()
+            .map(|(pod, answer)| {
+                let (mut adoption, message) = standing(&self.version, answer);
+                if matches!(answer, Answer::Unreadable(_)) && silent <= unready {
+                    adoption = Adoption::NotReady;
+                }
+                let state = match answer {
+                    Answer::State(state, _) => Some(state),
+                    Answer::Unreadable(_) => None,
+                };
+                NodeStatus {
+                    name: pod.clone(),
+                    version: state.and_then(|s| s.version().map(str::to_string)),
+                    adoption,
+                    message,
+                    restoring: state.map(|s| s.restoring),
+                }
+            })
+            .collect();
+        let any = |a: Adoption| nodes.iter().any(|n| n.adoption == a);
+        let adopted = nodes
+            .iter()
+            .filter(|n| n.adoption == Adoption::Adopted)
+            .count();
+        let verdict = if any(Adoption::Refused) {
+            Verdict::Refused
+        } else if any(Adoption::Unreadable) {
+            Verdict::Unreadable
+        } else if any(Adoption::Adopting) {
+            Verdict::Adopting
+        } else if adopted == 0 {
+            Verdict::NoneReady
+        } else {
+            Verdict::Adopted
+        };
+        Summary {
+            nodes,
+            adopted,
+            verdict,
+        }
+    }
+}
+
+/// Where the node that gave `answer` stands with `version`, and why when not adopted.
+fn standing(version: &str, answer: &Answer) -> (Adoption, Option<String>) {
+    let (state, reload) = match answer {
+        Answer::Unreadable(why) => return (Adoption::Unreadable, Some(why.clone())),
+        Answer::State(state, reload) => (state, reload),
+    };
+    let serves = state.version();
+    if serves == Some(version) {
+        return (Adoption::Adopted, None);
+    }
+    let serving = serves.map_or_else(
+        || "it reports no version".to_string(),
+        |v| format!("it serves {v}"),
+    );
+    match reload {
+        Some(Reload::Refused(why)) => (
+            Adoption::Refused,
+            Some(format!("refused {version}: {why}; {serving}")),
+        ),
+        Some(Reload::NoPointer(why)) => (
+            Adoption::Unreadable,
+            Some(format!(
+                "its reload found no deployment pointer ({why}); {serving}"
+            )),
+        ),
+        Some(Reload::Unexpected(code, what)) => (
+            Adoption::Unreadable,
+            Some(format!(
+                "its reload answered HTTP {code} ({what}); {serving}"
+            )),
+        ),
+        Some(Reload::Adopted | Reload::Unchanged) | None => (
+            Adoption::Adopting,
+            Some(if state.swapping() {
+                format!("{serving} and is switching to {version}")
+            } else {
+                format!("{serving}; it reads the pointer again within 30 s")
+            }),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_api::contract::node_api::NodeDeployment;
+
+    const V: &str = "00000000000000b2";
+    const OLD: &str = "00000000000000a1";
+
+    fn serving(version: &str, swapping: bool) -> Answer {
+        Answer::State(
+            NodeState {
+                restoring: 0,
+                deployment: Some(NodeDeployment {
+                    version: Some(version.into()),
+                    swapping,
+                }),
+            },
+            None,
+        )
+    }
+
+    fn reading(answers: Vec<Answer>) -> Reading {
+        Reading {
+            version: V.into(),
+            nodes: answers
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| (format!("web-{i}"), a))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_node_on_the_version_is_adopted() {
+        let r = reading(vec![serving(V, false), serving(V, false)]);
+        let s = r.summary(2);
+        assert_eq!((s.verdict, s.ratio()), (Verdict::Adopted, "2/2".into()));
+        assert_eq!(s.nodes[0].version.as_deref(), Some(V));
+        assert!(!r.pending());
+    }
+
+    #[test]
+    fn a_node_on_the_old_version_is_adopting_and_read_again() {
+        let r = reading(vec![serving(V, false), serving(OLD, true)]);
+        let s = r.summary(2);
+        assert_eq!((s.verdict, s.ratio()), (Verdict::Adopting, "1/2".into()));
+        let message = s.nodes[1].message.clone().unwrap();
+        assert!(
+            message.contains(OLD) && message.contains("switching"),
+            "{message}"
+        );
+        assert!(r.pending());
+    }
+
+    #[test]
+    fn a_refusal_names_celld_reason_and_stops_the_polling() {
+        let refused = Answer::State(
+            NodeState {
+                restoring: 0,
+                deployment: Some(NodeDeployment {
+                    version: Some(OLD.into()),
+                    swapping: false,
+                }),
+            },
+            Some(Reload::Refused("deployment module digest mismatch".into())),
+        );
+        let r = reading(vec![serving(V, false), refused, serving(OLD, false)]);
+        let s = r.summary(3);
+        assert_eq!(s.verdict, Verdict::Refused);
+        let named = s.named(Adoption::Refused);
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0].name, "web-1");
+        assert!(
+            named[0]
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("digest mismatch")
+        );
+        assert!(r.pending(), "web-2 is still behind without an answer");
+    }
+
+    #[test]
+    fn a_silent_node_is_not_ready_only_while_the_fleet_says_so() {
+        let r = reading(vec![
+            serving(V, false),
+            Answer::Unreadable("connection refused".into()),
+        ]);
+        let starting = r.summary(1);
+        assert_eq!(starting.verdict, Verdict::Adopted);
+        assert_eq!(starting.nodes[1].adoption, Adoption::NotReady);
+        let silent = r.summary(2);
+        assert_eq!(silent.verdict, Verdict::Unreadable);
+        assert_eq!(silent.ratio(), "1/2");
+        assert!(!r.pending());
+    }
+
+    #[test]
+    fn a_state_without_a_version_is_never_adopted() {
+        let bare = Answer::State(
+            NodeState {
+                restoring: 2,
+                deployment: None,
+            },
+            Some(Reload::NoPointer("no pointer".into())),
+        );
+        let s = reading(vec![bare]).summary(1);
+        assert_eq!(s.verdict, Verdict::Unreadable);
+        assert_eq!(s.nodes[0].restoring, Some(2));
+        assert_eq!(s.adopted, 0);
+    }
+
+    #[test]
+    fn no_node_ready_is_not_a_verdict_on_the_version() {
+        let s = reading(vec![
+            Answer::Unreadable("not ready".into()),
+            Answer::Unreadable("not ready".into()),
+        ])
+        .summary(0);
+        assert_eq!((s.verdict, s.ratio()), (Verdict::NoneReady, "0/2".into()));
+    }
+}

@@ -1,0 +1,205 @@
+//! One reading of a fleet's nodes: every node's `GET /state` at once, then `POST /reload` to
+//! each node that serves another version than the pointer's and is not switching, so that a
+//! node that refuses the version says why (celld answers 422 with its reason and keeps the
+//! version it had). A node is sent one reload per version: a refusal is remembered until the
+//! pointer names another version, a reload it took is sent again only after celld's own poll
+//! period.
+
+use crate::nodes::adoption::{Answer, Reading};
+use crate::nodes::client::NodeApi;
+use celld_api::contract::node_api::Reload;
+use celld_api::contract::node_api::node_address;
+use futures::future::join_all;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long a node that took a reload has to show the version before it is sent another: celld
+/// reads the pointer every 30 s on its own.
+pub const RELOAD_AGAIN_AFTER: Duration = Duration::from_secs(30);
+
+/// The nodes of one fleet to read.
+#[derive(Debug, Clone)]
+pub struct Nodes<'a> {
+    /// Its namespace.
+    pub namespace: &'a str,
+    /// Its name.
+    pub name: &'a str,
+    /// Its peer Service, through which each node has a stable name.
+    pub peer_service: &'a str,
+    /// Nodes it runs (`name-0` … ).
+    pub replicas: i32,
+    /// Nodes ready: with none, no node is dialled.
+    pub ready: i32,
+}
+
+/// The reloads sent to one fleet's nodes, for one version.
+#[derive(Debug)]
+struct Sent {
+    version: String,
+    answers: BTreeMap<String, (Reload, Instant)>,
+}
+
+/// The reloads sent, by fleet uid.
+#[derive(Debug, Default)]
+pub struct NodeReads {
+    sent: Mutex<HashMap<String, Sent>>,
+}
+
+impl NodeReads {
+    /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
+    pub async fn read(
+        &self,
+        api: &NodeApi,
+        uid: &str,
+        fleet: &Nodes<'_>,
+        version: &str,
+    ) -> Reading {
+        let (pods, mut answers): (Vec<String>, Vec<Answer>) =
+            states(api, fleet).await.into_iter().unzip();
+        let address = |pod: &str| node_address(pod, fleet.peer_service, fleet.namespace);
+        let behind: Vec<usize> = answers
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                matches!(a, Answer::State(s, _) if s.version() != Some(version) && !s.swapping())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let now = Instant::now();
+        let remembered = self.remembered(uid, version, now);
+        let mut to_send = Vec::new();
+        for i in behind {
+            match remembered.get(&pods[i]) {
+                Some(reload) => attach(&mut answers[i], reload.clone()),
+                None => to_send.push(i),
+            }
+        }
+        let replies = join_all(to_send.iter().map(|&i| {
+            let address = address(&pods[i]);
+            async move { api.reload(&address).await }
+        }))
+        .await;
+        let mut took = Vec::new();
+        for (i, reply) in to_send.into_iter().zip(replies) {
+            // A reload that could not be sent says nothing of the version: the node is read
+            // again, and sent one, on the next reading.
+            if let Ok(reload) = reply {
+                took.push((pods[i].clone(), reload.clone()));
+                attach(&mut answers[i], reload);
+            }
+        }
+        self.remember(uid, version, took, now);
+        Reading {
+            version: version.to_string(),
+            nodes: pods.into_iter().zip(answers).collect(),
+        }
+    }
+
+    /// The answers to reloads of fleet `uid`'s nodes for `version` that still stand at `now`:
+    /// every refusal, and reloads taken within [`RELOAD_AGAIN_AFTER`].
+    fn remembered(&self, uid: &str, version: &str, now: Instant) -> BTreeMap<String, Reload> {
+        let sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        sent.get(uid)
+            .filter(|s| s.version == version)
+            .map(|s| {
+                s.answers
+                    .iter()
+                    .filter(|(_, (reload, at))| {
+                        !matches!(reload, Reload::Adopted | Reload::Unchanged)
+                            || now.saturating_duration_since(*at) < RELOAD_AGAIN_AFTER
+                    })
+                    .map(|(pod, (reload, _))| (pod.clone(), reload.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn remember(&self, uid: &str, version: &str, took: Vec<(String, Reload)>, now: Instant) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = sent.entry(uid.to_string()).or_insert_with(|| Sent {
+            version: version.to_string(),
+            answers: BTreeMap::new(),
+        });
+        if entry.version != version {
+            entry.version = version.to_string();
+            entry.answers.clear();
+        }
+        for (pod, reload) in took {
+            entry.answers.insert(pod, (reload, now));
+        }
+    }
+
+    /// Forgets the fleets whose uid `live` does not keep.
+    pub fn retain(&self, live: impl Fn(&str) -> bool) {
+        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
+        crate::cache::map_retain::retain(&mut sent, |uid, _| live(uid));
+    }
+}
+
+/// The state of every node of `fleet`, in ordinal order, read at once through `api`; none is
+/// dialled while no node is ready.
+pub async fn states(api: &NodeApi, fleet: &Nodes<'_>) -> Vec<(String, Answer)> {
+    let pods: Vec<String> = (0..fleet.replicas.max(0))
+        .map(|ordinal| format!("{}-{ordinal}", fleet.name))
+        .collect();
+    let answers: Vec<Answer> = if fleet.ready > 0 {
+        join_all(pods.iter().map(|pod| {
+            let address = node_address(pod, fleet.peer_service, fleet.namespace);
+            async move { api.state(&address).await }
+        }))
+        .await
+        .into_iter()
+        .map(|state| match state {
+            Ok(state) => Answer::State(state, None),
+            Err(e) => Answer::Unreadable(e.to_string()),
+        })
+        .collect()
+    } else {
+        pods.iter()
+            .map(|_| Answer::Unreadable("no node of the fleet is ready".into()))
+            .collect()
+    };
+    pods.into_iter().zip(answers).collect()
+}
+
+/// Adds a reload's answer to a node's state.
+fn attach(answer: &mut Answer, reload: Reload) {
+    if let Answer::State(_, slot) = answer {
+        *slot = Some(reload);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_stands_and_a_taken_reload_expires() {
+        let reads = NodeReads::default();
+        let t = Instant::now();
+        reads.remember(
+            "u",
+            "v2",
+            vec![
+                ("web-0".into(), Reload::Refused("bad".into())),
+                ("web-1".into(), Reload::Adopted),
+            ],
+            t,
+        );
+        assert_eq!(reads.remembered("u", "v2", t).len(), 2);
+        let later = reads.remembered("u", "v2", t + RELOAD_AGAIN_AFTER);
+        assert_eq!(
+            later.into_iter().collect::<Vec<_>>(),
+            vec![("web-0".to_string(), Reload::Refused("bad".into()))]
+        );
+        assert!(reads.remembered("u", "v3", t).is_empty());
+        reads.remember("u", "v3", Vec::new(), t);
+        assert!(
+            reads.remembered("u", "v2", t).is_empty(),
+            "a new version forgets"
+        );
+        reads.retain(|_| false);
+        assert!(reads.sent.lock().unwrap().is_empty());
+    }
+}
