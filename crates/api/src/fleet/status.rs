@@ -99,6 +99,11 @@ pub struct DeploymentStatus {
     /// says which do not, and why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adopted: Option<String>,
+    /// The fleet's platform.celld.dev/deployed-at annotation (set by `kubectl celld deploy` and
+    /// `rollback`) when this version was read from the bucket: the plugin waits for the one it
+    /// set before it reads what the nodes serve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_deployed_at: Option<String>,
 }
 
 /// One node of a fleet, and the Worker version it serves.

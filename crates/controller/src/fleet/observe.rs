@@ -12,8 +12,9 @@ use crate::status::observation::{Observation, ObservedStorage, Report};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
-use celld_api::{CelldFleet, ResolveError};
+use celld_api::{CelldFleet, ResolveError, labels};
 use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::ResourceExt;
 
 /// The report of a full reconcile of `fleet`: its `inputs`, the `desired` fleet built from them
 /// and what applying the plan did.
@@ -49,6 +50,7 @@ pub fn full(
             progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
             holders: inputs.holders.clone(),
             nodes: inputs.nodes.clone(),
+            deployed_at: fleet.annotations().get(labels::DEPLOYED_AT).cloned(),
         },
         statefulset: applied.statefulset,
         changed: applied.changed,
@@ -88,6 +90,7 @@ pub fn unresolved(
             progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
             holders: Vec::new(),
             nodes: None,
+            deployed_at: None,
         },
         statefulset,
         changed: Vec::new(),

@@ -33,6 +33,10 @@ pub fn compute(
     let adopted = adopted::condition(previous, o, &nodes);
     if let Some(d) = deployment.as_mut() {
         d.adopted = adopted.ratio;
+        // Read in this reconcile: it answers the deploy the annotation stands for.
+        if matches!(o.storage, Storage::Resolved(_, Pointer::Deployed(_))) {
+            d.observed_deployed_at = o.deployed_at.map(str::to_string);
+        }
     }
     let route = route::condition(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);

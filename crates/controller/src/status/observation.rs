@@ -62,6 +62,8 @@ pub struct Observed<'a> {
     pub holders: &'a [String],
     /// The nodes' states against the deployed version, when read.
     pub nodes: Option<&'a Reading>,
+    /// The fleet's deployed-at annotation when the pointer was read.
+    pub deployed_at: Option<&'a str>,
 }
 
 /// What the storage resolution gave, owned.
@@ -96,6 +98,8 @@ pub struct Observation {
     pub holders: Vec<String>,
     /// The nodes' states against the deployed version, when read.
     pub nodes: Option<Reading>,
+    /// The fleet's deployed-at annotation when the pointer was read.
+    pub deployed_at: Option<String>,
 }
 
 impl Observation {
@@ -121,6 +125,7 @@ impl Observation {
             progress_deadline_s: self.progress_deadline_s,
             holders: &self.holders,
             nodes: self.nodes.as_ref(),
+            deployed_at: self.deployed_at.as_deref(),
         }
     }
 

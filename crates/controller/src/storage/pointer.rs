@@ -31,6 +31,7 @@ pub fn parse(body: &[u8]) -> Pointer {
     match DeployPointer::parse(body) {
         Ok(p) => Pointer::Deployed(DeploymentStatus {
             adopted: None,
+            observed_deployed_at: None,
             version: p.version,
             script_name: p.script_name,
             rollout_percent: p.rollout.and_then(|r| r.percent),
@@ -109,6 +110,7 @@ mod tests {
             parse(body),
             Pointer::Deployed(DeploymentStatus {
                 adopted: None,
+                observed_deployed_at: None,
                 version: "0123456789abcdef".into(),
                 script_name: Some("hello".into()),
                 rollout_percent: Some(100),

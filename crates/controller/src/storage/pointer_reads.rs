@@ -144,6 +144,7 @@ mod tests {
     fn deployed(v: &str) -> Pointer {
         Pointer::Deployed(DeploymentStatus {
             adopted: None,
+            observed_deployed_at: None,
             version: v.into(),
             script_name: None,
             rollout_percent: None,

@@ -3,6 +3,7 @@
 //! watching only the test's namespace, as a service account holding exactly the permissions of
 //! config/rbac/role.yaml.
 //!
+//! - `adoption`: the version every node serves, a node refusing one, a state that cannot be read;
 //! - `celld_versions`: spec.env refused by the image's celld version, at admission or in status, and
 //!   the startup probe of each version;
 //! - `creation`: a fleet from creation to Ready, with every child;
@@ -26,13 +27,13 @@
 //! - `user_roles`: the users' `edit` and `view` roles on fleets;
 //! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
 //! - `object_store_support`: an operator reading the emulators, and a fleet's storage env;
-//! - `node_states`: a stand-in for the nodes' internal API (`GET /state`);
 //! - `pod_history`: every state a fleet's pods went through, for the upgrade tests.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;
 
+mod adoption;
 mod celld_versions;
 mod creation;
 mod deletion;
@@ -41,7 +42,6 @@ mod idle_reconciles;
 mod leader;
 mod no_deployment;
 mod no_gateway_api;
-mod node_states;
 mod object_store_support;
 mod object_stores;
 mod pod_history;

@@ -4,10 +4,10 @@
 //! once v0.4.1 ran is refused. The nodes' `/state` is served by the test (kwok pods have no
 //! network) through the operator's connect-to address; the request is the production one.
 
-use crate::node_states::NodeStates;
 use crate::pod_history::{PodHistory, Snapshot};
 use crate::support::*;
 use celld_api::labels;
+use celld_fixtures::NodeDouble;
 use celld_testkit::{TestEnv, wait_for_object};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use serde_json::json;
@@ -18,10 +18,12 @@ const V3: &str = "ghcr.io/denoland/celld:v0.3.0";
 const V40: &str = "ghcr.io/denoland/celld:v0.4.0";
 const V41: &str = "ghcr.io/denoland/celld:v0.4.1";
 const LATEST: &str = "ghcr.io/denoland/celld:latest";
+/// The Worker version deployed, which the nodes serve.
+const FIRST: &str = "00000000000000a1";
 
 /// An operator whose node API requests go to `nodes`, and a fleet `web` on `image` with
 /// `replicas` nodes that is Ready.
-async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeStates) -> TestEnv {
+async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeDouble) -> TestEnv {
     let env = env_with_crds(test).await;
     let mut settings = settings(&env, "op-1");
     settings.node_api_connect_to = Some(nodes.address.clone());
@@ -33,7 +35,7 @@ async fn ready_fleet(test: &str, image: &str, replicas: i32, nodes: &NodeStates)
     create_credentials(&env.api(), "creds", &s3)
         .await
         .expect("credentials Secret created");
-    publish_pointer(&s3, &prefix, "00000000000000a1").await;
+    publish_pointer(&s3, &prefix, FIRST).await;
     set_image(&env, &s3, &prefix, image, replicas).await;
     wait_serving(&env, image, replicas).await;
     env
@@ -131,7 +133,9 @@ fn assert_never_side_by_side(history: &PodHistory, old: &str, new: &str) {
 
 #[tokio::test]
 async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
-    let nodes = NodeStates::start().await;
+    let nodes = NodeDouble::start("0.4.1", FIRST)
+        .await
+        .expect("the node double");
     let env = ready_fleet("upgrade-stop", V3, 2, &nodes).await;
     let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
 
@@ -149,14 +153,16 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
     );
     assert!(has_event(&env, "web", "UpgradeFinished", Some("Normal")).await);
     assert!(
-        nodes.asked().is_empty(),
-        "a full stop asks no node for its state"
+        !has_event(&env, "web", "WaitingForRestores", None).await,
+        "a full stop waits for the pods to go, not for restores"
     );
 }
 
 #[tokio::test]
 async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
-    let nodes = NodeStates::start().await;
+    let nodes = NodeDouble::start("0.4.1", FIRST)
+        .await
+        .expect("the node double");
     let env = ready_fleet("upgrade-roll", V40, 3, &nodes).await;
     let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
     // web-0 keeps restoring cells: after the last node (web-2) is updated, nothing moves.
@@ -241,7 +247,9 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
 
 #[tokio::test]
 async fn an_unknown_version_stops_the_fleet_and_a_forbidden_downgrade_is_refused() {
-    let nodes = NodeStates::start().await;
+    let nodes = NodeDouble::start("0.4.1", FIRST)
+        .await
+        .expect("the node double");
     let env = ready_fleet("upgrade-refuse", LATEST, 2, &nodes).await;
     let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
 

@@ -46,6 +46,7 @@ fn healthy_fleet() {
         status_reported: true,
         worker: Some(DeploymentStatus {
             adopted: None,
+            observed_deployed_at: None,
             version: "0123456789abcdef".into(),
             script_name: Some("web".into()),
             rollout_percent: Some(100),

@@ -49,6 +49,7 @@ fn get<'a>(s: &'a CelldFleetStatus, t: &str) -> &'a Condition {
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
         adopted: None,
+        observed_deployed_at: None,
         version: "0123456789abcdef".into(),
         script_name: Some("hello".into()),
         rollout_percent: Some(100),
@@ -71,6 +72,7 @@ fn serving_fleet_is_ready_and_stable() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -96,6 +98,7 @@ fn missing_pointer_holds_and_explains() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -138,6 +141,7 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -161,6 +165,7 @@ fn missing_gateway_api_is_reported() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -183,6 +188,7 @@ fn same_observations_give_the_same_status() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     // Later, but within the rollout's deadline.
@@ -224,6 +230,7 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -271,6 +278,7 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -295,6 +303,7 @@ fn a_failure_that_clears_clears_the_condition() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");
@@ -324,6 +333,7 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -360,6 +370,7 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -390,6 +401,7 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: None,
+        deployed_at: None,
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)
@@ -450,6 +462,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         progress_deadline_s: 600,
         holders: &[],
         nodes: Some(&reading),
+        deployed_at: Some("2026-12-02T10:00:00Z"),
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let adopted = get(&status, celld_api::conditions::ADOPTED);
@@ -469,6 +482,11 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         (deployment.version.as_str(), deployment.adopted.as_deref()),
         ("0123456789abcdef", Some("1/2"))
     );
+    assert_eq!(
+        deployment.observed_deployed_at.as_deref(),
+        Some("2026-12-02T10:00:00Z"),
+        "the deploy this reading answers"
+    );
     assert_eq!(status.nodes.len(), 2);
     assert_eq!(status.nodes[1].adoption, celld_api::Adoption::Refused);
     assert_eq!(status.nodes[1].version.as_deref(), Some("00000000000000a1"));
@@ -483,6 +501,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
     let later = Observed {
         storage: Storage::Resolved(&st, &unknown),
         nodes: None,
+        deployed_at: None,
         ..o
     };
     let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);

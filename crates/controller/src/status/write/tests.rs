@@ -82,6 +82,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             progress_deadline_s: 600,
             holders: Vec::new(),
             nodes: None,
+            deployed_at: None,
         },
         statefulset: None,
         changed: Vec::new(),
@@ -92,6 +93,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
         adopted: None,
+        observed_deployed_at: None,
         version: "0123456789abcdef".into(),
         script_name: None,
         rollout_percent: Some(100),
