@@ -11,6 +11,7 @@ use crate::metrics::Metrics;
 use crate::status::write::Writer;
 use crate::storage::bucket_clients::BucketClients;
 use crate::storage::credentials::SecretContents;
+use crate::storage::manifest_reads::ManifestReads;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
 use crate::upgrade::node_api::NodeApi;
@@ -100,6 +101,8 @@ pub struct Context {
     pub buckets: BucketClients,
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
+    /// The manifest of each fleet's deployed version, read once per version.
+    pub manifests: ManifestReads,
     /// Fleets whose last reconcile needed nothing, with the inputs it saw.
     pub settled: Settled,
     /// The nodes' internal API, read during rolling upgrades.
@@ -126,6 +129,7 @@ impl Context {
             settings.resync,
         );
         let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
+        let manifests = ManifestReads::new(settings.resync, settings.s3_timeout);
         let reporter = Reporter {
             controller: settings.reporter.clone(),
             instance: settings.instance.clone(),
@@ -149,6 +153,7 @@ impl Context {
             secrets: SecretContents::new(caches.secrets.clone()),
             buckets,
             pointers,
+            manifests,
             settled: Settled::default(),
             caches,
         }
@@ -209,6 +214,7 @@ impl Context {
         );
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
+        self.manifests.retain(|uid| live.contains(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));

@@ -69,6 +69,8 @@ pub struct Inputs {
     pub upgrade_failures: Vec<Failure>,
     /// The nodes that hold a rollout past its deadline, read only then.
     pub holders: Vec<String>,
+    /// What the deployed version's manifest requires that the nodes cannot serve.
+    pub manifest_failures: Vec<Failure>,
 }
 
 /// What reading a fleet's inputs found.
@@ -95,13 +97,13 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let client = ctx.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.metrics.set_s3_clients(ctx.buckets.len());
-    let pointer = match client {
+    let pointer = match &client {
         Ok(client) => {
             ctx.pointers
                 .pointer(&id.uid, annotations_hash(fleet), client.as_ref(), &storage)
                 .await
         }
-        Err(why) => Pointer::Unknown(why),
+        Err(why) => Pointer::Unknown(why.clone()),
     };
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
@@ -144,6 +146,11 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     } else {
         Vec::new()
     };
+    let (source, image) = (client.as_deref().ok(), &fleet.spec.image);
+    let manifest_failures = ctx
+        .manifests
+        .failures(&id.uid, source, &storage, &pointer, image)
+        .await;
     Read::Changed(Box::new(Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
@@ -156,6 +163,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         upgrade,
         upgrade_failures,
         holders,
+        manifest_failures,
     }))
 }
 
