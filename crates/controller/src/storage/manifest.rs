@@ -4,10 +4,10 @@
 
 use crate::failure::Failure;
 use crate::storage::pointer::{PointerSource, panic_message};
+use celld_api::ResolvedStorage;
 use celld_api::contract::features;
 use celld_api::contract::manifest::Manifest;
 use celld_api::contract::version::image_version;
-use celld_api::{DeploymentStatus, ResolvedStorage};
 use futures::FutureExt;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -100,10 +100,10 @@ pub async fn read(
         })
 }
 
-/// What keeps the nodes of a fleet on `image` from `deployed`, as its manifest was `read`:
-/// each feature they cannot serve, or a manifest that could not be read. A version without a
-/// manifest requires no feature.
-pub fn failures(deployed: &DeploymentStatus, read: &Read, image: &str) -> Vec<Failure> {
+/// What keeps the nodes of a fleet on `image` from `version` of the Worker `script`, as its
+/// manifest was `read`: each feature they cannot serve, or a manifest that could not be read.
+/// A version without a manifest requires no feature.
+pub fn failures(script: &str, version: &str, read: &Read, image: &str) -> Vec<Failure> {
     let manifest = match read {
         Ok(Some(manifest)) => manifest,
         Ok(None) => return Vec::new(),
@@ -114,17 +114,10 @@ pub fn failures(deployed: &DeploymentStatus, read: &Read, image: &str) -> Vec<Fa
             )];
         }
     };
-    let worker = deployed
-        .script_name
-        .as_deref()
-        .map_or_else(String::new, |s| format!(" of Worker {s}"));
     features::problems(image_version(image).as_ref(), &manifest.required_features)
         .iter()
         .map(|problem| {
-            let why = format!(
-                "the deployed version {}{worker} {problem}",
-                deployed.version
-            );
+            let why = format!("the deployed version {version} of Worker {script} {problem}");
             Failure::feature_unsupported(problem.feature(), &why)
         })
         .collect()

@@ -97,7 +97,7 @@ impl ManifestReads {
                 read
             }
         };
-        manifest::failures(deployed, &read, image)
+        manifest::failures(script, &deployed.version, &read, image)
     }
 
     /// Forgets the fleets whose uid `live` does not keep.

@@ -49,12 +49,8 @@ async fn read_from(bucket: Bucket) -> Read {
     read(&bucket, &storage(), KEY, Duration::from_millis(50)).await
 }
 
-fn deployed() -> DeploymentStatus {
-    DeploymentStatus {
-        version: "00000000000000c1".into(),
-        script_name: Some("hello".into()),
-        rollout_percent: Some(100),
-    }
+fn judged(read: &Read, image: &str) -> Vec<Failure> {
+    failures("hello", "00000000000000c1", read, image)
 }
 
 fn manifest(features: &[&str]) -> Read {
@@ -95,8 +91,7 @@ async fn a_manifest_is_read_and_anything_else_is_unreadable() {
 
 #[test]
 fn containers_are_unsupported_on_every_version_and_named() {
-    let found = failures(
-        &deployed(),
+    let found = judged(
         &manifest(&["containers-v1"]),
         "ghcr.io/denoland/celld:v0.6.1",
     );
@@ -115,8 +110,7 @@ fn containers_are_unsupported_on_every_version_and_named() {
 
 #[test]
 fn a_feature_newer_than_the_image_names_the_version_and_the_release() {
-    let found = failures(
-        &deployed(),
+    let found = judged(
         &manifest(&["containers-v1"]),
         "ghcr.io/denoland/celld:v0.5.1",
     );
@@ -129,8 +123,7 @@ fn a_feature_newer_than_the_image_names_the_version_and_the_release() {
         found[0].message
     );
     // An unknown version is judged on containers alone.
-    let found = failures(
-        &deployed(),
+    let found = judged(
         &manifest(&["containers-v1"]),
         "ghcr.io/denoland/celld:latest",
     );
@@ -140,8 +133,8 @@ fn a_feature_newer_than_the_image_names_the_version_and_the_release() {
 #[test]
 fn nothing_required_or_no_manifest_is_no_failure() {
     let image = "ghcr.io/denoland/celld:v0.4.0";
-    assert!(failures(&deployed(), &manifest(&[]), image).is_empty());
-    assert!(failures(&deployed(), &Ok(None), image).is_empty());
+    assert!(judged(&manifest(&[]), image).is_empty());
+    assert!(judged(&Ok(None), image).is_empty());
 }
 
 #[test]
@@ -155,8 +148,8 @@ fn an_unreadable_manifest_is_one_failure_whatever_the_answer() {
         url: URL.into(),
         timeout: Duration::from_secs(5),
     });
-    let a = &failures(&deployed(), &refused, image)[0];
-    let b = &failures(&deployed(), &slow, image)[0];
+    let a = &judged(&refused, image)[0];
+    let b = &judged(&slow, image)[0];
     assert_eq!(a.reason, Reason::ManifestUnreadable);
     assert_eq!(a.fingerprint, b.fingerprint);
     assert!(a.message.contains(URL), "{}", a.message);
