@@ -16,6 +16,8 @@ pub enum Scope {
     Image,
     /// spec.env: a variable celld refuses at startup.
     Env,
+    /// The deployed version's manifest: a feature it requires, or the manifest itself.
+    Manifest,
     /// A child object of the fleet.
     Child {
         /// Its kind.
@@ -137,6 +139,30 @@ impl Failure {
             subject: format!("spec.env {name}"),
             message: why.to_string(),
             fingerprint: why.to_string(),
+        }
+    }
+
+    /// The deployed version requires `feature`, which the nodes cannot serve; `why` names the
+    /// version and the feature and says what to do.
+    pub fn feature_unsupported(feature: &str, why: &str) -> Self {
+        Self {
+            reason: Reason::FeatureUnsupported,
+            scope: Scope::Manifest,
+            subject: format!("feature {feature}"),
+            message: why.to_string(),
+            fingerprint: why.to_string(),
+        }
+    }
+
+    /// The manifest at `url` could not be read or is not a manifest; `why` says which and
+    /// what to do. Keyed by `url` alone: a read that keeps failing is one failure.
+    pub fn manifest_unreadable(url: &str, why: &str) -> Self {
+        Self {
+            reason: Reason::ManifestUnreadable,
+            scope: Scope::Manifest,
+            subject: format!("manifest {url}"),
+            message: why.to_string(),
+            fingerprint: format!("the manifest {url} could not be read"),
         }
     }
 

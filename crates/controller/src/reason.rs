@@ -86,6 +86,11 @@ pub enum Reason {
     /// spec.env sets a variable the celld version of spec.image refuses at startup (or, when
     /// that version is unknown, that a release refuses).
     EnvRefused,
+    /// The deployed version's manifest requires a feature the nodes cannot serve: one their
+    /// celld version predates, one no release serves, or containers.
+    FeatureUnsupported,
+    /// The deployed version's manifest could not be read, or is not a manifest.
+    ManifestUnreadable,
 
     // Ready
     /// spec.replicas is 0.
@@ -145,6 +150,8 @@ impl Reason {
             Self::ApiUnavailable => "ApiUnavailable",
             Self::UpgradeRefused => "UpgradeRefused",
             Self::EnvRefused => "EnvRefused",
+            Self::FeatureUnsupported => "FeatureUnsupported",
+            Self::ManifestUnreadable => "ManifestUnreadable",
             Self::ScaledToZero => "ScaledToZero",
             Self::RouteNotReady => "RouteNotReady",
             Self::NodesNotReady => "NodesNotReady",

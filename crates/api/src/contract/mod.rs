@@ -1,15 +1,18 @@
 //! The celld runtime contract the operator, the plugin and the tests share: its listeners, its
 //! health path, and where and how a deployment is published in the bucket (the same from v0.4.0
 //! through v0.6.x), and, per release, what changed ([`releases`]): the environment it refuses
-//! ([`env`]), its readiness gate and shutdown bound, and the upgrade rules ([`upgrades`]), with
-//! the version read from the image tag ([`version`]); and the node API on each node's internal
-//! listener ([`node_api`]). One other place spells part of it: the
+//! ([`env`]), its readiness gate and shutdown bound, the upgrade rules ([`upgrades`]) and the
+//! features a version's manifest ([`manifest`]) may require that the nodes cannot serve
+//! ([`features`]), with the version read from the image tag ([`version`]); and the node API on
+//! each node's internal listener ([`node_api`]). One other place spells part of it: the
 //! testkit's deploy double writes the pointer layout on its own, on purpose, since it stands in
 //! for celld and the tests that deploy through it must check this contract against an
 //! independent copy.
 
 pub mod durability;
 pub mod env;
+pub mod features;
+pub mod manifest;
 pub mod node_api;
 pub mod releases;
 pub mod upgrades;

@@ -13,6 +13,7 @@ use crate::nodes::reads::NodeReads;
 use crate::status::write::Writer;
 use crate::storage::bucket_clients::BucketClients;
 use crate::storage::credentials::SecretContents;
+use crate::storage::manifest_reads::ManifestReads;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
 use celld_api::{CelldFleet, conditions};
@@ -101,6 +102,8 @@ pub struct Context {
     pub buckets: BucketClients,
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
+    /// The manifest of each fleet's deployed version, read once per version.
+    pub manifests: ManifestReads,
     /// Fleets whose last reconcile needed nothing, with the inputs it saw.
     pub settled: Settled,
     /// The nodes' internal API: their states and reloads.
@@ -129,6 +132,7 @@ impl Context {
             settings.resync,
         );
         let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
+        let manifests = ManifestReads::new(settings.resync, settings.s3_timeout);
         let reporter = Reporter {
             controller: settings.reporter.clone(),
             instance: settings.instance.clone(),
@@ -153,6 +157,7 @@ impl Context {
             secrets: SecretContents::new(caches.secrets.clone()),
             buckets,
             pointers,
+            manifests,
             settled: Settled::default(),
             caches,
         }
@@ -214,6 +219,7 @@ impl Context {
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
         self.node_reads.retain(|uid| live.contains(uid));
+        self.manifests.retain(|uid| live.contains(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains(uid));

@@ -73,6 +73,8 @@ pub struct Inputs {
     pub holders: Vec<String>,
     /// The nodes' states against the deployed version: read while a Worker is deployed.
     pub nodes: Option<Reading>,
+    /// What the deployed version's manifest requires that the nodes cannot serve.
+    pub manifest_failures: Vec<Failure>,
 }
 
 /// What reading a fleet's inputs found.
@@ -99,13 +101,13 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let client = ctx.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.metrics.set_s3_clients(ctx.buckets.len());
-    let pointer = match client {
+    let pointer = match &client {
         Ok(client) => {
             ctx.pointers
                 .pointer(&id.uid, annotations_hash(fleet), client.as_ref(), &storage)
                 .await
         }
-        Err(why) => Pointer::Unknown(why),
+        Err(why) => Pointer::Unknown(why.clone()),
     };
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
@@ -149,6 +151,11 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     } else {
         Vec::new()
     };
+    let (source, image) = (client.as_deref().ok(), &fleet.spec.image);
+    let manifest_failures = ctx
+        .manifests
+        .failures(&id.uid, source, &storage, &pointer, image)
+        .await;
     Read::Changed(Box::new(Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
@@ -162,6 +169,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         upgrade_failures,
         holders,
         nodes,
+        manifest_failures,
     }))
 }
 

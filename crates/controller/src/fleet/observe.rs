@@ -1,7 +1,8 @@
 //! The observe step: what a reconcile read and did, as the one [`Report`] the status writer
 //! publishes. Every failure the reconcile met is gathered here, in the order met: the upgrade
-//! decision's, spec.env's variables the nodes' celld refuses at startup, the bucket's, then the
-//! children's (or the storage's, when it did not resolve). Pure.
+//! decision's, spec.env's variables the nodes' celld refuses at startup, the bucket's, the
+//! deployed version's manifest's, then the children's (or the storage's, when it did not
+//! resolve). Pure.
 
 use crate::children::Desired;
 use crate::failure::Failure;
@@ -31,6 +32,7 @@ pub fn full(
         Pointer::NoCredentials(why) => failures.push(Failure::no_operator_credentials(why)),
         Pointer::Deployed(_) | Pointer::Missing => {}
     }
+    failures.extend(inputs.manifest_failures.iter().cloned());
     failures.extend(applied.failures);
     let route = match fleet.spec.ingress.as_ref() {
         None => Route::None,

@@ -1,9 +1,12 @@
-//! Buckets and credentials: the deployment [`pointer`](mod@pointer) and its reads, the object store clients
-//! shared by fleets, the operator's own cloud identity and the contents of credentials Secrets.
+//! Buckets and credentials: the deployment [`pointer`](mod@pointer) and its reads, the manifest
+//! of the version it names and its reads, the object store clients shared by fleets, the
+//! operator's own cloud identity and the contents of credentials Secrets.
 
 pub mod ambient_credentials;
 pub mod bucket_clients;
 pub mod credentials;
+pub mod manifest;
+pub mod manifest_reads;
 pub mod object_store;
 pub mod pointer;
 pub mod pointer_reads;

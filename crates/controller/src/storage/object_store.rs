@@ -1,7 +1,7 @@
-//! Pointer reads through `object_store`, on every store: with the keys of the fleet's
-//! credentials Secret, or, when it names none, the operator's own identity (the default
-//! credential chain of the store's client). Reads are conditional on the ETag (If-None-Match)
-//! wherever the store honours it.
+//! Pointer and manifest reads through `object_store`, on every store: with the keys of the
+//! fleet's credentials Secret, or, when it names none, the operator's own identity (the default
+//! credential chain of the store's client). Pointer reads are conditional on the ETag
+//! (If-None-Match) wherever the store honours it.
 
 use crate::storage::ambient_credentials::{Ambient, no_credential};
 use crate::storage::pointer::{self, POINTER_KEY, Pointer, PointerSource, Read};
@@ -219,6 +219,23 @@ impl PointerSource for StoreSource {
             object_store::Error::NotModified { .. } => Read::NotModified,
             object_store::Error::NotFound { .. } => changed(Pointer::Missing),
             e => changed(failed(&url, &e, self.ambient)),
+        }
+    }
+
+    async fn object(
+        &self,
+        storage: &ResolvedStorage,
+        key: &str,
+    ) -> Result<Option<Vec<u8>>, String> {
+        let path = Path::from(storage.bucket.key(key));
+        let found = match self.store.get_opts(&path, GetOptions::default()).await {
+            Ok(found) => found,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(crate::storage::store_errors::describe(&e)),
+        };
+        match found.bytes().await {
+            Ok(body) => Ok(Some(body.to_vec())),
+            Err(e) => Err(crate::storage::store_errors::describe(&e)),
         }
     }
 }

@@ -56,12 +56,18 @@ pub enum Read {
     NotModified,
 }
 
-/// What the operator needs of a bucket: its pointer, read only if its ETag changed.
+/// What the operator needs of a bucket: its pointer, read only if its ETag changed, and the
+/// manifest of the version it names.
 #[async_trait]
 pub trait PointerSource: Send + Sync {
     /// Reads the pointer of `storage`; with `etag`, only if it changed since. Unbounded in
     /// time: [`read`] bounds it.
     async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read;
+
+    /// Reads the object `key` under `storage`'s prefix: its body, or None when it does not
+    /// exist; the error says why it could not be read. Unbounded in time.
+    async fn object(&self, storage: &ResolvedStorage, key: &str)
+    -> Result<Option<Vec<u8>>, String>;
 }
 
 /// Reads the pointer of `storage` from `source`; with `etag`, only if it changed since. The
@@ -91,7 +97,8 @@ pub async fn read(
     }
 }
 
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
+/// What a panic caught from an object-store client said.
+pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
     panic
         .downcast_ref::<String>()
         .map(String::as_str)
@@ -129,6 +136,10 @@ mod tests {
     #[async_trait]
     impl PointerSource for Panicking {
         async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> Read {
+            panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
+        }
+
+        async fn object(&self, _: &ResolvedStorage, _: &str) -> Result<Option<Vec<u8>>, String> {
             panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
         }
     }

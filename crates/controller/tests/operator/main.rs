@@ -6,6 +6,8 @@
 //! - `adoption`: the version every node serves, a node refusing one, a state that cannot be read;
 //! - `celld_versions`: spec.env refused by the image's celld version, at admission or in status, and
 //!   the startup probe of each version;
+//! - `manifest_features`: features of the deployed version's manifest the nodes cannot serve
+//!   (containers, a feature newer than the image), and a manifest that is not one;
 //! - `creation`: a fleet from creation to Ready, with every child;
 //! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
 //! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
@@ -40,6 +42,7 @@ mod deletion;
 mod hand_edits;
 mod idle_reconciles;
 mod leader;
+mod manifest_features;
 mod no_deployment;
 mod no_gateway_api;
 mod object_store_support;
