@@ -1,13 +1,15 @@
 //! The command line of `celld-bucket`, and running it.
 
 use crate::error::AgentError;
+use crate::merge_vars::MergeVarsArgs;
 use crate::store::Bucket;
 use crate::wire::{Answer, Expect, Version};
 use clap::{Args, Parser, Subcommand};
 
 /// Reads and compare-and-swap writes of the fleet's bucket prefix (CELLD_BUCKET), with the
-/// credentials of the environment; prints one JSON object. Run by kubectl celld history and
-/// rollback in a deploy pod of the fleet.
+/// credentials of the environment, and the merge of mounted Secrets into a Worker's vars;
+/// prints one JSON object. Run by kubectl celld history, rollback and deploy in a deploy pod of
+/// the fleet.
 #[derive(Debug, Parser)]
 #[command(name = "celld-bucket", version)]
 pub struct Cli {
@@ -31,6 +33,8 @@ pub enum Command {
     },
     /// Write an object only if it is still as expected (compare-and-swap)
     Put(PutArgs),
+    /// Merge the keys of mounted Secrets into the vars of a project's wrangler config
+    MergeVars(MergeVarsArgs),
 }
 
 /// `put`.
@@ -71,14 +75,14 @@ impl ExpectArgs {
     }
 }
 
-/// Runs `command` against the bucket of the environment.
+/// Runs `command`: against the bucket of the environment, or (`merge-vars`) on local files.
 pub async fn run(command: &Command) -> Result<Answer, AgentError> {
-    let bucket = Bucket::from_env()?;
     match command {
-        Command::Get { key } => bucket.get(key).await,
-        Command::List { prefix } => bucket.list(prefix).await,
+        Command::MergeVars(args) => args.run(),
+        Command::Get { key } => Bucket::from_env()?.get(key).await,
+        Command::List { prefix } => Bucket::from_env()?.list(prefix).await,
         Command::Put(put) => {
-            bucket
+            Bucket::from_env()?
                 .put_if(
                     &put.key,
                     put.body.clone().into_bytes(),

@@ -49,4 +49,12 @@ pub enum AgentError {
         /// What the store or the client said, with a hint when the cause is known.
         message: String,
     },
+
+    /// Secrets could not be merged into the Worker's vars.
+    #[error(transparent)]
+    Vars(#[from] crate::vars::VarsError),
+
+    /// A `--secret` is not NAME=DIR.
+    #[error("--secret '{0}' is not NAME=DIR (the Secret's name and where it is mounted)")]
+    SecretArg(String),
 }

@@ -7,8 +7,13 @@
 //! [`object_store`](https://crates.io/crates/object_store) crate. Every answer is one line of
 //! JSON ([`wire::Answer`]) on stdout.
 //!
-//! Without the `agent` feature only [`wire`] is built: the plugin parses the answers with it.
+//! `celld-bucket merge-vars` merges Secrets mounted in the deploy pod into the Worker's `vars`
+//! ([`vars`]) before `celld deploy` runs.
+//!
+//! Without the `agent` feature only [`wire`] and [`vars`] are built: the plugin parses the
+//! answers with the one and checks Secrets before a deploy with the other.
 
+pub mod vars;
 pub mod wire;
 
 #[cfg(feature = "agent")]
@@ -19,6 +24,8 @@ pub mod error;
 pub mod gcs_upload;
 #[cfg(feature = "agent")]
 pub mod location;
+#[cfg(feature = "agent")]
+pub mod merge_vars;
 #[cfg(feature = "agent")]
 pub mod ops;
 #[cfg(feature = "agent")]

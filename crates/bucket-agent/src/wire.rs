@@ -91,6 +91,16 @@ pub enum Answer {
     Written,
     /// `put`: not written, the object was not as expected (another writer changed it).
     Changed,
+    /// `merge-vars`: the Secrets' keys are in the config's `vars` (names only, never values).
+    #[serde(rename_all = "camelCase")]
+    VarsMerged {
+        /// The config file merged into (`wrangler.jsonc` or `wrangler.json`).
+        config: String,
+        /// Every key taken from a Secret.
+        keys: Vec<String>,
+        /// The keys whose value in the config a Secret replaced.
+        overridden: Vec<String>,
+    },
     /// Anything else: what went wrong, and what to do.
     Failed {
         /// The message.
@@ -122,6 +132,15 @@ mod tests {
             r#"{"outcome":"object","body":"{}","version":{"kind":"generation","value":"17"},"lastModified":"2026-12-01T04:17:09+00:00"}"#
         );
         assert_eq!(Answer::Changed.to_line(), r#"{"outcome":"changed"}"#);
+        let merged = Answer::VarsMerged {
+            config: "wrangler.jsonc".into(),
+            keys: vec!["API_KEY".into()],
+            overridden: vec![],
+        };
+        assert_eq!(
+            merged.to_line(),
+            r#"{"outcome":"varsMerged","config":"wrangler.jsonc","keys":["API_KEY"],"overridden":[]}"#
+        );
         let back: Answer = serde_json::from_str(&object.to_line()).unwrap();
         assert_eq!(back, object);
     }

@@ -131,6 +131,18 @@ pub enum Error {
         /// What is wrong (the real pod would not start either).
         problem: String,
     },
+    /// A Secret volume of a pod cannot be laid out as the kubelet would mount it.
+    #[error("pod {namespace}/{pod}, volume {volume}: {problem}")]
+    PodVolume {
+        /// The pod's namespace.
+        namespace: String,
+        /// The pod.
+        pod: String,
+        /// The volume.
+        volume: String,
+        /// What is wrong (the real pod would not start either).
+        problem: String,
+    },
     /// Building a workspace binary failed.
     #[error(transparent)]
     Process(#[from] ProcessError),

@@ -200,11 +200,11 @@ const REFUSED_0_5_0: &[Refusal] = &[
 const REFUSED_0_6_0: &[Refusal] = &[
     refused(
         "CELLD_VARS_FILE",
-        "deploy the values as the Worker's vars, in its wrangler config",
+        "deploy the values as the Worker's vars, in its wrangler config, or from a Secret with: kubectl celld deploy DIR --fleet FLEET --vars-from-secret NAME",
     ),
     refused(
         "CELLD_VAR_",
-        "deploy the values as the Worker's vars, in its wrangler config",
+        "deploy the values as the Worker's vars, in its wrangler config, or from a Secret with: kubectl celld deploy DIR --fleet FLEET --vars-from-secret NAME",
     ),
     Refusal {
         name: "CELLD_WORKER_LOADER",

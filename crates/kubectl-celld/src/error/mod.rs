@@ -163,6 +163,21 @@ pub enum Error {
     #[error("{0}")]
     Deploy(String),
 
+    /// A Secret named by `--vars-from-secret` does not exist.
+    #[error(
+        "Secret '{secret}' (--vars-from-secret) does not exist in namespace '{namespace}', the fleet's: create it with: kubectl create secret generic {secret} -n {namespace} --from-literal=NAME=VALUE (or --from-env-file=FILE), or fix the name; nothing was uploaded"
+    )]
+    VarsSecretMissing {
+        /// The Secret.
+        secret: String,
+        /// The fleet's namespace.
+        namespace: String,
+    },
+
+    /// The Secrets of `--vars-from-secret` cannot become the Worker's vars.
+    #[error("{0}; nothing was uploaded")]
+    Vars(#[from] celld_bucket::vars::VarsError),
+
     /// Writing output failed (a closed pipe, for example).
     #[error("writing output failed: {0}")]
     Output(String),

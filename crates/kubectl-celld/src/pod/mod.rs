@@ -7,4 +7,5 @@ pub mod pod_wait;
 pub mod preflight;
 pub mod refused;
 pub mod reload;
+pub mod vars_volume;
 pub mod work_pod;

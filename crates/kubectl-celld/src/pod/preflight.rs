@@ -95,7 +95,7 @@ pub async fn check(
         .collect();
     if !lacking.is_empty() {
         return Err(Error::Deploy(format!(
-            "the deploy image {image} lacks {}: deploying needs celld (and esbuild), receiving a directory head and tar, history and rollback curl; use an image that has them (--deployer-image, or --image for source baked in at /app)",
+            "the deploy image {image} lacks {}: deploying needs celld (and esbuild), receiving a directory head and tar, --vars-from-secret celld-bucket (and tar with --image), history and rollback curl; use an image that has them (--deployer-image, or --image for source baked in at /app)",
             lacking.join(", ")
         )));
     }

@@ -12,6 +12,7 @@
 mod deploy;
 mod deploy_failures;
 mod deploy_loop;
+mod deploy_vars;
 mod errors;
 mod history_rollback;
 mod init;

@@ -37,6 +37,32 @@ fn global_flags_work_before_and_after_the_command() {
 }
 
 #[test]
+fn deploy_takes_vars_from_secrets_in_order() {
+    let Command::Deploy(d) = parse(&[
+        "deploy",
+        "./w",
+        "--fleet",
+        "web",
+        "--vars-from-secret",
+        "web-vars",
+        "--vars-from-secret",
+        "shared-tokens",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.vars_from_secret, ["web-vars", "shared-tokens"]);
+    let Command::Deploy(d) = parse(&["deploy", "./w", "--fleet", "web"]).unwrap().command else {
+        panic!("not deploy")
+    };
+    assert!(d.vars_from_secret.is_empty());
+    let e = refused(&["deploy", "./w", "--fleet", "web", "--vars-from-secret"]);
+    assert!(e.contains("--vars-from-secret <NAME>"), "{e}");
+}
+
+#[test]
 fn deploy_takes_a_directory_or_an_image() {
     let Command::Deploy(d) = parse(&["deploy", "./w", "--fleet", "web"]).unwrap().command else {
         panic!("not deploy")

@@ -18,6 +18,7 @@ pub mod project;
 pub mod run;
 pub mod store;
 pub mod version;
+mod volumes;
 mod wiring;
 
 pub use error::DeployError;

@@ -75,6 +75,9 @@ pub struct Manifest<'a> {
     pub uploaded_at: String,
     /// Who wrote it: always the test double, so a bucket never passes this off as celld's work.
     pub uploaded_by: &'static str,
+    /// The config's `vars`, which the Worker reads as its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vars: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 /// The manifest of `project` at `version`, uploaded now.
@@ -93,6 +96,7 @@ pub fn manifest<'a>(project: &'a Project, version: &'a str) -> Manifest<'a> {
             .collect(),
         uploaded_at: jiff::Timestamp::now().to_string(),
         uploaded_by: "celld-deploy-double (a test double of celld deploy)",
+        vars: project.vars.as_ref(),
     }
 }
 

@@ -1,5 +1,6 @@
 //! A Worker project as `celld deploy` reads it: `wrangler.jsonc`, else `wrangler.json` (never
-//! `wrangler.toml`), with `name` and `main`; unknown top-level keys are refused. The test double
+//! `wrangler.toml`), with `name` and `main` and optionally `vars` (an object, published in the
+//! manifest); unknown top-level keys are refused. The test double
 //! does not bundle: every JavaScript, TypeScript and WebAssembly file of the project is a module,
 //! uploaded as it is.
 
@@ -21,6 +22,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "compatibility_date",
     "compatibility_flags",
     "no_bundle",
+    "vars",
 ];
 
 /// File extensions uploaded as modules.
@@ -52,6 +54,8 @@ pub struct Project {
     pub main: String,
     /// Every module, sorted by path.
     pub modules: Vec<Module>,
+    /// The config's `vars`, when it has them.
+    pub vars: Option<serde_json::Map<String, Value>>,
 }
 
 impl Project {
@@ -80,6 +84,7 @@ pub fn read(dir: &Path) -> Result<Project, DeployError> {
         source,
     })?;
     let (name, main) = parse_config(&file, &text)?;
+    let vars = parse_vars(&file, &text)?;
     let mut modules = Vec::new();
     collect(dir, dir, &mut modules)?;
     modules.sort_by(|a, b| a.path.cmp(&b.path));
@@ -102,7 +107,29 @@ pub fn read(dir: &Path) -> Result<Project, DeployError> {
         name,
         main,
         modules,
+        vars,
     })
+}
+
+/// The `vars` object of a config file's text (already checked by [`parse_config`]).
+pub fn parse_vars(
+    file: &Path,
+    text: &str,
+) -> Result<Option<serde_json::Map<String, Value>>, DeployError> {
+    let value: Value = serde_json::from_str(&jsonc::to_json(text)).map_err(|source| {
+        DeployError::ConfigSyntax {
+            file: file.to_path_buf(),
+            source,
+        }
+    })?;
+    match value.get("vars") {
+        None => Ok(None),
+        Some(Value::Object(vars)) => Ok(Some(vars.clone())),
+        Some(_) => Err(DeployError::Config {
+            file: file.to_path_buf(),
+            problem: "\"vars\" must be an object of names and values".into(),
+        }),
+    }
 }
 
 /// The script name and entry module of a config file's text.
@@ -257,6 +284,21 @@ mod tests {
         let paths: Vec<&str> = project.modules.iter().map(|m| m.path.as_str()).collect();
         assert_eq!(paths, ["src/b.js", "src/index.js", "src/lib/c.ts"]);
         assert_eq!(project.size(), 16 + 10 + 10);
+        assert_eq!(project.vars, None);
+    }
+
+    #[test]
+    fn reads_vars() {
+        let file = Path::new("wrangler.json");
+        let vars = parse_vars(file, r#"{"vars": {"A": "1", "B": {"c": 2}}}"#).unwrap();
+        assert_eq!(
+            serde_json::Value::Object(vars.unwrap()),
+            serde_json::json!({"A": "1", "B": {"c": 2}})
+        );
+        let err = parse_vars(file, r#"{"vars": ["A"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"vars\" must be an object"), "{err}");
     }
 
     #[test]

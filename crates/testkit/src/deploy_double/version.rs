@@ -1,5 +1,5 @@
 //! The version id of a deploy: 16 hex digits of a SHA-256 over the script name, the entry
-//! module and every module's path and contents. The same sources give the same version; any
+//! module, every module's path and contents and the config's `vars` (when it has them). The same sources give the same version; any
 //! change to a module gives another.
 
 use sha2::{Digest, Sha256};
@@ -23,6 +23,14 @@ pub fn of(project: &Project) -> String {
         hash.update((module.bytes.len() as u64).to_le_bytes());
         hash.update(&module.bytes);
     }
+    if let Some(vars) = &project.vars {
+        hash.update(b"vars\0");
+        hash.update(
+            serde_json::Value::Object(vars.clone())
+                .to_string()
+                .as_bytes(),
+        );
+    }
     let digest = hex::encode(hash.finalize());
     digest[..16].to_string()
 }
@@ -45,6 +53,7 @@ mod tests {
                     bytes: b.as_bytes().to_vec(),
                 })
                 .collect(),
+            vars: None,
         }
     }
 
@@ -64,6 +73,9 @@ mod tests {
             of(&project(&[("a.js", "xy"), ("b.js", "")])),
             of(&project(&[("a.js", "x"), ("b.js", "y")]))
         );
+        let mut with_vars = project(&[("index.js", "a"), ("lib.js", "b")]);
+        with_vars.vars = Some(serde_json::Map::from_iter([("A".to_string(), "1".into())]));
+        assert_ne!(a, of(&with_vars));
         let mut renamed = project(&[("index.js", "a"), ("lib.js", "b")]);
         renamed.name = "other".into();
         assert_ne!(a, of(&renamed));

@@ -29,6 +29,8 @@ use crate::cargo_bin::cargo_bin;
 use crate::error::{Error, Result};
 use crate::exec_rule::ExecRule;
 
+use super::volumes;
+
 /// The test double's binary name.
 pub const DOUBLE_BINARY: &str = "celld-deploy-double";
 
@@ -140,12 +142,14 @@ impl DeployDouble {
     }
 
     /// The Exec rule that makes `kubectl exec` into `pod` run the double for `celld`, with the
-    /// environment the pod's container would get; creates the pod's working directory.
+    /// environment the pod's container would get; creates the pod's working directory, with the
+    /// Secret volumes mounted under it.
     pub async fn rule(&self, client: &Client, pod: &Pod) -> Result<ExecRule> {
         let name = pod.metadata.name.clone().unwrap_or_default();
         let work = self.work_dir(&name);
         std::fs::create_dir_all(&work)
             .map_err(|e| Error::io("creating a deploy pod's working directory", &work, e))?;
+        volumes::project_secrets(client, pod, &work).await?;
         let mut rule = ExecRule::for_pod(&name).work_dir(&work);
         if let Some(uid) = &pod.metadata.uid {
             rule = rule.owned_by_pod(uid);

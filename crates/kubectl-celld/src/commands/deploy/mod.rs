@@ -8,6 +8,7 @@
 
 pub mod archive;
 pub mod upload;
+pub mod vars;
 
 use crate::cluster::annotate;
 use crate::cluster::exec::{self, Sink, Spec};
@@ -16,7 +17,7 @@ use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
-use crate::pod::{pod_wait, preflight, refused, reload};
+use crate::pod::{pod_wait, preflight, refused, reload, vars_volume};
 use crate::text::human;
 use crate::text::progress::Progress;
 use celld_api::{ResolvedStorage, Scheme};
@@ -43,7 +44,10 @@ Examples:
   kubectl celld deploy ./my-worker --fleet web --dry-run
 
   # Keep the deploy pod for inspection; do not ask the nodes to reload
-  kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload",
+  kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload
+
+  # Merge the keys of Secret web-vars into the Worker's vars (values never printed)
+  kubectl celld deploy ./my-worker --fleet web --vars-from-secret web-vars",
     override_usage = "kubectl celld deploy [OPTIONS] --fleet <FLEET> [DIR]"
 )]
 pub struct DeployArgs {
@@ -76,6 +80,11 @@ pub struct DeployArgs {
     /// Image of the deploy pod when uploading DIR: celld, esbuild and curl, no source
     #[arg(long, value_name = "IMAGE", default_value = DEFAULT_DEPLOYER_IMAGE, conflicts_with = "image")]
     pub deployer_image: String,
+
+    /// Merge the keys of this Secret (in the fleet's namespace) into the Worker's vars, in the
+    /// deploy pod; repeatable. A key already in the config's vars takes the Secret's value
+    #[arg(long, value_name = "NAME")]
+    pub vars_from_secret: Vec<String>,
 
     /// Keep the deploy Job and its pod (for inspection) instead of deleting them
     #[arg(long)]
@@ -209,15 +218,24 @@ pub async fn run(cluster: &ConnectArgs, args: DeployArgs) -> Result<u8> {
         describe_storage(storage)
     ));
 
+    vars::check(
+        &context,
+        &args.vars_from_secret,
+        args.dir.as_deref(),
+        &mut progress,
+    )
+    .await?;
+
     let image = args.image.clone().unwrap_or(args.deployer_image.clone());
     let jobs: Api<Job> = Api::namespaced(target.client.clone(), &ns);
-    let job = job::build(&job::Input {
+    let mut job = job::build(&job::Input {
         fleet,
         storage,
         image: &image,
         lifetime: args.timeout,
         keep: args.keep_job,
     });
+    vars_volume::mount(&mut job, &args.vars_from_secret);
     let job = jobs
         .create(&PostParams::default(), &job)
         .await
@@ -284,14 +302,9 @@ async fn steps(
     } else {
         &[]
     };
-    let missing = preflight::check(
-        &pods,
-        &pod,
-        image,
-        &preflight::required(uploading),
-        optional,
-    )
-    .await?;
+    let mut required = preflight::required(uploading);
+    required.extend(vars::tools(&args.vars_from_secret, uploading));
+    let missing = preflight::check(&pods, &pod, image, &required, optional).await?;
     if !missing.is_empty() {
         reloading = false;
         progress.note(&format!(
@@ -313,6 +326,8 @@ async fn steps(
         }
         Source::Image => IMAGE_SOURCE_DIR,
     };
+    let source_dir =
+        vars::prepare(&pods, &pod, source_dir, &args.vars_from_secret, progress).await?;
 
     let command = deploy_command(source_dir, storage, args.dry_run);
     progress.note(&format!("Running: {}", command.join(" ")));
