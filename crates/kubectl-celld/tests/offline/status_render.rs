@@ -1,6 +1,9 @@
 //! The text of `status`: one healthy and one broken fleet, and the fleet table (snapshots).
 
-use celld_api::{CelldFleet, CelldFleetSpec, CelldFleetStatus, CelldObjectStore, DeploymentStatus};
+use celld_api::{
+    Adoption, CelldFleet, CelldFleetSpec, CelldFleetStatus, CelldObjectStore, DeploymentStatus,
+    NodeStatus,
+};
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kubectl_celld::commands::status::list;
@@ -45,7 +48,7 @@ fn healthy_fleet() {
         replicas: 2,
         status_reported: true,
         worker: Some(DeploymentStatus {
-            adopted: None,
+            adopted: Some("1/2".into()),
             observed_deployed_at: None,
             version: "0123456789abcdef".into(),
             script_name: Some("web".into()),
@@ -76,6 +79,22 @@ fn healthy_fleet() {
         pods: vec![
             pod("web-0", "Running", "1/1", 0, Some("10.244.0.5")),
             pod("web-1", "Running", "1/1", 2, Some("10.244.0.6")),
+        ],
+        nodes: vec![
+            NodeStatus {
+                name: "web-0".into(),
+                version: Some("0123456789abcdef".into()),
+                adoption: Adoption::Adopted,
+                message: None,
+                restoring: Some(0),
+            },
+            NodeStatus {
+                name: "web-1".into(),
+                version: Some("fedcba9876543210".into()),
+                adoption: Adoption::Refused,
+                message: Some("refused 0123456789abcdef: module not found: ./missing.js; it serves fedcba9876543210".into()),
+                restoring: Some(3),
+            },
         ],
         conditions: vec![ConditionReport {
             type_: "Ready".into(),
@@ -155,6 +174,7 @@ fn fleet_moving_to_a_new_celld_version() {
             pod("web-1", "Running", "1/1", 0, Some("10.244.0.6")),
             moved,
         ],
+        nodes: vec![],
         conditions: vec![],
         events: vec![],
         warnings: vec![],
@@ -185,6 +205,7 @@ fn broken_fleet() {
             ..RolloutReport::default()
         },
         pods: vec![pod("broken-0", "CrashLoopBackOff", "0/1", 7, None)],
+        nodes: vec![],
         conditions: vec![ConditionReport {
             type_: "Ready".into(),
             status: "False".into(),
@@ -229,6 +250,7 @@ fn no_status_yet() {
             ..RolloutReport::default()
         },
         pods: vec![],
+        nodes: vec![],
         conditions: vec![],
         events: vec![],
         warnings: vec![],

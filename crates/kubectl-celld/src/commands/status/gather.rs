@@ -41,6 +41,7 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
         storage,
         rollout,
         pods,
+        nodes: status.map(|s| s.nodes.clone()).unwrap_or_default(),
         conditions: status
             .map(|s| {
                 s.conditions

@@ -51,6 +51,9 @@ fn worker(r: &FleetReport) -> String {
             if !extra.is_empty() {
                 s.push_str(&format!(" ({})", extra.join(", ")));
             }
+            if let Some(adopted) = &w.adopted {
+                s.push_str(&format!("; served by {adopted} nodes"));
+            }
             s
         }
         None if reported => format!(
@@ -164,6 +167,21 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
                 p.ip.clone().unwrap_or_else(|| "-".into()),
                 p.node.clone().unwrap_or_else(|| "-".into()),
                 p.image.clone().unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+    }
+
+    if !r.nodes.is_empty() {
+        out.push_str("Nodes:\n");
+        let mut t = Table::new(&["NAME", "SERVES", "ADOPTION", "RESTORING", "MESSAGE"]);
+        for n in &r.nodes {
+            t.row(vec![
+                n.name.clone(),
+                n.version.clone().unwrap_or_else(|| "-".into()),
+                n.adoption.as_str().to_string(),
+                n.restoring.map_or_else(|| "-".into(), |c| c.to_string()),
+                n.message.clone().unwrap_or_default(),
             ]);
         }
         out.push_str(&t.render("  "));

@@ -1,7 +1,7 @@
 //! What `status FLEET` shows, and its `-o yaml|json` form: the fleet and its status, the storage
 //! as the operator resolves it, the StatefulSet, the node pods and recent Events.
 
-use celld_api::DeploymentStatus;
+use celld_api::{DeploymentStatus, NodeStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
@@ -34,6 +34,9 @@ pub struct FleetReport {
     pub rollout: RolloutReport,
     /// The node pods.
     pub pods: Vec<PodReport>,
+    /// Every node with the Worker version it serves, as the operator last read it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeStatus>,
     /// The fleet's conditions.
     pub conditions: Vec<ConditionReport>,
     /// Recent Events of the fleet, its StatefulSet, its pods and deploy Jobs; oldest first.
