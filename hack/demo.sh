@@ -138,12 +138,13 @@ YAML
   say "kubectl celld status -n $ns (no Worker deployed yet: each fleet is held at 0 nodes)"
   kubectl celld status -n "$ns"
 
-  say "kubectl celld deploy poc/worker --fleet hello -n $ns"
+  say "kubectl celld deploy poc/worker --fleet hello -n $ns --no-wait"
   echo "(the deploy pod's PATH holds celld-deploy-double as celld, and no curl: no celld runs on"
-  echo " kwok's fake nodes, so the plugin asks none of them to reload)"
+  echo " kwok's fake nodes, so the plugin asks none of them to reload; --no-wait: none reports the"
+  echo " version it serves either, which deploy waits for on a real cluster)"
   local started ready
   started=$(now)
-  (cd "$root" && kubectl celld deploy poc/worker --fleet hello -n "$ns")
+  (cd "$root" && kubectl celld deploy poc/worker --fleet hello -n "$ns" --no-wait)
   kubectl -n "$ns" wait --for condition=Ready --timeout 120s celldfleet/hello >/dev/null
   ready=$(now)
   say "deploy to Ready: $(awk -v a="$started" -v b="$ready" 'BEGIN { printf "%.1f", b - a }') s (the plugin's Job, upload and deploy, the operator seeing the pointer, 2 nodes up)"
@@ -159,10 +160,10 @@ YAML
   printf '// the demo'"'"'s second version\n' >>"$second_worker/src/greeting.js"
   local first second
   first=$(kubectl celld status hello -n "$ns" -o jsonpath='{.worker.version}')
-  say "kubectl celld deploy $second_worker --fleet hello -n $ns --no-reload (poc/worker with one line added)"
-  echo "(--no-reload: the nodes are kwok's fakes, no celld answers a reload; the operator reads the"
-  echo " new pointer at once, as the plugin marks the fleet deployed-at)"
-  kubectl celld deploy "$second_worker" --fleet hello -n "$ns" --no-reload
+  say "kubectl celld deploy $second_worker --fleet hello -n $ns --no-reload --no-wait (poc/worker with one line added)"
+  echo "(--no-reload --no-wait: the nodes are kwok's fakes, no celld answers a reload or reports its"
+  echo " version; the operator reads the new pointer at once, as the plugin marks the fleet deployed-at)"
+  kubectl celld deploy "$second_worker" --fleet hello -n "$ns" --no-reload --no-wait
   for i in $(seq 1 300); do
     second=$(kubectl celld status hello -n "$ns" -o jsonpath='{.worker.version}')
     [ -n "$second" ] && [ "$second" != "$first" ] && break
@@ -179,8 +180,8 @@ YAML
 
 The operator and the deploy wiring keep running in the background. Try:
   export KUBECONFIG=$KUBECONFIG PATH=$bin:$state/bin:\$PATH
-  kubectl celld deploy poc/worker --fleet hello-api -n $ns
-  kubectl celld rollback hello -n $ns --no-reload
+  kubectl celld deploy poc/worker --fleet hello-api -n $ns --no-wait
+  kubectl celld rollback hello -n $ns --no-reload --no-wait
   kubectl celld history hello -n $ns
   kubectl celld status -n $ns
   kubectl -n $ns get statefulsets,services,ingresses,networkpolicies,poddisruptionbudgets,pods

@@ -1,7 +1,9 @@
 //! Talking to the cluster: kubectl's cluster flags and kubeconfig rules, reading fleets and
 //! their storage, Secret and node pods, running commands in pods over `pods/exec`, the
-//! `deployed-at` annotation, and the shell-completion candidates read from the cluster.
+//! `deployed-at` annotation and the wait for every node to serve a new version, and the
+//! shell-completion candidates read from the cluster.
 
+pub mod adoption;
 pub mod annotate;
 pub mod complete;
 pub mod exec;

@@ -155,6 +155,35 @@ pub enum Error {
     #[error(transparent)]
     ReloadRefused(#[from] Box<refused::ReloadRefused>),
 
+    /// The operator reports that some nodes refused the version the pointers name.
+    #[error(
+        "fleet {namespace}/{fleet}: {message} (the version stays published; kubectl celld status {fleet} -n {namespace} lists every node)"
+    )]
+    NotAdopted {
+        /// The fleet.
+        fleet: String,
+        /// Its namespace.
+        namespace: String,
+        /// The operator's Adopted condition: the nodes, their reasons and what to do.
+        message: String,
+    },
+
+    /// Not every ready node served the new version within the wait.
+    #[error(
+        "fleet {namespace}/{fleet}: not every ready node serves the new version after {}: {last}. The version stays published; follow it with: kubectl celld status {fleet} -n {namespace} (or deploy with --no-wait, or a longer --wait-timeout)",
+        crate::text::human::duration(i64::try_from(.waited.as_secs()).unwrap_or(i64::MAX))
+    )]
+    AdoptionTimedOut {
+        /// The fleet.
+        fleet: String,
+        /// Its namespace.
+        namespace: String,
+        /// How long the wait was.
+        waited: std::time::Duration,
+        /// Where it stood last, as the operator reported it.
+        last: String,
+    },
+
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]
     Rollback(String),
@@ -321,7 +350,7 @@ impl Error {
         match self {
             Self::Interrupted { .. } => 130,
             Self::Usage(_) => 2,
-            Self::ReloadRefused(_) => refused::REFUSED_EXIT_CODE,
+            Self::ReloadRefused(_) | Self::NotAdopted { .. } => refused::REFUSED_EXIT_CODE,
             _ => 1,
         }
     }

@@ -4,8 +4,10 @@
 //!
 //! The operator is not needed (and must not run cluster-wide while these run): the tests make
 //! the StatefulSets, pods, fleet status and Events themselves. Only `deploy_loop`,
-//! `reconcile_at_once` and `object_stores` run it, as a process watching that test's namespace
-//! alone, with the test double of `celld deploy` in the deploy pod.
+//! `deploy_wait`, `reconcile_at_once` and `object_stores` run it, as a process watching that
+//! test's namespace alone, with the test double of `celld deploy` in the deploy pod
+//! (`deploy_wait` also with a stand-in for the nodes' API). A `deploy` or `rollback` run
+//! without an operator passes `--no-wait` (see `support::plugin`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
@@ -13,6 +15,7 @@ mod deploy;
 mod deploy_failures;
 mod deploy_loop;
 mod deploy_vars;
+mod deploy_wait;
 mod errors;
 mod history_rollback;
 mod init;

@@ -261,7 +261,7 @@ fn kubectl_completion_protocol() {
     let flags = complete(&["rollback", "web", "--no-"]);
     assert_eq!(
         flags,
-        "--no-reload\tDo not ask the nodes to reload; they adopt the version within 30s\n:4\n"
+        "--no-reload\tDo not ask the nodes to reload; they adopt the version within 30s\n--no-wait\tDo not wait until every ready node serves the new version\n:4\n"
     );
 }
 

@@ -4,12 +4,14 @@
 //! Steps: resolve the fleet's storage exactly as the operator does; create the deploy Job; wait
 //! for its pod; stream the directory in as a tar (or use the source baked into `--image` at
 //! /app); run `celld deploy` there with the fleet's bucket, endpoint and region, streaming its
-//! output; `POST /reload` to each ready node; delete the Job.
+//! output; `POST /reload` to each ready node; wait until the operator reports every ready node
+//! serving the new version; delete the Job.
 
 pub mod archive;
 pub mod upload;
 pub mod vars;
 
+use crate::cluster::adoption::{self, WaitArgs};
 use crate::cluster::annotate;
 use crate::cluster::exec::{self, Sink, Spec};
 use crate::cluster::fleet_context::FleetContext;
@@ -105,6 +107,10 @@ pub struct DeployArgs {
     /// How long to wait for the deploy pod to start
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::text::parse::duration)]
     pub pod_timeout: Duration,
+
+    /// The wait for every ready node to serve the new version.
+    #[command(flatten)]
+    pub wait: WaitArgs,
 }
 
 /// The fleet of `--fleet`; a fleet given as a second argument is refused with the command
@@ -358,29 +364,31 @@ async fn steps(
         return Ok(0);
     }
     let fleet_name = fleet.metadata.name.clone().unwrap_or_default();
-    if let Err(warning) = annotate::deployed_at(context).await {
-        progress.note(&warning);
+    let stamp = annotate::deployed_at(context).await;
+    if let Err(warning) = &stamp {
+        progress.note(warning);
     }
-    if !reloading {
+    if reloading {
+        let nodes = context.nodes().await?;
+        let results = reload::reload(&pods, &pod, &nodes).await;
+        print!("{}", reload::report(&nodes, &results));
+        if let Some(nodes) = refused::refusals(&results) {
+            return Err(Error::ReloadRefused(Box::new(ReloadRefused {
+                fleet: fleet_name,
+                namespace: context.namespace().to_string(),
+                what: "the new version".into(),
+                nodes,
+                go_back: GoBack::Previous,
+            })));
+        }
+    } else {
         progress.note(&format!(
             "Deployed to fleet {fleet_name}; its nodes adopt the new version within 30s{}",
             if args.no_reload { " (--no-reload)" } else { "" }
         ));
-        return Ok(0);
     }
-    let nodes = context.nodes().await?;
-    let results = reload::reload(&pods, &pod, &nodes).await;
-    print!("{}", reload::report(&nodes, &results));
-    match refused::refusals(&results) {
-        None => Ok(0),
-        Some(nodes) => Err(Error::ReloadRefused(Box::new(ReloadRefused {
-            fleet: fleet_name,
-            namespace: context.namespace().to_string(),
-            what: "the new version".into(),
-            nodes,
-            go_back: GoBack::Previous,
-        }))),
-    }
+    adoption::unless_told_not_to(context, stamp.ok(), &args.wait, progress).await?;
+    Ok(0)
 }
 
 async fn finish(jobs: &Api<Job>, name: &str, ns: &str, args: &DeployArgs, progress: &mut Progress) {

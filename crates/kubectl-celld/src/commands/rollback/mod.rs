@@ -1,12 +1,14 @@
 //! `rollback FLEET [--to VERSION]`: point the fleet back at a version published earlier, with
 //! the same compare-and-swap writes as `celld deploy` (the script's pointer, then last the
-//! fleet pointer, each `If-Match` on the ETag read), then ask every ready node to reload.
+//! fleet pointer, each `If-Match` on the ETag read), then ask every ready node to reload and
+//! wait until the operator reports every ready node serving it.
 
 pub mod target;
 
 use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
 use crate::bucket::versions;
 use crate::bucket::{BucketClient, Expect};
+use crate::cluster::adoption::{self, WaitArgs};
 use crate::cluster::annotate;
 use crate::cluster::fleet_context::FleetContext;
 use crate::cluster::kubeconfig::ConnectArgs;
@@ -30,7 +32,10 @@ Examples:
   kubectl celld rollback web -n apps
 
   # Go back to a given version (see: kubectl celld history web)
-  kubectl celld rollback web --to 0123456789abcdef",
+  kubectl celld rollback web --to 0123456789abcdef
+
+  # Return once the pointers are written, without waiting for every node
+  kubectl celld rollback web --no-wait",
     override_usage = "kubectl celld rollback [OPTIONS] <FLEET>"
 )]
 pub struct RollbackArgs {
@@ -50,6 +55,10 @@ pub struct RollbackArgs {
     /// The pod that writes the pointers and reloads the nodes.
     #[command(flatten)]
     pub pod: WorkPodArgs,
+
+    /// The wait for every ready node to serve the version.
+    #[command(flatten)]
+    pub wait: WaitArgs,
 }
 
 /// The tools the pod needs besides sh: the bucket agent, and curl to ask the nodes to reload.
@@ -137,26 +146,28 @@ async fn steps(
         target.script,
         live.version
     ))?;
-    if let Err(warning) = annotate::deployed_at(context).await {
-        progress.note(&warning);
+    let stamp = annotate::deployed_at(context).await;
+    if let Err(warning) = &stamp {
+        progress.note(warning);
     }
     if args.no_reload {
         progress.note(
             "Not asking the nodes to reload (--no-reload): they adopt the version within 30s",
         );
-        return Ok(0);
+    } else {
+        let nodes = context.nodes().await?;
+        let results = reload::reload(&pod.pods, &pod.pod, &nodes).await;
+        output::print(&reload::report(&nodes, &results))?;
+        if let Some(nodes) = refused::refusals(&results) {
+            return Err(Error::ReloadRefused(Box::new(ReloadRefused {
+                fleet: context.name().to_string(),
+                namespace: context.namespace().to_string(),
+                what: format!("version {} of script {}", target.version, target.script),
+                nodes,
+                go_back: GoBack::To(live.version.clone()),
+            })));
+        }
     }
-    let nodes = context.nodes().await?;
-    let results = reload::reload(&pod.pods, &pod.pod, &nodes).await;
-    output::print(&reload::report(&nodes, &results))?;
-    match refused::refusals(&results) {
-        None => Ok(0),
-        Some(nodes) => Err(Error::ReloadRefused(Box::new(ReloadRefused {
-            fleet: context.name().to_string(),
-            namespace: context.namespace().to_string(),
-            what: format!("version {} of script {}", target.version, target.script),
-            nodes,
-            go_back: GoBack::To(live.version.clone()),
-        }))),
-    }
+    adoption::unless_told_not_to(context, stamp.ok(), &args.wait, progress).await?;
+    Ok(0)
 }

@@ -31,10 +31,20 @@ impl std::fmt::Display for Run {
 }
 
 /// The plugin with the test kubeconfig (unless `args` name one) and the test namespace
-/// (unless `args` name one), global flags after the command.
+/// (unless `args` name one), global flags after the command. A `deploy` or `rollback` that
+/// does not say how to wait gets `--no-wait`: most tests run no operator, which is what writes
+/// the status the wait reads (the tests of the wait pass `--wait-timeout`).
 pub fn plugin(env: &TestEnv, args: &[&str]) -> Command {
     let mut cmd = Command::new(BIN);
     cmd.args(args);
+    let publishes = matches!(args.first(), Some(&"deploy" | &"rollback"));
+    if publishes
+        && !args
+            .iter()
+            .any(|a| matches!(*a, "--no-wait" | "--wait-timeout"))
+    {
+        cmd.arg("--no-wait");
+    }
     if !args.contains(&"--kubeconfig") {
         cmd.arg("--kubeconfig")
             .arg(celld_testkit::paths::kubeconfig());
