@@ -125,7 +125,7 @@ check-packaging: ## lint Dockerfiles (hadolint) and workflows (actionlint), bund
 image: ## build the operator image for this machine as $(OPERATOR_DEV_IMAGE) (Docker)
 	$(DOCKER) build -t $(OPERATOR_DEV_IMAGE) .
 
-deployer-image: ## build the stream-mode deployer (celld v0.4.0 + esbuild + celld-bucket) as $(DEPLOYER_DEV_IMAGE) (Docker)
+deployer-image: ## build the stream-mode deployer (the default image's celld + esbuild + celld-bucket) as $(DEPLOYER_DEV_IMAGE) (Docker)
 	$(DOCKER) build -f deployer.Dockerfile -t $(DEPLOYER_DEV_IMAGE) .
 
 poc-up: ## Kind demo: cluster, operator, ingress-nginx, MinIO, bucket, deploy Job, fleets local and local-api (Docker, kind)

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1.7
 #
-# The deployer: the celld v0.4.0 release binary plus esbuild (and curl), for `celld deploy` Jobs,
+# The deployer: a celld release binary plus esbuild (and curl), for `celld deploy` Jobs,
 # and celld-bucket, the bucket agent `kubectl celld history` and `rollback` run (reads and
 # compare-and-swap writes of S3, GCS and Azure Blob buckets with each cloud's credential chain).
 # The official celld runtime image has no esbuild, so Worker projects cannot be deployed from it.
@@ -12,8 +12,15 @@
 #
 #   docker build -f deployer.Dockerfile -t celld-deployer:latest .
 #   docker buildx build --platform linux/amd64,linux/arm64 -f deployer.Dockerfile -t ghcr.io/anthaathi/celld-operator-deployer:dev .
+#
+# CELLD_IMAGE picks the celld: by default the operator's default image (celld_api::DEFAULT_IMAGE);
+# a release builds one deployer per supported celld release as well (tag suffix -celld-vX.Y.Z,
+# see .github/workflows/release.yml), and `kubectl celld deploy` runs the one of the fleet's
+# own release, so the manifest it writes is the one the fleet's nodes read.
+#
+#   docker build -f deployer.Dockerfile --build-arg CELLD_IMAGE=ghcr.io/denoland/celld:v0.5.1 -t celld-deployer:v0.5.1 .
 
-ARG CELLD_IMAGE=ghcr.io/denoland/celld:v0.4.0
+ARG CELLD_IMAGE=ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b
 ARG NODE_IMAGE=node:22-bookworm-slim
 ARG RUST_VERSION=1.95
 
@@ -63,10 +70,10 @@ RUN case "${TARGETARCH}" in \
  && mkdir -p /out/app
 
 # The official celld release image (debian bookworm-slim, ca-certificates, celld at
-# /usr/local/bin/celld) is the base, so the binary is exactly the v0.4.0 release for each arch.
+# /usr/local/bin/celld) is the base, so the binary is exactly that release for each arch.
 FROM ${CELLD_IMAGE}
 LABEL org.opencontainers.image.title="celld-operator-deployer" \
-      org.opencontainers.image.description="celld v0.4.0, esbuild and celld-bucket, for celld deploy Jobs" \
+      org.opencontainers.image.description="celld, esbuild and celld-bucket, for celld deploy Jobs" \
       org.opencontainers.image.source="https://github.com/anthaathi/celld-operator" \
       org.opencontainers.image.licenses="Apache-2.0"
 # curl: `kubectl celld deploy` asks every ready node to adopt the new version at once

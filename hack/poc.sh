@@ -122,7 +122,7 @@ up() {
   k apply --server-side -f poc/bucket-job.yaml
   k -n "$NS" wait --for=condition=complete job/minio-create-bucket --timeout=180s || { diagnose; die "creating the bucket failed"; }
 
-  step 6 "build the deployer image (celld v0.4.0 + esbuild + poc/worker)"
+  step 6 "build the deployer image (celld + esbuild + poc/worker)"
   build_deployer
 
   step 7 "celld deploy of poc/worker (poc/deploy-job.yaml)"
@@ -156,7 +156,7 @@ EOF
 
 deploy() {
   need "$DOCKER"; need "$KIND"; need "$KUBECTL"
-  step 6 "build the deployer image (celld v0.4.0 + esbuild + poc/worker)"
+  step 6 "build the deployer image (celld + esbuild + poc/worker)"
   build_deployer
   step 7 "celld deploy of poc/worker (poc/deploy-job.yaml)"
   run_deploy_job

@@ -170,8 +170,8 @@ pub enum Error {
 
     /// Not every ready node served the new version within the wait.
     #[error(
-        "fleet {namespace}/{fleet}: not every ready node serves the new version after {}: {last}. The version stays published; follow it with: kubectl celld status {fleet} -n {namespace} (or deploy with --no-wait, or a longer --wait-timeout)",
-        crate::text::human::duration(i64::try_from(.waited.as_secs()).unwrap_or(i64::MAX))
+        "fleet {namespace}/{fleet}: not every ready node serves the new version after {}s: {last}. The version stays published; follow it with: kubectl celld status {fleet} -n {namespace} (or deploy with --no-wait, or a longer --wait-timeout)",
+        .waited.as_secs()
     )]
     AdoptionTimedOut {
         /// The fleet.

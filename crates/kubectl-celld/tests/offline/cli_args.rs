@@ -69,9 +69,14 @@ fn deploy_takes_a_directory_or_an_image() {
     };
     assert_eq!(d.dir.as_deref(), Some(std::path::Path::new("./w")));
     assert!(d.image.is_none());
-    assert!(
-        d.deployer_image
-            .starts_with("ghcr.io/anthaathi/celld-operator-deployer:v")
+    assert!(d.deployer_image.is_none());
+    assert_eq!(
+        kubectl_celld::commands::deploy::deploy_image(&d, "ghcr.io/denoland/celld:v0.5.1"),
+        format!(
+            "ghcr.io/anthaathi/celld-operator-deployer:v{}-celld-v0.5.1",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "a fleet is deployed with the deployer of its own celld release"
     );
     assert_eq!(d.timeout, Duration::from_secs(1800));
     assert_eq!(d.pod_timeout, Duration::from_secs(300));

@@ -7,6 +7,7 @@ mod cli_args;
 mod cluster_flags;
 mod completion_shells;
 mod connection_errors;
+mod deployer_images;
 mod init_output;
 mod krew_manifest;
 mod kubectl_conventions;

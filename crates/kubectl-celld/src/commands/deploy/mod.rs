@@ -18,7 +18,7 @@ use crate::cluster::fleet_context::FleetContext;
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
-use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE, IMAGE_SOURCE_DIR, UPLOAD_DIR};
+use crate::pod::job::{self, CONTAINER, IMAGE_SOURCE_DIR, UPLOAD_DIR};
 use crate::pod::{pod_wait, preflight, refused, reload, vars_volume};
 use crate::text::human;
 use crate::text::progress::Progress;
@@ -79,9 +79,12 @@ pub struct DeployArgs {
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
 
-    /// Image of the deploy pod when uploading DIR: celld, esbuild and curl, no source
-    #[arg(long, value_name = "IMAGE", default_value = DEFAULT_DEPLOYER_IMAGE, conflicts_with = "image")]
-    pub deployer_image: String,
+    /// Image of the deploy pod when uploading DIR: celld, esbuild, curl and celld-bucket, no
+    /// source [default: this release's deployer built on the fleet's celld version,
+    /// ghcr.io/anthaathi/celld-operator-deployer:v<plugin>-celld-v<version>, or without the
+    /// suffix (the default image's celld) when the fleet's version is unknown]
+    #[arg(long, value_name = "IMAGE", conflicts_with = "image")]
+    pub deployer_image: Option<String>,
 
     /// Merge the keys of this Secret (in the fleet's namespace) into the Worker's vars, in the
     /// deploy pod; repeatable. A key already in the config's vars takes the Secret's value
@@ -162,6 +165,15 @@ pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) ->
     cmd
 }
 
+/// The image of the deploy pod: `--image`, `--deployer-image`, or the deployer of the fleet's
+/// celld version (`fleet_image`).
+pub fn deploy_image(args: &DeployArgs, fleet_image: &str) -> String {
+    args.image
+        .clone()
+        .or_else(|| args.deployer_image.clone())
+        .unwrap_or_else(|| job::deployer_for(fleet_image))
+}
+
 /// One line naming where the deploy writes (never a credential).
 pub fn describe_storage(storage: &ResolvedStorage) -> String {
     let mut s = format!("bucket {}", storage.bucket);
@@ -232,7 +244,7 @@ pub async fn run(cluster: &ConnectArgs, args: DeployArgs) -> Result<u8> {
     )
     .await?;
 
-    let image = args.image.clone().unwrap_or(args.deployer_image.clone());
+    let image = deploy_image(&args, &fleet.spec.image);
     let jobs: Api<Job> = Api::namespaced(target.client.clone(), &ns);
     let mut job = job::build(&job::Input {
         fleet,
@@ -302,7 +314,8 @@ async fn steps(
     progress.note(&format!("Pod {ns}/{pod} is running"));
     let uploading = matches!(source, Source::Upload(_));
     let mut reloading = !args.no_reload && !args.dry_run;
-    let image = args.image.as_deref().unwrap_or(&args.deployer_image);
+    let image = deploy_image(args, &fleet.spec.image);
+    let image = image.as_str();
     let optional: &[&str] = if reloading {
         &[preflight::RELOAD_TOOL]
     } else {

@@ -1,0 +1,61 @@
+//! Which celld runs `celld deploy` for a fleet: the deployer image is built once per celld
+//! release the operator supports, and a deploy uses the one of the fleet's own release, so the
+//! manifest it writes is the one the fleet's nodes read (from v0.5.0 with each module's full
+//! SHA-256). A fleet whose release is unknown or has no deployer gets the default one, built on
+//! the default image's celld.
+
+use super::releases::{OLDEST_SUPPORTED, RELEASES, Triple, display, triple};
+use super::version::image_version;
+
+/// The releases a deployer image is built for, oldest first: every release in the table from
+/// the oldest supported one.
+pub fn releases() -> impl Iterator<Item = Triple> {
+    RELEASES
+        .iter()
+        .map(|r| r.version)
+        .filter(|v| *v >= OLDEST_SUPPORTED)
+}
+
+/// The suffix of the deployer tag built on celld `release` (`-celld-v0.6.1`).
+pub fn tag_suffix(release: Triple) -> String {
+    format!("-celld-{}", display(release))
+}
+
+/// The release whose deployer deploys to a fleet on `image`: the image's own release when a
+/// deployer is built for it (a pre-release counts as its release).
+pub fn release_for(image: &str) -> Option<Triple> {
+    let version = triple(&image_version(image)?);
+    releases().find(|r| *r == version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_supported_release_has_a_deployer_and_a_fleet_gets_its_own() {
+        let all: Vec<String> = releases().map(display).collect();
+        assert_eq!(
+            all,
+            ["v0.4.0", "v0.4.1", "v0.5.0", "v0.5.1", "v0.6.0", "v0.6.1"]
+        );
+        assert_eq!(tag_suffix((0, 6, 1)), "-celld-v0.6.1");
+        assert_eq!(
+            release_for("ghcr.io/denoland/celld:v0.5.1@sha256:0123"),
+            Some((0, 5, 1))
+        );
+        assert_eq!(release_for("ghcr.io/denoland/celld:0.4.0"), Some((0, 4, 0)));
+        assert_eq!(
+            release_for("ghcr.io/denoland/celld:v0.3.0"),
+            None,
+            "older than supported"
+        );
+        assert_eq!(
+            release_for("ghcr.io/denoland/celld:v0.7.0"),
+            None,
+            "not in the table"
+        );
+        assert_eq!(release_for("ghcr.io/denoland/celld:latest"), None);
+        assert_eq!(release_for(crate::DEFAULT_IMAGE), Some((0, 6, 0)));
+    }
+}
