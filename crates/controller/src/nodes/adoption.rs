@@ -284,6 +284,34 @@ mod tests {
     }
 
     #[test]
+    fn every_release_state_is_read_as_the_node_double_plays_it() {
+        use celld_api::contract::releases::{OLDEST_SUPPORTED, RELEASES, display};
+        for release in RELEASES.iter().filter(|r| r.version >= OLDEST_SUPPORTED) {
+            let name = display(release.version);
+            let played = name.trim_start_matches('v');
+            for (version, restoring, swapping) in
+                [(Some(V), 0, false), (Some(OLD), 4, true), (None, 1, false)]
+            {
+                let body = celld_fixtures::nodes::state_body(played, version, restoring, swapping);
+                let state = NodeState::parse(body.as_bytes())
+                    .unwrap_or_else(|e| panic!("{name}: {e}: {body}"));
+                assert_eq!(state.version(), version, "{name}: {body}");
+                assert_eq!(state.restoring, restoring, "{name}: {body}");
+                // 0.4 reports no swap; later releases say whether one is under way.
+                let reported = swapping && !played.starts_with("0.4");
+                assert_eq!(state.swapping(), reported, "{name}: {body}");
+                let standing = standing(V, &Answer::State(state, None)).0;
+                let expected = if version == Some(V) {
+                    Adoption::Adopted
+                } else {
+                    Adoption::Adopting
+                };
+                assert_eq!(standing, expected, "{name}: {body}");
+            }
+        }
+    }
+
+    #[test]
     fn no_node_ready_is_not_a_verdict_on_the_version() {
         let s = reading(vec![
             Answer::Unreadable("not ready".into()),

@@ -3,40 +3,19 @@
 //! wait ends when every node serves it, or fails with exit code 3 naming the node that refused
 //! it and celld's reason.
 
-use crate::poc_worker::poc_worker;
+use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec, StoreRef, conditions};
 use celld_fixtures::{Launch, NodeDouble, OperatorProcess};
 use celld_testkit::deploy_double::{project, version};
 use celld_testkit::{DeployDouble, TestEnv};
 use kube::api::PostParams;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const FLEET: &str = "waits";
 const REFUSAL: &str = "module not found: ./greeting.js";
 /// The plugin's wait in these tests; the operator looks at fleets every 2 s.
 const WAIT: &str = "60s";
-
-/// The Worker of `poc` with one line added to a module: another version.
-fn second_worker(poc: &Path, scratch: &Path) -> TestResult<PathBuf> {
-    let worker = scratch.join("worker");
-    for rel in [
-        "wrangler.jsonc",
-        "src/index.js",
-        "src/greeting.js",
-        "src/respond.js",
-        "src/routes.js",
-    ] {
-        let target = worker.join(rel);
-        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
-        std::fs::copy(poc.join(rel), &target)?;
-    }
-    std::fs::write(
-        worker.join("src/greeting.js"),
-        std::fs::read_to_string(poc.join("src/greeting.js"))? + "// second version\n",
-    )?;
-    Ok(worker)
-}
 
 /// The operator watching `env`'s namespace, reaching every node's API at `nodes`.
 async fn operator(env: &TestEnv, nodes: &NodeDouble, log: &Path) -> TestResult<OperatorProcess> {
@@ -54,7 +33,7 @@ async fn deploy_waits_for_every_node_and_fails_naming_the_node_that_refused() ->
     let scratch = env.scratch_dir()?;
     let poc = poc_worker();
     let v1 = version::of(&project::read(&poc)?);
-    let worker = second_worker(&poc, &scratch)?;
+    let worker = changed_worker(&scratch)?;
     let v2 = version::of(&project::read(&worker)?);
     assert_ne!(v1, v2);
     let nodes = NodeDouble::start("0.6.1", &v1).await?;

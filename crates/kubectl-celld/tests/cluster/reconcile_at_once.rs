@@ -2,7 +2,7 @@
 //! checks ten minutes apart, a fleet held at 0 nodes scales up, and the fleet's status follows a
 //! new version and a rollback, each within seconds of the plugin's command.
 
-use crate::poc_worker::poc_worker;
+use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, TestResult};
 use celld_api::{CelldFleet, CelldFleetSpec, StoreRef};
 use celld_fixtures::{Launch, OperatorProcess};
@@ -120,22 +120,7 @@ async fn deploy_and_rollback_are_reconciled_without_waiting_for_the_periodic_che
     deployed(&env, &v1, PROMPT, &operator).await?;
 
     // A second version, then a rollback to the first: the status follows each at once.
-    let worker = scratch.join("worker");
-    for rel in [
-        "wrangler.jsonc",
-        "src/index.js",
-        "src/greeting.js",
-        "src/respond.js",
-        "src/routes.js",
-    ] {
-        let target = worker.join(rel);
-        std::fs::create_dir_all(target.parent().ok_or("parent")?)?;
-        std::fs::copy(poc.join(rel), &target)?;
-    }
-    std::fs::write(
-        worker.join("src/greeting.js"),
-        std::fs::read_to_string(poc.join("src/greeting.js"))? + "// second version\n",
-    )?;
+    let worker = changed_worker(&scratch)?;
     let run = support::deploy_double(
         &env,
         &double,

@@ -12,7 +12,6 @@ pub mod cloud;
 pub mod endpoint;
 pub mod error;
 pub mod hold;
-pub mod jsonc;
 pub mod pointer;
 pub mod project;
 pub mod run;

@@ -9,7 +9,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 use super::error::DeployError;
-use super::jsonc;
+use celld_bucket::vars::jsonc;
 
 /// The config files, in the order they are looked for.
 pub const CONFIG_FILES: &[&str] = &["wrangler.jsonc", "wrangler.json"];
