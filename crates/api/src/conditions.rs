@@ -16,6 +16,13 @@ pub const DEPLOYED: &str = "Deployed";
 /// Every ready node serves the version the deployment pointer names (False while one adopts
 /// it or refused it; Unknown when a node's state cannot be read).
 pub const ADOPTED: &str = "Adopted";
+/// kstatus' abnormal-true condition: True while the fleet is on its way to its spec (a rollout,
+/// nodes not ready yet, nodes adopting a version, a failure being retried).
+pub const RECONCILING: &str = "Reconciling";
+/// kstatus' abnormal-true condition: True when the fleet cannot reach its spec until someone
+/// acts (a bad reference or credentials, a refused child, image or version, a rollout past its
+/// deadline).
+pub const STALLED: &str = "Stalled";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
 

@@ -52,7 +52,8 @@ pub struct CelldFleetStatus {
     pub nodes: Vec<NodeStatus>,
 
     /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted and RouteReady
-    /// conditions.
+    /// conditions, and kstatus' Reconciling and Stalled (True only while the fleet converges,
+    /// or cannot until someone acts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,

@@ -3,7 +3,9 @@
 //! an unchanged fleet writes no status.
 
 use crate::status::conditions::progressing::Deadline;
-use crate::status::conditions::{Nodes, adopted, degraded, progressing, ready, route, storage};
+use crate::status::conditions::{
+    Nodes, adopted, degraded, kstatus, progressing, ready, route, storage,
+};
 use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
 use celld_api::conditions;
@@ -43,6 +45,15 @@ pub fn compute(
     let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
     let degraded = degraded::condition(o, &route);
     let ready = ready::condition(o, &nodes, route.status == Some(true));
+    let [reconciling, stalled] = kstatus::conditions(
+        o,
+        &kstatus::Read {
+            progressing: &progressing,
+            adopted: &adopted.condition,
+            ready: &ready,
+            degraded: &degraded,
+        },
+    );
 
     let prev: &[Condition] = previous.map_or(&[], |p| p.conditions.as_slice());
     CelldFleetStatus {
@@ -66,6 +77,8 @@ pub fn compute(
             progressing,
             degraded,
             ready,
+            reconciling,
+            stalled,
         ]
         .into_iter()
         .map(|c| {

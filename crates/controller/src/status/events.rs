@@ -104,7 +104,9 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
         || [Reason::Adopted, Reason::VersionRefused]
             .iter()
             .any(|r| r.as_str() == c.reason);
-    (c.type_ != conditions::PROGRESSING || stuck) && adoption && !echo && !failing
+    // Reconciling and Stalled restate the other conditions for GitOps tools.
+    let restated = c.type_ == conditions::RECONCILING || c.type_ == conditions::STALLED;
+    (c.type_ != conditions::PROGRESSING || stuck) && adoption && !restated && !echo && !failing
 }
 
 const UPGRADE_REASONS: [Reason; 3] = [

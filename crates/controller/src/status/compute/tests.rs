@@ -46,6 +46,18 @@ fn get<'a>(s: &'a CelldFleetStatus, t: &str) -> &'a Condition {
     conditions::find(&s.conditions, t).unwrap()
 }
 
+/// Reconciling and Stalled of `s`, as (status, reason).
+fn kstatus(s: &CelldFleetStatus) -> [(&str, &str); 2] {
+    [
+        celld_api::conditions::RECONCILING,
+        celld_api::conditions::STALLED,
+    ]
+    .map(|t| {
+        let c = get(s, t);
+        (c.status.as_str(), c.reason.as_str())
+    })
+}
+
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
         adopted: None,
@@ -78,8 +90,24 @@ fn serving_fleet_is_ready_and_stable() {
     assert_eq!(get(&status, READY).status, "True");
     assert_eq!(get(&status, PROGRESSING).status, "False");
     assert_eq!(get(&status, DEGRADED).status, "False");
-    assert_eq!(status.deployment.unwrap().version, "0123456789abcdef");
-    assert_eq!(status.storage.unwrap().store.as_deref(), Some("minio"));
+    assert_eq!(status.deployment.as_ref().unwrap().version, "0123456789abcdef");
+    assert_eq!(status.storage.as_ref().unwrap().store.as_deref(), Some("minio"));
+    assert_eq!(
+        kstatus(&status),
+        [("False", "AsExpected"), ("False", "AsExpected")]
+    );
+
+    let starting = sts(1);
+    let o = Observed {
+        statefulset: Some(&starting),
+        ..o
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    assert_eq!(
+        kstatus(&status),
+        [("True", "RollingOut"), ("False", "AsExpected")],
+        "a fleet on its way is Reconciling"
+    );
 }
 
 #[test]
@@ -146,7 +174,12 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
     assert_eq!(get(&status, STORAGE_RESOLVED).status, "False");
-    assert_eq!(status.deployment.unwrap().version, "v1");
+    assert_eq!(status.deployment.as_ref().unwrap().version, "v1");
+    assert_eq!(
+        kstatus(&status),
+        [("False", "StoreNotFound"), ("True", "StoreNotFound")],
+        "a missing store needs a person: Stalled"
+    );
 }
 
 #[test]
@@ -170,6 +203,7 @@ fn missing_gateway_api_is_reported() {
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
     assert_eq!(get(&status, READY).status, "False");
+    assert_eq!(kstatus(&status)[1], ("True", "GatewayAPIMissing"));
 }
 
 #[test]
@@ -284,6 +318,11 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
     assert_eq!(get(&status, DEPLOYED).status, "Unknown");
     assert_eq!(get(&status, READY).reason, "Serving");
+    assert_eq!(
+        kstatus(&status),
+        [("True", "BucketUnreadable"), ("False", "AsExpected")],
+        "a failure that retrying may end is Reconciling, not Stalled"
+    );
 }
 
 #[test]
@@ -495,6 +534,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         "True",
         "a refusal leaves the nodes serving"
     );
+    assert_eq!(kstatus(&status)[1], ("True", "VersionRefused"));
 
     // The bucket unreadable next: the nodes last read stay, the condition is Unknown.
     let unknown = Pointer::Unknown("timeout".into());

@@ -1,10 +1,11 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
-//! [`progressing`], [`degraded`] and [`ready`]. [`compute`](crate::status::compute) runs them
-//! in that order.
+//! [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
+//! those. [`compute`](crate::status::compute) runs them in that order.
 
 pub mod adopted;
 pub mod degraded;
+pub mod kstatus;
 pub mod progressing;
 pub mod ready;
 pub mod route;

@@ -1,0 +1,106 @@
+//! Reconciling and Stalled, the abnormal-true conditions of the kstatus conventions that Flux's
+//! health checks and kapp-style waits read: Stalled=True when the fleet cannot reach its spec
+//! until someone acts (a bad reference or credentials, a child or image the API server or celld
+//! refuses, a rollout past its deadline, a version the nodes refuse), Reconciling=True while it
+//! is on its way (a rollout, nodes not ready yet, nodes adopting a version, a failure retried).
+//! Both False otherwise, and never both True. Built from the other conditions: pure.
+
+use super::{Cond, cond};
+use crate::reason::Reason;
+use crate::status::observation::Observed;
+use celld_api::conditions::{RECONCILING, STALLED};
+
+/// Failures that only a person (or another controller) can end: retrying changes nothing.
+const NEEDS_A_PERSON: [Reason; 14] = [
+    Reason::StoreNotFound,
+    Reason::InvalidStore,
+    Reason::ConnectionMismatch,
+    Reason::InvalidEndpoint,
+    Reason::InvalidBucket,
+    Reason::SecretNotFound,
+    Reason::SecretKeyMissing,
+    Reason::ApiError,
+    Reason::ChildRejected,
+    Reason::UpgradeRefused,
+    Reason::EnvRefused,
+    Reason::FeatureUnsupported,
+    Reason::NoOperatorCredentials,
+    Reason::GatewayAPIMissing,
+];
+
+/// The other conditions the two are read from.
+pub struct Read<'a> {
+    /// Progressing.
+    pub progressing: &'a Cond,
+    /// Adopted.
+    pub adopted: &'a Cond,
+    /// Ready.
+    pub ready: &'a Cond,
+    /// Degraded.
+    pub degraded: &'a Cond,
+}
+
+/// Reconciling and Stalled for the fleet `o`, given its other conditions.
+pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
+    let stalled = o
+        .failures
+        .iter()
+        .find(|f| NEEDS_A_PERSON.contains(&f.reason))
+        .map(|f| (f.reason, f.message.clone()))
+        .or_else(|| {
+            [c.degraded, c.progressing, c.adopted]
+                .into_iter()
+                .find(|x| {
+                    matches!(
+                        x.reason,
+                        Reason::GatewayAPIMissing
+                            | Reason::ProgressDeadlineExceeded
+                            | Reason::VersionRefused
+                    )
+                })
+                .map(|x| (x.reason, x.message.clone()))
+        });
+    if let Some((reason, message)) = stalled {
+        return [
+            cond(
+                RECONCILING,
+                Some(false),
+                reason,
+                "stalled: see the Stalled condition",
+            ),
+            cond(STALLED, Some(true), reason, message),
+        ];
+    }
+    let reconciling = o
+        .failures
+        .first()
+        .map(|f| (f.reason, format!("retrying: {}", f.message)))
+        .or_else(|| {
+            (c.progressing.status == Some(true))
+                .then(|| (c.progressing.reason, c.progressing.message.clone()))
+        })
+        .or_else(|| {
+            [c.ready, c.adopted]
+                .into_iter()
+                .find(|x| matches!(x.reason, Reason::NodesNotReady | Reason::Adopting))
+                .map(|x| (x.reason, x.message.clone()))
+        });
+    let not_stalled = cond(
+        STALLED,
+        Some(false),
+        Reason::AsExpected,
+        "nothing keeps the fleet from its spec that retrying cannot end",
+    );
+    match reconciling {
+        Some((reason, message)) => [cond(RECONCILING, Some(true), reason, message), not_stalled],
+        None => [
+            cond(
+                RECONCILING,
+                Some(false),
+                Reason::AsExpected,
+                "the fleet is as its spec asks",
+            ),
+            not_stalled,
+        ],
+    }
+}
