@@ -123,6 +123,20 @@ build_fake_gcs_server() {
   publish "$dir"
 }
 
+# gitops-health: this repository's small judge of objects as GitOps tools judge them (Argo CD's
+# Lua health checks in gopher-lua, kstatus), from testenv/go/gitops-health.
+build_gitops_health() {
+  local dir; dir=$(gitops_health_cache_dir)
+  [ -x "$dir/bin/gitops-health" ] && return 0
+  check_pin gitops-health github.com/yuin/gopher-lua "$GOPHER_LUA_VERSION"
+  check_pin gitops-health sigs.k8s.io/cli-utils "$CLI_UTILS_VERSION"
+  log "building gitops-health (gopher-lua $GOPHER_LUA_VERSION, kstatus from cli-utils $CLI_UTILS_VERSION)"
+  mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/gitops-health" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/gitops-health" .) \
+    || die "building gitops-health failed"
+  publish "$dir"
+}
+
 # Azurite (the Azure Storage emulator) from the npm registry, with its exact dependency versions
 # recorded in the cache's package-lock.json. bin/azurite-blob links to the blob-only entry point.
 install_azurite() {
@@ -160,6 +174,9 @@ check_sources() {
   [ -d "$src/kustomize" ] || die "kwok $KWOK_VERSION has no kustomize/ directory to copy"
   (cd "$here/go/kwok" && go list -modfile="$tmp/kwok/go.mod" -m -f '{{.Replace.Dir}}' sigs.k8s.io/kwok) \
     | grep -qx "$tmp/kwok/kwok" || die "kwok's throwaway go.mod does not replace sigs.k8s.io/kwok with the patched copy"
+  check_pin gitops-health github.com/yuin/gopher-lua "$GOPHER_LUA_VERSION"
+  check_pin gitops-health sigs.k8s.io/cli-utils "$CLI_UTILS_VERSION"
+  (cd "$here/go/gitops-health" && go mod download) || die "downloading gitops-health's modules failed"
   fetch_gateway_api
   ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
     || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
@@ -168,10 +185,11 @@ check_sources() {
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
   fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
+  gitops-health) build_gitops_health ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, check-sources)" ;;
 esac

@@ -38,3 +38,8 @@ pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && ! grep -q "^St
 # their hash, so changing a patch rebuilds kwok.
 kwok_patches_hash() { cat "$(repo_root)"/testenv/go/kwok/patches/*.patch | sha256sum | cut -c1-8; }
 kwok_cache_dir() { cache_dir kwok "$KWOK_VERSION-p$(kwok_patches_hash)"; }
+
+# gitops-health is this repository's own source (testenv/go/gitops-health) built with pinned
+# modules; the cache key holds both pins and a hash of its source, so a change rebuilds it.
+gitops_health_hash() { cat "$(repo_root)"/testenv/go/gitops-health/main.go "$(repo_root)"/testenv/go/gitops-health/go.mod | sha256sum | cut -c1-8; }
+gitops_health_cache_dir() { cache_dir gitops-health "$GOPHER_LUA_VERSION-$CLI_UTILS_VERSION-s$(gitops_health_hash)"; }

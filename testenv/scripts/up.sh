@@ -37,9 +37,10 @@ gateway_crds=$(cache_dir gateway-api "$GATEWAY_API_VERSION")/crds
 s3_bin=$(cache_dir s3s-fs "$S3S_FS_VERSION")/bin
 gcs_bin=$(cache_dir fake-gcs-server "$FAKE_GCS_SERVER_VERSION")/bin
 azurite_bin=$(cache_dir azurite "$AZURITE_VERSION")/bin
+gitops_health_bin=$(gitops_health_cache_dir)/bin
 for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
   "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" \
-  "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob"; do
+  "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health"; do
   [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
 done
 [ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
@@ -151,6 +152,8 @@ EOF
 core_up=0
 if core_healthy; then core_up=1; fi
 if [ "$core_up" = 1 ] && emulators_healthy; then
+  # Tools, not processes: link the current build, which a control plane up since before may lack.
+  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"
   log "already up and healthy"
   usage
   exit 0
@@ -194,6 +197,7 @@ trap 'fail "up.sh failed at line $LINENO"' ERR
 if [ "$upgrading" = 1 ]; then
   mkdir -p "$state/gcs" "$state/azure"
   ln -sfn "$gcs_bin/fake-gcs-server" "$bin/"; ln -sfn "$azurite_bin/azurite-blob" "$bin/"
+  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"
   gcs_port=$(free_port); azure_port=$(free_port "$gcs_port")
   start_emulators
   printf 'GCS_PORT=%s\nAZURE_BLOB_PORT=%s\n' "$gcs_port" "$azure_port" >>"$state/ports.env"
@@ -207,7 +211,7 @@ fi
 mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/gcs" "$state/azure" "$state/kwok" \
   "$state/exec-root" "$state/pod-path"
 for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" "$gcs_bin/fake-gcs-server" \
-  "$azurite_bin/azurite-blob"; do ln -sfn "$f" "$bin/"; done
+  "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health"; do ln -sfn "$f" "$bin/"; done
 
 # --- ports -----------------------------------------------------------------------------------
 taken=()

@@ -3,7 +3,8 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
-/// The fleet serves its Worker: nodes ready, storage resolved, a deployment exists.
+/// The fleet serves its Worker: nodes ready, storage resolved, a deployment exists (or it runs
+/// no node because spec.replicas is 0, as a Deployment scaled to 0 stays Available).
 pub const READY: &str = "Ready";
 /// The fleet is moving towards its spec (rolling pods, scaling).
 pub const PROGRESSING: &str = "Progressing";
@@ -21,7 +22,7 @@ pub const ADOPTED: &str = "Adopted";
 pub const RECONCILING: &str = "Reconciling";
 /// kstatus' abnormal-true condition: True when the fleet cannot reach its spec until someone
 /// acts (a bad reference or credentials, a refused child, image or version, a rollout past its
-/// deadline).
+/// deadline, no Worker deployed yet).
 pub const STALLED: &str = "Stalled";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";

@@ -41,6 +41,12 @@ pub fn kubectl() -> PathBuf {
     state_dir().join("bin").join("kubectl")
 }
 
+/// The GitOps health judge (`.testenv/bin/gitops-health`, from testenv/go/gitops-health):
+/// Argo CD's Lua health checks in gopher-lua, and kstatus.
+pub fn gitops_health() -> PathBuf {
+    state_dir().join("bin").join("gitops-health")
+}
+
 /// The S3 settings file written by up.sh (`.testenv/s3.env`).
 pub fn s3_env() -> PathBuf {
     state_dir().join("s3.env")

@@ -52,6 +52,7 @@ pub fn compute(
             adopted: &adopted.condition,
             ready: &ready,
             degraded: &degraded,
+            deployed: &deployed,
         },
     );
 

@@ -11,6 +11,7 @@
 //! - `creation`: a fleet from creation to Ready, with every child;
 //! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
 //! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
+//! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
 //! - `deletion`: deleting a fleet deletes every child and its pods;
 //! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
 //! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
@@ -39,6 +40,7 @@ mod adoption;
 mod celld_versions;
 mod creation;
 mod deletion;
+mod gitops_health;
 mod hand_edits;
 mod idle_reconciles;
 mod leader;

@@ -90,8 +90,14 @@ fn serving_fleet_is_ready_and_stable() {
     assert_eq!(get(&status, READY).status, "True");
     assert_eq!(get(&status, PROGRESSING).status, "False");
     assert_eq!(get(&status, DEGRADED).status, "False");
-    assert_eq!(status.deployment.as_ref().unwrap().version, "0123456789abcdef");
-    assert_eq!(status.storage.as_ref().unwrap().store.as_deref(), Some("minio"));
+    assert_eq!(
+        status.deployment.as_ref().unwrap().version,
+        "0123456789abcdef"
+    );
+    assert_eq!(
+        status.storage.as_ref().unwrap().store.as_deref(),
+        Some("minio")
+    );
     assert_eq!(
         kstatus(&status),
         [("False", "AsExpected"), ("False", "AsExpected")]
@@ -136,6 +142,17 @@ fn missing_pointer_holds_and_explains() {
     );
     assert!(
         deployed
+            .message
+            .contains("kubectl celld deploy DIR --fleet app")
+    );
+    let stalled = get(&status, celld_api::conditions::STALLED);
+    assert_eq!(
+        (stalled.status.as_str(), stalled.reason.as_str()),
+        ("True", "NoDeployment"),
+        "nothing moves until someone deploys a Worker"
+    );
+    assert!(
+        stalled
             .message
             .contains("kubectl celld deploy DIR --fleet app")
     );

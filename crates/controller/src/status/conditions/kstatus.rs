@@ -1,8 +1,8 @@
 //! Reconciling and Stalled, the abnormal-true conditions of the kstatus conventions that Flux's
 //! health checks and kapp-style waits read: Stalled=True when the fleet cannot reach its spec
 //! until someone acts (a bad reference or credentials, a child or image the API server or celld
-//! refuses, a rollout past its deadline, a version the nodes refuse), Reconciling=True while it
-//! is on its way (a rollout, nodes not ready yet, nodes adopting a version, a failure retried).
+//! refuses, a rollout past its deadline, a version the nodes refuse, no Worker deployed yet),
+//! Reconciling=True while it is on its way (a rollout, nodes not ready yet, nodes adopting a version, a failure retried).
 //! Both False otherwise, and never both True. Built from the other conditions: pure.
 
 use super::{Cond, cond};
@@ -38,6 +38,8 @@ pub struct Read<'a> {
     pub ready: &'a Cond,
     /// Degraded.
     pub degraded: &'a Cond,
+    /// Deployed.
+    pub deployed: &'a Cond,
 }
 
 /// Reconciling and Stalled for the fleet `o`, given its other conditions.
@@ -48,7 +50,8 @@ pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
         .find(|f| NEEDS_A_PERSON.contains(&f.reason))
         .map(|f| (f.reason, f.message.clone()))
         .or_else(|| {
-            [c.degraded, c.progressing, c.adopted]
+            // A fleet without a Worker stays at 0 nodes until someone deploys one.
+            [c.degraded, c.progressing, c.deployed, c.adopted]
                 .into_iter()
                 .find(|x| {
                     matches!(
@@ -56,6 +59,7 @@ pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
                         Reason::GatewayAPIMissing
                             | Reason::ProgressDeadlineExceeded
                             | Reason::VersionRefused
+                            | Reason::NoDeployment
                     )
                 })
                 .map(|x| (x.reason, x.message.clone()))

@@ -33,11 +33,12 @@ pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {
             "no Worker is deployed yet; see the Deployed condition",
         )
     } else if o.desired == 0 {
+        // As a Deployment scaled to 0 stays Available: the fleet is what its spec asks.
         cond(
             READY,
-            Some(false),
+            Some(true),
             Reason::ScaledToZero,
-            "spec.replicas is 0",
+            "spec.replicas is 0: no node runs, as the spec asks",
         )
     } else if !route_ok {
         cond(

@@ -1,0 +1,159 @@
+//! Health as GitOps tools read it, judged by their own code (`gitops-health`: kstatus, which
+//! Flux's health checks use, and Argo CD's Lua health check in gopher-lua, the interpreter Argo
+//! CD embeds) on fleets the operator reports: serving is Current and Healthy; nodes that cannot
+//! start yet are InProgress and Progressing; a missing Secret is Failed and Degraded; a fleet
+//! with no Worker deployed is Failed for kstatus (nothing moves until someone deploys) and
+//! Suspended for Argo CD. The Lua check's own fixtures pass in the same interpreter.
+
+use crate::support::*;
+use celld_api::CelldFleet;
+use celld_fixtures::NodeDouble;
+use celld_testkit::{Check, TestEnv, wait_until};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// The Argo CD health check shipped in config/.
+fn argo_check_dir() -> PathBuf {
+    celld_testkit::paths::workspace_root()
+        .join("config/argocd/resource_customizations/platform.celld.dev/CelldFleet")
+}
+
+/// Runs `gitops-health ARGS` with `input` on stdin; its stdout, or a panic naming what failed.
+fn judge(args: &[&str], input: &[u8]) -> String {
+    let tool = celld_testkit::paths::gitops_health();
+    assert!(
+        tool.exists(),
+        "{} is missing: build and link it with `make cluster-up` (testenv/scripts/build.sh gitops-health)",
+        tool.display()
+    );
+    let mut child = Command::new(&tool)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("gitops-health runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("the object written to gitops-health");
+    let out = child.wait_with_output().expect("gitops-health ends");
+    assert!(
+        out.status.success(),
+        "gitops-health {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// kstatus' and Argo CD's verdicts on `fleet`, each as (status, message).
+fn verdicts(fleet: &CelldFleet) -> [(String, String); 2] {
+    let object = serde_json::to_vec(fleet).expect("the fleet as JSON");
+    let script = argo_check_dir().join("health.lua");
+    let script = script.to_str().expect("a UTF-8 path");
+    [
+        judge(&["kstatus", "-"], &object),
+        judge(&["lua", script, "-"], &object),
+    ]
+    .map(|out| {
+        let v: Value = serde_json::from_str(&out).expect("gitops-health prints JSON");
+        (
+            v["status"].as_str().unwrap_or_default().to_string(),
+            v["message"].as_str().unwrap_or_default().to_string(),
+        )
+    })
+}
+
+/// Waits until the fleet `name` is judged `kstatus` and `argo`; returns the messages.
+async fn judged(env: &TestEnv, name: &str, kstatus: &str, argo: &str) -> [(String, String); 2] {
+    let api = env.api::<CelldFleet>();
+    wait_until(
+        format!("fleet {name}: kstatus {kstatus}, Argo CD {argo}"),
+        TIMEOUT,
+        || async {
+            let Ok(Some(fleet)) = api.get_opt(name).await else {
+                return Check::Pending("no fleet".into());
+            };
+            let v = verdicts(&fleet);
+            if v[0].0 == kstatus && v[1].0 == argo {
+                Check::Done(v)
+            } else {
+                Check::Pending(format!("{v:?} for {:?}", fleet.status))
+            }
+        },
+    )
+    .await
+    .expect("the GitOps tools' verdicts")
+}
+
+#[tokio::test]
+async fn flux_and_argo_cd_read_each_state_of_a_fleet_right() {
+    let env = env_with_crds("gitops").await;
+    let nodes = NodeDouble::start("0.6.1", "00000000000000d1")
+        .await
+        .expect("the node double");
+    let mut settings = settings(&env, "op-1");
+    settings.node_api_connect_to = Some(nodes.address.clone());
+    let op = start(operator_client(&env).await, settings);
+    let s3 = env.s3().expect("S3 settings");
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    let deployed = prefix(&s3, "gitops");
+    publish_pointer(&s3, &deployed, "00000000000000d1").await;
+    let image = json!({"image": "ghcr.io/denoland/celld:v0.6.1"});
+    let fleets = [
+        ("serving", deployed.clone(), json!({})),
+        (
+            "pending",
+            deployed.clone(),
+            json!({"nodeSelector": {"celld.test/never": "scheduled"}}),
+        ),
+        (
+            "nosecret",
+            deployed.clone(),
+            json!({"objectStorage": {"credentialsSecretRef": {"name": "missing"}}}),
+        ),
+        ("held", prefix(&s3, "gitops-held"), json!({})),
+    ];
+    for (name, prefix, mut extra) in fleets {
+        celld_fixtures::merge(&mut extra, image.clone());
+        apply_fleet(
+            &env,
+            &inline_fleet(name, &s3, &prefix, extra).expect("a CelldFleet"),
+        )
+        .await;
+    }
+
+    let [kstatus, argo] = judged(&env, "serving", "Current", "Healthy").await;
+    assert_eq!(argo.1, "2/2 nodes ready", "{kstatus:?}");
+    let [kstatus, argo] = judged(&env, "pending", "InProgress", "Progressing").await;
+    assert!(argo.1.starts_with("RollingOut: "), "{argo:?} {kstatus:?}");
+    let [kstatus, argo] = judged(&env, "nosecret", "Failed", "Degraded").await;
+    assert!(
+        kstatus.1.contains("missing") && argo.1.starts_with("SecretNotFound: "),
+        "{kstatus:?} {argo:?}"
+    );
+    let [kstatus, argo] = judged(&env, "held", "Failed", "Suspended").await;
+    assert!(
+        kstatus.1.contains("no Worker is deployed") && argo.1.starts_with("NoDeployment: "),
+        "{kstatus:?} {argo:?}"
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
+#[test]
+fn the_argo_cd_health_check_passes_its_fixtures() {
+    let dir = argo_check_dir();
+    let out = judge(&["lua-tests", dir.to_str().expect("a UTF-8 path")], b"");
+    assert!(
+        out.lines().count() >= 9 && out.lines().all(|l| l.starts_with("ok ")),
+        "{out}"
+    );
+}
