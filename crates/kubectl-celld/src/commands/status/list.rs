@@ -34,6 +34,9 @@ pub struct FleetRow {
     /// Deployed Worker version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Nodes serving that version, of all nodes (`N/M`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<String>,
     /// Storage resolution.
     pub storage: StorageReport,
     /// Creation time.
@@ -66,6 +69,9 @@ pub fn row(fleet: &CelldFleet, stores: &[CelldObjectStore]) -> FleetRow {
         version: status
             .and_then(|s| s.deployment.as_ref())
             .map(|d| d.version.clone()),
+        adopted: status
+            .and_then(|s| s.deployment.as_ref())
+            .and_then(|d| d.adopted.clone()),
         storage: resolve_with(fleet, stores),
         created: fleet.metadata.creation_timestamp.clone(),
     }
@@ -86,7 +92,8 @@ pub fn names(rows: &[FleetRow]) -> String {
 /// the credentials Secret.
 pub fn render(rows: &[FleetRow], namespaces: bool, wide: bool, now: Timestamp) -> String {
     let mut headers = vec![
-        "NAME", "READY", "NODES", "URL", "IMAGE", "VERSION", "STORE", "BUCKET", "ENDPOINT", "AGE",
+        "NAME", "READY", "NODES", "URL", "IMAGE", "VERSION", "ADOPTED", "STORE", "BUCKET",
+        "ENDPOINT", "AGE",
     ];
     if wide {
         headers.extend(["REGION", "SECRET"]);
@@ -112,6 +119,7 @@ pub fn render(rows: &[FleetRow], namespaces: bool, wide: bool, now: Timestamp) -
                 human::image(&r.image)
             },
             dash(r.version.as_deref()),
+            dash(r.adopted.as_deref()),
             store,
             r.storage.bucket.clone(),
             dash(r.storage.endpoint.as_deref()),
