@@ -137,7 +137,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
     let replicas = replicas(fleet, &pointer);
-    let nodes = read_nodes(ctx, id, replicas, live.as_ref(), &pointer).await;
+    let nodes = read_nodes(ctx, id, replicas, &pointer).await;
     let (upgrade, mut upgrade_failures) =
         decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_ref()).await;
     let holders = if past_deadline(fleet) {
@@ -179,7 +179,6 @@ async fn read_nodes(
     ctx: &Context,
     id: &FleetId,
     replicas: i32,
-    live: Option<&StatefulSet>,
     pointer: &Pointer,
 ) -> Option<Reading> {
     let Pointer::Deployed(deployment) = pointer else {
@@ -191,10 +190,6 @@ async fn read_nodes(
         name: &id.name,
         peer_service: &peers,
         replicas,
-        ready: live
-            .and_then(|s| s.status.as_ref())
-            .and_then(|s| s.ready_replicas)
-            .unwrap_or(0),
     };
     Some(
         ctx.node_reads

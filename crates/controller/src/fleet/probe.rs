@@ -36,7 +36,6 @@ pub async fn probe(
                         name,
                         peer_service: &peers,
                         replicas,
-                        ready: replicas,
                     };
                     reads::states(&ctx.node_api, &nodes).await
                 }

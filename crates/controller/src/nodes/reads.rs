@@ -29,8 +29,6 @@ pub struct Nodes<'a> {
     pub peer_service: &'a str,
     /// Nodes it runs (`name-0` … ).
     pub replicas: i32,
-    /// Nodes ready: with none, no node is dialled.
-    pub ready: i32,
 }
 
 /// The reloads sent to one fleet's nodes, for one version.
@@ -137,29 +135,24 @@ impl NodeReads {
     }
 }
 
-/// The state of every node of `fleet`, in ordinal order, read at once through `api`; none is
-/// dialled while no node is ready.
+/// The state of every node of `fleet`, in ordinal order, read at once through `api`. Nodes are
+/// asked before they are ready too: celld answers on its internal listener while its readiness
+/// gate holds, so what a node serves is known by the time it turns ready, and a node that does
+/// not answer yet counts as not ready as long as the fleet has as many nodes not ready.
 pub async fn states(api: &NodeApi, fleet: &Nodes<'_>) -> Vec<(String, Answer)> {
     let pods: Vec<String> = (0..fleet.replicas.max(0))
         .map(|ordinal| format!("{}-{ordinal}", fleet.name))
         .collect();
-    let answers: Vec<Answer> = if fleet.ready > 0 {
-        join_all(pods.iter().map(|pod| {
-            let address = node_address(pod, fleet.peer_service, fleet.namespace);
-            async move { api.state(&address).await }
-        }))
-        .await
-        .into_iter()
-        .map(|state| match state {
-            Ok(state) => Answer::State(state, None),
-            Err(e) => Answer::Unreadable(e.to_string()),
-        })
-        .collect()
-    } else {
-        pods.iter()
-            .map(|_| Answer::Unreadable("no node of the fleet is ready".into()))
-            .collect()
-    };
+    let answers = join_all(pods.iter().map(|pod| {
+        let address = node_address(pod, fleet.peer_service, fleet.namespace);
+        async move { api.state(&address).await }
+    }))
+    .await
+    .into_iter()
+    .map(|state| match state {
+        Ok(state) => Answer::State(state, None),
+        Err(e) => Answer::Unreadable(e.to_string()),
+    });
     pods.into_iter().zip(answers).collect()
 }
 
