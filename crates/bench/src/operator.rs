@@ -3,7 +3,7 @@
 //! every namespace, its default settings, authenticated as its ServiceAccount.
 
 use crate::error::{Error, Result};
-use celld_fixtures::{Launch, OPERATOR_BIN_ENV, OperatorProcess};
+use celld_fixtures::{Launch, NodeDouble, OPERATOR_BIN_ENV, OperatorProcess};
 use std::path::{Path, PathBuf};
 
 /// The operator binary `$CELLD_OPERATOR_BIN`, which must be given: the bench measures a release
@@ -32,10 +32,17 @@ pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathB
 }
 
 /// Starts `bin` with `kubeconfig`, every namespace, default resyncs and no leader election,
-/// logging warnings to `log`; returns once it leads and watches.
-pub async fn start(bin: &Path, kubeconfig: &Path, log: &Path) -> Result<OperatorProcess> {
+/// reaching the nodes' API at `nodes` (kwok's pods run no celld), logging warnings to `log`;
+/// returns once it leads and watches.
+pub async fn start(
+    bin: &Path,
+    kubeconfig: &Path,
+    log: &Path,
+    nodes: &NodeDouble,
+) -> Result<OperatorProcess> {
     let launch = Launch::new(bin, kubeconfig, log)
-        .args(["--leader-elect=false"])
+        .args(["--leader-elect=false".to_string()])
+        .args(["--node-api-connect-to".to_string(), nodes.address.clone()])
         .env("RUST_LOG", "warn");
     Ok(OperatorProcess::start_leading(launch).await?)
 }

@@ -14,7 +14,7 @@ use crate::settings::{
     FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, ready_timeout,
 };
 use crate::workload::Workload;
-use celld_fixtures::OperatorProcess;
+use celld_fixtures::{NodeDouble, OperatorProcess};
 use jiff::SignedDuration;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -51,8 +51,24 @@ impl Setup {
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
         let workload = Workload::prepare(client, plane.s3(), fleets).await?;
         let audit = AuditTail::new(plane.audit_log(), operator_username());
-        let operator =
-            operator::start(bin, &kubeconfig, &plane.dir().join("logs/operator.log")).await?;
+        // The nodes' API the operator reads, each node serving its fleet's version; it serves
+        // for as long as the bench runs.
+        let nodes = NodeDouble::start_per_pod("0.6.1", |pod| {
+            crate::workload::deployed_version(pod).unwrap_or_default()
+        })
+        .await
+        .map_err(|source| Error::Io {
+            what: "starting the nodes' API double",
+            path: plane.dir().to_path_buf(),
+            source,
+        })?;
+        let operator = operator::start(
+            bin,
+            &kubeconfig,
+            &plane.dir().join("logs/operator.log"),
+            &nodes,
+        )
+        .await?;
         let pid = operator.pid().ok_or_else(|| Error::Process {
             what: "the operator".into(),
             detail: format!("it exited at once; its log:\n{}", operator.log_tail()),

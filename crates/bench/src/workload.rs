@@ -43,6 +43,18 @@ pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
     .map_err(manifest("a bench fleet"))
 }
 
+/// The version deployed for fleet `i`.
+fn version(i: usize) -> String {
+    format!("{i:016x}")
+}
+
+/// The version the node `pod` (`f<i>-<ordinal>`) of a bench fleet serves: its fleet's.
+pub fn deployed_version(pod: &str) -> Option<String> {
+    let (fleet, _ordinal) = pod.rsplit_once('-')?;
+    let i = fleet.strip_prefix('f')?.parse().ok()?;
+    Some(version(i))
+}
+
 /// The key of fleet `i`'s deployment pointer in the bucket.
 fn pointer_key(i: usize) -> String {
     format!("{PREFIX}/{}/deploy/current.json", fleet_name(i))
@@ -73,7 +85,7 @@ impl Workload {
         .await?;
         futures::stream::iter(0..fleets)
             .map(|i| async move {
-                let body = pointer_json("bench", &format!("{i:016x}"))?;
+                let body = pointer_json("bench", &version(i))?;
                 s3.put_object(&pointer_key(i), body.into_bytes()).await?;
                 Ok::<_, Error>(())
             })
@@ -155,5 +167,10 @@ mod tests {
         assert_eq!(fleet.spec.object_storage.bucket, "s3://b/bench/f7");
         assert!(fleet.spec.ingress.is_some());
         assert_eq!(pointer_key(7), "bench/f7/deploy/current.json");
+        assert_eq!(
+            deployed_version("f11-1").as_deref(),
+            Some("000000000000000b")
+        );
+        assert_eq!(deployed_version("web-0"), None);
     }
 }

@@ -19,7 +19,7 @@ use crate::storage::pointer_reads::PointerReads;
 use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, Resource};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 
 /// How often [`Context::housekeeping`] runs.
 pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
+
+/// Where a fleet is sent to be reconciled again, out of turn.
+pub type FleetTrigger =
+    futures::channel::mpsc::UnboundedSender<ObjectRef<DeserializeGuard<CelldFleet>>>;
 
 /// Settings of the controller.
 #[derive(Debug, Clone)]
@@ -108,8 +112,10 @@ pub struct Context {
     pub settled: Settled,
     /// The nodes' internal API: their states and reloads.
     pub node_api: NodeApi,
-    /// The reloads sent to each fleet's nodes.
-    pub node_reads: NodeReads,
+    /// The reloads sent to each fleet's nodes, and their last readings.
+    pub node_reads: Arc<NodeReads>,
+    /// Asks the controller to look at a fleet again: a late reading of its nodes differs.
+    pub node_trigger: FleetTrigger,
     /// The one writer of the fleets' statuses and Events.
     pub status: Arc<Writer>,
     /// When to hand the heap back to the system: after fleets were deleted.
@@ -125,6 +131,7 @@ impl Context {
         gateway_api: bool,
         fleets: Store<DeserializeGuard<CelldFleet>>,
         caches: Caches,
+        node_trigger: FleetTrigger,
     ) -> Self {
         let buckets = BucketClients::new(
             settings.s3_timeout,
@@ -140,7 +147,8 @@ impl Context {
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
             node_api,
-            node_reads: NodeReads::default(),
+            node_reads: Arc::new(NodeReads::default()),
+            node_trigger,
             status: Arc::new(Writer::new(
                 client.clone(),
                 metrics.clone(),

@@ -19,8 +19,14 @@ use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, res
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
+use kube::runtime::reflector::ObjectRef;
 use kube::{Api, ResourceExt};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a reconcile waits for a reading of the fleet's nodes: their answers take
+/// milliseconds in a cluster; nodes that do not answer yet must not hold the reconcile.
+pub const NODE_READ_BUDGET: Duration = Duration::from_millis(500);
 
 /// Who a fleet is: the names every step uses.
 #[derive(Debug, Clone)]
@@ -174,7 +180,9 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
 }
 
 /// The states of the fleet's `replicas` nodes against the version `pointer` names, with the
-/// reloads sent to nodes behind it; none when no Worker is deployed.
+/// reloads sent to nodes behind it; none when no Worker is deployed. A reading that takes
+/// longer than [`NODE_READ_BUDGET`] is not waited for: the last one stands in, and the fleet is
+/// looked at again when the late one differs.
 async fn read_nodes(
     ctx: &Context,
     id: &FleetId,
@@ -184,18 +192,27 @@ async fn read_nodes(
     let Pointer::Deployed(deployment) = pointer else {
         return None;
     };
-    let peers = crate::children::peer_service_name(&id.name);
     let nodes = Nodes {
-        namespace: &id.namespace,
-        name: &id.name,
-        peer_service: &peers,
+        namespace: id.namespace.clone(),
+        name: id.name.clone(),
+        peer_service: crate::children::peer_service_name(&id.name),
         replicas,
     };
-    Some(
-        ctx.node_reads
-            .read(&ctx.node_api, &id.uid, &nodes, &deployment.version)
-            .await,
-    )
+    let again = ctx.node_trigger.clone();
+    let fleet = ObjectRef::new(&id.name).within(&id.namespace);
+    ctx.node_reads
+        .within(
+            &ctx.node_api,
+            &id.uid,
+            nodes,
+            &deployment.version,
+            NODE_READ_BUDGET,
+            move || {
+                // The controller is gone only when the operator stops.
+                let _ = again.unbounded_send(fleet);
+            },
+        )
+        .await
 }
 
 /// Whether the fleet's status shows a rollout past spec.progressDeadlineSeconds.

@@ -30,11 +30,10 @@ pub async fn probe(
             let answers = match reading {
                 Some(reading) => reading.nodes.clone(),
                 None => {
-                    let peers = peer_service_name(name);
                     let nodes = Nodes {
-                        namespace: ns,
-                        name,
-                        peer_service: &peers,
+                        namespace: ns.to_string(),
+                        name: name.to_string(),
+                        peer_service: peer_service_name(name),
                         replicas,
                     };
                     reads::states(&ctx.node_api, &nodes).await

@@ -3,15 +3,16 @@
 //! node that refuses the version says why (celld answers 422 with its reason and keeps the
 //! version it had). A node is sent one reload per version: a refusal is remembered until the
 //! pointer names another version, a reload it took is sent again only after celld's own poll
-//! period.
+//! period. A reconcile waits for a reading a short while only ([`NodeReads::within`]): nodes
+//! that do not answer never hold a fleet's reconcile, or the others', for long.
 
 use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::client::NodeApi;
 use celld_api::contract::node_api::Reload;
 use celld_api::contract::node_api::node_address;
 use futures::future::join_all;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a node that took a reload has to show the version before it is sent another: celld
@@ -20,13 +21,13 @@ pub const RELOAD_AGAIN_AFTER: Duration = Duration::from_secs(30);
 
 /// The nodes of one fleet to read.
 #[derive(Debug, Clone)]
-pub struct Nodes<'a> {
+pub struct Nodes {
     /// Its namespace.
-    pub namespace: &'a str,
+    pub namespace: String,
     /// Its name.
-    pub name: &'a str,
+    pub name: String,
     /// Its peer Service, through which each node has a stable name.
-    pub peer_service: &'a str,
+    pub peer_service: String,
     /// Nodes it runs (`name-0` … ).
     pub replicas: i32,
 }
@@ -38,24 +39,87 @@ struct Sent {
     answers: BTreeMap<String, (Reload, Instant)>,
 }
 
-/// The reloads sent, by fleet uid.
+/// The reloads sent, the last reading and the readings under way, by fleet uid.
 #[derive(Debug, Default)]
 pub struct NodeReads {
     sent: Mutex<HashMap<String, Sent>>,
+    last: Mutex<HashMap<String, Reading>>,
+    under_way: Mutex<HashSet<String>>,
 }
 
 impl NodeReads {
-    /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
-    pub async fn read(
-        &self,
+    /// Reads the nodes of `fleet` (uid `uid`) for `version`, waiting at most `budget`: a
+    /// reading that takes longer (nodes that do not answer, a slow resolver) goes on without
+    /// holding the reconcile, which gets the last reading of the same version and node count
+    /// instead, and `late` is called when the late reading differs from that one (so the fleet
+    /// is looked at again with it). One reading of a fleet is under way at a time.
+    pub async fn within(
+        self: &Arc<Self>,
         api: &NodeApi,
         uid: &str,
-        fleet: &Nodes<'_>,
+        fleet: Nodes,
         version: &str,
-    ) -> Reading {
+        budget: Duration,
+        late: impl FnOnce() + Send + 'static,
+    ) -> Option<Reading> {
+        let replicas = fleet.replicas;
+        let last = || self.last_of(uid, version, replicas);
+        if !lock(&self.under_way).insert(uid.to_string()) {
+            return last();
+        }
+        let mut reading = tokio::spawn({
+            let (reads, api, uid, version) = (
+                Arc::clone(self),
+                api.clone(),
+                uid.to_string(),
+                version.to_string(),
+            );
+            async move {
+                let reading = reads.read(&api, &uid, &fleet, &version).await;
+                let changed = reads.keep(&uid, &reading);
+                lock(&reads.under_way).remove(&uid);
+                (reading, changed)
+            }
+        });
+        match tokio::time::timeout(budget, &mut reading).await {
+            Ok(Ok((reading, _))) => Some(reading),
+            Ok(Err(_)) => {
+                lock(&self.under_way).remove(uid);
+                last()
+            }
+            Err(_) => {
+                let kept = last();
+                tokio::spawn(async move {
+                    if let Ok((_, true)) = reading.await {
+                        late();
+                    }
+                });
+                kept
+            }
+        }
+    }
+
+    /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes.
+    fn last_of(&self, uid: &str, version: &str, replicas: i32) -> Option<Reading> {
+        lock(&self.last)
+            .get(uid)
+            .filter(|r| r.version == version && r.nodes.len() == replicas.max(0) as usize)
+            .cloned()
+    }
+
+    /// Keeps `reading` as fleet `uid`'s last; whether it differs from the one before.
+    fn keep(&self, uid: &str, reading: &Reading) -> bool {
+        lock(&self.last)
+            .insert(uid.to_string(), reading.clone())
+            .as_ref()
+            != Some(reading)
+    }
+
+    /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
+    pub async fn read(&self, api: &NodeApi, uid: &str, fleet: &Nodes, version: &str) -> Reading {
         let (pods, mut answers): (Vec<String>, Vec<Answer>) =
             states(api, fleet).await.into_iter().unzip();
-        let address = |pod: &str| node_address(pod, fleet.peer_service, fleet.namespace);
+        let address = |pod: &str| node_address(pod, &fleet.peer_service, &fleet.namespace);
         let behind: Vec<usize> = answers
             .iter()
             .enumerate()
@@ -130,8 +194,8 @@ impl NodeReads {
 
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
-        let mut sent = self.sent.lock().unwrap_or_else(|e| e.into_inner());
-        crate::cache::map_retain::retain(&mut sent, |uid, _| live(uid));
+        crate::cache::map_retain::retain(&mut lock(&self.sent), |uid, _| live(uid));
+        crate::cache::map_retain::retain(&mut lock(&self.last), |uid, _| live(uid));
     }
 }
 
@@ -139,12 +203,12 @@ impl NodeReads {
 /// asked before they are ready too: celld answers on its internal listener while its readiness
 /// gate holds, so what a node serves is known by the time it turns ready, and a node that does
 /// not answer yet counts as not ready as long as the fleet has as many nodes not ready.
-pub async fn states(api: &NodeApi, fleet: &Nodes<'_>) -> Vec<(String, Answer)> {
+pub async fn states(api: &NodeApi, fleet: &Nodes) -> Vec<(String, Answer)> {
     let pods: Vec<String> = (0..fleet.replicas.max(0))
         .map(|ordinal| format!("{}-{ordinal}", fleet.name))
         .collect();
     let answers = join_all(pods.iter().map(|pod| {
-        let address = node_address(pod, fleet.peer_service, fleet.namespace);
+        let address = node_address(pod, &fleet.peer_service, &fleet.namespace);
         async move { api.state(&address).await }
     }))
     .await
@@ -154,6 +218,11 @@ pub async fn states(api: &NodeApi, fleet: &Nodes<'_>) -> Vec<(String, Answer)> {
         Err(e) => Answer::Unreadable(e.to_string()),
     });
     pods.into_iter().zip(answers).collect()
+}
+
+/// The map behind `mutex`, also after a panic elsewhere.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Adds a reload's answer to a node's state.
@@ -166,6 +235,60 @@ fn attach(answer: &mut Answer, reload: Reload) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_slow_reading_does_not_hold_the_reconcile_and_calls_back_when_it_lands() {
+        // A node that accepts and never answers: each state read ends at the client's timeout.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = silent.local_addr().unwrap().to_string();
+        let _held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = silent.accept().await {
+                open.push(socket);
+            }
+        });
+        let api = NodeApi::new(Some(address), Duration::from_millis(300));
+        let reads = Arc::new(NodeReads::default());
+        let fleet = Nodes {
+            namespace: "ns".into(),
+            name: "web".into(),
+            peer_service: "web-peer".into(),
+            replicas: 2,
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let started = Instant::now();
+        let got = reads
+            .within(
+                &api,
+                "u",
+                fleet.clone(),
+                "v1",
+                Duration::from_millis(20),
+                move || {
+                    let _ = tx.send(());
+                },
+            )
+            .await;
+        assert!(got.is_none(), "no reading yet: {got:?}");
+        assert!(
+            started.elapsed() < Duration::from_millis(250),
+            "the reconcile was held"
+        );
+        tokio::time::timeout(Duration::from_secs(5), rx)
+            .await
+            .expect("the late reading calls back")
+            .expect("called");
+        let kept = reads
+            .within(&api, "u", fleet, "v1", Duration::from_millis(20), || {})
+            .await
+            .expect("the late reading stands in");
+        assert_eq!(kept.nodes.len(), 2);
+        assert!(
+            kept.nodes.iter().all(
+                |(_, a)| matches!(a, Answer::Unreadable(why) if why.contains("did not answer"))
+            )
+        );
+    }
 
     #[test]
     fn a_refusal_stands_and_a_taken_reload_expires() {

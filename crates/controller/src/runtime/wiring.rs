@@ -285,6 +285,9 @@ pub async fn run(
         &stores,
         for_fleets,
     );
+    // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
+    let (node_trigger, again) = futures::channel::mpsc::unbounded();
+    let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores);
     let caches = Caches::new(children, stores, secrets, streams.listed());
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
@@ -295,6 +298,7 @@ pub async fn run(
         gateway_api,
         fleets,
         caches,
+        node_trigger,
     ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
