@@ -6,7 +6,6 @@
 
 use crate::support::*;
 use celld_api::{Adoption, CelldFleet};
-use celld_fixtures::NodeDouble;
 use celld_testkit::{Check, TestEnv, wait_until};
 use serde_json::json;
 
@@ -46,13 +45,7 @@ async fn wait_adopted(env: &TestEnv, adopted: &str, status: &str, reason: &str) 
 
 #[tokio::test]
 async fn every_node_version_is_reported_and_a_refusal_is_named_with_celld_reason() {
-    let env = env_with_crds("adoption").await;
-    let nodes = NodeDouble::start("0.6.1", V1)
-        .await
-        .expect("the node double");
-    let mut settings = settings(&env, "op-1");
-    settings.node_api_connect_to = Some(nodes.address.clone());
-    let op = start(operator_client(&env).await, settings);
+    let (env, nodes, op) = env_with_nodes("adoption", "0.6.1", V1).await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "adoption");
     create_credentials(&env.api(), "creds", &s3)

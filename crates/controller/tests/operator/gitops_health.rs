@@ -7,7 +7,6 @@
 
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_fixtures::NodeDouble;
 use celld_testkit::{Check, TestEnv, wait_until};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -93,13 +92,7 @@ async fn judged(env: &TestEnv, name: &str, kstatus: &str, argo: &str) -> [(Strin
 
 #[tokio::test]
 async fn flux_and_argo_cd_read_each_state_of_a_fleet_right() {
-    let env = env_with_crds("gitops").await;
-    let nodes = NodeDouble::start("0.6.1", "00000000000000d1")
-        .await
-        .expect("the node double");
-    let mut settings = settings(&env, "op-1");
-    settings.node_api_connect_to = Some(nodes.address.clone());
-    let op = start(operator_client(&env).await, settings);
+    let (env, _nodes, op) = env_with_nodes("gitops", "0.6.1", "00000000000000d1").await;
     let s3 = env.s3().expect("S3 settings");
     create_credentials(&env.api(), "creds", &s3)
         .await

@@ -202,6 +202,23 @@ pub async fn env_with_operator(test: &str) -> (TestEnv, Operator) {
     (env, op)
 }
 
+/// A test namespace with the CRDs installed, a stand-in for the nodes' API playing celld
+/// `release` nodes that serve `first`, and one operator reaching the nodes through it.
+pub async fn env_with_nodes(
+    test: &str,
+    release: &str,
+    first: &str,
+) -> (TestEnv, celld_fixtures::NodeDouble, Operator) {
+    let env = env_with_crds(test).await;
+    let nodes = celld_fixtures::NodeDouble::start(release, first)
+        .await
+        .expect("the node double");
+    let mut settings = settings(&env, "op-1");
+    settings.node_api_connect_to = Some(nodes.address.clone());
+    let op = start(operator_client(&env).await, settings);
+    (env, nodes, op)
+}
+
 /// Publishes a deployment pointer for `version` under `prefix` of the test bucket, as
 /// `celld deploy` does last.
 pub async fn publish_pointer(s3: &S3Settings, prefix: &str, version: &str) {
