@@ -1,0 +1,101 @@
+//! What every node serves: the Adopted condition, status.nodes and deployment.adopted.
+
+use super::*;
+
+/// The reading of two nodes: web-0 on the deployed version, web-1 refusing it.
+fn one_refusal() -> crate::nodes::adoption::Reading {
+    use crate::nodes::adoption::{Answer, Reading};
+    use celld_api::contract::node_api::NodeState;
+    use celld_api::contract::node_api::{NodeDeployment, Reload};
+    let state = |version: &str| NodeState {
+        restoring: 1,
+        deployment: Some(NodeDeployment {
+            version: Some(version.into()),
+            swapping: false,
+        }),
+    };
+    Reading {
+        version: "0123456789abcdef".into(),
+        nodes: vec![
+            (
+                "app-0".into(),
+                Answer::State(state("0123456789abcdef"), None),
+            ),
+            (
+                "app-1".into(),
+                Answer::State(
+                    state("00000000000000a1"),
+                    Some(Reload::Refused("module digest mismatch".into())),
+                ),
+            ),
+        ],
+    }
+}
+
+#[test]
+fn a_refused_version_names_the_node_and_keeps_the_pointer() {
+    let (st, p, s, reading) = (storage(), deployed(), sts(2), one_refusal());
+    let o = Observed {
+        generation: Some(3),
+        name: "app",
+        desired: 2,
+        storage: Storage::Resolved(&st, &p),
+        statefulset: Some(&s),
+        route: Route::None,
+        url: None,
+        failures: &[],
+        upgrade: &Progress::Idle,
+        progress_deadline_s: 600,
+        holders: &[],
+        nodes: Some(&reading),
+        deployed_at: Some("2026-12-02T10:00:00Z"),
+    };
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let adopted = get(&status, celld_api::conditions::ADOPTED);
+    assert_eq!(
+        (adopted.status.as_str(), adopted.reason.as_str()),
+        ("False", "VersionRefused")
+    );
+    assert!(
+        adopted.message.contains("app-1")
+            && adopted.message.contains("module digest mismatch")
+            && adopted.message.contains("1/2"),
+        "{}",
+        adopted.message
+    );
+    let deployment = status.deployment.clone().unwrap();
+    assert_eq!(
+        (deployment.version.as_str(), deployment.adopted.as_deref()),
+        ("0123456789abcdef", Some("1/2"))
+    );
+    assert_eq!(
+        deployment.observed_deployed_at.as_deref(),
+        Some("2026-12-02T10:00:00Z"),
+        "the deploy this reading answers"
+    );
+    assert_eq!(status.nodes.len(), 2);
+    assert_eq!(status.nodes[1].adoption, celld_api::Adoption::Refused);
+    assert_eq!(status.nodes[1].version.as_deref(), Some("00000000000000a1"));
+    assert_eq!(
+        get(&status, READY).status,
+        "True",
+        "a refusal leaves the nodes serving"
+    );
+    assert_eq!(kstatus(&status)[1], ("True", "VersionRefused"));
+
+    // The bucket unreadable next: the nodes last read stay, the condition is Unknown.
+    let unknown = Pointer::Unknown("timeout".into());
+    let later = Observed {
+        storage: Storage::Resolved(&st, &unknown),
+        nodes: None,
+        deployed_at: None,
+        ..o
+    };
+    let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);
+    assert_eq!(get(&kept, celld_api::conditions::ADOPTED).status, "Unknown");
+    assert_eq!(kept.nodes, status.nodes);
+    assert_eq!(
+        kept.deployment.and_then(|d| d.adopted).as_deref(),
+        Some("1/2")
+    );
+}
