@@ -311,8 +311,8 @@ fn annotations_hash(fleet: &CelldFleet) -> u64 {
 }
 
 /// How the StatefulSet moves to spec.image: decided from the `live` StatefulSet, and again with
-/// what the nodes (their `reading`, when made) or pods say when the rollout needs it. A failed probe or a refused image is
-/// returned beside the decision.
+/// what the nodes (their `reading`, when made) or pods say when the rollout needs it. A failed
+/// probe or a refused image is returned beside the decision.
 async fn decide_upgrade(
     ctx: &Context,
     fleet: &CelldFleet,

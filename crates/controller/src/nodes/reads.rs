@@ -116,7 +116,7 @@ impl NodeReads {
     }
 
     /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
-    pub async fn read(&self, api: &NodeApi, uid: &str, fleet: &Nodes, version: &str) -> Reading {
+    async fn read(&self, api: &NodeApi, uid: &str, fleet: &Nodes, version: &str) -> Reading {
         let (pods, mut answers): (Vec<String>, Vec<Answer>) =
             states(api, fleet).await.into_iter().unzip();
         let address = |pod: &str| node_address(pod, &fleet.peer_service, &fleet.namespace);
