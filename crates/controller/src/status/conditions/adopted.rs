@@ -69,10 +69,18 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
     };
     let version = &deployment.version;
     let Some(reading) = o.nodes.filter(|r| &r.version == version) else {
-        return kept(
+        let mut unread = kept(
             Reason::NodeStateUnreadable,
             format!("the nodes were not read since version {version} was deployed"),
         );
+        // The nodes last read stay listed, but their count was of another version.
+        let same = previous
+            .and_then(|p| p.deployment.as_ref())
+            .is_some_and(|d| &d.version == version);
+        if !same {
+            unread.ratio = None;
+        }
+        return unread;
     };
     if nodes.target == 0 || reading.nodes.is_empty() {
         return Adopted {

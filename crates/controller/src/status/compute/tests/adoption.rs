@@ -89,7 +89,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         storage: Storage::Resolved(&st, &unknown),
         nodes: None,
         deployed_at: None,
-        ..o
+        ..o.clone()
     };
     let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&kept, celld_api::conditions::ADOPTED).status, "Unknown");
@@ -98,4 +98,23 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         kept.deployment.and_then(|d| d.adopted).as_deref(),
         Some("1/2")
     );
+
+    // A new version whose nodes are not read yet: the nodes stay listed, but N/M of the old
+    // version is not shown as the new one's.
+    let next = Pointer::Deployed(DeploymentStatus {
+        version: "00000000000000c3".into(),
+        ..DeploymentStatus::default()
+    });
+    let unread = Observed {
+        storage: Storage::Resolved(&st, &next),
+        nodes: None,
+        ..o
+    };
+    let status = compute(Some(&status), &unread, Timestamp::UNIX_EPOCH);
+    assert_eq!(
+        get(&status, celld_api::conditions::ADOPTED).reason,
+        "NodeStateUnreadable"
+    );
+    assert_eq!(status.nodes.len(), 2);
+    assert_eq!(status.deployment.and_then(|d| d.adopted), None);
 }
