@@ -49,6 +49,19 @@ pub const HIGHEST_VERSION: &str = "platform.celld.dev/highest-celld-version";
 /// so it reads the new pointer at once instead of at its next periodic look.
 pub const DEPLOYED_AT: &str = "platform.celld.dev/deployed-at";
 
+/// Annotation that suspends publishing from a fleet's spec.source; its value says why. GitOps
+/// tools never set it, so a suspension made by hand (or by `kubectl celld rollback`) survives
+/// their next sync. Remove it to publish again.
+pub const SOURCE_SUSPENDED: &str = "platform.celld.dev/source-suspended";
+
+/// Annotation asking the operator to publish a fleet's spec.source again (any new value, such
+/// as the time), for a tag that moved or after a fleet stalled on failed publishes.
+pub const RECONCILE_REQUESTED_AT: &str = "platform.celld.dev/reconcile-requested-at";
+
+/// Value of `app.kubernetes.io/managed-by` on the deploy Jobs the operator runs for a fleet's
+/// spec.source (the plugin's carry `kubectl-celld`).
+pub const MANAGED_BY_OPERATOR: &str = "celld-operator";
+
 /// Environment variable names the operator sets on celld containers. A fleet's `spec.env` may
 /// not use them.
 pub const RESERVED_ENV: &[&str] = &[

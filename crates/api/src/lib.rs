@@ -18,9 +18,11 @@ pub mod validate;
 pub use bucket::{BucketUrl, Scheme};
 pub use fleet::{
     Adoption, CelldFleet, CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus,
-    Durability, GatewayRef, IngressSpec, IngressTls, LocalStorage, LocalStorageType, NodeStatus,
-    ObjectStorage, PathType, PvcRetention, SecretRef, ServiceSpec, ServiceType, StorageStatus,
-    StoreRef, UpgradeStrategy,
+    DriftPolicy, Durability, FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource,
+    IngressSpec, IngressTls, LocalStorage, LocalStorageType, NodeStatus, ObjectStorage, PathType,
+    PublishAttempt, PublishPhase, PublishedRevision, PvcRetention, SecretRef, ServiceSpec,
+    ServiceType, SourceDrift, SourceRevision, SourceStatus, StorageStatus, StoreRef,
+    UpgradeStrategy, WorkerSource,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use resolve::{ResolveError, ResolvedStorage};

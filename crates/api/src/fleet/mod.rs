@@ -2,6 +2,7 @@
 //! object-storage bucket prefix.
 
 mod routing;
+mod source;
 mod status;
 mod storage;
 mod upgrade;
@@ -16,7 +17,14 @@ use std::collections::BTreeMap;
 
 pub use crate::contract::durability::Durability;
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
-pub use status::{Adoption, CelldFleetStatus, DeploymentStatus, NodeStatus, StorageStatus};
+pub use source::{
+    DriftPolicy, FluxSourceKind, FluxSourceRef, ImageLayout, ImageSource, WorkerSource,
+    parse_duration,
+};
+pub use status::{
+    Adoption, CelldFleetStatus, DeploymentStatus, NodeStatus, PublishAttempt, PublishPhase,
+    PublishedRevision, SourceDrift, SourceRevision, SourceStatus, StorageStatus,
+};
 pub use storage::{
     LocalStorage, LocalStorageType, ObjectStorage, PvcRetention, SecretRef, StoreRef,
 };
@@ -55,6 +63,9 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb
     printcolumn(name = "URL", type_ = "string", json_path = ".status.url", description = "Where the Worker is served"),
     printcolumn(name = "Bucket", type_ = "string", json_path = ".spec.objectStorage.bucket", description = "Object-storage bucket and prefix"),
     printcolumn(name = "Version", type_ = "string", json_path = ".status.deployment.version", description = "Deployed Worker version", priority = 1),
+    printcolumn(name = "Synced", type_ = "string", json_path = r#".status.conditions[?(@.type=="SourceSynced")].status"#, description = "Whether the bucket serves the revision spec.source names", priority = 1),
+    printcolumn(name = "Source", type_ = "string", json_path = ".status.source.desired.revision", description = "The revision spec.source names", priority = 1),
+    printcolumn(name = "Published", type_ = "string", json_path = ".status.source.lastPublished.revision", description = "The revision last published from spec.source", priority = 1),
     printcolumn(name = "Store", type_ = "string", json_path = ".spec.storeRef.name", description = "Shared CelldObjectStore", priority = 1),
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp")
 )]
@@ -201,10 +212,15 @@ pub struct CelldFleetSpec {
     #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.serviceAccountName", "a ServiceAccount in the fleet's namespace", "celld"))]
     pub service_account_name: Option<String>,
 
-    /// Secrets holding registry credentials for pulling the image.
+    /// Secrets holding registry credentials for pulling the image (and a spec.source image).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 16))]
     pub image_pull_secrets: Vec<LocalObjectReference>,
+
+    /// The Worker the fleet serves, declared here (an OCI image or a Flux source) and published
+    /// by the operator. Omit it to ship the Worker with `kubectl celld deploy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<WorkerSource>,
 }
 
 /// When the kubelet pulls a container image.
@@ -270,6 +286,7 @@ impl CelldFleetSpec {
             pod_labels: BTreeMap::new(),
             service_account_name: None,
             image_pull_secrets: Vec::new(),
+            source: None,
         }
     }
 }

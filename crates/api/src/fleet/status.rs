@@ -51,7 +51,12 @@ pub struct CelldFleetStatus {
     #[x_kube(merge_strategy = ListMerge::Map(vec!["name".into()]))]
     pub nodes: Vec<NodeStatus>,
 
-    /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted and RouteReady
+    /// What the operator published from spec.source, and from which revision: absent for a
+    /// fleet without spec.source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceStatus>,
+
+    /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted, SourceSynced and RouteReady
     /// conditions, and kstatus' Reconciling and Stalled (True only while the fleet converges,
     /// or cannot until someone acts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -159,4 +164,119 @@ impl Adoption {
             Self::NotReady => "NotReady",
         }
     }
+}
+
+/// The chain from a fleet's declared source to its bucket: the revision the source names, the
+/// deploy Job publishing it, and the last revision published (the bucket pointer and what the
+/// nodes serve are status.deployment and status.nodes).
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceStatus {
+    /// The revision spec.source names now: the image reference, or the Flux artifact's
+    /// revision (such as latest@sha256:...), with its digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub desired: Option<SourceRevision>,
+    /// The last deploy Job the operator started, and how it went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempted: Option<PublishAttempt>,
+    /// The last revision published to the bucket, with the Worker version celld gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_published: Option<PublishedRevision>,
+    /// The bucket's pointer names a version other than the last published one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<SourceDrift>,
+    /// Revisions published before the last one, newest first (at most 5).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<PublishedRevision>,
+}
+
+/// A revision of a source.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceRevision {
+    /// The revision: an image reference, or a Flux artifact's revision.
+    pub revision: String,
+    /// Its content digest (sha256:...), when known: a Flux artifact's digest, an image's
+    /// digest from its reference or, for a tag, the one the kubelet pulled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+/// A deploy Job of the source.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishAttempt {
+    /// The revision it publishes.
+    pub revision: String,
+    /// The Job's name, in the fleet's namespace.
+    pub job: String,
+    /// Jobs started for this revision so far, this one included.
+    pub attempt: i32,
+    /// Jobs of this revision that failed.
+    #[serde(default)]
+    pub failures: i32,
+    /// Running, Succeeded or Failed.
+    pub phase: PublishPhase,
+    /// What the Job reported, or why its pod waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// When the Job was started (RFC 3339).
+    pub started_at: String,
+    /// When it ended (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// A hash of what the publish is made from (revision, path, bucket, the
+    /// reconcile-requested-at annotation): failures are counted while it stays the same.
+    pub key: String,
+}
+
+/// Where a deploy Job stands.
+#[derive(
+    Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, PartialEq, Eq, Default,
+)]
+pub enum PublishPhase {
+    /// Created and not ended.
+    #[default]
+    Running,
+    /// celld deploy published the revision.
+    Succeeded,
+    /// It failed; the message says why.
+    Failed,
+}
+
+/// A revision published to the bucket.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishedRevision {
+    /// The revision.
+    pub revision: String,
+    /// Its content digest, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The Worker version celld gave it (16 hex digits), as the bucket pointer named it right
+    /// after the publish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// When it was published (RFC 3339).
+    pub published_at: String,
+    /// The key of the publish (see lastAttempted.key).
+    pub key: String,
+}
+
+/// The bucket serves a version the source did not publish.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceDrift {
+    /// The version the bucket pointer names (absent when the pointer is gone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// When the drift was first seen (RFC 3339).
+    pub since: String,
+    /// Times the operator published the source again because of drift, in the 10 minutes
+    /// from correctionsSince: the third one stalls the fleet (another writer keeps deploying).
+    #[serde(default)]
+    pub corrections: i32,
+    /// Start of the window corrections counts in (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrections_since: Option<String>,
 }

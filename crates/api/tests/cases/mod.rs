@@ -30,6 +30,7 @@ mod object_storage;
 mod routing;
 mod scheduling;
 mod sizes;
+mod source;
 pub mod stores;
 pub mod updates;
 mod versions;
@@ -45,6 +46,7 @@ pub fn fleets() -> Vec<Case> {
         metadata::CASES,
         names::CASES,
         versions::CASES,
+        source::CASES,
     ];
     let mut all: Vec<Case> = families.iter().flat_map(|f| f.iter().cloned()).collect();
     all.extend(sizes::cases());

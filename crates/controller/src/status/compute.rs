@@ -70,6 +70,7 @@ pub fn compute(
         },
         deployment,
         nodes: adopted.nodes,
+        source: previous.and_then(|p| p.source.clone()),
         conditions: [
             resolved,
             deployed,
