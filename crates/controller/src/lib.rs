@@ -27,6 +27,7 @@ pub mod nodes;
 pub mod rbac;
 pub mod reason;
 pub mod runtime;
+pub mod source;
 pub mod status;
 pub mod storage;
 pub mod store;

@@ -109,6 +109,23 @@ pub enum Reason {
     Pruned,
     /// The bucket points at a new Worker version.
     WorkerVersionChanged,
+    // SourceSynced
+    /// The bucket serves the revision spec.source names.
+    Synced,
+    /// A deploy Job publishes the revision spec.source names.
+    Publishing,
+    /// Publishing the revision failed as often as spec.source.retries allows.
+    PublishFailed,
+    /// The bucket serves a version the source did not publish.
+    Drifted,
+    /// Publishing from spec.source is suspended.
+    Suspended,
+    /// The Flux source has no artifact ready.
+    SourceNotReady,
+    /// The Flux source does not exist, or the cluster does not serve its kind.
+    SourceNotFound,
+    /// Another writer keeps changing the bucket's pointer while the operator corrects it.
+    ConcurrentWriter,
     /// Every node runs the new celld image.
     UpgradeFinished,
 }
@@ -159,6 +176,14 @@ impl Reason {
             Self::Applied => "Applied",
             Self::Pruned => "Pruned",
             Self::WorkerVersionChanged => "WorkerVersionChanged",
+            Self::Synced => "Synced",
+            Self::Publishing => "Publishing",
+            Self::PublishFailed => "PublishFailed",
+            Self::Drifted => "Drifted",
+            Self::Suspended => "Suspended",
+            Self::SourceNotReady => "SourceNotReady",
+            Self::SourceNotFound => "SourceNotFound",
+            Self::ConcurrentWriter => "ConcurrentWriter",
             Self::UpgradeFinished => "UpgradeFinished",
         }
     }

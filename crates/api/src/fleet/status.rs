@@ -182,7 +182,8 @@ pub struct SourceStatus {
     /// The last revision published to the bucket, with the Worker version celld gave it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_published: Option<PublishedRevision>,
-    /// The bucket's pointer names a version other than the last published one.
+    /// The bucket's pointer names a version other than the last published one (kept for 10
+    /// minutes after a correction, to count corrections).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drift: Option<SourceDrift>,
     /// Revisions published before the last one, newest first (at most 5).
