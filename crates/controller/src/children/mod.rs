@@ -7,6 +7,7 @@ pub mod network_policy;
 pub mod pdb;
 pub mod peer_service;
 pub mod service;
+pub mod source_job;
 pub mod statefulset;
 pub use celld_api::storage_env;
 
