@@ -24,6 +24,9 @@ pub const RECONCILING: &str = "Reconciling";
 /// acts (a bad reference or credentials, a refused child, image or version, a rollout past its
 /// deadline, no Worker deployed yet).
 pub const STALLED: &str = "Stalled";
+/// The bucket serves the revision spec.source names (absent without spec.source): False while
+/// it is published, when publishing failed, is suspended, or someone else deployed (Drifted).
+pub const SOURCE_SYNCED: &str = "SourceSynced";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
 

@@ -28,6 +28,8 @@ pub struct Metrics {
     s3_clients: Gauge,
     unchanged: Counter,
     followed: Counter,
+    source_publishes: Counter,
+    source_drift: Counter,
 }
 
 impl Default for Metrics {
@@ -45,6 +47,18 @@ impl Default for Metrics {
         let s3_clients = Gauge::default();
         let unchanged = Counter::default();
         let followed = Counter::default();
+        let source_publishes = Counter::default();
+        let source_drift = Counter::default();
+        registry.register(
+            "source_publishes",
+            "Deploy Jobs started to publish a fleet's spec.source (a new revision, a retry, or a correction of drift)",
+            source_publishes.clone(),
+        );
+        registry.register(
+            "source_drift",
+            "Times a fleet's bucket was found serving a version its spec.source did not publish (someone else deployed)",
+            source_drift.clone(),
+        );
         registry.register(
             "reconciles",
             "Fleet reconciles by result",
@@ -116,11 +130,23 @@ impl Default for Metrics {
             s3_clients,
             unchanged,
             followed,
+            source_publishes,
+            source_drift,
         }
     }
 }
 
 impl Metrics {
+    /// Counts a deploy Job started for a fleet's spec.source.
+    pub fn source_publish_started(&self) {
+        self.source_publishes.inc();
+    }
+
+    /// Counts a drift found between a fleet's spec.source and its bucket.
+    pub fn source_drifted(&self) {
+        self.source_drift.inc();
+    }
+
     /// Counts a finished reconcile and its duration.
     pub fn reconciled(&self, ok: bool, seconds: f64) {
         let result = if ok { "ok" } else { "error" };

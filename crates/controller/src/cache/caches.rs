@@ -4,6 +4,7 @@
 
 use crate::cache::compact::Compact;
 use crate::cache::owner_index::{OwnerIndex, controller_uid};
+use crate::cache::source_caches::SourceCaches;
 use crate::children::Child;
 use crate::error::Closed;
 use celld_api::CelldObjectStore;
@@ -115,6 +116,8 @@ pub struct Caches {
     pub stores: Store<DeserializeGuard<CelldObjectStore>>,
     /// The metadata of Secrets (their contents are read once per resourceVersion).
     pub secrets: Store<PartialObjectMeta<Secret>>,
+    /// Deploy Jobs, their pods and Flux sources, for fleets with spec.source.
+    pub source: SourceCaches,
     /// One flag per cache, raised once it holds its first complete list.
     listed: Vec<tokio::sync::watch::Receiver<bool>>,
 }
@@ -192,12 +195,14 @@ impl Caches {
         children: ChildCaches,
         stores: Store<DeserializeGuard<CelldObjectStore>>,
         secrets: Store<PartialObjectMeta<Secret>>,
+        source: SourceCaches,
         listed: Vec<tokio::sync::watch::Receiver<bool>>,
     ) -> Self {
         Self {
             children,
             stores,
             secrets,
+            source,
             listed,
         }
     }

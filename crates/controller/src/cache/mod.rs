@@ -10,4 +10,5 @@ pub mod health;
 pub mod heap_release;
 pub mod map_retain;
 pub mod owner_index;
+pub mod source_caches;
 pub mod streams;

@@ -16,6 +16,7 @@ use futures::{Stream, StreamExt, TryStreamExt, future};
 use k8s_openapi::NamespaceResourceScope;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
+use kube::api::{ApiResource, DynamicObject};
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
@@ -218,6 +219,39 @@ impl WatchStreams {
         let (store, items) = self.cache(name, config);
         let (first, second) = shared(items);
         (store, first, second)
+    }
+
+    /// A cache of the objects of the dynamic kind `resource` (a CRD that may not be installed,
+    /// such as Flux's sources), kept like [`cached_touched`](Self::cached_touched)'s.
+    pub fn cached_dynamic(
+        &self,
+        name: &str,
+        resource: &ApiResource,
+        config: watcher::Config,
+    ) -> (Store<DynamicObject>, Items<DynamicObject>) {
+        let writer = reflector::store::Writer::new(resource.clone());
+        let store = writer.as_reader();
+        let mut cache = CacheWriter::new(writer);
+        let (listed, flag) = tokio::sync::watch::channel(false);
+        if let Ok(mut all) = self.listed.lock() {
+            all.push(flag);
+        }
+        let client = observed(self.client.clone(), self.health.stream(name));
+        let api = match &self.namespace {
+            Some(ns) => Api::<DynamicObject>::namespaced_with(client, ns, resource),
+            None => Api::all_with(client, resource),
+        };
+        let items = watcher(api, config)
+            .backoff(watch_backoff())
+            .modify(|object| object.managed_fields_mut().clear())
+            .inspect_ok(move |event| cache.apply(event))
+            .inspect(move |event| {
+                if matches!(event, Ok(watcher::Event::InitDone)) {
+                    listed.send_replace(true);
+                }
+            })
+            .touched_objects();
+        (store, detached(without_errors(name.to_string(), items)))
     }
 
     /// The cache and the objects applied or deleted, not yet driven by a task.

@@ -10,6 +10,8 @@ use crate::fleet::context::Context;
 use crate::fleet::gateway;
 use crate::fleet::probe;
 use crate::fleet::settled::Seen;
+use crate::fleet::source_step::{self, SourceRead};
+use crate::source::decide::Decision;
 use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
 use crate::status::conditions::progressing::Deadline;
@@ -81,6 +83,8 @@ pub struct Inputs {
     pub nodes: Option<Reading>,
     /// What the deployed version's manifest requires that the nodes cannot serve.
     pub manifest_failures: Vec<Failure>,
+    /// spec.source: what it gives and the next step of publishing it.
+    pub source: Option<(SourceRead, Decision)>,
 }
 
 /// What reading a fleet's inputs found.
@@ -107,10 +111,13 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let client = ctx.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.metrics.set_s3_clients(ctx.buckets.len());
+    let source_read = source_step::read(ctx, fleet, id, &storage);
+    // A deploy Job that ended changed the pointer: read it afresh.
+    let fresh = annotations_hash(fleet) ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
     let pointer = match &client {
         Ok(client) => {
             ctx.pointers
-                .pointer(&id.uid, annotations_hash(fleet), client.as_ref(), &storage)
+                .pointer(&id.uid, fresh, client.as_ref(), &storage)
                 .await
         }
         Err(why) => Pointer::Unknown(why.clone()),
@@ -123,6 +130,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
             .and_then(|s| s.resource_version())
             .unwrap_or_default(),
         pointer: pointer.clone(),
+        source: source_read.as_ref().map(SourceRead::fingerprint),
     };
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
@@ -162,6 +170,10 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         .manifests
         .failures(&id.uid, source, &storage, &pointer, image)
         .await;
+    let source = source_read.and_then(|read| {
+        let decision = source_step::decide(fleet, &read, &pointer)?;
+        Some((read, decision))
+    });
     Read::Changed(Box::new(Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
@@ -176,6 +188,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         holders,
         nodes,
         manifest_failures,
+        source,
     }))
 }
 

@@ -15,4 +15,5 @@ pub mod reconcile;
 pub mod resync_grid;
 pub mod service_ports;
 pub mod settled;
+pub mod source_step;
 pub mod ssa;

@@ -9,7 +9,7 @@ use crate::failure::Failure;
 use crate::fleet::apply_plan::Applied;
 use crate::fleet::inputs::Inputs;
 use crate::status::observation::Route;
-use crate::status::observation::{Observation, ObservedStorage, Report};
+use crate::status::observation::{Observation, ObservedStorage, Report, SourceObserved};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
@@ -24,6 +24,7 @@ pub fn full(
     inputs: &Inputs,
     desired: &Desired<'_>,
     applied: Applied,
+    source_failures: Vec<Failure>,
 ) -> Report {
     let mut failures = inputs.upgrade_failures.clone();
     failures.extend(env_refusals(fleet));
@@ -34,6 +35,7 @@ pub fn full(
     }
     failures.extend(inputs.manifest_failures.iter().cloned());
     failures.extend(applied.failures);
+    failures.extend(source_failures);
     let route = match fleet.spec.ingress.as_ref() {
         None => Route::None,
         Some(i) if i.ingress_class.is_some() => Route::Ingress,
@@ -53,6 +55,11 @@ pub fn full(
             holders: inputs.holders.clone(),
             nodes: inputs.nodes.clone(),
             deployed_at: fleet.annotations().get(labels::DEPLOYED_AT).cloned(),
+            source: inputs.source.as_ref().map(|(_, d)| SourceObserved {
+                status: d.status.clone(),
+                synced: d.synced.clone(),
+                drift_warning: d.drift_warning.clone(),
+            }),
         },
         statefulset: applied.statefulset,
         changed: applied.changed,
@@ -93,6 +100,7 @@ pub fn unresolved(
             holders: Vec::new(),
             nodes: None,
             deployed_at: None,
+            source: None,
         },
         statefulset,
         changed: Vec::new(),

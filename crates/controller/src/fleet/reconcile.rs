@@ -10,7 +10,7 @@ use crate::children::Desired;
 use crate::error::Error;
 use crate::fleet::context::Context;
 use crate::fleet::inputs::{self, FleetId, Inputs, Read};
-use crate::fleet::{apply_plan, observe, plan, resync_grid, settled};
+use crate::fleet::{apply_plan, observe, plan, resync_grid, settled, source_step};
 use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::jiff::Timestamp;
@@ -100,17 +100,35 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(id), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
     }
-    let child_failures = applied.failures.clone();
-    let report = observe::full(fleet, &inputs, &desired, applied);
+    let mut child_failures = applied.failures.clone();
+    let source_failures = match &inputs.source {
+        Some((read, decision)) => {
+            source_step::publish(ctx, id, &desired, decision, &read.key).await
+        }
+        None => Vec::new(),
+    };
+    child_failures.extend(source_failures.iter().cloned());
+    let publishing = inputs.source.as_ref().map(|(_, d)| d);
+    let report = observe::full(fleet, &inputs, &desired, applied, source_failures);
     let quiet = report.observation.failures.is_empty()
         && report.changed.is_empty()
         && report.pruned.is_empty();
     let published = ctx.status.publish(fleet, report).await?;
     let under_way = desired.upgrade.progress.under_way();
     let adopting = inputs.nodes.as_ref().is_some_and(|r| r.pending());
+    // A deploy Job under way or a retry to come: the Job's changes trigger the fleet, a retry
+    // is looked at when it is due.
+    let source_busy = publishing.is_some_and(|d| d.synced.progressing || d.start.is_some());
+    let source_wake = publishing.and_then(|d| d.wake_at);
     // A rollout under way is looked at again by its deadline, and nodes switching to a new
     // Worker version within seconds, so neither is taken as settled.
-    if quiet && !published.wrote && !under_way && !adopting && published.deadline.is_none() {
+    if quiet
+        && !published.wrote
+        && !under_way
+        && !adopting
+        && !source_busy
+        && published.deadline.is_none()
+    {
         ctx.settled.record(&id.uid, inputs.seen, children);
     }
     if !child_failures.is_empty() {
@@ -126,6 +144,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     } else {
         requeue_after(ctx, &inputs.pointer)
     };
+    let next = source_wake.map_or(next, |at| next.min(until(at)));
     Ok(Action::requeue(
         published.deadline.map_or(next, |at| next.min(until(at))),
     ))

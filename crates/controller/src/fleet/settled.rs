@@ -23,6 +23,9 @@ pub struct Seen {
     pub secret: String,
     /// Its deployment pointer.
     pub pointer: Pointer,
+    /// What its spec.source, deploy Job and pod say (see
+    /// [`SourceRead::fingerprint`](crate::fleet::source_step::SourceRead::fingerprint)).
+    pub source: Option<String>,
 }
 
 /// A child of a fleet, as a cache knows it: kind, name and resourceVersion (None: absent).
@@ -108,6 +111,7 @@ mod tests {
 
     fn seen(fleet: &str) -> Seen {
         Seen {
+            source: None,
             fleet: fleet.into(),
             store: None,
             secret: "7".into(),

@@ -6,6 +6,7 @@
 use crate::cache::caches::{Caches, ChildCaches};
 use crate::cache::compact::Compact;
 use crate::cache::health::WatchHealth;
+use crate::cache::source_caches::{SourceCaches, deploy_selector, flux_kinds};
 use crate::cache::streams::{Items, WatchStreams};
 use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
 use crate::fleet::reconcile::{error_policy, reconcile};
@@ -13,7 +14,10 @@ use crate::leadership::fence::Fence;
 use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
 use crate::store::status as store_status;
-use celld_api::{CelldFleet, CelldObjectStore};
+use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{ApiResource, DynamicObject};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
@@ -160,15 +164,17 @@ impl Shared {
 fn fleet_controller(
     streams: &WatchStreams,
     settings: &Settings,
-    gateway_api: bool,
+    optional: &OptionalApis,
     fleets: &Fleets,
     stores: &Stores,
     triggers: Triggers,
 ) -> (
     Controller<DeserializeGuard<CelldFleet>>,
     ChildCaches,
+    SourceCaches,
     Items<Compact<StatefulSet>>,
 ) {
+    let gateway_api = optional.gateway_api;
     let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
     let owned = || streams.config().labels(&selector);
     let (statefulsets, statefulset_changes, statefulsets_to_follow) =
@@ -215,6 +221,7 @@ fn fleet_controller(
         let stores = stores_with_secret(&stores_by_secret, &ns, &name);
         refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
     });
+    let (controller, source) = watch_sources(streams, controller, fleets, &optional.flux);
     let children = ChildCaches {
         statefulsets,
         services,
@@ -223,7 +230,81 @@ fn fleet_controller(
         ingresses,
         http_routes,
     };
-    (controller, children, statefulsets_to_follow)
+    (controller, children, source, statefulsets_to_follow)
+}
+
+/// The APIs the cluster may or may not serve, as discovered at start.
+struct OptionalApis {
+    /// Whether it serves HTTPRoute.
+    gateway_api: bool,
+    /// The Flux source kinds it serves.
+    flux: Vec<(FluxSourceKind, ApiResource)>,
+}
+
+/// The fleets of `ns` whose spec.source names the Flux source `kind`/`name`.
+fn fleets_sourced_from(fleets: &Fleets, ns: &str, kind: FluxSourceKind, name: &str) -> Vec<String> {
+    fleets
+        .state()
+        .iter()
+        .filter_map(|g| g.0.as_ref().ok())
+        .filter(|f| f.namespace().as_deref() == Some(ns))
+        .filter(|f| {
+            f.spec
+                .source
+                .as_ref()
+                .and_then(|s| s.source_ref.as_ref())
+                .is_some_and(|r| r.kind == kind && r.name == name)
+        })
+        .map(|f| f.name_any())
+        .collect()
+}
+
+/// The deploy Jobs of spec.source (owned by their fleet), their pods (mapped to their fleet by
+/// label) and the Flux sources of every kind in `flux` (mapped to the fleets naming them).
+fn watch_sources(
+    streams: &WatchStreams,
+    mut controller: Controller<DeserializeGuard<CelldFleet>>,
+    fleets: &Fleets,
+    flux: &[(FluxSourceKind, ApiResource)],
+) -> (Controller<DeserializeGuard<CelldFleet>>, SourceCaches) {
+    let selector = deploy_selector();
+    let (jobs, job_changes) = streams.cached_owned::<Job>("Job", streams.config().labels(&selector));
+    let (pods, pod_changes) =
+        streams.cached_touched::<Pod>("Pod", streams.config().labels(&selector));
+    controller = controller
+        .owns_stream(job_changes)
+        .watches_stream(pod_changes, |pod: Pod| {
+            let ns = pod.namespace().unwrap_or_default();
+            pod.labels()
+                .get(celld_api::labels::FLEET)
+                .map(|fleet| ObjectRef::new(fleet).within(&ns))
+        });
+    let mut caches = Vec::new();
+    for (kind, resource) in flux {
+        let (store, changes) =
+            streams.cached_dynamic(kind.as_str(), resource, streams.config());
+        let (kind, by_source) = (*kind, fleets.clone());
+        controller = controller.watches_stream_with(
+            changes,
+            move |source: DynamicObject| {
+                let ns = source.namespace().unwrap_or_default();
+                refs(
+                    fleets_sourced_from(&by_source, &ns, kind, &source.name_any()),
+                    &ns,
+                )
+            },
+            resource.clone(),
+        );
+        caches.push((kind, resource.clone(), store));
+    }
+    (
+        controller,
+        SourceCaches {
+            jobs,
+            pods,
+            flux: caches,
+        },
+    )
 }
 
 /// The CelldObjectStore controller (it writes the stores' status): looked at again when its
@@ -268,8 +349,13 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
     let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
-    let gateway_api = crate::cache::discovery::http_route_served(&client).await;
-    info!(gateway_api, namespace = ?settings.namespace, "starting the CelldFleet controller");
+    let optional = OptionalApis {
+        gateway_api: crate::cache::discovery::http_route_served(&client).await,
+        flux: flux_kinds(&client).await,
+    };
+    let gateway_api = optional.gateway_api;
+    let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
+    info!(gateway_api, ?flux, namespace = ?settings.namespace, "starting the CelldFleet controller");
     let Shared {
         fleets,
         stores,
@@ -277,10 +363,10 @@ pub async fn run(
         for_fleets,
         for_stores,
     } = Shared::watch(&streams);
-    let (fleet_controller, children, statefulsets_to_follow) = fleet_controller(
+    let (fleet_controller, children, source, statefulsets_to_follow) = fleet_controller(
         &streams,
         &settings,
-        gateway_api,
+        &optional,
         &fleets,
         &stores,
         for_fleets,
@@ -289,7 +375,7 @@ pub async fn run(
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores);
-    let caches = Caches::new(children, stores, secrets, streams.listed());
+    let caches = Caches::new(children, stores, secrets, source, streams.listed());
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let ctx = Arc::new(Context::new(
         writer,

@@ -4,7 +4,7 @@
 
 use crate::status::conditions::progressing::Deadline;
 use crate::status::conditions::{
-    Nodes, adopted, degraded, kstatus, progressing, ready, route, storage,
+    Nodes, adopted, degraded, kstatus, progressing, ready, route, source_synced, storage,
 };
 use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
@@ -41,6 +41,7 @@ pub fn compute(
         }
     }
     let route = route::condition(o);
+    let synced = source_synced::condition(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
     let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
     let degraded = degraded::condition(o, &route);
@@ -53,6 +54,7 @@ pub fn compute(
             ready: &ready,
             degraded: &degraded,
             deployed: &deployed,
+            source: o.source.map(|s| &s.synced),
         },
     );
 
@@ -70,19 +72,21 @@ pub fn compute(
         },
         deployment,
         nodes: adopted.nodes,
-        source: previous.and_then(|p| p.source.clone()),
+        source: o.source.map(|s| s.status.clone()),
         conditions: [
-            resolved,
-            deployed,
-            adopted.condition,
-            route,
-            progressing,
-            degraded,
-            ready,
-            reconciling,
-            stalled,
+            Some(resolved),
+            Some(deployed),
+            Some(adopted.condition),
+            synced,
+            Some(route),
+            Some(progressing),
+            Some(degraded),
+            Some(ready),
+            Some(reconciling),
+            Some(stalled),
         ]
         .into_iter()
+        .flatten()
         .map(|c| {
             conditions::make(
                 prev,

@@ -55,6 +55,11 @@ pub fn applied(changed: &[String], pruned: &[String]) -> Vec<Note> {
     notes
 }
 
+/// The Warning of a drift between a fleet's spec.source and its bucket.
+pub fn drifted(warning: String) -> Note {
+    Note::new(EventType::Warning, Reason::Drifted.as_str(), warning)
+}
+
 /// The failures of `failures` not yet reported in `previous`: those whose fingerprint the
 /// previous Degraded=True condition does not carry.
 pub fn unreported<'a>(
@@ -93,7 +98,10 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
             Reason::RouteNotReady,
         ]
         .iter()
+        .chain(&SOURCE_REASONS)
         .any(|r| r.as_str() == c.reason);
+    // A drift has its own Warning, naming both versions.
+    let drift = c.type_ == conditions::SOURCE_SYNCED && c.reason == Reason::Drifted.as_str();
     let failing = !failures.is_empty()
         && ((c.type_ == conditions::DEGRADED && c.status == "True")
             || (c.status != "True" && failures.iter().any(|f| f.reason.as_str() == c.reason)));
@@ -106,7 +114,44 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
             .any(|r| r.as_str() == c.reason);
     // Reconciling and Stalled restate the other conditions for GitOps tools.
     let restated = c.type_ == conditions::RECONCILING || c.type_ == conditions::STALLED;
-    (c.type_ != conditions::PROGRESSING || stuck) && adoption && !restated && !echo && !failing
+    (c.type_ != conditions::PROGRESSING || stuck)
+        && adoption
+        && !restated
+        && !echo
+        && !failing
+        && !drift
+}
+
+/// The reasons of SourceSynced, which Ready repeats while the bucket does not serve the
+/// source's revision.
+const SOURCE_REASONS: [Reason; 7] = [
+    Reason::Publishing,
+    Reason::PublishFailed,
+    Reason::Drifted,
+    Reason::SourceNotReady,
+    Reason::SourceNotFound,
+    Reason::ConcurrentWriter,
+    Reason::BucketUnreadable,
+];
+
+/// Whether a condition that is not True is worth a Warning: for SourceSynced only a publish
+/// that failed for good, a source that cannot be found and a second writer (a publish under
+/// way, a suspension or a source getting ready are what it looks like at work).
+fn warns(c: &Condition) -> bool {
+    if c.type_ == conditions::DEGRADED {
+        return c.status == "True";
+    }
+    if c.type_ == conditions::SOURCE_SYNCED {
+        return c.status == "False"
+            && [
+                Reason::PublishFailed,
+                Reason::SourceNotFound,
+                Reason::ConcurrentWriter,
+            ]
+            .iter()
+            .any(|r| r.as_str() == c.reason);
+    }
+    c.status == "False" && c.reason != Reason::NodesNotReady.as_str()
 }
 
 const UPGRADE_REASONS: [Reason; 3] = [
@@ -172,11 +217,7 @@ pub fn transitions(
             continue;
         }
         // Nodes not ready yet is what a rollout looks like, not a fault.
-        let bad = if c.type_ == conditions::DEGRADED {
-            c.status == "True"
-        } else {
-            c.status == "False" && c.reason != Reason::NodesNotReady.as_str()
-        };
+        let bad = warns(c);
         if old.is_none() && !bad {
             continue;
         }

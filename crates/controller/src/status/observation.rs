@@ -8,7 +8,8 @@ use crate::failure::Failure;
 use crate::nodes::adoption::Reading;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
-use celld_api::ResolvedStorage;
+use crate::source::decide::Synced;
+use celld_api::{ResolvedStorage, SourceStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -64,6 +65,8 @@ pub struct Observed<'a> {
     pub nodes: Option<&'a Reading>,
     /// The fleet's deployed-at annotation when the pointer was read.
     pub deployed_at: Option<&'a str>,
+    /// What publishing spec.source decided, for a fleet with one.
+    pub source: Option<&'a SourceObserved>,
 }
 
 /// What the storage resolution gave, owned.
@@ -100,6 +103,19 @@ pub struct Observation {
     pub nodes: Option<Reading>,
     /// The fleet's deployed-at annotation when the pointer was read.
     pub deployed_at: Option<String>,
+    /// What publishing spec.source decided, for a fleet with one.
+    pub source: Option<SourceObserved>,
+}
+
+/// What publishing a fleet's spec.source decided: its next status.source and SourceSynced.
+#[derive(Debug, Clone)]
+pub struct SourceObserved {
+    /// status.source.
+    pub status: SourceStatus,
+    /// SourceSynced, and what it means for the fleet's health.
+    pub synced: Synced,
+    /// A drift seen for the first time, worth one Warning (a full reconcile publishes it).
+    pub drift_warning: Option<String>,
 }
 
 impl Observation {
@@ -126,6 +142,7 @@ impl Observation {
             holders: &self.holders,
             nodes: self.nodes.as_ref(),
             deployed_at: self.deployed_at.as_deref(),
+            source: self.source.as_ref(),
         }
     }
 

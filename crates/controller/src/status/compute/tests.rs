@@ -89,6 +89,7 @@ fn serving_fleet_is_ready_and_stable() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -137,6 +138,7 @@ fn missing_pointer_holds_and_explains() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -191,6 +193,7 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -220,6 +223,7 @@ fn missing_gateway_api_is_reported() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -244,6 +248,7 @@ fn same_observations_give_the_same_status() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     // Later, but within the rollout's deadline.
@@ -286,6 +291,7 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -334,6 +340,7 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -364,6 +371,7 @@ fn a_failure_that_clears_clears_the_condition() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");

@@ -7,6 +7,7 @@
 
 use super::{Cond, cond};
 use crate::reason::Reason;
+use crate::source::decide::Synced;
 use crate::status::observation::Observed;
 use celld_api::conditions::{RECONCILING, STALLED};
 
@@ -40,6 +41,8 @@ pub struct Read<'a> {
     pub degraded: &'a Cond,
     /// Deployed.
     pub deployed: &'a Cond,
+    /// What publishing spec.source found, for a fleet with one.
+    pub source: Option<&'a Synced>,
 }
 
 /// Reconciling and Stalled for the fleet `o`, given its other conditions.
@@ -50,17 +53,22 @@ pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
         .find(|f| NEEDS_A_PERSON.contains(&f.reason))
         .map(|f| (f.reason, f.message.clone()))
         .or_else(|| {
-            // A fleet without a Worker stays at 0 nodes until someone deploys one.
+            c.source
+                .filter(|s| s.stalled)
+                .map(|s| (s.reason, s.message.clone()))
+        })
+        .or_else(|| {
+            // A fleet without a Worker stays at 0 nodes until someone deploys one (or, with
+            // spec.source, until the operator publishes it).
+            let publishes = c.source.is_some();
             [c.degraded, c.progressing, c.deployed, c.adopted]
                 .into_iter()
-                .find(|x| {
-                    matches!(
-                        x.reason,
-                        Reason::GatewayAPIMissing
-                            | Reason::ProgressDeadlineExceeded
-                            | Reason::VersionRefused
-                            | Reason::NoDeployment
-                    )
+                .find(|x| match x.reason {
+                    Reason::GatewayAPIMissing
+                    | Reason::ProgressDeadlineExceeded
+                    | Reason::VersionRefused => true,
+                    Reason::NoDeployment => !publishes,
+                    _ => false,
                 })
                 .map(|x| (x.reason, x.message.clone()))
         });
@@ -79,6 +87,11 @@ pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
         .failures
         .first()
         .map(|f| (f.reason, format!("retrying: {}", f.message)))
+        .or_else(|| {
+            c.source
+                .filter(|s| s.progressing)
+                .map(|s| (s.reason, s.message.clone()))
+        })
         .or_else(|| {
             (c.progressing.status == Some(true))
                 .then(|| (c.progressing.reason, c.progressing.message.clone()))

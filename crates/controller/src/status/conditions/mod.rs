@@ -1,6 +1,6 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
-//! [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
+//! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
 //! those. [`compute`](crate::status::compute) runs them in that order.
 
 pub mod adopted;
@@ -9,6 +9,7 @@ pub mod kstatus;
 pub mod progressing;
 pub mod ready;
 pub mod route;
+pub mod source_synced;
 pub mod storage;
 
 use crate::reason::Reason;

@@ -25,6 +25,17 @@ pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {
                 f.subject
             ),
         )
+    } else if let Some(s) = o
+        .source
+        .map(|s| &s.synced)
+        .filter(|s| s.status == Some(false) && s.reason != Reason::Suspended)
+    {
+        cond(
+            READY,
+            Some(false),
+            s.reason,
+            format!("the bucket does not serve spec.source's revision yet: {}", s.message),
+        )
     } else if nodes.held {
         cond(
             READY,

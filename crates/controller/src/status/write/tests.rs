@@ -83,6 +83,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             holders: Vec::new(),
             nodes: None,
             deployed_at: None,
+            source: None,
         },
         statefulset: None,
         changed: Vec::new(),

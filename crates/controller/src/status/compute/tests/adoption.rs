@@ -49,6 +49,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         holders: &[],
         nodes: Some(&reading),
         deployed_at: Some("2026-12-02T10:00:00Z"),
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let adopted = get(&status, celld_api::conditions::ADOPTED);
@@ -89,6 +90,7 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         storage: Storage::Resolved(&st, &unknown),
         nodes: None,
         deployed_at: None,
+        source: None,
         ..o.clone()
     };
     let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);

@@ -23,6 +23,7 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -60,6 +61,7 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -91,6 +93,7 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         holders: &[],
         nodes: None,
         deployed_at: None,
+        source: None,
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)

@@ -1,0 +1,205 @@
+//! spec.source in the pipeline: what its inputs are ([`read`], from the caches), what to do
+//! ([`decide`], pure, once the bucket's pointer is read) and doing it ([`publish`]: start the
+//! deploy Job, delete the superseded ones). A Job the API server refuses is a failure of the
+//! fleet like a child's; the version being served is never touched.
+
+use crate::children::source_job::{self, KEY_LABEL, Publish};
+use crate::children::Desired;
+use crate::error::Error;
+use crate::failure::Failure;
+use crate::fleet::context::Context;
+use crate::fleet::inputs::FleetId;
+use crate::source::decide::{self, Bucket, Decision};
+use crate::source::job_state::{self, JobSeen};
+use crate::source::wanted::{self, Wanted};
+use crate::storage::pointer::Pointer;
+use celld_api::{CelldFleet, ResolvedStorage, WorkerSource, labels};
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{DeleteParams, PostParams, PropagationPolicy};
+use kube::{Api, Resource, ResourceExt};
+
+/// What a fleet's spec.source gives before the bucket is read.
+#[derive(Debug, Clone)]
+pub struct SourceRead {
+    /// The revision wanted.
+    pub wanted: Wanted,
+    /// Why publishing is suspended, if it is.
+    pub suspended: Option<String>,
+    /// The publish key of the wanted revision.
+    pub key: String,
+    /// The names of its Jobs, without the attempt number.
+    pub job_base: String,
+    /// The Job status.source.lastAttempted names.
+    pub job: JobSeen,
+}
+
+impl SourceRead {
+    /// What changes when the source, its Job or its pod change: a fleet whose fingerprint
+    /// differs is reconciled in full.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{:?}|{:?}|{}|{}|{:?}",
+            self.wanted, self.suspended, self.key, self.job_base, self.job
+        )
+    }
+
+    /// Whether the last Job ended: the pointer is read afresh then.
+    pub fn job_ended(&self) -> bool {
+        matches!(
+            self.job,
+            JobSeen::Succeeded { .. } | JobSeen::Failed { .. }
+        )
+    }
+}
+
+/// Why publishing from `source` is suspended, if it is: the annotation (which git never sets)
+/// or spec.source.suspend.
+fn suspended(fleet: &CelldFleet, source: &WorkerSource) -> Option<String> {
+    match fleet.annotations().get(labels::SOURCE_SUSPENDED) {
+        Some(why) if !why.trim().is_empty() => Some(format!(
+            "{} (annotation {}; remove it to publish again)",
+            why.trim(),
+            labels::SOURCE_SUSPENDED
+        )),
+        Some(_) => Some(format!(
+            "the annotation {} is set; remove it to publish again",
+            labels::SOURCE_SUSPENDED
+        )),
+        None => source
+            .suspend
+            .then(|| "spec.source.suspend is true".to_string()),
+    }
+}
+
+/// The inputs of `fleet`'s spec.source from the caches; None without spec.source.
+pub fn read(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    id: &FleetId,
+    storage: &ResolvedStorage,
+) -> Option<SourceRead> {
+    let source = fleet.spec.source.as_ref()?;
+    let caches = &ctx.caches.source;
+    let wanted = wanted::wanted(source, |r| caches.flux(r.kind, &id.namespace, &r.name));
+    let requested = fleet.annotations().get(labels::RECONCILE_REQUESTED_AT);
+    let key = match &wanted {
+        Wanted::Revision(d) => wanted::key(
+            d,
+            &source.path,
+            &storage.bucket.to_string(),
+            requested.map(String::as_str),
+        ),
+        Wanted::Waiting { .. } => String::new(),
+    };
+    let deployer = source
+        .deployer_image
+        .clone()
+        .unwrap_or_else(|| celld_api::contract::deployer::deployer_for(&fleet.spec.image));
+    let job_base = wanted::job_base(&id.name, &key, &deployer);
+    let last = fleet
+        .status
+        .as_ref()
+        .and_then(|s| s.source.as_ref())
+        .and_then(|s| s.last_attempted.as_ref());
+    let job = match last.and_then(|a| caches.job(&id.namespace, &a.job)) {
+        None => JobSeen::Missing,
+        Some(job) => {
+            let pod = caches.newest_pod(&id.namespace, &job.name_any());
+            job_state::read(&job, pod.as_deref())
+        }
+    };
+    Some(SourceRead {
+        wanted,
+        suspended: suspended(fleet, source),
+        key,
+        job_base,
+        job,
+    })
+}
+
+/// The next step for `fleet`, its source `read` and the `pointer` read after its last Job.
+pub fn decide(fleet: &CelldFleet, read: &SourceRead, pointer: &Pointer) -> Option<Decision> {
+    let spec = fleet.spec.source.as_ref()?;
+    let bucket = match pointer {
+        Pointer::Deployed(d) => Bucket::Deployed(d.version.clone()),
+        Pointer::Missing => Bucket::Missing,
+        Pointer::Unknown(_) | Pointer::NoCredentials(_) => Bucket::Unknown,
+    };
+    Some(decide::decide(&decide::Input {
+        spec,
+        wanted: &read.wanted,
+        suspended: read.suspended.as_deref(),
+        previous: fleet.status.as_ref().and_then(|s| s.source.as_ref()),
+        key: &read.key,
+        job_base: &read.job_base,
+        job: &read.job,
+        bucket: &bucket,
+        now: Timestamp::now(),
+    }))
+}
+
+/// Starts the Job `decision` asks for and deletes the fleet's deploy Jobs it no longer keeps
+/// (finished ones, and running ones of another key). Returns what failed.
+pub async fn publish(
+    ctx: &Context,
+    id: &FleetId,
+    desired: &Desired<'_>,
+    decision: &Decision,
+    key: &str,
+) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &id.namespace);
+    if let (Some(start), Some(source)) = (&decision.start, desired.fleet.spec.source.as_ref()) {
+        let job = source_job::build(
+            desired,
+            &Publish {
+                source,
+                name: &start.name,
+                key,
+                artifact: start.desired.artifact.as_ref(),
+            },
+        );
+        match jobs.create(&PostParams::default(), &job).await {
+            Ok(_) => ctx.metrics.source_publish_started(),
+            // Created by an earlier reconcile whose status write did not land: adopt it.
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) => failures.push(Failure::child(
+                Job::kind(&()).as_ref(),
+                &start.name,
+                "create",
+                &Error::kube("creating the deploy Job", e),
+            )),
+        }
+    }
+    for job in ctx.caches.source.jobs_of(&id.namespace, &id.uid) {
+        let name = job.name_any();
+        let ended = !matches!(job_state::read(&job, None), JobSeen::Running { .. });
+        let other_key = job.labels().get(KEY_LABEL).map(String::as_str) != Some(key);
+        let suspended = matches!(
+            decision.synced.reason,
+            crate::reason::Reason::Suspended
+        );
+        if decision.keep.contains(&name) || job.metadata.deletion_timestamp.is_some() {
+            continue;
+        }
+        if !(ended || (other_key && !suspended)) {
+            continue;
+        }
+        let background = DeleteParams {
+            propagation_policy: Some(PropagationPolicy::Background),
+            ..DeleteParams::default()
+        };
+        match jobs.delete(&name, &background).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => failures.push(Failure::child(
+                Job::kind(&()).as_ref(),
+                &name,
+                "delete",
+                &Error::kube("deleting a superseded deploy Job", e),
+            )),
+        }
+    }
+    failures
+}
