@@ -4,8 +4,9 @@
 //! ([`env`]), its readiness gate and shutdown bound, the upgrade rules ([`upgrades`]) and the
 //! features a version's manifest ([`manifest`]) may require that the nodes cannot serve
 //! ([`features`]), with the version read from the image tag ([`version`]); and the node API on
-//! each node's internal listener ([`node_api`]), and the celld each fleet is deployed with
-//! ([`deployer`]). One other place spells part of it: the
+//! each node's internal listener ([`node_api`]), the celld each fleet is deployed with
+//! ([`deployer`]) and the script a deploy Job runs, with the result it leaves in the container's
+//! termination message ([`publish`]). One other place spells part of it: the
 //! testkit's deploy double writes the pointer layout on its own, on purpose, since it stands in
 //! for celld and the tests that deploy through it must check this contract against an
 //! independent copy.
@@ -16,6 +17,7 @@ pub mod env;
 pub mod features;
 pub mod manifest;
 pub mod node_api;
+pub mod publish;
 pub mod releases;
 pub mod upgrades;
 pub mod version;

@@ -1,0 +1,153 @@
+# shellcheck shell=sh
+# celld-publish: the script of a deploy Job's container (POSIX sh), run as
+#
+#   sh -c "$SCRIPT" celld-publish celld deploy DIR --bucket B [...]
+#
+# The positional parameters are the exact command to run. Before it, when CELLD_ARTIFACT_URL is
+# set, the script downloads that tar.gz to $CELLD_WORK, checks it against CELLD_ARTIFACT_DIGEST
+# (sha256:<64 lowercase hex digits>) and extracts it into $CELLD_WORK/src. The command's output
+# goes to the container's stdout (kubectl logs); its last lines are kept for the result.
+#
+# The result is one JSON object written to $CELLD_TERMINATION_LOG (default /dev/termination-log,
+# which the kubelet reads into the container's termination message, at most 4096 bytes):
+#   {"outcome":"Published"}
+#   {"outcome":"Failed","step":"download|digest|extract|deploy","exitCode":N,"message":"..."}
+# The script exits 0 when published, non-zero otherwise. It needs sh, curl, sha256sum, tar,
+# gzip, tail, tr, sed and mktemp (Debian's essential packages and curl).
+
+work=${CELLD_WORK:-/work}
+result_file=${CELLD_TERMINATION_LOG:-/dev/termination-log}
+url=${CELLD_ARTIFACT_URL:-}
+digest=${CELLD_ARTIFACT_DIGEST:-}
+
+# The longest message kept in the result, escaped; the JSON around it stays well under 4096.
+max_message=3000
+
+# write_result JSON: writes the result where the kubelet reads it.
+write_result() {
+  if ! printf '%s' "$1" >"$result_file"; then
+    printf 'celld-publish: cannot write the result to %s\n' "$result_file" >&2
+  fi
+}
+
+# escape FILE BYTES: the last BYTES bytes of FILE (without a leading partial UTF-8 character or
+# trailing newlines) as the inside of a JSON string: backslash, double quote, tab, carriage return
+# and newline escaped, other control characters dropped.
+escape() {
+  tail -c "$2" "$1" \
+    | LC_ALL=C sed "1s/^$continuation*//" \
+    | LC_ALL=C tr -d '\000-\010\013\014\016-\037' \
+    | LC_ALL=C tr '\n' '\001' \
+    | LC_ALL=C sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e "s/$tab/\\\\t/g" -e "s/$cr/\\\\r/g" \
+      -e "s/\\($soh\\)*\$//" -e "s/$soh/\\\\n/g"
+}
+continuation=$(printf '[\200-\277]')
+tab=$(printf '\t')
+cr=$(printf '\r')
+soh=$(printf '\001')
+
+# size TEXT: its length in bytes.
+size() { printf '%s' "$1" | wc -c; }
+
+# fail STEP CODE PREFIX [FILE]: writes the Failed result, its message PREFIX followed by the last
+# lines of FILE (as many as fit in max_message once escaped), says so on stderr and exits with
+# CODE (1 if CODE is 0 or not a number).
+fail() {
+  step=$1 code=$2
+  [ "$code" -gt 0 ] 2>/dev/null || code=1
+  printf '%s' "$3" >"$scratch/prefix"
+  message=$(escape "$scratch/prefix" 1000)
+  if [ -n "${4:-}" ] && [ -s "$4" ]; then
+    budget=$((max_message - $(size "$message")))
+    bytes=$budget
+    output=$(escape "$4" "$bytes")
+    # Escaping lengthens the text: take fewer bytes, in proportion, until it fits.
+    while [ "$(size "$output")" -gt "$budget" ] && [ "$bytes" -gt 64 ]; do
+      bytes=$((bytes * budget / $(size "$output") - 16))
+      output=$(escape "$4" "$bytes")
+    done
+    [ "$(wc -c <"$4")" -le "$bytes" ] || output="...$output"
+    if [ -n "$message" ]; then message="$message\n$output"; else message=$output; fi
+  fi
+  write_result "{\"outcome\":\"Failed\",\"step\":\"$step\",\"exitCode\":$code,\"message\":\"$message\"}"
+  printf 'celld-publish: %s failed (exit code %s)\n' "$step" "$code" >&2
+  exit "$code"
+}
+
+# run STEP PREFIX COMMAND...: runs COMMAND with its output (stdout and stderr) on stdout and in
+# $scratch/output; when it fails, fails STEP with PREFIX and the output's last lines.
+run() {
+  step=$1 prefix=$2
+  shift 2
+  rm -f "$scratch/rc"
+  { "$@" </dev/null 2>&1; echo "$?" >"$scratch/rc"; } | tee "$scratch/output"
+  rc=$(cat "$scratch/rc" 2>/dev/null)
+  [ -n "$rc" ] || rc=1
+  [ "$rc" -eq 0 ] || fail "$step" "$rc" "$prefix" "$scratch/output"
+}
+
+first_step=deploy
+[ -z "$url$digest" ] || first_step=download
+
+scratch=$(mktemp -d "$work/.celld-publish.XXXXXX" 2>/dev/null || mktemp -d 2>/dev/null)
+if [ -z "$scratch" ]; then
+  write_result "{\"outcome\":\"Failed\",\"step\":\"$first_step\",\"exitCode\":1,\"message\":\"cannot create a scratch directory under CELLD_WORK or TMPDIR: mount a writable volume there\"}"
+  printf 'celld-publish: cannot create a scratch directory under %s or %s\n' "$work" "${TMPDIR:-/tmp}" >&2
+  exit 1
+fi
+trap 'rm -rf "$scratch"' EXIT
+
+if [ "$#" -eq 0 ]; then
+  fail deploy 2 "no command to run: the deploy command is the script's arguments"
+fi
+
+if [ -n "$url$digest" ]; then
+  # The URL may carry credentials in its query (a presigned URL): messages show it without.
+  shown=${url%%\?*}
+  [ -n "$url" ] || fail download 1 "CELLD_ARTIFACT_DIGEST is set but CELLD_ARTIFACT_URL is not: set both or neither"
+  [ -n "$digest" ] || fail digest 1 "CELLD_ARTIFACT_URL is set but CELLD_ARTIFACT_DIGEST is not: the artifact $shown cannot be verified"
+  hex=${digest#sha256:}
+  case $digest in
+    sha256:*) ;;
+    *) hex= ;;
+  esac
+  case $hex in
+    *[!0-9a-f]*) hex= ;;
+  esac
+  [ "${#hex}" -eq 64 ] \
+    || fail digest 1 "the source's digest \"$(printf '%.100s' "$digest")\" is not sha256: followed by 64 lowercase hex digits"
+
+  archive=$work/artifact.tar.gz
+  printf 'celld-publish: downloading %s\n' "$shown"
+  run download "downloading $shown failed:" \
+    curl --fail --silent --show-error --location --proto '=http,https' --proto-redir '=http,https' \
+      --connect-timeout 15 --max-time 300 --retry 3 --retry-delay 2 --retry-connrefused \
+      --output "$archive" "$url"
+
+  actual=sha256:$(sha256sum <"$archive" | cut -d ' ' -f 1)
+  if [ "$actual" != "$digest" ]; then
+    fail digest 1 "the artifact's digest is $actual but the source says $digest ($shown)"
+  fi
+  printf 'celld-publish: %s has digest %s\n' "$shown" "$actual"
+
+  # Every member must stay under src/: no absolute path, no '..' component (GNU tar would skip
+  # them with a warning; refusing the artifact says what is wrong with it instead).
+  tar -tzf "$archive" >"$scratch/members" 2>"$scratch/output"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
+    cat "$scratch/output" >&2
+    fail extract "$rc" "listing the artifact's files failed (not a tar.gz?):" "$scratch/output"
+  fi
+  escaping=$(grep -E -m 1 '^/|(^|/)\.\.(/|$)' "$scratch/members")
+  if [ -n "$escaping" ]; then
+    fail extract 1 "the artifact has a member outside its directory: $(printf '%.200s' "$escaping")"
+  fi
+  rm -rf "$work/src"
+  mkdir -p "$work/src" || fail extract 1 "cannot create $work/src"
+  run extract "extracting the artifact failed:" tar -xzf "$archive" -C "$work/src" --no-same-owner
+  printf 'celld-publish: extracted into %s/src\n' "$work"
+fi
+
+run deploy "" "$@"
+write_result '{"outcome":"Published"}'
+printf 'celld-publish: published\n'
