@@ -4,7 +4,8 @@
 #
 #   - the three Dockerfiles pass hadolint;
 #   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts);
-#   - the scripts in hack/, testenv/scripts/ and .ci/run pass shellcheck;
+#   - the scripts in hack/, testenv/scripts/ and .ci/run, and the deploy Job's publish script
+#     (crates/api/src/contract/publish.sh, POSIX sh), pass shellcheck;
 #   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild, Rust);
 #   - the deployer image builds the bucket agent celld-bucket and holds it where the plugin
 #     runs it;
@@ -61,6 +62,7 @@ shellcheck_scripts() {
   local shellcheck; shellcheck=$(tool shellcheck)
   "$shellcheck" hack/*.sh
   "$shellcheck" --severity=warning testenv/scripts/*.sh .ci/run
+  "$shellcheck" crates/api/src/contract/publish.sh
 }
 
 # ARG NAME=VALUE in a Dockerfile, NAME: "VALUE" in a workflow env, NAME=VALUE in tools.sh.
@@ -149,7 +151,7 @@ kustomize_builds() {
 
 check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadolint_dockerfiles
 check "actionlint: .github/workflows" actionlint_workflows
-check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run" shellcheck_scripts
+check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run, publish.sh" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "the deployer image holds the bucket agent the plugin runs" deployer_bucket_agent
 check "poc/worker bundles with esbuild and answers GET /hello" worker_bundle

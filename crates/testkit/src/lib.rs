@@ -7,7 +7,9 @@
 //! message saying to run `make cluster-up`; it never skips.
 //!
 //! Pods on the fake nodes become Running and Ready at once and stay so (also a Job's pods). To
-//! complete a pod, annotate it with [`COMPLETE_ANNOTATION`] `=Succeeded` or `=Failed`.
+//! complete a pod, annotate it with [`COMPLETE_ANNOTATION`] `=Succeeded` or `=Failed`, or call
+//! [`complete_pod`], which can also give its containers a termination message and an image ID;
+//! [`hold_pod_waiting`] keeps a pod's containers waiting (`ErrImagePull`, ...) instead.
 //! [`ExecRule`] sets what `kubectl exec` into a pod runs (a local command), [`LogsRule`] what
 //! `kubectl logs` shows.
 //!
@@ -31,6 +33,7 @@ mod logs_rule;
 mod names;
 mod namespace;
 pub mod paths;
+mod pod_states;
 mod pods;
 mod s3;
 mod test_env;
@@ -49,6 +52,10 @@ pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};
 pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
 pub use names::unique_name;
 pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
+pub use pod_states::{
+    Completion, IMAGE_ID_ANNOTATION, TERMINATION_MESSAGE_ANNOTATION, WAITING_MESSAGE_ANNOTATION,
+    WAITING_REASON_ANNOTATION, complete_pod, hold_pod_waiting,
+};
 pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
 pub use s3::S3Settings;
 pub use test_env::TestEnv;

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # celld-publish: the script of a deploy Job's container (POSIX sh), run as
 #
 #   sh -c "$SCRIPT" celld-publish celld deploy DIR --bucket B [...]
@@ -22,7 +23,7 @@ digest=${CELLD_ARTIFACT_DIGEST:-}
 # The longest message kept in the result, escaped; the JSON around it stays well under 4096.
 max_message=3000
 
-# write_result JSON: writes the result where the kubelet reads it, and a line to the log.
+# write_result JSON: writes the result where the kubelet reads it.
 write_result() {
   if ! printf '%s' "$1" >"$result_file"; then
     printf 'celld-publish: cannot write the result to %s\n' "$result_file" >&2
@@ -131,9 +132,11 @@ if [ -n "$url$digest" ]; then
 
   # Every member must stay under src/: no absolute path, no '..' component (GNU tar would skip
   # them with a warning; refusing the artifact says what is wrong with it instead).
-  if ! tar -tzf "$archive" >"$scratch/members" 2>"$scratch/output"; then
+  tar -tzf "$archive" >"$scratch/members" 2>"$scratch/output"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then
     cat "$scratch/output" >&2
-    fail extract 2 "listing the artifact's files failed (not a tar.gz?):" "$scratch/output"
+    fail extract "$rc" "listing the artifact's files failed (not a tar.gz?):" "$scratch/output"
   fi
   escaping=$(grep -E -m 1 '^/|(^|/)\.\.(/|$)' "$scratch/members")
   if [ -n "$escaping" ]; then

@@ -11,6 +11,7 @@ mod gateway_api;
 mod jobs;
 mod logs;
 mod namespace;
+mod pod_states;
 mod rbac;
 mod s3;
 mod statefulset;
