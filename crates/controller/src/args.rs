@@ -173,6 +173,7 @@ impl Args {
                 gcs: self.gcs_endpoint.clone(),
                 azure_blob: self.azure_blob_endpoint.clone(),
             },
+            publish_backoff: crate::source::decide::FIRST_BACKOFF,
         }
     }
 

@@ -48,7 +48,19 @@ pub fn cluster_rules() -> Vec<PolicyRule> {
         ),
         rule("", &["secrets"], READ),
         // Whether every old node is gone before a fully stopped fleet starts its new image.
-        rule("", &["pods"], &["list"]),
+        // Node pods are listed when a rollout stalls; deploy pods are watched for the result
+        // of a spec.source publish (read from the termination message: no pods/exec).
+        rule("", &["pods"], READ),
+        rule(
+            "batch",
+            &["jobs"],
+            &["get", "list", "watch", "create", "delete"],
+        ),
+        rule(
+            crate::cache::source_caches::FLUX_SOURCE_GROUP,
+            &["ocirepositories", "gitrepositories", "buckets"],
+            READ,
+        ),
         rule("gateway.networking.k8s.io", &["gateways"], &["get"]),
         rule("events.k8s.io", &["events"], &["create", "patch"]),
     ];

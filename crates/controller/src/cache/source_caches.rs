@@ -54,7 +54,10 @@ impl SourceCaches {
             .filter(|p| p.namespace().as_deref() == Some(ns))
             .filter(|p| {
                 let labels = p.labels();
-                labels.get("batch.kubernetes.io/job-name").map(String::as_str) == Some(job)
+                labels
+                    .get("batch.kubernetes.io/job-name")
+                    .map(String::as_str)
+                    == Some(job)
                     || labels.get("job-name").map(String::as_str) == Some(job)
             })
             .max_by(|a, b| a.creation_timestamp().cmp(&b.creation_timestamp()))

@@ -60,6 +60,9 @@ pub struct Settings {
     pub node_api_connect_to: Option<String>,
     /// Where the operator reads gs:// and az:// buckets instead of the public endpoints.
     pub store_endpoints: StoreEndpoints,
+    /// The wait after a first failed publish of a spec.source revision (it doubles with every
+    /// failure, up to 10 minutes).
+    pub publish_backoff: Duration,
 }
 
 impl Default for Settings {
@@ -77,6 +80,7 @@ impl Default for Settings {
             operator_pods: OperatorPods::default(),
             node_api_connect_to: None,
             store_endpoints: StoreEndpoints::default(),
+            publish_backoff: crate::source::decide::FIRST_BACKOFF,
         }
     }
 }

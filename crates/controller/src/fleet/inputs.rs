@@ -11,9 +11,9 @@ use crate::fleet::gateway;
 use crate::fleet::probe;
 use crate::fleet::settled::Seen;
 use crate::fleet::source_step::{self, SourceRead};
-use crate::source::decide::Decision;
 use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
+use crate::source::decide::Decision;
 use crate::status::conditions::progressing::Deadline;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};
@@ -113,7 +113,8 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     ctx.metrics.set_s3_clients(ctx.buckets.len());
     let source_read = source_step::read(ctx, fleet, id, &storage);
     // A deploy Job that ended changed the pointer: read it afresh.
-    let fresh = annotations_hash(fleet) ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
+    let fresh = annotations_hash(fleet)
+        ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
     let pointer = match &client {
         Ok(client) => {
             ctx.pointers
@@ -171,7 +172,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         .failures(&id.uid, source, &storage, &pointer, image)
         .await;
     let source = source_read.and_then(|read| {
-        let decision = source_step::decide(fleet, &read, &pointer)?;
+        let decision = source_step::decide(ctx, fleet, &read, &pointer)?;
         Some((read, decision))
     });
     Read::Changed(Box::new(Inputs {

@@ -3,8 +3,8 @@
 //! deploy Job, delete the superseded ones). A Job the API server refuses is a failure of the
 //! fleet like a child's; the version being served is never touched.
 
-use crate::children::source_job::{self, KEY_LABEL, Publish};
 use crate::children::Desired;
+use crate::children::source_job::{self, KEY_LABEL, Publish};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
@@ -46,10 +46,7 @@ impl SourceRead {
 
     /// Whether the last Job ended: the pointer is read afresh then.
     pub fn job_ended(&self) -> bool {
-        matches!(
-            self.job,
-            JobSeen::Succeeded { .. } | JobSeen::Failed { .. }
-        )
+        matches!(self.job, JobSeen::Succeeded { .. } | JobSeen::Failed { .. })
     }
 }
 
@@ -119,7 +116,12 @@ pub fn read(
 }
 
 /// The next step for `fleet`, its source `read` and the `pointer` read after its last Job.
-pub fn decide(fleet: &CelldFleet, read: &SourceRead, pointer: &Pointer) -> Option<Decision> {
+pub fn decide(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    read: &SourceRead,
+    pointer: &Pointer,
+) -> Option<Decision> {
     let spec = fleet.spec.source.as_ref()?;
     let bucket = match pointer {
         Pointer::Deployed(d) => Bucket::Deployed(d.version.clone()),
@@ -135,6 +137,7 @@ pub fn decide(fleet: &CelldFleet, read: &SourceRead, pointer: &Pointer) -> Optio
         job_base: &read.job_base,
         job: &read.job,
         bucket: &bucket,
+        first_backoff: ctx.settings.publish_backoff,
         now: Timestamp::now(),
     }))
 }
@@ -176,10 +179,7 @@ pub async fn publish(
         let name = job.name_any();
         let ended = !matches!(job_state::read(&job, None), JobSeen::Running { .. });
         let other_key = job.labels().get(KEY_LABEL).map(String::as_str) != Some(key);
-        let suspended = matches!(
-            decision.synced.reason,
-            crate::reason::Reason::Suspended
-        );
+        let suspended = matches!(decision.synced.reason, crate::reason::Reason::Suspended);
         if decision.keep.contains(&name) || job.metadata.deletion_timestamp.is_some() {
             continue;
         }

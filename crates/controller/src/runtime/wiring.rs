@@ -15,12 +15,12 @@ use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
 use crate::store::status as store_status;
 use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
-use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{ApiResource, DynamicObject};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::core::v1::Secret;
+use kube::api::{ApiResource, DynamicObject};
 use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{Controller, controller};
@@ -268,7 +268,8 @@ fn watch_sources(
     flux: &[(FluxSourceKind, ApiResource)],
 ) -> (Controller<DeserializeGuard<CelldFleet>>, SourceCaches) {
     let selector = deploy_selector();
-    let (jobs, job_changes) = streams.cached_owned::<Job>("Job", streams.config().labels(&selector));
+    let (jobs, job_changes) =
+        streams.cached_owned::<Job>("Job", streams.config().labels(&selector));
     let (pods, pod_changes) =
         streams.cached_touched::<Pod>("Pod", streams.config().labels(&selector));
     controller = controller
@@ -281,8 +282,7 @@ fn watch_sources(
         });
     let mut caches = Vec::new();
     for (kind, resource) in flux {
-        let (store, changes) =
-            streams.cached_dynamic(kind.as_str(), resource, streams.config());
+        let (store, changes) = streams.cached_dynamic(kind.as_str(), resource, streams.config());
         let (kind, by_source) = (*kind, fleets.clone());
         controller = controller.watches_stream_with(
             changes,
@@ -363,14 +363,8 @@ pub async fn run(
         for_fleets,
         for_stores,
     } = Shared::watch(&streams);
-    let (fleet_controller, children, source, statefulsets_to_follow) = fleet_controller(
-        &streams,
-        &settings,
-        &optional,
-        &fleets,
-        &stores,
-        for_fleets,
-    );
+    let (fleet_controller, children, source, statefulsets_to_follow) =
+        fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
     // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);

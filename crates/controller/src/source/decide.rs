@@ -58,6 +58,8 @@ pub struct Input<'a> {
     pub job: &'a JobSeen,
     /// The bucket's pointer, read after that Job ended.
     pub bucket: &'a Bucket,
+    /// The wait after a first failed publish ([`FIRST_BACKOFF`] but in tests).
+    pub first_backoff: Duration,
     /// Now.
     pub now: Timestamp,
 }
@@ -112,14 +114,13 @@ fn parse(t: &str) -> Option<Timestamp> {
     t.parse().ok()
 }
 
-/// The wait before attempt `failures + 1`, after `failures` failed ones.
-pub fn backoff(failures: i32) -> Duration {
+/// The wait before attempt `failures + 1`, after `failures` failed ones, the first wait
+/// being `first`.
+pub fn backoff(first: Duration, failures: i32) -> Duration {
     let doublings = u32::try_from(failures.saturating_sub(1))
         .unwrap_or(0)
         .min(10);
-    FIRST_BACKOFF
-        .saturating_mul(1 << doublings)
-        .min(MAX_BACKOFF)
+    first.saturating_mul(1 << doublings).min(MAX_BACKOFF)
 }
 
 fn synced(status: Option<bool>, reason: Reason, message: impl Into<String>) -> Synced {
@@ -341,7 +342,10 @@ fn publish(input: &Input, desired: &Desired, d: &mut Decision, correcting: bool)
                 .and_then(parse)
                 .unwrap_or(input.now);
             let retry_at = since
-                .checked_add(SignedDuration::try_from(backoff(a.failures)).unwrap_or_default())
+                .checked_add(
+                    SignedDuration::try_from(backoff(input.first_backoff, a.failures))
+                        .unwrap_or_default(),
+                )
                 .unwrap_or(since);
             if input.now >= retry_at {
                 let (next, start) = attempt(input, desired, a.attempt + 1, a.failures);

@@ -6,9 +6,9 @@
 
 use crate::failure::Failure;
 use crate::nodes::adoption::Reading;
+use crate::source::decide::Synced;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
-use crate::source::decide::Synced;
 use celld_api::{ResolvedStorage, SourceStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::HashMap;

@@ -96,7 +96,11 @@ impl Writer {
         let lock = self.observations.lock(&uid);
         let _writing = lock.lock().await;
         self.send(fleet, events::applied(&changed, &pruned)).await;
-        if let Some(warning) = observation.source.as_ref().and_then(|s| s.drift_warning.clone()) {
+        if let Some(warning) = observation
+            .source
+            .as_ref()
+            .and_then(|s| s.drift_warning.clone())
+        {
             self.metrics.source_drifted();
             self.send(fleet, vec![events::drifted(warning)]).await;
         }

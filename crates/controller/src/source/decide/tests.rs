@@ -51,6 +51,7 @@ impl<'a> Run<'a> {
             job_base: &base,
             job: &self.job,
             bucket: &self.bucket,
+            first_backoff: FIRST_BACKOFF,
             now: self.now,
         })
     }
@@ -166,7 +167,9 @@ fn failures_back_off_then_stall_after_the_retries() {
 
 #[test]
 fn the_backoff_doubles_up_to_ten_minutes() {
-    let waits: Vec<u64> = (1..=7).map(|f| backoff(f).as_secs()).collect();
+    let waits: Vec<u64> = (1..=7)
+        .map(|f| backoff(FIRST_BACKOFF, f).as_secs())
+        .collect();
     assert_eq!(waits, vec![30, 60, 120, 240, 480, 600, 600]);
 }
 
@@ -275,6 +278,7 @@ fn a_source_without_a_revision_waits_or_stalls() {
             job_base: "web-src-k",
             job: &JobSeen::Missing,
             bucket: &Bucket::Missing,
+            first_backoff: FIRST_BACKOFF,
             now: at(0),
         });
         assert_eq!(d.start, None);

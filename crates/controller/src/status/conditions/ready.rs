@@ -34,7 +34,10 @@ pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {
             READY,
             Some(false),
             s.reason,
-            format!("the bucket does not serve spec.source's revision yet: {}", s.message),
+            format!(
+                "the bucket does not serve spec.source's revision yet: {}",
+                s.message
+            ),
         )
     } else if nodes.held {
         cond(
