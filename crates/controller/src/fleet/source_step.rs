@@ -13,7 +13,7 @@ use crate::source::decide::{self, Bucket, Decision};
 use crate::source::job_state::{self, JobSeen};
 use crate::source::wanted::{self, Wanted};
 use crate::storage::pointer::Pointer;
-use celld_api::{CelldFleet, ResolvedStorage, WorkerSource, labels};
+use celld_api::{CelldFleet, ResolvedStorage, SourceStatus, WorkerSource, labels};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, PostParams, PropagationPolicy};
@@ -32,6 +32,8 @@ pub struct SourceRead {
     pub job_base: String,
     /// The Job status.source.lastAttempted names.
     pub job: JobSeen,
+    /// status.source as last written (see [`Writer::latest`](crate::status::write::Writer::latest)).
+    pub previous: Option<SourceStatus>,
 }
 
 impl SourceRead {
@@ -39,8 +41,8 @@ impl SourceRead {
     /// differs is reconciled in full.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{:?}|{:?}|{}|{}|{:?}",
-            self.wanted, self.suspended, self.key, self.job_base, self.job
+            "{:?}|{:?}|{}|{}|{:?}|{:?}",
+            self.wanted, self.suspended, self.key, self.job_base, self.job, self.previous
         )
     }
 
@@ -94,11 +96,8 @@ pub fn read(
         .clone()
         .unwrap_or_else(|| celld_api::contract::deployer::deployer_for(&fleet.spec.image));
     let job_base = wanted::job_base(&id.name, &key, &deployer);
-    let last = fleet
-        .status
-        .as_ref()
-        .and_then(|s| s.source.as_ref())
-        .and_then(|s| s.last_attempted.as_ref());
+    let previous = ctx.status.latest(fleet).and_then(|s| s.source);
+    let last = previous.as_ref().and_then(|s| s.last_attempted.as_ref());
     let job = match last.and_then(|a| caches.job(&id.namespace, &a.job)) {
         None => JobSeen::Missing,
         Some(job) => {
@@ -112,6 +111,7 @@ pub fn read(
         key,
         job_base,
         job,
+        previous,
     })
 }
 
@@ -132,7 +132,7 @@ pub fn decide(
         spec,
         wanted: &read.wanted,
         suspended: read.suspended.as_deref(),
-        previous: fleet.status.as_ref().and_then(|s| s.source.as_ref()),
+        previous: read.previous.as_ref(),
         key: &read.key,
         job_base: &read.job_base,
         job: &read.job,

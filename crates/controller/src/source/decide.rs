@@ -160,13 +160,21 @@ fn record(status: &mut SourceStatus, job: &JobSeen, bucket: &Bucket, now: Timest
                 .filter(|d| d.revision == attempt.revision)
                 .and_then(|d| d.digest.clone())
                 .or_else(|| image_id.clone());
+            // The same publish key gives the same content, and celld the same version: a
+            // correction of drift keeps the version already recorded, whatever another writer
+            // put in the pointer since.
+            let known = status
+                .last_published
+                .as_ref()
+                .filter(|p| p.key == attempt.key)
+                .and_then(|p| p.version.clone());
             let published = PublishedRevision {
                 revision: attempt.revision.clone(),
                 digest,
-                version: match bucket {
+                version: known.or(match bucket {
                     Bucket::Deployed(v) => Some(v.clone()),
                     _ => None,
-                },
+                }),
                 published_at: stamp(now),
                 key: attempt.key.clone(),
             };

@@ -185,6 +185,17 @@ impl Writer {
         (previous.as_ref() != Some(&status)).then_some(Update { previous, status })
     }
 
+    /// The newest status of `fleet` this writer knows: the one it wrote when the fleet was at
+    /// the resourceVersion seen now (the cache has not caught up with that write), else the
+    /// fleet's own. A step that builds on its last status (the publishing of spec.source) reads
+    /// it here, so a stale cache never replays a step already taken.
+    pub fn latest(&self, fleet: &CelldFleet) -> Option<CelldFleetStatus> {
+        let uid = fleet.uid().unwrap_or_default();
+        let seen = fleet.resource_version().unwrap_or_default();
+        self.written_status(&uid, &seen)
+            .or_else(|| fleet.status.clone())
+    }
+
     /// The status written for fleet `uid` when it was at `resource_version`, if that is the
     /// version seen now. A status written at another version is forgotten: the fleet seen is
     /// newer (the cache caught up with the write), so its own status is the one to start from.

@@ -55,6 +55,7 @@ mod refused_child;
 mod routes;
 mod scale;
 mod shutdown;
+mod source;
 mod status_follower;
 mod storage;
 mod unreadable_bucket;

@@ -288,3 +288,25 @@ fn a_source_without_a_revision_waits_or_stalls() {
         );
     }
 }
+
+#[test]
+fn a_correction_recorded_late_keeps_the_version_of_its_content() {
+    // Drift: a correction starts.
+    let mut run = Run::new(Some(published()));
+    run.bucket = Bucket::Deployed("other".into());
+    let correcting = run.decide().status;
+    // Its success is seen only after yet another writer changed the pointer.
+    let mut late = Run::new(Some(correcting));
+    late.job = JobSeen::Succeeded { image_id: None };
+    late.bucket = Bucket::Deployed("third".into());
+    let d = late.decide();
+    assert_eq!(
+        d.status.last_published.and_then(|p| p.version).as_deref(),
+        Some("v1")
+    );
+    assert_eq!(
+        d.synced.reason,
+        Reason::Drifted,
+        "the third writer is drift too"
+    );
+}
