@@ -192,6 +192,12 @@ pub enum Error {
     #[error("{0}")]
     Deploy(String),
 
+    /// `deploy` refused a fleet whose Worker comes from spec.source, which the operator
+    /// publishes: the message names the source, its drift policy and how to go on. Nothing was
+    /// created.
+    #[error("{0}")]
+    SourceOwned(String),
+
     /// A Secret named by `--vars-from-secret` does not exist.
     #[error(
         "Secret '{secret}' (--vars-from-secret) does not exist in namespace '{namespace}', the fleet's: create it with: kubectl create secret generic {secret} -n {namespace} --from-literal=NAME=VALUE (or --from-env-file=FILE), or fix the name; nothing was uploaded"
