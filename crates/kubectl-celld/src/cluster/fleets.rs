@@ -9,6 +9,10 @@ use kube::{Api, Client};
 /// RBAC name of the fleet resource.
 pub const RESOURCE: &str = "celldfleets.platform.celld.dev";
 
+/// The field manager of the plugin's writes to fleets (`init --apply`, the source-suspended
+/// annotation).
+pub const FIELD_MANAGER: &str = "kubectl-celld";
+
 /// Maps an error of a fleet request: an unknown resource type means the CRDs are missing, or
 /// that the server is not a Kubernetes API server at all.
 pub async fn fleet_error(

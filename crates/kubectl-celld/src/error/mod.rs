@@ -192,6 +192,29 @@ pub enum Error {
     #[error("{0}")]
     Deploy(String),
 
+    /// `deploy` refused a fleet whose Worker comes from spec.source, which the operator
+    /// publishes: the message names the source, its drift policy and how to go on. Nothing was
+    /// created.
+    #[error("{0}")]
+    SourceOwned(String),
+
+    /// `rollback` could not suspend publishing from the fleet's spec.source, so it rolled
+    /// nothing back.
+    #[error(
+        "fleet {namespace}/{fleet} publishes its Worker from spec.source, and suspending that failed ({source}), so nothing was rolled back: the operator would publish the source over the rollback. Suspend it yourself with: {suspend}, then run the rollback again"
+    )]
+    SourceSuspendFailed {
+        /// The fleet.
+        fleet: String,
+        /// Its namespace.
+        namespace: String,
+        /// The command that suspends it.
+        suspend: String,
+        /// Why the patch failed.
+        #[source]
+        source: Box<Error>,
+    },
+
     /// A Secret named by `--vars-from-secret` does not exist.
     #[error(
         "Secret '{secret}' (--vars-from-secret) does not exist in namespace '{namespace}', the fleet's: create it with: kubectl create secret generic {secret} -n {namespace} --from-literal=NAME=VALUE (or --from-env-file=FILE), or fix the name; nothing was uploaded"

@@ -25,5 +25,6 @@ mod logs;
 mod object_stores;
 mod poc_worker;
 mod reconcile_at_once;
+mod sourced;
 mod status;
 mod support;

@@ -1,5 +1,6 @@
 //! Tests that need no cluster: argument handling, help texts, shell completion, `init` output
-//! and admission checks, and the text of `status` (snapshots). One test binary, to link once.
+//! and admission checks, and the text of `status` (snapshots), also of a fleet with spec.source.
+//! One test binary, to link once.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
@@ -12,3 +13,4 @@ mod init_output;
 mod krew_manifest;
 mod kubectl_conventions;
 mod status_render;
+mod status_source;

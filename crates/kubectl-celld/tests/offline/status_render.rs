@@ -12,7 +12,7 @@ use kubectl_celld::commands::status::report::{
     ConditionReport, EventReport, FleetReport, PodReport, RolloutReport, StorageReport,
 };
 
-fn at(secs_ago: i64) -> Option<Time> {
+pub(crate) fn at(secs_ago: i64) -> Option<Time> {
     Some(Time(
         now()
             .checked_sub(jiff::SignedDuration::from_secs(secs_ago))
@@ -20,11 +20,17 @@ fn at(secs_ago: i64) -> Option<Time> {
     ))
 }
 
-fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     "2026-11-29T12:00:00Z".parse().unwrap()
 }
 
-fn pod(name: &str, phase: &str, ready: &str, restarts: i32, ip: Option<&str>) -> PodReport {
+pub(crate) fn pod(
+    name: &str,
+    phase: &str,
+    ready: &str,
+    restarts: i32,
+    ip: Option<&str>,
+) -> PodReport {
     PodReport {
         name: name.into(),
         phase: phase.into(),
@@ -47,6 +53,7 @@ fn healthy_fleet() {
         image: "ghcr.io/denoland/celld:v0.4.0".into(),
         replicas: 2,
         status_reported: true,
+        source: None,
         worker: Some(DeploymentStatus {
             adopted: Some("1/2".into()),
             observed_deployed_at: None,
@@ -150,6 +157,7 @@ fn fleet_moving_to_a_new_celld_version() {
         image: fleet.spec.image.clone(),
         replicas: 3,
         status_reported: true,
+        source: None,
         worker: None,
         storage: StorageReport {
             bucket: "s3://celld/web".into(),
@@ -192,6 +200,7 @@ fn broken_fleet() {
         image: "ghcr.io/denoland/celld:v0.4.0".into(),
         replicas: 1,
         status_reported: true,
+        source: None,
         worker: None,
         storage: StorageReport {
             store: Some("missing-store".into()),
@@ -236,6 +245,7 @@ fn no_status_yet() {
         image: "ghcr.io/denoland/celld:v0.4.0".into(),
         replicas: 1,
         status_reported: false,
+        source: None,
         worker: None,
         storage: StorageReport {
             bucket: "s3://celld/new".into(),

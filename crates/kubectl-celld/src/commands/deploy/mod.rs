@@ -1,13 +1,15 @@
 //! `deploy`: publish a Worker to a fleet's bucket prefix from a short-lived pod in the fleet's
 //! namespace, then make every ready node adopt it at once.
 //!
-//! Steps: resolve the fleet's storage exactly as the operator does; create the deploy Job; wait
+//! Steps: resolve the fleet's storage exactly as the operator does; refuse a fleet whose Worker
+//! comes from spec.source (unless it is suspended, or `--force`); create the deploy Job; wait
 //! for its pod; stream the directory in as a tar (or use the source baked into `--image` at
 //! /app); run `celld deploy` there with the fleet's bucket, endpoint and region, streaming its
 //! output; `POST /reload` to each ready node; wait until the operator reports every ready node
 //! serving the new version; delete the Job.
 
 pub mod archive;
+pub mod sourced;
 pub mod upload;
 pub mod vars;
 
@@ -49,7 +51,11 @@ Examples:
   kubectl celld deploy ./my-worker --fleet web --keep-job --no-reload
 
   # Merge the keys of Secret web-vars into the Worker's vars (values never printed)
-  kubectl celld deploy ./my-worker --fleet web --vars-from-secret web-vars",
+  kubectl celld deploy ./my-worker --fleet web --vars-from-secret web-vars
+
+  # A fleet with spec.source is published by the operator: suspend that first, then deploy
+  kubectl annotate celldfleet web platform.celld.dev/source-suspended=\"hotfix by hand\"
+  kubectl celld deploy ./hotfix --fleet web",
     override_usage = "kubectl celld deploy [OPTIONS] --fleet <FLEET> [DIR]"
 )]
 pub struct DeployArgs {
@@ -102,6 +108,12 @@ pub struct DeployArgs {
     /// Run celld deploy --dry-run: build and check, publish nothing (implies --no-reload)
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Deploy to a fleet whose Worker comes from spec.source, which is refused otherwise: the
+    /// operator publishes the source again over the deploy (driftPolicy Correct) or reports it
+    /// as drift (Report), unless publishing from the source is suspended
+    #[arg(long)]
+    pub force: bool,
 
     /// Longest time the deploy pod lives (the Job's deadline)
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = crate::text::parse::duration)]
@@ -235,6 +247,9 @@ pub async fn run(cluster: &ConnectArgs, args: DeployArgs) -> Result<u8> {
         fleet_name,
         describe_storage(storage)
     ));
+    if let Some(line) = sourced::check(fleet, &ns, args.force, args.dry_run)? {
+        progress.note(&line);
+    }
 
     vars::check(
         &context,

@@ -10,8 +10,8 @@ use celld_api::CelldFleet;
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 
-/// The field manager of `init --apply`.
-pub const FIELD_MANAGER: &str = "kubectl-celld";
+/// The field manager of `init --apply`: the plugin's.
+pub const FIELD_MANAGER: &str = crate::cluster::fleets::FIELD_MANAGER;
 
 /// What the apply did, as kubectl says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,12 +1,14 @@
 //! `rollback FLEET [--to VERSION]`: point the fleet back at a version published earlier, with
 //! the same compare-and-swap writes as `celld deploy` (the script's pointer, then last the
 //! fleet pointer, each `If-Match` on the ETag read), then ask every ready node to reload and
-//! wait until the operator reports every ready node serving it.
+//! wait until the operator reports every ready node serving it. A fleet whose Worker comes
+//! from spec.source has publishing from it suspended first ([`suspend`]).
 
+pub mod suspend;
 pub mod target;
 
 use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
-use crate::bucket::versions;
+use crate::bucket::versions::{self, Version};
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster::adoption::{self, WaitArgs};
 use crate::cluster::annotate;
@@ -35,7 +37,12 @@ Examples:
   kubectl celld rollback web --to 0123456789abcdef
 
   # Return once the pointers are written, without waiting for every node
-  kubectl celld rollback web --no-wait",
+  kubectl celld rollback web --no-wait
+
+A fleet whose Worker comes from spec.source gets the annotation
+platform.celld.dev/source-suspended first, so the operator does not publish the source over
+the rollback; remove it to publish from the source again:
+  kubectl annotate celldfleet web platform.celld.dev/source-suspended-",
     override_usage = "kubectl celld rollback [OPTIONS] <FLEET>"
 )]
 pub struct RollbackArgs {
@@ -75,16 +82,12 @@ pub async fn run(cluster: &ConnectArgs, args: RollbackArgs) -> Result<u8> {
     let context = FleetContext::load(cluster, &args.fleet).await?;
     let mut progress = Progress::new();
     let pod = WorkPod::start(&context, &args.pod, &tools(args.no_reload), &mut progress).await?;
-    let writing = Arc::new(AtomicBool::new(false));
-    let steps = steps(&context, &pod, &args, &mut progress, Arc::clone(&writing));
+    let state = State::default();
+    let steps = steps(&context, &pod, &args, &mut progress, &state);
     let result = tokio::select! {
         r = steps => r,
         _ = tokio::signal::ctrl_c() => Err(Error::Interrupted {
-            note: if writing.load(Ordering::SeqCst) {
-                format!("the pointers were being written, so the rollback may have happened; check with: kubectl celld history {} -n {}", context.name(), context.namespace())
-            } else {
-                "before any pointer was written: nothing changed".to_string()
-            },
+            note: state.interrupted_note(&context),
         }),
     };
     let mut progress = Progress::new();
@@ -92,12 +95,39 @@ pub async fn run(cluster: &ConnectArgs, args: RollbackArgs) -> Result<u8> {
     result
 }
 
+/// How far the rollback got, shared so an interruption can tell.
+#[derive(Default)]
+struct State {
+    /// The rollback set the source-suspended annotation.
+    suspended: Arc<AtomicBool>,
+    /// A pointer is being written.
+    writing: Arc<AtomicBool>,
+}
+
+impl State {
+    fn interrupted_note(&self, context: &FleetContext) -> String {
+        let suspended = self.suspended.load(Ordering::SeqCst);
+        let base = if self.writing.load(Ordering::SeqCst) {
+            format!(
+                "the pointers were being written, so the rollback may have happened; check with: kubectl celld history {} -n {}",
+                context.name(),
+                context.namespace()
+            )
+        } else if suspended {
+            "before any pointer was written: nothing was rolled back".to_string()
+        } else {
+            "before any pointer was written: nothing changed".to_string()
+        };
+        base + &suspend::interrupted_note(context.name(), context.namespace(), suspended)
+    }
+}
+
 async fn steps(
     context: &FleetContext,
     pod: &WorkPod,
     args: &RollbackArgs,
     progress: &mut Progress,
-    writing: Arc<AtomicBool>,
+    state: &State,
 ) -> Result<u8> {
     let bucket = BucketClient::new(context, pod);
     // The pointer first: its ETag is what the last write expects, so a deploy in between
@@ -119,25 +149,16 @@ async fn steps(
         target.version,
         target.script
     ));
-    let pointer = Pointer::to(&target.script, &target.version);
-    let body = pointer.body();
-    writing.store(true, Ordering::SeqCst);
-    let script_key = keys::script_pointer(&target.script);
-    let script_expect = match bucket.get(&script_key).await? {
-        Some(object) => object.expect,
-        None => Expect::Absent,
-    };
-    bucket.put_if(&script_key, &body, &script_expect).await?;
-    progress.note(&format!(
-        "Wrote {script_key} (compare-and-swap on {script_expect})"
-    ));
-    bucket
-        .put_if(FLEET_POINTER, &body, &live_object.expect)
-        .await?;
-    progress.note(&format!(
-        "Wrote {FLEET_POINTER} (compare-and-swap on {})",
-        live_object.expect
-    ));
+    let suspension =
+        suspend::before_writing(context, &target.version, &live.version, progress).await?;
+    if matches!(suspension, Some(suspend::Suspended::ByRollback(_))) {
+        state.suspended.store(true, Ordering::SeqCst);
+    }
+    state.writing.store(true, Ordering::SeqCst);
+    if let Err(e) = write_pointers(&bucket, target, &live_object.expect, progress).await {
+        suspend::undo(context, &suspension, progress).await;
+        return Err(e);
+    }
     output::print(&format!(
         "Rolled back fleet {}/{} to version {} (script {}); it was on {}\n",
         context.namespace(),
@@ -146,6 +167,13 @@ async fn steps(
         target.script,
         live.version
     ))?;
+    if let Some(suspension) = &suspension {
+        output::print(&suspend::message(
+            context.name(),
+            context.namespace(),
+            suspension,
+        ))?;
+    }
     let stamp = annotate::deployed_at(context).await;
     if let Err(warning) = &stamp {
         progress.note(warning);
@@ -170,4 +198,29 @@ async fn steps(
     }
     adoption::unless_told_not_to(context, stamp.ok(), &args.wait, progress).await?;
     Ok(0)
+}
+
+/// Writes the script's pointer, then last the fleet pointer (on `fleet_expect`, the version
+/// read first), both naming `target`.
+async fn write_pointers(
+    bucket: &BucketClient,
+    target: &Version,
+    fleet_expect: &Expect,
+    progress: &mut Progress,
+) -> Result<()> {
+    let body = Pointer::to(&target.script, &target.version).body();
+    let script_key = keys::script_pointer(&target.script);
+    let script_expect = match bucket.get(&script_key).await? {
+        Some(object) => object.expect,
+        None => Expect::Absent,
+    };
+    bucket.put_if(&script_key, &body, &script_expect).await?;
+    progress.note(&format!(
+        "Wrote {script_key} (compare-and-swap on {script_expect})"
+    ));
+    bucket.put_if(FLEET_POINTER, &body, fleet_expect).await?;
+    progress.note(&format!(
+        "Wrote {FLEET_POINTER} (compare-and-swap on {fleet_expect})"
+    ));
+    Ok(())
 }

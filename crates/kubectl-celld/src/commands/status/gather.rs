@@ -30,6 +30,21 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
     let pod_names: Vec<String> = pods.iter().map(|p| p.name.clone()).collect();
     let events = events(target, &name, &pod_names, max_events, &mut warnings).await;
 
+    let conditions: Vec<ConditionReport> = status
+        .map(|s| {
+            s.conditions
+                .iter()
+                .map(|c| ConditionReport {
+                    type_: c.type_.clone(),
+                    status: c.status.clone(),
+                    reason: c.reason.clone(),
+                    message: c.message.clone(),
+                    last_transition_time: Some(c.last_transition_time.clone()),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
     FleetReport {
         namespace: ns.to_string(),
         created: fleet.metadata.creation_timestamp.clone(),
@@ -42,20 +57,8 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
         rollout,
         pods,
         nodes: status.map(|s| s.nodes.clone()).unwrap_or_default(),
-        conditions: status
-            .map(|s| {
-                s.conditions
-                    .iter()
-                    .map(|c| ConditionReport {
-                        type_: c.type_.clone(),
-                        status: c.status.clone(),
-                        reason: c.reason.clone(),
-                        message: c.message.clone(),
-                        last_transition_time: Some(c.last_transition_time.clone()),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
+        source: super::source::report(fleet, &conditions),
+        conditions,
         events,
         warnings,
         name,

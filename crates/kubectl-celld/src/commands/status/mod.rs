@@ -5,6 +5,7 @@ pub mod gather;
 pub mod list;
 pub mod render;
 pub mod report;
+pub mod source;
 
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::cluster::kubeconfig::{self, Target};

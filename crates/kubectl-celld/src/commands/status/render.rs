@@ -146,6 +146,9 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
     field(&mut out, "URL", r.url.as_deref().unwrap_or("-"));
     field(&mut out, "Image", &r.image);
     field(&mut out, "Replicas", &r.replicas.to_string());
+    if let Some(source) = &r.source {
+        field(&mut out, "Source", &super::source::render(r, source, now));
+    }
     field(&mut out, "Worker", &worker(r));
     field(&mut out, "Storage", &storage(&r.storage));
     field(&mut out, "Rollout", &rollout(&r.rollout));

@@ -1,7 +1,8 @@
-//! What `status FLEET` shows, and its `-o yaml|json` form: the fleet and its status, the storage
-//! as the operator resolves it, the StatefulSet, the node pods and recent Events.
+//! What `status FLEET` shows, and its `-o yaml|json` form: the fleet and its status, its
+//! spec.source and what was published from it, the storage as the operator resolves it, the
+//! StatefulSet, the node pods and recent Events.
 
-use celld_api::{DeploymentStatus, NodeStatus};
+use celld_api::{DeploymentStatus, DriftPolicy, NodeStatus, SourceStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
@@ -25,6 +26,10 @@ pub struct FleetReport {
     pub replicas: i32,
     /// Whether the operator has written any status yet.
     pub status_reported: bool,
+    /// Where the Worker comes from when spec.source declares it, and what the operator
+    /// published from it; absent for a fleet without spec.source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceReport>,
     /// The deployed Worker version, as the operator read it from the bucket.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worker: Option<DeploymentStatus>,
@@ -44,6 +49,42 @@ pub struct FleetReport {
     /// Parts that could not be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// spec.source and status.source of a fleet; also in `-o yaml|json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceReport {
+    /// The image reference of an image source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// `KIND/NAME` of a Flux source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_ref: Option<String>,
+    /// The Worker project's directory in the source.
+    pub path: String,
+    /// Correct or Report.
+    pub drift_policy: DriftPolicy,
+    /// Why publishing from the source is suspended, when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suspended: Option<SuspendedReport>,
+    /// What the operator reported: desired, lastAttempted, lastPublished, drift, history.
+    #[serde(flatten)]
+    pub observed: SourceStatus,
+    /// The SourceSynced condition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synced: Option<ConditionReport>,
+}
+
+/// A suspension of publishing from the source.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuspendedReport {
+    /// `spec` (spec.source.suspend) or `annotation` (platform.celld.dev/source-suspended).
+    pub by: &'static str,
+    /// The annotation's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Storage resolution; names and locations only, never credentials.
