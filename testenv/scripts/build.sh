@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane from Go modules (and the object store emulators: the S3 server
-# from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm) into a cache outside
+# from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm; Flux's
+# source-controller and an OCI registry from the Go module proxy) into a cache outside
 # the repository, keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
 set -euo pipefail
@@ -12,10 +13,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 need go; need cargo; need patch
 
-check_pin() { # module-dir module version
+check_pin() { # module-dir module version [how to pin it]
   local got
   got=$(cd "$here/go/$1" && go list -m -f '{{.Version}}' "$2")
-  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; pin it with: (cd testenv/go/$1 && go get $2@$3 && go mod tidy)"
+  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; pin it with: (cd testenv/go/$1 && ${4:-go get $2@$3 && go mod tidy})"
 }
 
 # Downloads MODULE@VERSION into the module cache (a no-op when it is there) and prints its
@@ -123,6 +124,76 @@ build_fake_gcs_server() {
   publish "$dir"
 }
 
+# Flux's source-controller, built from testenv/go/source-controller: a module that requires it
+# (go.mod's `tool` line) and repeats the replace directives of its go.mod, which apply only in
+# the main module (`go install MODULE@VERSION` refuses a module that has any). `go mod tidy`
+# fails there (a module only source-controller's own tests import is not served), hence -e.
+source_controller_pin_hint() { echo "go get -tool github.com/fluxcd/source-controller@$SOURCE_CONTROLLER_VERSION && go mod tidy -e, and copy the replace directives of its go.mod"; }
+
+# Fails unless testenv/go/source-controller repeats every replace directive of source-controller's
+# go.mod that points at another module (its ./api replace needs none: the api module is published
+# at the same version). Prints the module cache directory of source-controller.
+check_source_controller() {
+  check_pin source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION" "$(source_controller_pin_hint)"
+  need python3
+  local src theirs ours missing
+  src=$(module_dir source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION")
+  theirs=$(cd "$here/go/source-controller" && go mod edit -json "$src/go.mod" | replaces) \
+    || die "reading the replace directives of $src/go.mod failed"
+  ours=$(cd "$here/go/source-controller" && go mod edit -json | replaces) \
+    || die "reading the replace directives of testenv/go/source-controller/go.mod failed"
+  grep -q 'github.com/fluxcd/source-controller/api => \./api' <<<"$theirs" \
+    || die "source-controller $SOURCE_CONTROLLER_VERSION's go.mod no longer replaces its api module with ./api; check which replace directives testenv/go/source-controller needs"
+  missing=$(comm -23 <(grep -v ' => \./' <<<"$theirs" | sort) <(sort <<<"$ours"))
+  [ -z "$missing" ] || die "testenv/go/source-controller/go.mod lacks these replace directives of source-controller $SOURCE_CONTROLLER_VERSION's go.mod: $missing"
+  printf '%s' "$src"
+}
+# The replace directives of `go mod edit -json` output, one "old[@version] => new[ version]" a line.
+replaces() {
+  python3 -c 'import json, sys
+for r in json.load(sys.stdin).get("Replace") or []:
+    old = r["Old"]["Path"] + ("@" + r["Old"]["Version"] if r["Old"].get("Version") else "")
+    print(old, "=>", r["New"]["Path"], r["New"].get("Version", "")) '
+}
+
+# Copies source-controller's CRDs (source.toolkit.fluxcd.io) from its module directory to DEST.
+copy_flux_crds() { # module-dir dest
+  [ -d "$1/config/crd/bases" ] || die "source-controller $SOURCE_CONTROLLER_VERSION has no config/crd/bases"
+  mkdir -p "$2"
+  cp "$1"/config/crd/bases/source.toolkit.fluxcd.io_*.yaml "$2/" && chmod -R u+w "$2" \
+    || die "copying the source-controller CRDs failed"
+  local kind
+  for kind in buckets gitrepositories helmcharts helmrepositories ocirepositories; do
+    [ -f "$2/source.toolkit.fluxcd.io_$kind.yaml" ] \
+      || die "source-controller $SOURCE_CONTROLLER_VERSION has no CRD source.toolkit.fluxcd.io_$kind.yaml"
+  done
+}
+
+build_source_controller() {
+  local dir; dir=$(source_controller_cache_dir)
+  [ -x "$dir/bin/source-controller" ] && [ -d "$dir/crds" ] && return 0
+  local src; src=$(check_source_controller)
+  log "building Flux source-controller $SOURCE_CONTROLLER_VERSION (first time: about 6 minutes)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  copy_flux_crds "$src" "$dir.tmp/crds"
+  (cd "$here/go/source-controller" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/source-controller" \
+    github.com/fluxcd/source-controller) || die "building source-controller $SOURCE_CONTROLLER_VERSION failed"
+  publish "$dir"
+}
+
+# oci-registry: this repository's OCI registry for tests and pusher of Flux OCI artifacts
+# (go-containerregistry), from testenv/go/oci-registry.
+build_oci_registry() {
+  local dir; dir=$(oci_registry_cache_dir)
+  [ -x "$dir/bin/oci-registry" ] && return 0
+  check_pin oci-registry github.com/google/go-containerregistry "$GO_CONTAINERREGISTRY_VERSION"
+  log "building oci-registry (go-containerregistry $GO_CONTAINERREGISTRY_VERSION)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/oci-registry" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/oci-registry" .) \
+    || die "building oci-registry failed"
+  publish "$dir"
+}
+
 # gitops-health: this repository's small judge of objects as GitOps tools judge them (Argo CD's
 # Lua health checks in gopher-lua, kstatus), from testenv/go/gitops-health.
 build_gitops_health() {
@@ -177,6 +248,10 @@ check_sources() {
   check_pin gitops-health github.com/yuin/gopher-lua "$GOPHER_LUA_VERSION"
   check_pin gitops-health sigs.k8s.io/cli-utils "$CLI_UTILS_VERSION"
   (cd "$here/go/gitops-health" && go mod download) || die "downloading gitops-health's modules failed"
+  local flux; flux=$(check_source_controller)
+  copy_flux_crds "$flux" "$tmp/flux-crds"
+  check_pin oci-registry github.com/google/go-containerregistry "$GO_CONTAINERREGISTRY_VERSION"
+  (cd "$here/go/oci-registry" && go mod download) || die "downloading oci-registry's modules failed"
   fetch_gateway_api
   ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
     || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
@@ -185,11 +260,12 @@ check_sources() {
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
   fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
   gitops-health) build_gitops_health ;;
+  oci-registry) build_oci_registry ;; source-controller) build_source_controller ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, oci-registry, source-controller, check-sources)" ;;
 esac
