@@ -104,12 +104,36 @@ fetch_gateway_api() {
   publish "$dir"
 }
 
+# Prepares a patched copy of the s3s-fs crate in WORK/s3s-fs: cargo downloads the published crate
+# as the one dependency of a throwaway package (WORK/fetch), and testenv/s3s-fs/patches are
+# applied to a copy of it (the crate ships its Cargo.lock, so `cargo install --locked` builds
+# with the dependency versions it was published with).
+prepare_s3s_fs() { # work-dir
+  local work=$1 src p
+  rm -rf "$work"; mkdir -p "$work/fetch/src"
+  printf '[package]\nname = "s3s-fs-fetch"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\ns3s-fs = { version = "=%s", default-features = false }\n\n[workspace]\n' \
+    "$S3S_FS_VERSION" >"$work/fetch/Cargo.toml"
+  : >"$work/fetch/src/lib.rs"
+  src=$(cd "$work/fetch" && cargo metadata --quiet --format-version 1 \
+    | grep -o "\"manifest_path\":\"[^\"]*/s3s-fs-${S3S_FS_VERSION//./\\.}/Cargo\\.toml\"") \
+    || die "downloading s3s-fs $S3S_FS_VERSION from crates.io failed"
+  src=${src#\"manifest_path\":\"}; src=$(dirname "${src%\"}")
+  [ -f "$src/Cargo.lock" ] || die "the s3s-fs $S3S_FS_VERSION crate ($src) has no Cargo.lock"
+  cp -r "$src" "$work/s3s-fs" && chmod -R u+w "$work/s3s-fs" || die "copying s3s-fs $S3S_FS_VERSION from $src failed"
+  for p in "$here"/s3s-fs/patches/*.patch; do
+    patch -s -d "$work/s3s-fs" -p1 <"$p" || die "$p does not apply to s3s-fs $S3S_FS_VERSION"
+  done
+}
+
 build_s3s_fs() {
-  local dir; dir=$(cache_dir s3s-fs "$S3S_FS_VERSION")
+  local dir; dir=$(s3s_fs_cache_dir)
   [ -x "$dir/bin/s3s-fs" ] && return 0
-  log "building s3s-fs $S3S_FS_VERSION (S3-compatible test server)"
-  cargo install --quiet --locked --root "$dir.tmp" "s3s-fs@$S3S_FS_VERSION" --features binary \
-    || die "building s3s-fs $S3S_FS_VERSION failed"
+  log "building s3s-fs $S3S_FS_VERSION (S3-compatible test server, with testenv/s3s-fs/patches)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  prepare_s3s_fs "$dir.tmp/work"
+  cargo install --quiet --locked --root "$dir.tmp" --target-dir "$dir.tmp/work/target" \
+    --path "$dir.tmp/work/s3s-fs" --features binary || die "building s3s-fs $S3S_FS_VERSION failed"
+  rm -rf "$dir.tmp/work" "$dir.tmp/.crates.toml" "$dir.tmp/.crates2.json"
   publish "$dir"
 }
 
@@ -248,6 +272,7 @@ check_sources() {
   check_pin gitops-health github.com/yuin/gopher-lua "$GOPHER_LUA_VERSION"
   check_pin gitops-health sigs.k8s.io/cli-utils "$CLI_UTILS_VERSION"
   (cd "$here/go/gitops-health" && go mod download) || die "downloading gitops-health's modules failed"
+  prepare_s3s_fs "$tmp/s3s-fs"
   local flux; flux=$(check_source_controller)
   copy_flux_crds "$flux" "$tmp/flux-crds"
   check_pin oci-registry github.com/google/go-containerregistry "$GO_CONTAINERREGISTRY_VERSION"

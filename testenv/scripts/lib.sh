@@ -39,6 +39,10 @@ pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && ! grep -q "^St
 kwok_patches_hash() { cat "$(repo_root)"/testenv/go/kwok/patches/*.patch | sha256sum | cut -c1-8; }
 kwok_cache_dir() { cache_dir kwok "$KWOK_VERSION-p$(kwok_patches_hash)"; }
 
+# s3s-fs is built with the patches in testenv/s3s-fs/patches, keyed like kwok.
+s3s_fs_patches_hash() { cat "$(repo_root)"/testenv/s3s-fs/patches/*.patch | sha256sum | cut -c1-8; }
+s3s_fs_cache_dir() { cache_dir s3s-fs "$S3S_FS_VERSION-p$(s3s_fs_patches_hash)"; }
+
 # gitops-health is this repository's own source (testenv/go/gitops-health) built with pinned
 # modules; the cache key holds both pins and a hash of its source, so a change rebuilds it.
 gitops_health_hash() { cat "$(repo_root)"/testenv/go/gitops-health/main.go "$(repo_root)"/testenv/go/gitops-health/go.mod | sha256sum | cut -c1-8; }
