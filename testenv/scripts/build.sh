@@ -251,8 +251,9 @@ install_azurite() {
 }
 
 # Runs every step that turns the pinned modules into build inputs (pins, downloads, copies,
-# patches, CRD files) against an empty, temporary module cache and binary cache, without
-# compiling anything: a step that only works because a warm cache hides it fails here.
+# patches, CRD files; also s3s-fs's patched copy of its crate) against an empty, temporary
+# module cache and binary cache, without compiling anything: a step that only works because a
+# warm cache hides it fails here.
 check_sources() {
   local tmp; tmp=$(mktemp -d)
   # shellcheck disable=SC2064 # expand now: the trap runs after tmp is out of scope
@@ -280,7 +281,7 @@ check_sources() {
   fetch_gateway_api
   ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
     || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
-  log "ok: every Go component's sources prepare from an empty module cache"
+  log "ok: every Go component's sources prepare from an empty module cache (and s3s-fs's patches apply)"
 }
 
 what=${1:-all}
