@@ -78,16 +78,16 @@ testenv: ## build (once, cached outside the repo) the control plane binaries and
 check-sources: ## prepare every Go component's sources (download, copy, patch) in an empty, temporary module cache; no compiling
 	$(TESTENV)/build.sh check-sources
 
-cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler, kwok and the S3, GCS and Azure Blob emulators on 127.0.0.1
+cluster-up: testenv ## start etcd, kube-apiserver, controller-manager, scheduler, kwok, the S3, GCS and Azure Blob emulators, an OCI registry and Flux source-controller on 127.0.0.1
 	$(TESTENV)/up.sh
 
 cluster-down: ## stop the local control plane and the object store emulators
 	$(TESTENV)/down.sh
 
-cluster-up-bare: testenv ## start a second control plane without the Gateway API CRDs (state in .testenv-bare/)
-	CELLD_TESTENV_DIR="$(CURDIR)/.testenv-bare" CELLD_TESTENV_GATEWAY_API=0 $(TESTENV)/up.sh
+cluster-up-bare: testenv ## start a second control plane without the Gateway API CRDs and without Flux (state in .testenv-bare/)
+	CELLD_TESTENV_DIR="$(CURDIR)/.testenv-bare" CELLD_TESTENV_GATEWAY_API=0 CELLD_TESTENV_FLUX=0 $(TESTENV)/up.sh
 
-cluster-down-bare: ## stop the control plane without the Gateway API CRDs
+cluster-down-bare: ## stop the control plane without the Gateway API CRDs and Flux
 	CELLD_TESTENV_DIR="$(CURDIR)/.testenv-bare" $(TESTENV)/down.sh
 
 test-testkit: cluster-up ## test the local control plane itself (celld-testkit's harness tests)

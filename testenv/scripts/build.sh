@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane from Go modules (and the object store emulators: the S3 server
-# from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm) into a cache outside
+# from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm; Flux's
+# source-controller and an OCI registry from the Go module proxy) into a cache outside
 # the repository, keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
 set -euo pipefail
@@ -12,10 +13,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 need go; need cargo; need patch
 
-check_pin() { # module-dir module version
+check_pin() { # module-dir module version [how to pin it]
   local got
   got=$(cd "$here/go/$1" && go list -m -f '{{.Version}}' "$2")
-  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; pin it with: (cd testenv/go/$1 && go get $2@$3 && go mod tidy)"
+  [ "$got" = "$3" ] || die "testenv/go/$1 pins $2 $got but versions.env says $3; pin it with: (cd testenv/go/$1 && ${4:-go get $2@$3 && go mod tidy})"
 }
 
 # Downloads MODULE@VERSION into the module cache (a no-op when it is there) and prints its
@@ -103,12 +104,36 @@ fetch_gateway_api() {
   publish "$dir"
 }
 
+# Prepares a patched copy of the s3s-fs crate in WORK/s3s-fs: cargo downloads the published crate
+# as the one dependency of a throwaway package (WORK/fetch), and testenv/s3s-fs/patches are
+# applied to a copy of it (the crate ships its Cargo.lock, so `cargo install --locked` builds
+# with the dependency versions it was published with).
+prepare_s3s_fs() { # work-dir
+  local work=$1 src p
+  rm -rf "$work"; mkdir -p "$work/fetch/src"
+  printf '[package]\nname = "s3s-fs-fetch"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\ns3s-fs = { version = "=%s", default-features = false }\n\n[workspace]\n' \
+    "$S3S_FS_VERSION" >"$work/fetch/Cargo.toml"
+  : >"$work/fetch/src/lib.rs"
+  src=$(cd "$work/fetch" && cargo metadata --quiet --format-version 1 \
+    | grep -o "\"manifest_path\":\"[^\"]*/s3s-fs-${S3S_FS_VERSION//./\\.}/Cargo\\.toml\"") \
+    || die "downloading s3s-fs $S3S_FS_VERSION from crates.io failed"
+  src=${src#\"manifest_path\":\"}; src=$(dirname "${src%\"}")
+  [ -f "$src/Cargo.lock" ] || die "the s3s-fs $S3S_FS_VERSION crate ($src) has no Cargo.lock"
+  cp -r "$src" "$work/s3s-fs" && chmod -R u+w "$work/s3s-fs" || die "copying s3s-fs $S3S_FS_VERSION from $src failed"
+  for p in "$here"/s3s-fs/patches/*.patch; do
+    patch -s -d "$work/s3s-fs" -p1 <"$p" || die "$p does not apply to s3s-fs $S3S_FS_VERSION"
+  done
+}
+
 build_s3s_fs() {
-  local dir; dir=$(cache_dir s3s-fs "$S3S_FS_VERSION")
+  local dir; dir=$(s3s_fs_cache_dir)
   [ -x "$dir/bin/s3s-fs" ] && return 0
-  log "building s3s-fs $S3S_FS_VERSION (S3-compatible test server)"
-  cargo install --quiet --locked --root "$dir.tmp" "s3s-fs@$S3S_FS_VERSION" --features binary \
-    || die "building s3s-fs $S3S_FS_VERSION failed"
+  log "building s3s-fs $S3S_FS_VERSION (S3-compatible test server, with testenv/s3s-fs/patches)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  prepare_s3s_fs "$dir.tmp/work"
+  cargo install --quiet --locked --root "$dir.tmp" --target-dir "$dir.tmp/work/target" \
+    --path "$dir.tmp/work/s3s-fs" --features binary || die "building s3s-fs $S3S_FS_VERSION failed"
+  rm -rf "$dir.tmp/work" "$dir.tmp/.crates.toml" "$dir.tmp/.crates2.json"
   publish "$dir"
 }
 
@@ -120,6 +145,76 @@ build_fake_gcs_server() {
   mkdir -p "$dir.tmp/bin"
   (cd "$here/go/fake-gcs-server" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/fake-gcs-server" \
     github.com/fsouza/fake-gcs-server) || die "building fake-gcs-server $FAKE_GCS_SERVER_VERSION failed"
+  publish "$dir"
+}
+
+# Flux's source-controller, built from testenv/go/source-controller: a module that requires it
+# (go.mod's `tool` line) and repeats the replace directives of its go.mod, which apply only in
+# the main module (`go install MODULE@VERSION` refuses a module that has any). `go mod tidy`
+# fails there (a module only source-controller's own tests import is not served), hence -e.
+source_controller_pin_hint() { echo "go get -tool github.com/fluxcd/source-controller@$SOURCE_CONTROLLER_VERSION && go mod tidy -e, and copy the replace directives of its go.mod"; }
+
+# Fails unless testenv/go/source-controller repeats every replace directive of source-controller's
+# go.mod that points at another module (its ./api replace needs none: the api module is published
+# at the same version). Prints the module cache directory of source-controller.
+check_source_controller() {
+  check_pin source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION" "$(source_controller_pin_hint)"
+  need python3
+  local src theirs ours missing
+  src=$(module_dir source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION")
+  theirs=$(cd "$here/go/source-controller" && go mod edit -json "$src/go.mod" | replaces) \
+    || die "reading the replace directives of $src/go.mod failed"
+  ours=$(cd "$here/go/source-controller" && go mod edit -json | replaces) \
+    || die "reading the replace directives of testenv/go/source-controller/go.mod failed"
+  grep -q 'github.com/fluxcd/source-controller/api => \./api' <<<"$theirs" \
+    || die "source-controller $SOURCE_CONTROLLER_VERSION's go.mod no longer replaces its api module with ./api; check which replace directives testenv/go/source-controller needs"
+  missing=$(comm -23 <(grep -v ' => \./' <<<"$theirs" | sort) <(sort <<<"$ours"))
+  [ -z "$missing" ] || die "testenv/go/source-controller/go.mod lacks these replace directives of source-controller $SOURCE_CONTROLLER_VERSION's go.mod: $missing"
+  printf '%s' "$src"
+}
+# The replace directives of `go mod edit -json` output, one "old[@version] => new[ version]" a line.
+replaces() {
+  python3 -c 'import json, sys
+for r in json.load(sys.stdin).get("Replace") or []:
+    old = r["Old"]["Path"] + ("@" + r["Old"]["Version"] if r["Old"].get("Version") else "")
+    print(old, "=>", r["New"]["Path"], r["New"].get("Version", "")) '
+}
+
+# Copies source-controller's CRDs (source.toolkit.fluxcd.io) from its module directory to DEST.
+copy_flux_crds() { # module-dir dest
+  [ -d "$1/config/crd/bases" ] || die "source-controller $SOURCE_CONTROLLER_VERSION has no config/crd/bases"
+  mkdir -p "$2"
+  cp "$1"/config/crd/bases/source.toolkit.fluxcd.io_*.yaml "$2/" && chmod -R u+w "$2" \
+    || die "copying the source-controller CRDs failed"
+  local kind
+  for kind in buckets gitrepositories helmcharts helmrepositories ocirepositories; do
+    [ -f "$2/source.toolkit.fluxcd.io_$kind.yaml" ] \
+      || die "source-controller $SOURCE_CONTROLLER_VERSION has no CRD source.toolkit.fluxcd.io_$kind.yaml"
+  done
+}
+
+build_source_controller() {
+  local dir; dir=$(source_controller_cache_dir)
+  [ -x "$dir/bin/source-controller" ] && [ -d "$dir/crds" ] && return 0
+  local src; src=$(check_source_controller)
+  log "building Flux source-controller $SOURCE_CONTROLLER_VERSION (first time: about 6 minutes)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  copy_flux_crds "$src" "$dir.tmp/crds"
+  (cd "$here/go/source-controller" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/source-controller" \
+    github.com/fluxcd/source-controller) || die "building source-controller $SOURCE_CONTROLLER_VERSION failed"
+  publish "$dir"
+}
+
+# oci-registry: this repository's OCI registry for tests and pusher of Flux OCI artifacts
+# (go-containerregistry), from testenv/go/oci-registry.
+build_oci_registry() {
+  local dir; dir=$(oci_registry_cache_dir)
+  [ -x "$dir/bin/oci-registry" ] && return 0
+  check_pin oci-registry github.com/google/go-containerregistry "$GO_CONTAINERREGISTRY_VERSION"
+  log "building oci-registry (go-containerregistry $GO_CONTAINERREGISTRY_VERSION)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/oci-registry" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/oci-registry" .) \
+    || die "building oci-registry failed"
   publish "$dir"
 }
 
@@ -156,8 +251,9 @@ install_azurite() {
 }
 
 # Runs every step that turns the pinned modules into build inputs (pins, downloads, copies,
-# patches, CRD files) against an empty, temporary module cache and binary cache, without
-# compiling anything: a step that only works because a warm cache hides it fails here.
+# patches, CRD files; also s3s-fs's patched copy of its crate) against an empty, temporary
+# module cache and binary cache, without compiling anything: a step that only works because a
+# warm cache hides it fails here.
 check_sources() {
   local tmp; tmp=$(mktemp -d)
   # shellcheck disable=SC2064 # expand now: the trap runs after tmp is out of scope
@@ -177,19 +273,25 @@ check_sources() {
   check_pin gitops-health github.com/yuin/gopher-lua "$GOPHER_LUA_VERSION"
   check_pin gitops-health sigs.k8s.io/cli-utils "$CLI_UTILS_VERSION"
   (cd "$here/go/gitops-health" && go mod download) || die "downloading gitops-health's modules failed"
+  prepare_s3s_fs "$tmp/s3s-fs"
+  local flux; flux=$(check_source_controller)
+  copy_flux_crds "$flux" "$tmp/flux-crds"
+  check_pin oci-registry github.com/google/go-containerregistry "$GO_CONTAINERREGISTRY_VERSION"
+  (cd "$here/go/oci-registry" && go mod download) || die "downloading oci-registry's modules failed"
   fetch_gateway_api
   ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
     || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
-  log "ok: every Go component's sources prepare from an empty module cache"
+  log "ok: every Go component's sources prepare from an empty module cache (and s3s-fs's patches apply)"
 }
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
   fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
   gitops-health) build_gitops_health ;;
+  oci-registry) build_oci_registry ;; source-controller) build_source_controller ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, oci-registry, source-controller, check-sources)" ;;
 esac

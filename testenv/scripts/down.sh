@@ -9,7 +9,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 state=$(state_dir)
 run=$state/run
 # Reverse start order: clients of the apiserver first, etcd last.
-components=(kwok kube-scheduler kube-controller-manager s3s-fs fake-gcs-server azurite kube-apiserver etcd)
+components=(source-controller kwok kube-scheduler kube-controller-manager oci-registry s3s-fs fake-gcs-server azurite
+  kube-apiserver etcd)
 
 group_alive() { pgrep -g "$1" >/dev/null 2>&1; }
 pgids=()

@@ -39,7 +39,17 @@ pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null && ! grep -q "^St
 kwok_patches_hash() { cat "$(repo_root)"/testenv/go/kwok/patches/*.patch | sha256sum | cut -c1-8; }
 kwok_cache_dir() { cache_dir kwok "$KWOK_VERSION-p$(kwok_patches_hash)"; }
 
+# s3s-fs is built with the patches in testenv/s3s-fs/patches, keyed like kwok.
+s3s_fs_patches_hash() { cat "$(repo_root)"/testenv/s3s-fs/patches/*.patch | sha256sum | cut -c1-8; }
+s3s_fs_cache_dir() { cache_dir s3s-fs "$S3S_FS_VERSION-p$(s3s_fs_patches_hash)"; }
+
 # gitops-health is this repository's own source (testenv/go/gitops-health) built with pinned
 # modules; the cache key holds both pins and a hash of its source, so a change rebuilds it.
 gitops_health_hash() { cat "$(repo_root)"/testenv/go/gitops-health/main.go "$(repo_root)"/testenv/go/gitops-health/go.mod | sha256sum | cut -c1-8; }
 gitops_health_cache_dir() { cache_dir gitops-health "$GOPHER_LUA_VERSION-$CLI_UTILS_VERSION-s$(gitops_health_hash)"; }
+
+# oci-registry is this repository's own source too (testenv/go/oci-registry), keyed like gitops-health.
+oci_registry_hash() { cat "$(repo_root)"/testenv/go/oci-registry/main.go "$(repo_root)"/testenv/go/oci-registry/go.mod | sha256sum | cut -c1-8; }
+oci_registry_cache_dir() { cache_dir oci-registry "$GO_CONTAINERREGISTRY_VERSION-s$(oci_registry_hash)"; }
+# Flux's source-controller: its binary in bin/, its CRDs in crds/.
+source_controller_cache_dir() { cache_dir source-controller "$SOURCE_CONTROLLER_VERSION"; }

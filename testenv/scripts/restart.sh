@@ -10,7 +10,8 @@
 #   testenv/scripts/restart.sh --start COMPONENT                           start what --stop stopped
 #
 # COMPONENT: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, s3s-fs,
-# fake-gcs-server or azurite.
+# fake-gcs-server, azurite, oci-registry (in memory: a restart empties it) or source-controller
+# (Flux; its artifacts stay on disk).
 # --signal: what stops it (default KILL: a crash; TERM for a clean stop). --down: seconds it stays
 # down before it starts again (default 0). --stop keeps its command line in
 # run/<component>.cmdline and its environment in run/<component>.environ for --start.
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
 done
 case $component in
   etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok | s3s-fs | fake-gcs-server | azurite) ;;
+  oci-registry | source-controller) ;;
   *) usage ;;
 esac
 case $down in '' | *[!0-9.]*) die "--down takes a number of seconds, not '$down'" ;; esac
@@ -93,6 +95,13 @@ answers() {
     azurite)
       port=$(tr '\0' '\n' <"$cmdline" | sed -n '/^--blobPort$/{n;p;}' | head -n1)
       curl -sS -o /dev/null --max-time 2 "http://127.0.0.1:$port/"
+      ;;
+    # oci-registry takes "-addr=127.0.0.1:N"; the distribution API's base answers 200.
+    oci-registry) curl -fsS --max-time 2 "http://$(tr '\0' '\n' <"$cmdline" | sed -n 's/^-addr=//p' | head -n1)/v2/" ;;
+    # source-controller: ready, and its artifact server answers (any HTTP answer).
+    source-controller)
+      curl -fsS --max-time 2 "http://$(port_flag health-addr)/readyz" \
+        && curl -sS -o /dev/null --max-time 2 "http://$(port_flag storage-addr)/"
       ;;
   esac
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Starts the local control plane on 127.0.0.1 (free ports): etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs) and the
-# object store emulators: S3 (s3s-fs), GCS (fake-gcs-server) and Azure Blob (Azurite). Binaries come from the cache filled by build.sh; all state goes to the
-# gitignored .testenv/ at the repository root. Idempotent: when everything is already up and
-# healthy it says so; when it is half up, it tears it down first.
+# kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs), the
+# object store emulators: S3 (s3s-fs), GCS (fake-gcs-server) and Azure Blob (Azurite), an OCI
+# registry (oci-registry) and Flux's source-controller with its CRDs. Binaries come from the
+# cache filled by build.sh; all state goes to the gitignored .testenv/ at the repository root.
+# Idempotent: when everything is already up and healthy it says so; when it is half up, it tears
+# it down first.
 #
 # Environment:
 #   CELLD_TESTENV_NODES    number of fake nodes (default 1)
@@ -12,6 +14,7 @@
 #                          logs/audit.log, to count requests per user, verb and resource
 #   CELLD_TESTENV_APISERVER_FLAGS  extra kube-apiserver flags, split on spaces
 #   CELLD_TESTENV_GATEWAY_API=0  do not install the Gateway API CRDs (a cluster without them)
+#   CELLD_TESTENV_FLUX=0   no Flux: neither its CRDs nor source-controller (the OCI registry runs)
 #   CELLD_TESTENV_TIMEOUT  seconds to wait for each component (default 45)
 #   CELLD_TESTENV_KEEP_ON_FAILURE=1  leave a failed start running for inspection
 set -euo pipefail
@@ -25,6 +28,7 @@ nodes=${CELLD_TESTENV_NODES:-1}
 service_cidr=${CELLD_TESTENV_SERVICE_CIDR:-10.96.0.0/16}
 read -r -a apiserver_flags <<<"${CELLD_TESTENV_APISERVER_FLAGS:-}"
 timeout=${CELLD_TESTENV_TIMEOUT:-45}
+flux=${CELLD_TESTENV_FLUX:-1}
 state=$(state_dir)
 pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
 kubeconfig=$state/kubeconfig
@@ -34,16 +38,20 @@ k8s_bin=$(cache_dir kubernetes "$KUBERNETES_VERSION")/bin
 etcd_bin=$(cache_dir etcd "$ETCD_VERSION")/bin
 kwok_dir=$(kwok_cache_dir)
 gateway_crds=$(cache_dir gateway-api "$GATEWAY_API_VERSION")/crds
-s3_bin=$(cache_dir s3s-fs "$S3S_FS_VERSION")/bin
+s3_bin=$(s3s_fs_cache_dir)/bin
 gcs_bin=$(cache_dir fake-gcs-server "$FAKE_GCS_SERVER_VERSION")/bin
 azurite_bin=$(cache_dir azurite "$AZURITE_VERSION")/bin
 gitops_health_bin=$(gitops_health_cache_dir)/bin
+oci_bin=$(oci_registry_cache_dir)/bin
+flux_dir=$(source_controller_cache_dir)
 for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
   "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" \
-  "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health"; do
+  "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" \
+  "$oci_bin/oci-registry" "$flux_dir/bin/source-controller"; do
   [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
 done
 [ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
+[ -d "$flux_dir/crds" ] || die "$flux_dir/crds is missing; run 'make testenv' first"
 
 kubectl() { "$k8s_bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
 s3_request() { # KEY:SECRET curl-args...: an empty-bodied, SigV4-signed request to the S3 server
@@ -117,6 +125,49 @@ EOF
     || fail "creating Azure container $azure_container failed" "$logs/azurite.log"
 }
 
+# --- the OCI registry and Flux's source-controller -------------------------------------------
+# The registry on $oci_port: the OCI distribution API over plain HTTP, in memory (a restart
+# empties it). `oci-registry push` (linked into bin/) pushes a directory as a Flux OCI artifact.
+start_registry() {
+  start oci-registry "$oci_bin/oci-registry" serve -addr="127.0.0.1:$oci_port"
+}
+registry_answers() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/v2/"; }
+# Waits for the registry, then writes oci.env.
+init_registry() {
+  wait_for oci-registry "the OCI registry (http://127.0.0.1:$oci_port/v2/)" registry_answers "$oci_port"
+  printf 'OCI_REGISTRY=127.0.0.1:%s\n' "$oci_port" >"$state/oci.env"
+}
+apply_flux_crds() {
+  kubectl apply --server-side --force-conflicts -f "$flux_dir/crds" >>"$logs/kubectl.log" 2>&1 \
+    || fail "applying the Flux source-controller CRDs failed" "$logs/kubectl.log"
+}
+# source-controller, out of cluster against the apiserver with the admin kubeconfig, watching
+# every namespace. Its artifact server listens on and advertises 127.0.0.1:$flux_storage_port,
+# so status.artifact.url is a URL this machine's processes can GET. No leader election, no
+# events receiver (Kubernetes Events only). Start it once its CRDs are Established.
+start_flux() {
+  mkdir -p "$state/flux/artifacts" "$state/flux/tmp"
+  KUBECONFIG=$kubeconfig TMPDIR=$state/flux/tmp start source-controller "$flux_dir/bin/source-controller" \
+    --watch-all-namespaces=true --enable-leader-election=false --events-addr= \
+    --storage-path="$state/flux/artifacts" --storage-addr="127.0.0.1:$flux_storage_port" \
+    --storage-adv-addr="127.0.0.1:$flux_storage_port" \
+    --health-addr="127.0.0.1:$flux_health_port" --metrics-addr="127.0.0.1:$flux_metrics_port" \
+    --log-encoding=console --requeue-dependency=5s
+}
+flux_answers() { # health-port storage-port
+  curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/readyz" \
+    && curl -sS -o /dev/null --max-time 2 "http://127.0.0.1:$2/"
+}
+# Waits until source-controller is ready and its artifact server answers, then writes flux.env.
+init_flux() {
+  wait_for source-controller "Flux source-controller (http://127.0.0.1:$flux_health_port/readyz) and its artifact server (http://127.0.0.1:$flux_storage_port)" \
+    flux_answers "$flux_health_port" "$flux_storage_port"
+  cat >"$state/flux.env" <<EOF
+FLUX_SOURCE_CONTROLLER_VERSION=$SOURCE_CONTROLLER_VERSION
+FLUX_STORAGE_ADDR=127.0.0.1:$flux_storage_port
+EOF
+}
+
 # --- already up? ---------------------------------------------------------------------------
 core=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok s3s-fs)
 emulators=(fake-gcs-server azurite)
@@ -136,6 +187,16 @@ emulators_healthy() {
   object_stores ping-gcs "$state/gcs.env" >/dev/null 2>&1 || return 1
   object_stores ping-azure "$state/azure.env" >/dev/null 2>&1 || return 1
 }
+registry_healthy() {
+  pid_alive "$run/oci-registry.pid" || return 1
+  # shellcheck disable=SC1091
+  (. "$state/ports.env" && registry_answers "$OCI_REGISTRY_PORT") || return 1
+}
+flux_healthy() {
+  pid_alive "$run/source-controller.pid" && [ -f "$state/flux.env" ] || return 1
+  # shellcheck disable=SC1091
+  (. "$state/ports.env" && flux_answers "$FLUX_HEALTH_PORT" "$FLUX_STORAGE_PORT") || return 1
+}
 usage() {
   local dir_env=""
   [ -z "${CELLD_TESTENV_DIR:-}" ] || dir_env="CELLD_TESTENV_DIR=$state "
@@ -143,27 +204,48 @@ usage() {
 testenv: the local control plane is up (state in $state, logs in $logs).
 Use it from a shell:
   export KUBECONFIG=$kubeconfig PATH=$bin:\$PATH
-  set -a; . $state/s3.env; . $state/gcs.env; . $state/azure.env; set +a
+  set -a; . $state/s3.env; . $state/gcs.env; . $state/azure.env; . $state/oci.env; set +a
   kubectl get nodes
 Run the harness tests:   ${dir_env}cargo test -p celld-testkit
 Stop it:                 ${dir_env}bash testenv/scripts/down.sh   (or ${dir_env}make cluster-down)
 EOF
 }
-core_up=0
+# Up, but started by an up.sh from before some add-on (no trace of it: neither its pid file nor
+# its env file): start just those, rather than tear down a control plane others may be using.
+# An add-on with a trace that is not healthy makes the control plane half up.
+core_up=0 half=0 missing=()
 if core_healthy; then core_up=1; fi
-if [ "$core_up" = 1 ] && emulators_healthy; then
+if [ "$core_up" = 1 ]; then
+  if [ ! -e "$run/fake-gcs-server.pid" ] && [ ! -e "$run/azurite.pid" ] \
+    && [ ! -e "$state/gcs.env" ] && [ ! -e "$state/azure.env" ]; then missing+=(emulators)
+  elif ! emulators_healthy; then half=1; fi
+  if [ ! -e "$run/oci-registry.pid" ] && [ ! -e "$state/oci.env" ]; then missing+=(registry)
+  elif ! registry_healthy; then half=1; fi
+  if [ "$flux" != 0 ]; then
+    if [ ! -e "$run/source-controller.pid" ] && [ ! -e "$state/flux.env" ]; then missing+=(flux)
+    elif ! flux_healthy; then half=1; fi
+  fi
+fi
+if [ "$core_up" = 1 ] && [ "$half" = 0 ] && [ "${#missing[@]}" = 0 ]; then
   # Tools, not processes: link the current build, which a control plane up since before may lack.
-  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"
+  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"; ln -sfn "$oci_bin/oci-registry" "$bin/"
   log "already up and healthy"
   usage
   exit 0
 fi
-# Up, but started by an up.sh from before the GCS and Azure Blob emulators (no trace of them):
-# start just those, rather than tear down a control plane others may be using.
-upgrading=0
-if [ "$core_up" = 1 ] && [ ! -e "$run/fake-gcs-server.pid" ] && [ ! -e "$run/azurite.pid" ] \
-  && [ ! -e "$state/gcs.env" ] && [ ! -e "$state/azure.env" ]; then
-  log "up, but without the GCS and Azure Blob emulators (started by an older up.sh); starting just them"
+upgrading=0 upgraded=()
+addons() { # names of the add-ons given, for messages
+  local a out=()
+  for a in "$@"; do
+    case $a in
+      emulators) out+=("the GCS and Azure Blob emulators") ;; registry) out+=("the OCI registry") ;;
+      flux) out+=("Flux source-controller") ;;
+    esac
+  done
+  local IFS=,; printf '%s' "${out[*]}" | sed 's/,/, /g'
+}
+if [ "$core_up" = 1 ] && [ "$half" = 0 ]; then
+  log "up, but without $(addons "${missing[@]}") (started by an older up.sh); starting just those"
   upgrading=1
 fi
 if [ "$upgrading" = 0 ] && { [ -d "$run" ] || [ -f "$kubeconfig" ]; }; then
@@ -179,13 +261,16 @@ fail() {
     tail -n 15 "$2" | sed 's/^/    /' >&2
   fi
   if [ "$upgrading" = 1 ]; then
-    log "stopping the GCS and Azure Blob emulators again; the rest of the control plane keeps running"
+    log "stopping ${upgraded[*]} again; the rest of the control plane keeps running"
     local c
-    for c in "${emulators[@]}"; do
+    for c in "${upgraded[@]}"; do
       if [ -s "$run/$c.pid" ]; then kill -TERM -- "-$(cat "$run/$c.pid")" 2>/dev/null || true; fi
       rm -f "$run/$c.pid"
+      case $c in
+        fake-gcs-server) rm -f "$state/gcs.env" ;; azurite) rm -f "$state/azure.env" ;;
+        oci-registry) rm -f "$state/oci.env" ;; source-controller) rm -f "$state/flux.env" ;;
+      esac
     done
-    rm -f "$state/gcs.env" "$state/azure.env"
   elif [ "${CELLD_TESTENV_KEEP_ON_FAILURE:-}" != 1 ]; then
     log "tearing down what was started (logs are kept in $logs; CELLD_TESTENV_KEEP_ON_FAILURE=1 keeps it running)"
     bash "$here/scripts/down.sh" >&2 || true
@@ -195,15 +280,46 @@ fail() {
 trap 'fail "up.sh failed at line $LINENO"' ERR
 
 if [ "$upgrading" = 1 ]; then
-  mkdir -p "$state/gcs" "$state/azure"
-  ln -sfn "$gcs_bin/fake-gcs-server" "$bin/"; ln -sfn "$azurite_bin/azurite-blob" "$bin/"
   ln -sfn "$gitops_health_bin/gitops-health" "$bin/"
-  gcs_port=$(free_port); azure_port=$(free_port "$gcs_port")
-  start_emulators
-  printf 'GCS_PORT=%s\nAZURE_BLOB_PORT=%s\n' "$gcs_port" "$azure_port" >>"$state/ports.env"
-  init_emulators
+  taken=()
+  port() { local p; p=$(free_port "${taken[@]}"); printf '%s' "$p"; }
+  for m in "${missing[@]}"; do
+    case $m in
+      emulators)
+        mkdir -p "$state/gcs" "$state/azure"
+        ln -sfn "$gcs_bin/fake-gcs-server" "$bin/"; ln -sfn "$azurite_bin/azurite-blob" "$bin/"
+        gcs_port=$(port); taken+=("$gcs_port"); azure_port=$(port); taken+=("$azure_port")
+        upgraded+=("${emulators[@]}")
+        start_emulators
+        printf 'GCS_PORT=%s\nAZURE_BLOB_PORT=%s\n' "$gcs_port" "$azure_port" >>"$state/ports.env"
+        init_emulators
+        ;;
+      registry)
+        ln -sfn "$oci_bin/oci-registry" "$bin/"
+        oci_port=$(port); taken+=("$oci_port")
+        upgraded+=(oci-registry)
+        start_registry
+        printf 'OCI_REGISTRY_PORT=%s\n' "$oci_port" >>"$state/ports.env"
+        init_registry
+        ;;
+      flux)
+        ln -sfn "$flux_dir/bin/source-controller" "$bin/"
+        flux_storage_port=$(port); taken+=("$flux_storage_port")
+        flux_health_port=$(port); taken+=("$flux_health_port")
+        flux_metrics_port=$(port); taken+=("$flux_metrics_port")
+        apply_flux_crds
+        kubectl wait --for=condition=Established --timeout="${timeout}s" -f "$flux_dir/crds" >>"$logs/kubectl.log" 2>&1 \
+          || fail "the Flux source-controller CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+        upgraded+=(source-controller)
+        start_flux
+        printf 'FLUX_STORAGE_PORT=%s\nFLUX_HEALTH_PORT=%s\nFLUX_METRICS_PORT=%s\n' \
+          "$flux_storage_port" "$flux_health_port" "$flux_metrics_port" >>"$state/ports.env"
+        init_flux
+        ;;
+    esac
+  done
   trap - ERR
-  log "GCS and Azure Blob emulators up"
+  log "$(addons "${missing[@]}") up"
   usage
   exit 0
 fi
@@ -211,7 +327,8 @@ fi
 mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/gcs" "$state/azure" "$state/kwok" \
   "$state/exec-root" "$state/pod-path"
 for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" "$gcs_bin/fake-gcs-server" \
-  "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health"; do ln -sfn "$f" "$bin/"; done
+  "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" "$oci_bin/oci-registry"; do ln -sfn "$f" "$bin/"; done
+if [ "$flux" != 0 ]; then ln -sfn "$flux_dir/bin/source-controller" "$bin/"; fi
 
 # --- ports -----------------------------------------------------------------------------------
 taken=()
@@ -225,6 +342,7 @@ kwok_port=$(port); taken+=("$kwok_port")
 s3_port=$(port); taken+=("$s3_port")
 gcs_port=$(port); taken+=("$gcs_port")
 azure_port=$(port); taken+=("$azure_port")
+oci_port=$(port); taken+=("$oci_port")
 cat >"$state/ports.env" <<EOF
 ETCD_PORT=$etcd_port
 APISERVER_PORT=$api_port
@@ -232,7 +350,15 @@ KWOK_PORT=$kwok_port
 S3_PORT=$s3_port
 GCS_PORT=$gcs_port
 AZURE_BLOB_PORT=$azure_port
+OCI_REGISTRY_PORT=$oci_port
 EOF
+if [ "$flux" != 0 ]; then
+  flux_storage_port=$(port); taken+=("$flux_storage_port")
+  flux_health_port=$(port); taken+=("$flux_health_port")
+  flux_metrics_port=$(port); taken+=("$flux_metrics_port")
+  printf 'FLUX_STORAGE_PORT=%s\nFLUX_HEALTH_PORT=%s\nFLUX_METRICS_PORT=%s\n' \
+    "$flux_storage_port" "$flux_health_port" "$flux_metrics_port" >>"$state/ports.env"
+fi
 
 # --- PKI (openssl; SANs and v3 extensions, since rustls insists on them) ---------------------
 ossl() { openssl "$@" 2>>"$logs/openssl.log" >/dev/null || fail "openssl $1 failed" "$logs/openssl.log"; }
@@ -289,6 +415,7 @@ start s3s-fs "$s3_bin/s3s-fs" --host 127.0.0.1 --port "$s3_port" \
   --access-key "$s3_key" --secret-key "$s3_secret" "$state/s3"
 
 start_emulators
+start_registry
 
 wait_for etcd "etcd (http://127.0.0.1:$etcd_port/health)" curl -fsS "http://127.0.0.1:$etcd_port/health"
 
@@ -351,10 +478,12 @@ if [ "${CELLD_TESTENV_GATEWAY_API:-1}" != 0 ]; then
   kubectl apply --server-side --force-conflicts -f "$gateway_crds" >>"$logs/kubectl.log" 2>&1 \
     || fail "applying the Gateway API CRDs failed" "$logs/kubectl.log"
 fi
+if [ "$flux" != 0 ]; then apply_flux_crds; fi
 kubectl apply -f "$kwok_dir/kustomize/stage/volume/fast/storage-class.yaml" >>"$logs/kubectl.log" 2>&1 \
   || fail "creating the default StorageClass failed" "$logs/kubectl.log"
 kubectl wait --for=condition=Established --timeout="${timeout}s" crd --all >>"$logs/kubectl.log" 2>&1 \
-  || fail "the kwok and Gateway API CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+  || fail "the kwok, Gateway API and Flux CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+if [ "$flux" != 0 ]; then start_flux; fi
 
 # --- kwok --------------------------------------------------------------------------------------
 # A fake runtime log every pod shows unless a Logs rule says otherwise (CRI log format: kwok
@@ -445,6 +574,8 @@ S3_BUCKET=$s3_bucket
 EOF
 
 init_emulators
+init_registry
+if [ "$flux" != 0 ]; then init_flux; fi
 
 # --- ready? --------------------------------------------------------------------------------------
 wait_for kwok "kwok's exec/logs server (https://127.0.0.1:$kwok_port/healthz)" \

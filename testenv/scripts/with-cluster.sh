@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command with the local control plane up, and a second one without the Gateway API CRDs
-# (state in .testenv-bare/, for the tests of a cluster that lacks them): starts each when it is
+# and Flux (state in .testenv-bare/, for the tests of a cluster that lacks them): starts each when it is
 # not running, and stops it again afterwards (also when the command fails) if this script
 # started it. Exits with the command's status.
 #
@@ -22,7 +22,7 @@ stop() {
 }
 trap stop EXIT
 "$here/up.sh"
-CELLD_TESTENV_DIR=$bare CELLD_TESTENV_GATEWAY_API=0 "$here/up.sh"
+CELLD_TESTENV_DIR=$bare CELLD_TESTENV_GATEWAY_API=0 CELLD_TESTENV_FLUX=0 "$here/up.sh"
 status=0
 "$@" || status=$?
 exit "$status"

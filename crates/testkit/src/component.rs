@@ -30,6 +30,10 @@ pub enum Component {
     Kwok,
     /// The S3 server.
     S3,
+    /// The OCI registry (in memory: a restart empties it).
+    OciRegistry,
+    /// Flux's source-controller (its artifacts stay on disk).
+    SourceController,
 }
 
 impl Component {
@@ -42,6 +46,8 @@ impl Component {
             Component::KubeScheduler => "kube-scheduler",
             Component::Kwok => "kwok",
             Component::S3 => "s3s-fs",
+            Component::OciRegistry => "oci-registry",
+            Component::SourceController => "source-controller",
         }
     }
 
@@ -143,6 +149,8 @@ mod tests {
             Component::KubeScheduler,
             Component::Kwok,
             Component::S3,
+            Component::OciRegistry,
+            Component::SourceController,
         ]
         .iter()
         .map(|c| c.name())

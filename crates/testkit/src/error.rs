@@ -21,6 +21,19 @@ pub enum Error {
         /// The missing file.
         path: PathBuf,
     },
+    /// A component of the local control plane that a test needs does not run there (its
+    /// settings file, written by up.sh, does not exist).
+    #[error(
+        "the local control plane runs no {what} ({path} does not exist): run `make cluster-up` \
+         (a control plane started with CELLD_TESTENV_FLUX=0, such as `make cluster-up-bare`, \
+         runs no Flux)"
+    )]
+    NotServed {
+        /// The component ("Flux source-controller", "OCI registry").
+        what: &'static str,
+        /// The missing settings file.
+        path: PathBuf,
+    },
     /// The kubeconfig exists but cannot be read or used.
     #[error("cannot use the kubeconfig at {path}: {source}")]
     Kubeconfig {
@@ -88,6 +101,22 @@ pub enum Error {
         /// The key.
         key: String,
         /// The SDK's error with its context.
+        message: String,
+    },
+    /// A tool of the local control plane (`oci-registry push`) failed.
+    #[error("`{command}` failed: {message}")]
+    Tool {
+        /// The command line.
+        command: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// An HTTP request to a server of the local control plane failed.
+    #[error("GET {url} failed: {message}")]
+    Http {
+        /// The URL.
+        url: String,
+        /// What went wrong.
         message: String,
     },
     /// kubectl could not be started.

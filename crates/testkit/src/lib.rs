@@ -1,6 +1,7 @@
 //! Test support for integration tests against the local Kubernetes control plane of
 //! `testenv/scripts/up.sh` (`make cluster-up`): etcd, kube-apiserver, kube-controller-manager,
-//! kube-scheduler and kwok on 127.0.0.1, plus an S3 server.
+//! kube-scheduler and kwok on 127.0.0.1, plus an S3 server, an OCI registry and Flux's
+//! source-controller ([`Flux`]).
 //!
 //! Each test typically starts with [`TestEnv::new`], which gives an admin [`kube::Client`], a
 //! fresh namespace (deleted on drop) and kubectl. If the control plane is not up, it fails with a
@@ -27,6 +28,7 @@ mod emulators;
 mod error;
 mod exec_rule;
 pub mod faults;
+mod flux;
 mod kubectl;
 mod kwok_api;
 mod logs_rule;
@@ -48,6 +50,9 @@ pub use deploy_double::{DEPLOY_POD_SELECTOR, DeployDouble};
 pub use emulators::{AzureSettings, GcsSettings};
 pub use error::{Error, ProcessError, Result};
 pub use exec_rule::{ExecRule, RULE_MARKER_ENV};
+pub use flux::{
+    ARTIFACT_TIMEOUT, Flux, FluxArtifact, FluxSource, FluxSourceKind, OciRegistry, unpack_tar_gz,
+};
 pub use kubectl::{KUBECTL_TIMEOUT, Kubectl};
 pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
 pub use names::unique_name;

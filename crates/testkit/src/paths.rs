@@ -52,6 +52,22 @@ pub fn s3_env() -> PathBuf {
     state_dir().join("s3.env")
 }
 
+/// Flux source-controller's settings written by up.sh (`.testenv/flux.env`).
+pub fn flux_env() -> PathBuf {
+    state_dir().join("flux.env")
+}
+
+/// The OCI registry's settings written by up.sh (`.testenv/oci.env`).
+pub fn oci_env() -> PathBuf {
+    state_dir().join("oci.env")
+}
+
+/// The OCI registry and Flux artifact pusher (`.testenv/bin/oci-registry`, from
+/// testenv/go/oci-registry).
+pub fn oci_registry() -> PathBuf {
+    state_dir().join("bin").join("oci-registry")
+}
+
 /// The directory kwok puts first on its PATH to look up exec commands (`.testenv/pod-path`).
 pub fn pod_path() -> PathBuf {
     state_dir().join("pod-path")

@@ -6,6 +6,7 @@ use kube::{Api, Client, Resource};
 
 use crate::client::client;
 use crate::error::{Error, Result};
+use crate::flux::{Flux, OciRegistry};
 use crate::kubectl::Kubectl;
 use crate::namespace::{TestNamespace, keep};
 use crate::paths;
@@ -93,6 +94,18 @@ impl TestEnv {
     /// The S3 settings of the local control plane.
     pub fn s3(&self) -> Result<S3Settings> {
         S3Settings::load()
+    }
+
+    /// Flux's source-controller of the local control plane; fails, saying to run `make
+    /// cluster-up`, when it runs none.
+    pub fn flux(&self) -> Result<Flux> {
+        Flux::load()
+    }
+
+    /// The OCI registry of the local control plane; fails, saying to run `make cluster-up`,
+    /// when it runs none.
+    pub fn oci_registry(&self) -> Result<OciRegistry> {
+        OciRegistry::load()
     }
 
     /// A directory for this test's files (`.testenv/scratch/<namespace>/`), created on first use,

@@ -65,7 +65,7 @@ impl PrivateControlPlane {
     }
 
     /// Stops one of its components (`etcd`, `kube-apiserver`, `kube-controller-manager`,
-    /// `kube-scheduler`, `kwok` or `s3s-fs`) with `signal` (`TERM`, `KILL`) and waits until its
+    /// `kube-scheduler`, `kwok`, `s3s-fs`, `oci-registry`, `source-controller`...) with `signal` (`TERM`, `KILL`) and waits until its
     /// process group is gone (`testenv/scripts/restart.sh --stop`).
     pub async fn stop_component(&self, component: &str, signal: &str) -> Result<()> {
         run_script_with(

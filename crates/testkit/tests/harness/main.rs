@@ -7,6 +7,7 @@
 mod cascade;
 mod deploy_double;
 mod exec;
+mod flux_sources;
 mod gateway_api;
 mod jobs;
 mod logs;

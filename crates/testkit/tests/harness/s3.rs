@@ -1,4 +1,5 @@
-//! The S3 server of the local control plane honours conditional writes.
+//! The S3 server of the local control plane honours conditional writes, and lists recursively
+//! when a client sends an empty delimiter.
 
 use aws_sdk_s3::primitives::ByteStream;
 use celld_testkit::S3Settings;
@@ -102,5 +103,46 @@ async fn put_object_if_match_refuses_a_stale_etag_with_412_and_takes_the_current
         .key(&key)
         .send()
         .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_empty_delimiter_lists_every_object_under_the_prefix() -> TestResult {
+    // minio-go (Flux's generic Bucket provider) sends `delimiter=` for a recursive listing; AWS
+    // S3 takes it for no delimiter. Unpatched, s3s-fs grouped the keys by the empty string.
+    let settings = S3Settings::load()?;
+    let s3 = settings.client();
+    let prefix = settings.unique_prefix("empty-delimiter");
+    let keys = [format!("{prefix}a/b.txt"), format!("{prefix}c.txt")];
+    for key in &keys {
+        s3.put_object()
+            .bucket(&settings.bucket)
+            .key(key)
+            .body(ByteStream::from_static(b"x"))
+            .send()
+            .await?;
+    }
+    let listed = s3
+        .list_objects_v2()
+        .bucket(&settings.bucket)
+        .prefix(&prefix)
+        .delimiter("")
+        .send()
+        .await?;
+    let mut got: Vec<String> = listed
+        .contents()
+        .iter()
+        .filter_map(|o| o.key().map(str::to_owned))
+        .collect();
+    got.sort();
+    assert_eq!(got, keys, "{listed:?}");
+    assert!(listed.common_prefixes().is_empty(), "{listed:?}");
+    for key in &keys {
+        s3.delete_object()
+            .bucket(&settings.bucket)
+            .key(key)
+            .send()
+            .await?;
+    }
     Ok(())
 }
