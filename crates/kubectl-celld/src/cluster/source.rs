@@ -11,8 +11,7 @@ use celld_api::{CelldFleet, DriftPolicy, WorkerSource};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 
-/// The condition the operator reports for spec.source.
-pub const SOURCE_SYNCED: &str = "SourceSynced";
+pub use celld_api::conditions::SOURCE_SYNCED;
 
 /// What keeps the operator from publishing a fleet's source.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,25 +15,7 @@ use kube::Resource;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The deployer image of this plugin's release: celld (the default image's), esbuild, curl
-/// and celld-bucket, no source.
-pub const DEFAULT_DEPLOYER_IMAGE: &str = concat!(
-    "ghcr.io/anthaathi/celld-operator-deployer:v",
-    env!("CARGO_PKG_VERSION")
-);
-
-/// The deployer image of this plugin's release for a fleet on `fleet_image`: the one built on
-/// the fleet's own celld release, so `celld deploy` writes what its nodes read; the default one
-/// when the release is unknown or has no deployer.
-pub fn deployer_for(fleet_image: &str) -> String {
-    match celld_api::contract::deployer::release_for(fleet_image) {
-        Some(release) => format!(
-            "{DEFAULT_DEPLOYER_IMAGE}{}",
-            celld_api::contract::deployer::tag_suffix(release)
-        ),
-        None => DEFAULT_DEPLOYER_IMAGE.to_string(),
-    }
-}
+pub use celld_api::contract::deployer::{DEFAULT_DEPLOYER_IMAGE, deployer_for};
 /// Name of the deploy container.
 pub const CONTAINER: &str = "deploy";
 /// The container's working directory, an emptyDir; every exec path is relative to it.
