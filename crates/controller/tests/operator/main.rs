@@ -56,6 +56,7 @@ mod routes;
 mod scale;
 mod shutdown;
 mod source;
+mod source_flux;
 mod status_follower;
 mod storage;
 mod unreadable_bucket;

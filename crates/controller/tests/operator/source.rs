@@ -15,7 +15,7 @@ use kube::api::{ListParams, Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
 
-const V1: &str = "00000000000000d1";
+pub const V1: &str = "00000000000000d1";
 const V2: &str = "00000000000000d2";
 const OTHER: &str = "00000000000000e9";
 const REF1: &str = "registry.invalid/acme/web-worker:1@sha256:1111111111111111111111111111111111111111111111111111111111111111";
@@ -69,7 +69,8 @@ async fn jobs(env: &TestEnv) -> Vec<String> {
 }
 
 /// Waits for the Job the fleet's status names as its last attempt `attempt`, and its pod.
-async fn attempt_pod(env: &TestEnv, attempt: i32) -> (String, String) {
+/// Returns both names.
+pub async fn attempt_pod(env: &TestEnv, attempt: i32) -> (String, String) {
     let fleets = env.api::<CelldFleet>();
     let pods = env.api::<Pod>();
     wait_until(
@@ -101,7 +102,7 @@ async fn attempt_pod(env: &TestEnv, attempt: i32) -> (String, String) {
     .expect("a deploy Job runs")
 }
 
-fn running(pod: Option<&Pod>) -> bool {
+pub fn running(pod: Option<&Pod>) -> bool {
     pod.and_then(|p| p.status.as_ref())
         .and_then(|s| s.phase.as_deref())
         == Some("Running")
