@@ -161,3 +161,81 @@ async fn a_flux_bucket_artifact_is_checked_and_published() {
     assert_eq!(published.version.as_deref(), Some(V1));
     op.stop().await;
 }
+
+#[tokio::test]
+async fn an_oci_repository_on_a_registry_is_followed_tag_by_tag() {
+    let (env, _nodes, op) = env_with_nodes("source-oci", "0.6.0", V1).await;
+    let flux = env
+        .flux()
+        .expect("Flux's source-controller in the local control plane");
+    let registry = env
+        .oci_registry()
+        .expect("the OCI registry of the local control plane");
+    let s3 = env.s3().expect("S3 settings");
+    let fleet_prefix = prefix(&s3, "source-oci");
+    let project = tempfile::tempdir().expect("a temporary directory");
+    for (path, body) in WORKER {
+        let file = project.path().join(path);
+        std::fs::create_dir_all(file.parent().expect("a parent")).expect("directories");
+        std::fs::write(file, body).expect("project file");
+    }
+    let repository = celld_testkit::unique_name("web-worker");
+    registry
+        .push_artifact(project.path(), &repository, "v1")
+        .await
+        .expect("artifact pushed");
+    let source = flux
+        .create_oci_repository(
+            &env.client(),
+            env.namespace(),
+            "web-src",
+            &registry,
+            &repository,
+            "v1",
+        )
+        .await
+        .expect("OCIRepository");
+    let artifact = source
+        .wait_for_artifact(&env.client(), ARTIFACT_TIMEOUT)
+        .await
+        .expect("an artifact");
+    celld_fixtures::create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    let extra = json!({"image": "ghcr.io/denoland/celld:v0.6.0", "replicas": 1,
+        "source": {"sourceRef": {"kind": "OCIRepository", "name": "web-src"}}});
+    apply_fleet(
+        &env,
+        &celld_fixtures::inline_fleet("web", &s3, &fleet_prefix, extra).expect("a CelldFleet"),
+    )
+    .await;
+    let (job_name, pod) = attempt_pod(&env, 1).await;
+    let job = env.api::<Job>().get(&job_name).await.expect("the Job");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (message_here, tree) = run_container_here(&job, dir.path());
+    assert_eq!(tree, "./src/index.js\n./wrangler.jsonc\n");
+    publish_pointer(&s3, &fleet_prefix, V1).await;
+    complete_pod(
+        &env.api(),
+        &pod,
+        &Completion::succeeded().with_termination_message(message_here),
+    )
+    .await
+    .expect("the deploy pod completed");
+    let fleet = wait_condition(&env, "web", "SourceSynced", "True", Some("Synced")).await;
+    let desired = fleet
+        .status
+        .and_then(|s| s.source)
+        .and_then(|s| s.desired)
+        .expect("desired");
+    assert_eq!(
+        desired.revision, artifact.revision,
+        "the tag with its digest"
+    );
+    assert!(
+        desired.revision.starts_with("v1@sha256:"),
+        "{}",
+        desired.revision
+    );
+    op.stop().await;
+}
