@@ -141,12 +141,66 @@ async fn flux_and_argo_cd_read_each_state_of_a_fleet_right() {
     env.cleanup().await.expect("cleanup");
 }
 
+#[tokio::test]
+async fn flux_and_argo_cd_read_a_fleet_publishing_its_declared_source_right() {
+    let (env, _nodes, op) = env_with_nodes("gitops-source", "0.6.1", "00000000000000d1").await;
+    let s3 = env.s3().expect("S3 settings");
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    let deployed = prefix(&s3, "gitops-source");
+    publish_pointer(&s3, &deployed, "00000000000000d1").await;
+    let reference = "registry.invalid/acme/w:1@sha256:1111111111111111111111111111111111111111111111111111111111111111";
+    let fleets = [
+        ("publishing", prefix(&s3, "gitops-publishing"), json!({})),
+        (
+            "failing",
+            prefix(&s3, "gitops-failing"),
+            json!({"retries": 1}),
+        ),
+        ("suspended", deployed.clone(), json!({"suspend": true})),
+    ];
+    for (name, prefix, mut source) in fleets {
+        celld_fixtures::merge(&mut source, json!({"image": {"reference": reference}}));
+        let extra = json!({"image": "ghcr.io/denoland/celld:v0.6.1", "source": source});
+        apply_fleet(
+            &env,
+            &inline_fleet(name, &s3, &prefix, extra).expect("a CelldFleet"),
+        )
+        .await;
+    }
+    let [kstatus, argo] = judged(&env, "publishing", "InProgress", "Progressing").await;
+    assert!(argo.1.starts_with("Publishing: "), "{argo:?} {kstatus:?}");
+    let (_, pod) = crate::source::attempt_pod_of(&env, "failing", 1).await;
+    celld_testkit::complete_pod(
+        &env.api(),
+        &pod,
+        &celld_testkit::Completion::failed().with_termination_message(
+            r#"{"outcome":"Failed","step":"deploy","exitCode":1,"message":"no wrangler.jsonc"}"#,
+        ),
+    )
+    .await
+    .expect("the publish fails");
+    let [kstatus, argo] = judged(&env, "failing", "Failed", "Degraded").await;
+    assert!(
+        kstatus.1.contains("no wrangler.jsonc") && argo.1.starts_with("PublishFailed: "),
+        "{kstatus:?} {argo:?}"
+    );
+    let [kstatus, argo] = judged(&env, "suspended", "Current", "Suspended").await;
+    assert!(
+        argo.1.contains("spec.source.suspend is true"),
+        "{argo:?} {kstatus:?}"
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
+}
+
 #[test]
 fn the_argo_cd_health_check_passes_its_fixtures() {
     let dir = argo_check_dir();
     let out = judge(&["lua-tests", dir.to_str().expect("a UTF-8 path")], b"");
     assert!(
-        out.lines().count() >= 9 && out.lines().all(|l| l.starts_with("ok ")),
+        out.lines().count() >= 13 && out.lines().all(|l| l.starts_with("ok ")),
         "{out}"
     );
 }

@@ -71,13 +71,18 @@ async fn jobs(env: &TestEnv) -> Vec<String> {
 /// Waits for the Job the fleet's status names as its last attempt `attempt`, and its pod.
 /// Returns both names.
 pub async fn attempt_pod(env: &TestEnv, attempt: i32) -> (String, String) {
+    attempt_pod_of(env, "web", attempt).await
+}
+
+/// [`attempt_pod`] of the fleet `name`.
+pub async fn attempt_pod_of(env: &TestEnv, name: &str, attempt: i32) -> (String, String) {
     let fleets = env.api::<CelldFleet>();
     let pods = env.api::<Pod>();
     wait_until(
         format!("the deploy Job of attempt {attempt} and its pod"),
         TIMEOUT,
         || async {
-            let Ok(fleet) = fleets.get("web").await else {
+            let Ok(fleet) = fleets.get(name).await else {
                 return Check::Pending("no fleet".into());
             };
             let Some(last) = fleet
