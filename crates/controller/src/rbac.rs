@@ -76,3 +76,45 @@ pub fn namespace_rules() -> Vec<PolicyRule> {
         &["get", "list", "watch", "create", "update", "patch"],
     )]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grants(group: &str, resource: &str, verb: &str) -> bool {
+        cluster_rules().iter().any(|r| {
+            r.api_groups
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .any(|g| g == group)
+                && r.resources
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|x| x == resource)
+                && r.verbs.iter().any(|v| v == verb)
+        })
+    }
+
+    #[test]
+    fn deploy_jobs_are_run_and_read_without_exec() {
+        for verb in ["create", "delete", "watch"] {
+            assert!(grants("batch", "jobs", verb), "jobs {verb}");
+        }
+        assert!(grants("", "pods", "watch"));
+        assert!(grants(
+            crate::cache::source_caches::FLUX_SOURCE_GROUP,
+            "buckets",
+            "watch"
+        ));
+        for verb in ["create", "get"] {
+            assert!(!grants("", "pods/exec", verb), "no pods/exec");
+        }
+        assert!(!grants("", "pods", "create"), "pods only through Jobs");
+        assert!(
+            !grants("", "secrets", "create"),
+            "Secrets are read, never written"
+        );
+    }
+}

@@ -49,6 +49,22 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
         )
         .await
         .expect("fleet applied");
+    // And one following a Flux source, on a cluster without Flux either.
+    let sourced = inline_fleet(
+        "flux",
+        &s3,
+        &crate::support::prefix(&s3, "noflux"),
+        json!({"source": {"sourceRef": {"kind": "OCIRepository", "name": "web"}}}),
+    )
+    .expect("a valid CelldFleet");
+    fleets
+        .patch(
+            "flux",
+            &PatchParams::apply("kubectl-test").force(),
+            &Patch::Apply(&sourced),
+        )
+        .await
+        .expect("fleet applied");
 
     let op = start(
         admin.clone(),
@@ -112,6 +128,29 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
         .await
         .expect("StatefulSet");
     assert_eq!(sts.spec.and_then(|s| s.replicas), Some(2));
+
+    let stalled = wait_until("the missing Flux reported", TIMEOUT, || async move {
+        let status = fleets.get("flux").await.ok().and_then(|f| f.status);
+        let stalled = status.as_ref().and_then(|s| {
+            s.conditions
+                .iter()
+                .find(|c| c.type_ == "Stalled" && c.status == "True")
+                .cloned()
+        });
+        match stalled {
+            Some(c) if c.reason == "SourceNotFound" => Check::Done(c),
+            _ => Check::Pending(format!("{status:?}")),
+        }
+    })
+    .await
+    .expect("the missing Flux is reported");
+    assert!(
+        stalled
+            .message
+            .contains("does not serve ocirepositories.source.toolkit.fluxcd.io"),
+        "{}",
+        stalled.message
+    );
     op.stop().await;
     ns.cleanup().await.expect("cleanup");
 }

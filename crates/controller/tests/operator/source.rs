@@ -389,6 +389,23 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
     assert!(message(&fleet, "SourceSynced").contains("hotfix under way"));
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(jobs(&t.env).await.len(), 1, "no Job while suspended");
+
+    // The fleet deleted, the garbage collector deletes its Job.
+    t.env
+        .api::<CelldFleet>()
+        .delete("web", &Default::default())
+        .await
+        .expect("fleet deleted");
+    wait_until("the fleet's Jobs collected", TIMEOUT, || async {
+        let left = jobs(&t.env).await;
+        if left.is_empty() {
+            Check::Done(())
+        } else {
+            Check::Pending(format!("{left:?}"))
+        }
+    })
+    .await
+    .expect("the Jobs go with the fleet");
     if let Some(op) = t.op.take() {
         op.stop().await;
     }
