@@ -86,6 +86,29 @@ fn from_secret(name: &str, secret: &str, optional: bool) -> EnvVar {
     }
 }
 
+/// The `celld deploy` command for the fleet's storage, reading the project from `source`: the
+/// endpoint and region for S3 only (celld refuses them for gs:// and az://). The credentials
+/// and the Azure storage account come from the environment, as on the nodes.
+pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) -> Vec<String> {
+    let mut cmd = vec![
+        "celld".to_string(),
+        "deploy".to_string(),
+        source.to_string(),
+        "--bucket".to_string(),
+        storage.bucket.to_string(),
+    ];
+    if storage.bucket.scheme == Scheme::S3 {
+        if let Some(endpoint) = &storage.endpoint {
+            cmd.extend(["--endpoint".to_string(), endpoint.clone()]);
+        }
+        cmd.extend(["--region".to_string(), storage.region.clone()]);
+    }
+    if dry_run {
+        cmd.push("--dry-run".to_string());
+    }
+    cmd
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

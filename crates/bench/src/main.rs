@@ -13,6 +13,7 @@ mod churn;
 mod cli;
 mod clock;
 mod control_plane;
+mod deploy_pods;
 mod error;
 mod floor;
 mod identity;

@@ -39,6 +39,8 @@ pub struct Setup {
     pub empty_rss_kib: u64,
     /// The file-backed part of it, KiB.
     pub empty_file_kib: u64,
+    /// Ends the deploy pods of fleets with spec.source as published.
+    deploy_pods: tokio::task::JoinHandle<()>,
 }
 
 impl Setup {
@@ -49,7 +51,8 @@ impl Setup {
         let client = plane.client();
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
-        let workload = Workload::prepare(client, plane.s3(), fleets).await?;
+        let workload = Workload::prepare(client.clone(), plane.s3(), fleets).await?;
+        let deploy_pods = crate::deploy_pods::start(client, FLEET_NAMESPACE);
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         // The nodes' API the operator reads, each node serving its fleet's version; it serves
         // for as long as the bench runs.
@@ -84,6 +87,7 @@ impl Setup {
             audit,
             empty_rss_kib,
             empty_file_kib,
+            deploy_pods,
         })
     }
 
@@ -94,6 +98,7 @@ impl Setup {
 
     /// Stops the operator and removes the control plane.
     pub async fn remove(self) -> Result<()> {
+        self.deploy_pods.abort();
         self.operator.stop().await;
         self.plane.remove().await
     }

@@ -8,6 +8,10 @@ pub const CONCURRENCY: usize = 32;
 /// Nodes of each fleet (`spec.replicas`).
 pub const REPLICAS: i32 = 2;
 
+/// One fleet in this many declares its Worker (spec.source): the operator publishes it with a
+/// deploy Job, which the bench ends as published.
+pub const SOURCED_EVERY: usize = 50;
+
 /// The window after settling in which idle requests, writes and CPU time are counted: one
 /// operator resync period at its default (60 s), so every fleet is reconciled once in it.
 pub const IDLE_WINDOW: Duration = Duration::from_secs(60);

@@ -1,8 +1,9 @@
 //! The fleets a run creates: each with 2 nodes, an Ingress, inline S3 storage with a
-//! credentials Secret, and a deployment already published in its bucket prefix.
+//! credentials Secret, and a deployment already published in its bucket prefix; one in
+//! [`SOURCED_EVERY`] also declares its Worker (spec.source, an image pinned by digest).
 
 use crate::error::{Error, Result};
-use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS};
+use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, SOURCED_EVERY};
 use celld_api::CelldFleet;
 use celld_fixtures::{create_credentials, pointer_json};
 use celld_testkit::S3Settings;
@@ -23,10 +24,13 @@ pub fn fleet_name(i: usize) -> String {
     format!("f{i}")
 }
 
+/// The image the sourced fleets declare (kwok never pulls it).
+const SOURCE_IMAGE: &str = "registry.invalid/bench/worker:1@sha256:0000000000000000000000000000000000000000000000000000000000000001";
+
 /// Fleet `i`, reading its deployment from the S3 server `s3`.
 pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
     let name = fleet_name(i);
-    serde_json::from_value(json!({
+    let mut fleet = json!({
         "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
         "metadata": {"name": name, "namespace": FLEET_NAMESPACE},
         "spec": {
@@ -39,8 +43,11 @@ pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
             },
             "ingress": {"hostname": format!("{name}.bench.example.com"), "ingressClass": "nginx"},
         },
-    }))
-    .map_err(manifest("a bench fleet"))
+    });
+    if i.is_multiple_of(SOURCED_EVERY) {
+        fleet["spec"]["source"] = json!({"image": {"reference": SOURCE_IMAGE}});
+    }
+    serde_json::from_value(fleet).map_err(manifest("a bench fleet"))
 }
 
 /// The version deployed for fleet `i`.
@@ -172,5 +179,13 @@ mod tests {
             Some("000000000000000b")
         );
         assert_eq!(deployed_version("web-0"), None);
+        assert!(fleet.spec.source.is_none());
+        assert!(
+            fleet_manifest(SOURCED_EVERY, &s3)
+                .unwrap()
+                .spec
+                .source
+                .is_some()
+        );
     }
 }

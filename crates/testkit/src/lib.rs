@@ -58,14 +58,10 @@ pub use logs_rule::{LogsRule, append_cri_log, cri_log_messages, write_cri_log};
 pub use names::unique_name;
 pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
 pub use pod_states::{
-    Completion, IMAGE_ID_ANNOTATION, TERMINATION_MESSAGE_ANNOTATION, WAITING_MESSAGE_ANNOTATION,
-    WAITING_REASON_ANNOTATION, complete_pod, hold_pod_waiting,
+    COMPLETE_ANNOTATION, Completion, IMAGE_ID_ANNOTATION, TERMINATION_MESSAGE_ANNOTATION,
+    WAITING_MESSAGE_ANNOTATION, WAITING_REASON_ANNOTATION, complete_pod, hold_pod_waiting,
 };
 pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
 pub use s3::S3Settings;
 pub use test_env::TestEnv;
 pub use wait::{Check, DEFAULT_TIMEOUT, wait_for_deletion, wait_for_object, wait_until};
-
-/// Pod annotation that makes kwok end a Running pod: `Succeeded` (exit code 0) or `Failed`
-/// (exit code 1). Set it in a Job's pod template to complete the Job.
-pub const COMPLETE_ANNOTATION: &str = "testenv.celld.dev/complete";

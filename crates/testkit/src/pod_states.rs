@@ -11,9 +11,12 @@ use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 
-use crate::COMPLETE_ANNOTATION;
 use crate::error::{Error, Result};
 use crate::wait::{DEFAULT_TIMEOUT, wait_for_object};
+
+/// Pod annotation that makes kwok end a Running pod: `Succeeded` (exit code 0) or `Failed`
+/// (exit code 1). Set it in a Job's pod template to complete the Job.
+pub const COMPLETE_ANNOTATION: &str = "testenv.celld.dev/complete";
 
 /// Pod annotation: when the pod completes ([`COMPLETE_ANNOTATION`]), kwok sets it as
 /// `state.terminated.message` of every container.

@@ -6,7 +6,6 @@
 
 use super::releases::{OLDEST_SUPPORTED, RELEASES, Triple, display, triple};
 use super::version::image_version;
-use crate::{ResolvedStorage, Scheme};
 
 /// The deployer image of this release (the operator's and the plugin's): celld (the default
 /// image's), esbuild, curl and celld-bucket, no source.
@@ -23,29 +22,6 @@ pub fn deployer_for(fleet_image: &str) -> String {
         Some(release) => format!("{DEFAULT_DEPLOYER_IMAGE}{}", tag_suffix(release)),
         None => DEFAULT_DEPLOYER_IMAGE.to_string(),
     }
-}
-
-/// The `celld deploy` command for the fleet's storage, reading the project from `source`: the
-/// endpoint and region for S3 only (celld refuses them for gs:// and az://). The credentials
-/// and the Azure storage account come from the environment, as on the nodes.
-pub fn deploy_command(source: &str, storage: &ResolvedStorage, dry_run: bool) -> Vec<String> {
-    let mut cmd = vec![
-        "celld".to_string(),
-        "deploy".to_string(),
-        source.to_string(),
-        "--bucket".to_string(),
-        storage.bucket.to_string(),
-    ];
-    if storage.bucket.scheme == Scheme::S3 {
-        if let Some(endpoint) = &storage.endpoint {
-            cmd.extend(["--endpoint".to_string(), endpoint.clone()]);
-        }
-        cmd.extend(["--region".to_string(), storage.region.clone()]);
-    }
-    if dry_run {
-        cmd.push("--dry-run".to_string());
-    }
-    cmd
 }
 
 /// The releases a deployer image is built for, oldest first: every release in the table from

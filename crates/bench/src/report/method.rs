@@ -3,7 +3,7 @@
 use crate::results::Results;
 use crate::settings::{
     APISERVER_FLAGS, CHURN_REST, CHURN_SETTLE, CONCURRENCY, IDLE_WINDOW, QUIET, REPLICAS,
-    SETTLE_LIMIT,
+    SETTLE_LIMIT, SOURCED_EVERY,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -22,7 +22,9 @@ is left from a previous run in etcd, the API server's caches or kwok \
 nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
 churn gets a third. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
 storage with a credentials Secret, and a published deployment (`deploy/current.json` in its \
-bucket prefix) before it is created.\n\
+bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
+(`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
+pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
 - **Floor**: the fleets are created (not timed: nothing reconciles them), then every child the \
 operator would make for them (StatefulSet, Service, peer Service, NetworkPolicy, \
 PodDisruptionBudget, Ingress) is rendered by the operator's own builders \

@@ -3,7 +3,8 @@
 //! here, and only what differs from the cache is written.
 
 use crate::cache::compact::Compact;
-use crate::cache::owner_index::{OwnerIndex, controller_uid};
+pub use crate::cache::owner_index::Owned;
+use crate::cache::owner_index::controller_uid;
 use crate::cache::source_caches::SourceCaches;
 use crate::children::Child;
 use crate::error::Closed;
@@ -35,16 +36,6 @@ pub struct ChildCaches {
     pub ingresses: Owned<Compact<Ingress>>,
     /// Their HTTPRoutes; None when the cluster did not serve the Gateway API at start.
     pub http_routes: Option<Owned<Compact<HttpRoute>>>,
-}
-
-/// The cache of a child kind the spec may ask for or not, with its objects indexed by owner
-/// (to find what to prune).
-#[derive(Clone)]
-pub struct Owned<K: Resource<DynamicType = ()> + 'static> {
-    /// The objects.
-    pub store: Store<K>,
-    /// Their names by the uid of their controller.
-    pub owners: Arc<OwnerIndex>,
 }
 
 /// A child kind as RBAC rules, the bench and the docs name it.
@@ -280,6 +271,7 @@ pub fn owned_by<K: ChildKind>(owned: &Owned<Compact<K>>, ns: &str, owner_uid: &s
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::owner_index::OwnerIndex;
     use crate::children::fixtures;
     use std::collections::BTreeSet;
 

@@ -6,9 +6,10 @@
 
 use crate::cache::map_retain;
 use kube::Resource;
+use kube::runtime::reflector::Store;
 use kube::runtime::watcher::Event;
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Owner uid → names of the objects it controls.
 type ByOwner = HashMap<String, Vec<String>>;
@@ -100,6 +101,16 @@ impl OwnerIndex {
     fn owners(&self) -> usize {
         self.lock().owned.len()
     }
+}
+
+/// The cache of a child kind the spec may ask for or not, with its objects indexed by owner
+/// (to find what to prune).
+#[derive(Clone)]
+pub struct Owned<K: Resource<DynamicType = ()> + 'static> {
+    /// The objects.
+    pub store: Store<K>,
+    /// Their names by the uid of their controller.
+    pub owners: Arc<OwnerIndex>,
 }
 
 #[cfg(test)]

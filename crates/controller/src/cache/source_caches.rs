@@ -3,7 +3,7 @@
 //! operator started. Deploy Jobs and pods are selected by label, so the caches hold nothing for
 //! fleets without a source.
 
-use crate::cache::caches::Owned;
+use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::controller_uid;
 use crate::source::wanted::FluxLookup;
 use celld_api::FluxSourceKind;

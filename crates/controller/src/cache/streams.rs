@@ -8,9 +8,9 @@
 //! watches at once paused every watch for many minutes.
 
 use crate::cache::cache_writer::CacheWriter;
-use crate::cache::caches::Owned;
 use crate::cache::client::observed;
 use crate::cache::health::WatchHealth;
+use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::OwnerIndex;
 use futures::{Stream, StreamExt, TryStreamExt, future};
 use k8s_openapi::NamespaceResourceScope;

@@ -129,7 +129,7 @@ pub fn build(d: &Desired<'_>, p: &Publish<'_>) -> Job {
     let container = Container {
         name: CONTAINER.to_string(),
         image: Some(image),
-        command: Some(publish::command(deployer::deploy_command(
+        command: Some(publish::command(storage_env::deploy_command(
             &dir, &d.storage, false,
         ))),
         working_dir: Some(WORK.to_string()),

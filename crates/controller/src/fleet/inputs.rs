@@ -7,6 +7,7 @@ use crate::cache::caches;
 use crate::failure::Failure;
 use crate::fleet::config_hash;
 use crate::fleet::context::Context;
+pub use crate::fleet::fleet_id::FleetId;
 use crate::fleet::gateway;
 use crate::fleet::probe;
 use crate::fleet::settled::Seen;
@@ -29,29 +30,6 @@ use std::time::Duration;
 /// How long a reconcile waits for a reading of the fleet's nodes: their answers take
 /// milliseconds in a cluster; nodes that do not answer yet must not hold the reconcile.
 pub const NODE_READ_BUDGET: Duration = Duration::from_millis(500);
-
-/// Who a fleet is: the names every step uses.
-#[derive(Debug, Clone)]
-pub struct FleetId {
-    /// Its namespace.
-    pub namespace: String,
-    /// Its name.
-    pub name: String,
-    /// Its uid: the owner of its children and the key of what the operator keeps per fleet.
-    pub uid: String,
-}
-
-impl FleetId {
-    /// The id of `fleet`; None for an object without namespace or uid (the API server never
-    /// sends one).
-    pub fn of(fleet: &CelldFleet) -> Option<Self> {
-        Some(Self {
-            namespace: fleet.namespace()?,
-            name: fleet.name_any(),
-            uid: fleet.uid()?,
-        })
-    }
-}
 
 /// Everything a full reconcile builds its plan from.
 #[derive(Debug)]

@@ -5,6 +5,7 @@
 pub mod apply_plan;
 pub mod config_hash;
 pub mod context;
+pub mod fleet_id;
 pub mod gateway;
 pub mod holders;
 pub mod inputs;

@@ -8,7 +8,7 @@ use crate::children::source_job::{self, KEY_LABEL, Publish};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
-use crate::fleet::inputs::FleetId;
+use crate::fleet::fleet_id::FleetId;
 use crate::source::decide::{self, Bucket, Decision};
 use crate::source::job_state::{self, JobSeen};
 use crate::source::wanted::{self, Wanted};

@@ -142,12 +142,23 @@ fn record(status: &mut SourceStatus, job: &JobSeen, bucket: &Bucket, now: Timest
         return;
     }
     match job {
-        JobSeen::Running { waiting } => attempt.message = waiting.clone(),
+        JobSeen::Running { waiting, pod } => {
+            if waiting.is_some() || *pod {
+                attempt.message = waiting.clone();
+            }
+        }
         JobSeen::Missing => {}
         JobSeen::Failed { message } => {
             attempt.phase = PublishPhase::Failed;
             attempt.failures += 1;
-            attempt.message = Some(message.clone());
+            // What its pod waited for while it ran (the pod may be gone at the deadline).
+            let waited = attempt
+                .message
+                .take()
+                .filter(|w| !message.contains(w.as_str()))
+                .map(|w| format!("; its pod waited: {w}"))
+                .unwrap_or_default();
+            attempt.message = Some(format!("{message}{waited}"));
             attempt.finished_at = Some(stamp(now));
         }
         JobSeen::Succeeded { image_id } => {

@@ -19,6 +19,9 @@ pub enum JobSeen {
         /// Why the pod is not running yet: a container waiting reason (an image that cannot be
         /// pulled, a missing Secret) or the scheduler's refusal.
         waiting: Option<String>,
+        /// Whether a pod of it exists and is not being deleted (without one, what it last
+        /// waited for still stands).
+        pod: bool,
     },
     /// The Job completed: the revision is published.
     Succeeded {
@@ -77,6 +80,7 @@ pub fn read(job: &Job, pod: Option<&Pod>) -> JobSeen {
     }
     JobSeen::Running {
         waiting: pod.and_then(waiting),
+        pod: pod.is_some_and(|p| p.metadata.deletion_timestamp.is_none()),
     }
 }
 
@@ -206,7 +210,8 @@ mod tests {
         assert_eq!(
             read(&job(None), Some(&p)),
             JobSeen::Running {
-                waiting: Some("ErrImagePull: not found".into())
+                waiting: Some("ErrImagePull: not found".into()),
+                pod: true,
             }
         );
         let JobSeen::Failed { message } =
@@ -219,6 +224,12 @@ mod tests {
 
     #[test]
     fn a_job_without_a_pod_yet_runs() {
-        assert_eq!(read(&job(None), None), JobSeen::Running { waiting: None });
+        assert_eq!(
+            read(&job(None), None),
+            JobSeen::Running {
+                waiting: None,
+                pod: false
+            }
+        );
     }
 }

@@ -31,16 +31,23 @@ struct Sourced {
 }
 
 async fn sourced(test: &str, source: serde_json::Value) -> Sourced {
+    sourced_with(test, json!({"source": source})).await
+}
+
+/// A test with a fleet `web` whose spec has `extra` (with its spec.source).
+async fn sourced_with(test: &str, extra: serde_json::Value) -> Sourced {
     let (env, nodes, op) = env_with_nodes(test, "0.6.0", V1).await;
+    restricted(&env).await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, test);
     celld_fixtures::create_credentials(&env.api(), "creds", &s3)
         .await
         .expect("credentials Secret created");
-    let extra = json!({"image": "ghcr.io/denoland/celld:v0.6.0", "replicas": 2, "source": source});
+    let mut spec = json!({"image": "ghcr.io/denoland/celld:v0.6.0", "replicas": 2});
+    celld_fixtures::merge(&mut spec, extra);
     apply_fleet(
         &env,
-        &celld_fixtures::inline_fleet("web", &s3, &prefix, extra).expect("a CelldFleet"),
+        &celld_fixtures::inline_fleet("web", &s3, &prefix, spec).expect("a CelldFleet"),
     )
     .await;
     Sourced {
@@ -50,6 +57,22 @@ async fn sourced(test: &str, source: serde_json::Value) -> Sourced {
         nodes,
         op: Some(op),
     }
+}
+
+/// Makes the test namespace enforce the restricted Pod Security Standard: a deploy pod that
+/// breaks it is never created.
+pub async fn restricted(env: &TestEnv) {
+    kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(env.client())
+        .patch(
+            env.namespace(),
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {
+                "pod-security.kubernetes.io/enforce": "restricted",
+                "pod-security.kubernetes.io/enforce-version": "latest",
+            }}})),
+        )
+        .await
+        .expect("the namespace enforces restricted");
 }
 
 /// The deploy Jobs of the test namespace, by name.
@@ -151,6 +174,19 @@ async fn a_declared_image_is_published_once_then_each_new_revision() {
     );
 
     let (job, pod) = attempt_pod(&t.env, 1).await;
+    // An operator restart while the Job runs starts no second one.
+    if let Some(op) = t.op.take() {
+        op.stop().await;
+    }
+    let mut again = settings(&t.env, "op-2");
+    again.node_api_connect_to = Some(t.nodes.address.clone());
+    let op = start(operator_client(&t.env).await, again);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(
+        jobs(&t.env).await,
+        vec![job.clone()],
+        "one Job across the restart"
+    );
     let created = t.env.api::<Job>().get(&job).await.expect("the Job");
     let spec = created.spec.clone().expect("spec");
     assert_eq!(spec.active_deadline_seconds, Some(600));
@@ -184,22 +220,31 @@ async fn a_declared_image_is_published_once_then_each_new_revision() {
     .await
     .expect("the nodes start");
 
-    // A restart publishes nothing again.
-    if let Some(op) = t.op.take() {
-        op.stop().await;
-    }
-    let mut again = settings(&t.env, "op-2");
-    again.node_api_connect_to = Some(t.nodes.address.clone());
-    let op = start(operator_client(&t.env).await, again);
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    wait_condition(&t.env, "web", "Ready", "True", Some("Serving")).await;
     assert_eq!(
         jobs(&t.env).await,
         vec![job.clone()],
         "one Job, kept for its logs"
     );
+
+    // At rest, a fleet with a source writes nothing.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (writes, reconciles) = (op.metrics.total_writes(), op.metrics.ok_reconciles());
+    wait_until("3 more reconciles at rest", TIMEOUT, || async {
+        let n = op.metrics.ok_reconciles();
+        if n >= reconciles + 3 {
+            Check::Done(())
+        } else {
+            Check::Pending(format!("{n} reconciles"))
+        }
+    })
+    .await
+    .expect("periodic reconciles");
     assert_eq!(
-        condition(&t.env, "web", "SourceSynced").await.reason,
-        "Synced"
+        op.metrics.total_writes(),
+        writes,
+        "no write at rest:\n{}",
+        op.metrics.encode()
     );
 
     // A new revision: a new Job; once published, the old Job goes and the history keeps it.
@@ -314,7 +359,22 @@ async fn a_failing_publish_is_retried_with_backoff_then_stalls() {
     assert!(has_event(&env, "web", "PublishFailed", Some("Warning")).await);
     assert_eq!(replicas(&env).await, 0, "nothing was ever published");
 
-    // Asking again starts over.
+    // A new revision starts over.
+    env.api::<CelldFleet>()
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"source": {"image": {"reference": REF2}}}})),
+        )
+        .await
+        .expect("a new revision");
+    let (_, pod_next) = attempt_pod(&env, 1).await;
+    complete_pod(&env.api(), &pod_next, &failed)
+        .await
+        .expect("the new revision's first attempt fails");
+    attempt_pod(&env, 2).await;
+
+    // Asking again starts over too.
     env.api::<CelldFleet>()
         .patch(
             "web",
@@ -353,6 +413,22 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
     publish_in(&t, &pod2, V1).await;
     wait_condition(&t.env, "web", "SourceSynced", "True", Some("Synced")).await;
 
+    // A writer that keeps deploying: two more corrections, then the fleet stalls.
+    for attempt in [3, 4] {
+        publish_pointer(&t.s3, &t.prefix, OTHER).await;
+        let (_, pod) = attempt_pod(&t.env, attempt).await;
+        publish_in(&t, &pod, V1).await;
+        wait_condition(&t.env, "web", "SourceSynced", "True", Some("Synced")).await;
+    }
+    publish_pointer(&t.s3, &t.prefix, OTHER).await;
+    let fleet = wait_condition(&t.env, "web", "Stalled", "True", Some("ConcurrentWriter")).await;
+    assert!(
+        message(&fleet, "Stalled").contains("another writer keeps deploying"),
+        "{}",
+        message(&fleet, "Stalled")
+    );
+    assert!(has_event(&t.env, "web", "ConcurrentWriter", Some("Warning")).await);
+
     // Under Report it stays, reported.
     t.env
         .api::<CelldFleet>()
@@ -370,7 +446,30 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
         .and_then(|s| s.source)
         .and_then(|s| s.last_attempted)
         .expect("lastAttempted");
-    assert_eq!(last.attempt, 2, "no correction under Report");
+    assert_eq!(last.attempt, 4, "no correction under Report");
+
+    // Suspended in git: nothing is published.
+    t.env
+        .api::<CelldFleet>()
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"source": {"suspend": true}}})),
+        )
+        .await
+        .expect("suspended by spec");
+    let fleet = wait_condition(&t.env, "web", "SourceSynced", "False", Some("Suspended")).await;
+    assert!(message(&fleet, "SourceSynced").contains("spec.source.suspend is true"));
+    t.env
+        .api::<CelldFleet>()
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"source": {"suspend": false}}})),
+        )
+        .await
+        .expect("resumed");
+    wait_condition(&t.env, "web", "SourceSynced", "False", Some("Drifted")).await;
 
     // Suspended (by the annotation git never sets): nothing is published, even a new revision.
     t.env
@@ -409,4 +508,52 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
     if let Some(op) = t.op.take() {
         op.stop().await;
     }
+}
+
+#[tokio::test]
+async fn a_deploy_pod_no_node_takes_says_so_then_fails_at_its_deadline() {
+    let t = sourced_with(
+        "source-unschedulable",
+        json!({"nodeSelector": {"celld.test/never": "scheduled"},
+            "source": {"image": {"reference": REF1}, "timeout": "30s", "retries": 1}}),
+    )
+    .await;
+    let fleets = t.env.api::<CelldFleet>();
+    wait_until("the unschedulable pod in SourceSynced", TIMEOUT, || async {
+        let Ok(fleet) = fleets.get("web").await else {
+            return Check::Pending("no fleet".into());
+        };
+        let c = celld_api::conditions::find(
+            &fleet.status.clone().unwrap_or_default().conditions,
+            "SourceSynced",
+        )
+        .cloned();
+        match c {
+            Some(c) if c.message.contains("Unschedulable") && c.reason == "Publishing" => {
+                Check::Done(())
+            }
+            other => Check::Pending(format!("{other:?}")),
+        }
+    })
+    .await
+    .expect("the scheduler's refusal shown at once");
+    let stalled = wait_until(
+        "the Job failed at its deadline",
+        Duration::from_secs(90),
+        || async {
+            let c = condition(&t.env, "web", "Stalled").await;
+            if c.status == "True" && c.reason == "PublishFailed" {
+                Check::Done(c)
+            } else {
+                Check::Pending(format!("{c:?}"))
+            }
+        },
+    )
+    .await
+    .expect("stalled after its only attempt");
+    assert!(
+        stalled.message.contains("DeadlineExceeded") && stalled.message.contains("Unschedulable"),
+        "{}",
+        stalled.message
+    );
 }

@@ -120,16 +120,36 @@ async fn a_flux_bucket_artifact_is_checked_and_published() {
         message(&fleet, "SourceSynced")
     );
 
+    // The source exists but cannot make an artifact (its bucket does not exist): the fleet
+    // waits, and says so.
+    let mut wrong = s3.clone();
+    wrong.bucket = "no-such-bucket".into();
     let source = flux
         .create_bucket(
             &env.client(),
             env.namespace(),
             "web-src",
-            &s3,
+            &wrong,
             &source_prefix,
         )
         .await
         .expect("Bucket source");
+    let fleet = wait_condition(&env, "web", "SourceSynced", "False", Some("SourceNotReady")).await;
+    assert!(
+        message(&fleet, "SourceSynced").contains("waiting for Bucket 'web-src' to be ready"),
+        "{}",
+        message(&fleet, "SourceSynced")
+    );
+    assert_eq!(condition(&env, "web", "Stalled").await.status, "False");
+    source
+        .api(&env.client())
+        .patch(
+            "web-src",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"bucketName": s3.bucket}})),
+        )
+        .await
+        .expect("the Bucket fixed");
     let artifact = source
         .wait_for_artifact(&env.client(), ARTIFACT_TIMEOUT)
         .await

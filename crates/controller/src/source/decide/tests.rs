@@ -89,6 +89,7 @@ fn a_first_revision_starts_one_job_and_waits_for_it() {
     let mut again = Run::new(Some(started()));
     again.job = JobSeen::Running {
         waiting: Some("ErrImagePull: not found".into()),
+        pod: true,
     };
     let d = again.decide();
     assert_eq!(d.start, None, "never a second Job");
@@ -309,4 +310,25 @@ fn a_correction_recorded_late_keeps_the_version_of_its_content() {
         Reason::Drifted,
         "the third writer is drift too"
     );
+}
+
+#[test]
+fn a_failure_keeps_what_the_pod_waited_for() {
+    let mut waiting = Run::new(Some(started()));
+    waiting.job = JobSeen::Running {
+        waiting: Some("Unschedulable: 0/3 nodes are available".into()),
+        pod: true,
+    };
+    // At the deadline the pod is deleted before the Job is marked failed.
+    let mut gone = Run::new(Some(waiting.decide().status));
+    gone.job = JobSeen::Running {
+        waiting: None,
+        pod: false,
+    };
+    let mut failed = Run::new(Some(gone.decide().status));
+    failed.job = JobSeen::Failed {
+        message: "the deploy Job failed (DeadlineExceeded)".into(),
+    };
+    let d = failed.decide();
+    insta::assert_snapshot!(d.status.last_attempted.unwrap().message.unwrap(), @"the deploy Job failed (DeadlineExceeded); its pod waited: Unschedulable: 0/3 nodes are available");
 }

@@ -154,7 +154,7 @@ enum Source {
     Image,
 }
 
-pub use celld_api::contract::deployer::deploy_command;
+pub use celld_api::storage_env::deploy_command;
 
 /// The image of the deploy pod: `--image`, `--deployer-image`, or the deployer of the fleet's
 /// celld version (`fleet_image`).
