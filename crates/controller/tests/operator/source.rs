@@ -19,6 +19,8 @@ pub const V1: &str = "00000000000000d1";
 const V2: &str = "00000000000000d2";
 const OTHER: &str = "00000000000000e9";
 const REF1: &str = "registry.invalid/acme/web-worker:1@sha256:1111111111111111111111111111111111111111111111111111111111111111";
+const TAG2: &str = "registry.invalid/acme/web-worker:2";
+const DIGEST2: &str = "sha256:2222222222222222222222222222222222222222222222222222222222222222";
 const REF2: &str = "registry.invalid/acme/web-worker:2@sha256:2222222222222222222222222222222222222222222222222222222222222222";
 
 /// A test with a fleet `web` whose spec.source is `source`.
@@ -359,12 +361,12 @@ async fn a_failing_publish_is_retried_with_backoff_then_stalls() {
     assert!(has_event(&env, "web", "PublishFailed", Some("Warning")).await);
     assert_eq!(replicas(&env).await, 0, "nothing was ever published");
 
-    // A new revision starts over.
+    // A new revision starts over (a tag this time: the digest comes from the pulled image).
     env.api::<CelldFleet>()
         .patch(
             "web",
             &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"source": {"image": {"reference": REF2}}}})),
+            &Patch::Merge(json!({"spec": {"source": {"image": {"reference": TAG2}}}})),
         )
         .await
         .expect("a new revision");
@@ -388,11 +390,23 @@ async fn a_failing_publish_is_retried_with_backoff_then_stalls() {
     complete_pod(
         &env.api(),
         &pod3,
-        &Completion::succeeded().with_termination_message(r#"{"outcome":"Published"}"#),
+        &Completion::succeeded()
+            .with_termination_message(r#"{"outcome":"Published"}"#)
+            .with_image_id(format!("registry.invalid/acme/web-worker@{DIGEST2}")),
     )
     .await
     .expect("published");
-    wait_condition(&env, "web", "SourceSynced", "True", Some("Synced")).await;
+    let fleet = wait_condition(&env, "web", "SourceSynced", "True", Some("Synced")).await;
+    let published = fleet
+        .status
+        .and_then(|s| s.source)
+        .and_then(|s| s.last_published)
+        .expect("lastPublished");
+    assert_eq!(
+        (published.revision.as_str(), published.digest.as_deref()),
+        (TAG2, Some(DIGEST2)),
+        "the tag and the digest the kubelet pulled"
+    );
     op.stop().await;
 }
 

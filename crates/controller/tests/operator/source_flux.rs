@@ -87,6 +87,32 @@ fn run_container_here(job: &Job, dir: &Path) -> (String, String) {
     (message, tree)
 }
 
+/// Plays the first deploy pod of the fleet `web`: runs its container's script here (the stub
+/// must be shown the project), writes the pointer `celld deploy` would under `fleet_prefix`,
+/// and ends the pod with the script's own termination message.
+async fn publish_by_script(
+    env: &celld_testkit::TestEnv,
+    s3: &celld_testkit::S3Settings,
+    fleet_prefix: &str,
+) {
+    let (job_name, pod) = attempt_pod(env, 1).await;
+    let job = env.api::<Job>().get(&job_name).await.expect("the Job");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (message_here, tree) = run_container_here(&job, dir.path());
+    assert_eq!(
+        tree, "./src/index.js\n./wrangler.jsonc\n",
+        "the project the stub was shown"
+    );
+    publish_pointer(s3, fleet_prefix, V1).await;
+    complete_pod(
+        &env.api(),
+        &pod,
+        &Completion::succeeded().with_termination_message(message_here),
+    )
+    .await
+    .expect("the deploy pod completed");
+}
+
 #[tokio::test]
 async fn a_flux_bucket_artifact_is_checked_and_published() {
     let (env, _nodes, op) = env_with_nodes("source-flux", "0.6.0", V1).await;
@@ -154,22 +180,7 @@ async fn a_flux_bucket_artifact_is_checked_and_published() {
         .wait_for_artifact(&env.client(), ARTIFACT_TIMEOUT)
         .await
         .expect("an artifact");
-    let (job_name, pod) = attempt_pod(&env, 1).await;
-    let job = env.api::<Job>().get(&job_name).await.expect("the Job");
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let (message_here, tree) = run_container_here(&job, dir.path());
-    assert_eq!(
-        tree, "./src/index.js\n./wrangler.jsonc\n",
-        "the project the stub was shown"
-    );
-    publish_pointer(&s3, &fleet_prefix, V1).await;
-    complete_pod(
-        &env.api(),
-        &pod,
-        &Completion::succeeded().with_termination_message(message_here),
-    )
-    .await
-    .expect("the deploy pod completed");
+    publish_by_script(&env, &s3, &fleet_prefix).await;
     let fleet = wait_condition(&env, "web", "SourceSynced", "True", Some("Synced")).await;
     let published = fleet
         .status
@@ -229,19 +240,7 @@ async fn an_oci_repository_on_a_registry_is_followed_tag_by_tag() {
         &celld_fixtures::inline_fleet("web", &s3, &fleet_prefix, extra).expect("a CelldFleet"),
     )
     .await;
-    let (job_name, pod) = attempt_pod(&env, 1).await;
-    let job = env.api::<Job>().get(&job_name).await.expect("the Job");
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let (message_here, tree) = run_container_here(&job, dir.path());
-    assert_eq!(tree, "./src/index.js\n./wrangler.jsonc\n");
-    publish_pointer(&s3, &fleet_prefix, V1).await;
-    complete_pod(
-        &env.api(),
-        &pod,
-        &Completion::succeeded().with_termination_message(message_here),
-    )
-    .await
-    .expect("the deploy pod completed");
+    publish_by_script(&env, &s3, &fleet_prefix).await;
     let fleet = wait_condition(&env, "web", "SourceSynced", "True", Some("Synced")).await;
     let desired = fleet
         .status
