@@ -183,7 +183,15 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
             t.saturating_duration_since(anchor.instant())
         }),
         fleets_ready: all_ready.saturating_duration_since(anchor.instant()),
-        status_lag: max_lag(&statefulsets.ready, &fleets.ready),
+        status_lag: max_lag(
+            &statefulsets.ready,
+            &fleets
+                .ready
+                .iter()
+                .filter(|(name, _)| !crate::workload::has_source(name))
+                .map(|(name, at)| (name.clone(), *at))
+                .collect(),
+        ),
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,

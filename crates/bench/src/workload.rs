@@ -50,6 +50,14 @@ pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
     serde_json::from_value(fleet).map_err(manifest("a bench fleet"))
 }
 
+/// Whether the fleet `name` declares its Worker (spec.source): its Ready waits for the publish
+/// of its source, so its time to Ready is not a status lag.
+pub fn has_source(name: &str) -> bool {
+    name.strip_prefix('f')
+        .and_then(|i| i.parse::<usize>().ok())
+        .is_some_and(|i| i.is_multiple_of(SOURCED_EVERY))
+}
+
 /// The version deployed for fleet `i`.
 fn version(i: usize) -> String {
     format!("{i:016x}")

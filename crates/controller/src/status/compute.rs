@@ -72,7 +72,13 @@ pub fn compute(
         },
         deployment,
         nodes: adopted.nodes,
-        source: o.source.map(|s| s.status.clone()),
+        // A reconcile stopped by storage that does not resolve decides nothing about the
+        // source: what was published stays recorded.
+        source: match (o.source, &o.storage) {
+            (Some(s), _) => Some(s.status.clone()),
+            (None, Storage::Failed(..)) => previous.and_then(|p| p.source.clone()),
+            (None, Storage::Resolved(..)) => None,
+        },
         conditions: [
             Some(resolved),
             Some(deployed),

@@ -173,6 +173,14 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
             version: "v1".into(),
             ..DeploymentStatus::default()
         }),
+        source: Some(celld_api::SourceStatus {
+            last_published: Some(celld_api::PublishedRevision {
+                revision: "r.example.com/w:1".into(),
+                version: Some("v1".into()),
+                ..celld_api::PublishedRevision::default()
+            }),
+            ..celld_api::SourceStatus::default()
+        }),
         ..CelldFleetStatus::default()
     };
     let failure = Failure::storage(&celld_api::ResolveError::StoreNotFound {
@@ -199,6 +207,10 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
     assert_eq!(get(&status, STORAGE_RESOLVED).status, "False");
     assert_eq!(status.deployment.as_ref().unwrap().version, "v1");
+    assert_eq!(
+        status.source, previous.source,
+        "what was published stays recorded"
+    );
     assert_eq!(
         kstatus(&status),
         [("False", "StoreNotFound"), ("True", "StoreNotFound")],
