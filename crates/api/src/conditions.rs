@@ -27,6 +27,15 @@ pub const STALLED: &str = "Stalled";
 /// The bucket serves the revision spec.source names (absent without spec.source): False while
 /// it is published, when publishing failed, is suspended, or someone else deployed (Drifted).
 pub const SOURCE_SYNCED: &str = "SourceSynced";
+/// spec.autoscaling owns the number of nodes and reads its signals (absent without
+/// spec.autoscaling): False when the nodes' state cannot be read or their celld reports no
+/// capacity signals, or when something else (a HorizontalPodAutoscaler, `kubectl scale`) set
+/// spec.replicas, which the autoscaler then ignores.
+pub const AUTOSCALING: &str = "Autoscaling";
+/// Nodes added by spec.autoscaling take existing load (absent without spec.autoscaling): False
+/// while spec.env does not set CELLD_IDLE_EVICT_S, without which celld moves only cells that
+/// hibernate on their own to a new node.
+pub const IDLE_EVICTION: &str = "IdleEviction";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
 

@@ -17,12 +17,13 @@ pub mod validate;
 
 pub use bucket::{BucketUrl, Scheme};
 pub use fleet::{
-    Adoption, CelldFleet, CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus,
-    DriftPolicy, Durability, FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource,
-    IngressSpec, IngressTls, LocalStorage, LocalStorageType, NodeStatus, ObjectStorage, PathType,
-    PublishAttempt, PublishPhase, PublishedRevision, PvcRetention, SecretRef, ServiceSpec,
-    ServiceType, SourceDrift, SourceRevision, SourceStatus, StorageStatus, StoreRef,
-    UpgradeStrategy, WorkerSource,
+    Adoption, Autoscaling, AutoscalingStatus, CapacityStatus, CapacityTotals, CelldFleet,
+    CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, DriftPolicy, Durability,
+    FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource, IngressSpec, IngressTls,
+    LocalStorage, LocalStorageType, NodeCapacity, NodeStatus, ObjectStorage, PathType,
+    PublishAttempt, PublishPhase, PublishedRevision, PvcRetention, ScaleDecision, ScaleDown,
+    ScaleHold, ScaleUp, SecretRef, ServiceSpec, ServiceType, SourceDrift, SourceRevision,
+    SourceStatus, StorageStatus, StoreRef, UpgradeStrategy, WorkerSource,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use resolve::{ResolveError, ResolvedStorage};

@@ -6,11 +6,18 @@
 //!   version the node serves) with `deployment.swapping` (it is switching versions). The rest
 //!   is ignored. An answer without `restoring` (celld answers `actor_stopped` errors as JSON
 //!   too) is not a state: it is reported, never read as a quiet node.
+//! - From v0.5.0 `GET /state` also reports capacity (celld's "Feed an autoscaler"):
+//!   `owned_cells`, `occupied` (resident cells), `capacity_waiting` (activations queued behind
+//!   the residency cap: the signal to add a node), `activation_waiting`, and `node_load` (the
+//!   lease's load block: `pressured`, `memory_headroom`, `rss_bytes`, `resident_cells`, ...).
+//!   v0.4 reports `residents` and `rss` only. A field a release does not report, or reports in
+//!   another shape, is read as not reported ([`NodeState::capacity`]), never as 0.
 //! - `POST /reload`: the node reads the deployment pointer now. 200
 //!   `{"ok":true,"outcome":"adopted"|"unchanged"}`; 422 when the version failed to load (the
 //!   node keeps serving the one it had); 503 when there is no pointer.
 
 use super::INTERNAL_PORT;
+use crate::fleet::NodeCapacity;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Path of a node's state.
@@ -29,13 +36,109 @@ pub fn node_address(pod: &str, peer_service: &str, namespace: &str) -> String {
 }
 
 /// The part of a node's `GET /state` answer the operator reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NodeState {
     /// Cells the node is restoring from the bucket or a peer right now.
     pub restoring: u64,
     /// The deployment the node serves; absent before its first one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployment: Option<NodeDeployment>,
+    /// Cells the node owns, dormant ones included (v0.5.0+; absent while a restarted node reads
+    /// its ownership records).
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub owned_cells: Option<u64>,
+    /// Cells resident in memory (v0.5.0+).
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub occupied: Option<u64>,
+    /// Activations queued behind the residency cap (v0.5.0+): more than 0 means add a node.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub capacity_waiting: Option<u64>,
+    /// Cold activations waiting for a permit (v0.5.0+).
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub activation_waiting: Option<u64>,
+    /// The lease's load block (v0.5.0+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_load: Option<NodeLoad>,
+    /// Resident cells, as v0.4 names them.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub residents: Option<u64>,
+    /// Resident memory in bytes, as v0.4 names it.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rss: Option<u64>,
+}
+
+/// The `node_load` block of a node's state: its lease's load, sampled every second.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NodeLoad {
+    /// Whether the node is under memory pressure (it sheds cells): a signal to add a node.
+    #[serde(
+        default,
+        deserialize_with = "flag",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub pressured: Option<bool>,
+    /// Whether the node has memory to take more cells.
+    #[serde(
+        default,
+        deserialize_with = "flag",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub memory_headroom: Option<bool>,
+    /// Resident memory, bytes.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rss_bytes: Option<u64>,
+    /// Cells resident in memory.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resident_cells: Option<u64>,
+    /// Cells owned.
+    #[serde(
+        default,
+        deserialize_with = "count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub owned_cells: Option<u64>,
+}
+
+/// A count when the value is a non-negative whole number; anything else is not reported.
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(serde_json::Value::deserialize(d)?.as_u64())
+}
+
+/// A boolean when the value is one; anything else is not reported.
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Ok(serde_json::Value::deserialize(d)?.as_bool())
 }
 
 /// The `deployment` block of a node's state.
@@ -77,6 +180,25 @@ impl NodeState {
     /// Whether the node is switching versions.
     pub fn swapping(&self) -> bool {
         self.deployment.as_ref().is_some_and(|d| d.swapping)
+    }
+
+    /// The node's capacity as the status shows it, for the node `name`: each field from where
+    /// its release reports it (the top level, else the load block, else v0.4's names), absent
+    /// where it reports none.
+    pub fn capacity(&self, name: &str) -> NodeCapacity {
+        let load = self.node_load.clone().unwrap_or_default();
+        NodeCapacity {
+            name: name.to_string(),
+            owned_cells: self.owned_cells.or(load.owned_cells),
+            resident_cells: self.occupied.or(load.resident_cells).or(self.residents),
+            capacity_waiting: self.capacity_waiting,
+            activation_waiting: self.activation_waiting,
+            restoring: Some(self.restoring),
+            pressured: load.pressured,
+            memory_headroom: load.memory_headroom,
+            rss_bytes: load.rss_bytes.or(self.rss),
+            error: None,
+        }
     }
 }
 
@@ -182,6 +304,53 @@ mod tests {
                 "{quiet}"
             );
         }
+    }
+
+    #[test]
+    fn reads_capacity_from_where_each_release_reports_it() {
+        let v06 = NodeState::parse(
+            br#"{"owned_cells":12,"occupied":3,"capacity_waiting":4,"activation_waiting":1,"restoring":2,
+                "node_load":{"pressured":true,"memory_headroom":false,"rss_bytes":5000,"owned_cells":11}}"#,
+        )
+        .unwrap()
+        .capacity("web-0");
+        assert_eq!(
+            v06,
+            NodeCapacity {
+                name: "web-0".into(),
+                owned_cells: Some(12),
+                resident_cells: Some(3),
+                capacity_waiting: Some(4),
+                activation_waiting: Some(1),
+                restoring: Some(2),
+                pressured: Some(true),
+                memory_headroom: Some(false),
+                rss_bytes: Some(5000),
+                error: None,
+            }
+        );
+        let v04 = NodeState::parse(br#"{"restoring":0,"residents":7,"rss":9000}"#)
+            .unwrap()
+            .capacity("web-1");
+        assert_eq!(
+            (
+                v04.resident_cells,
+                v04.rss_bytes,
+                v04.capacity_waiting,
+                v04.memory_headroom
+            ),
+            (Some(7), Some(9000), None, None)
+        );
+        let odd = NodeState::parse(
+            br#"{"restoring":0,"capacity_waiting":"many","owned_cells":-1,"node_load":{"pressured":"yes"}}"#,
+        )
+        .unwrap()
+        .capacity("web-2");
+        assert_eq!(
+            (odd.capacity_waiting, odd.owned_cells, odd.pressured),
+            (None, None, None),
+            "a value in another shape is not reported, never 0"
+        );
     }
 
     #[test]

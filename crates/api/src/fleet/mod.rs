@@ -1,6 +1,8 @@
 //! The `CelldFleet` resource: one celld fleet serving one Worker application from one
 //! object-storage bucket prefix.
 
+mod autoscaling;
+mod capacity_status;
 mod routing;
 mod source;
 mod status;
@@ -16,6 +18,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use crate::contract::durability::Durability;
+pub use autoscaling::{Autoscaling, ScaleDown, ScaleUp};
+pub use capacity_status::{
+    AutoscalingStatus, CapacityStatus, CapacityTotals, NodeCapacity, ScaleDecision, ScaleHold,
+};
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
 pub use source::{
     DriftPolicy, FluxSourceKind, FluxSourceRef, ImageLayout, ImageSource, WorkerSource,
@@ -76,6 +82,8 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb
 #[serde(rename_all = "camelCase")]
 pub struct CelldFleetSpec {
     /// Number of celld nodes (StatefulSet replicas). 0 stops the fleet without deleting it.
+    /// With spec.autoscaling the operator owns the number of nodes: this is only where the
+    /// fleet starts, and later changes to it are ignored (the Autoscaling condition says so).
     #[serde(default = "default_replicas")]
     #[schemars(range(min = 0, max = 1000))]
     pub replicas: i32,
@@ -221,6 +229,11 @@ pub struct CelldFleetSpec {
     /// by the operator. Omit it to ship the Worker with `kubectl celld deploy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<WorkerSource>,
+
+    /// Size the fleet from celld's own capacity signals instead of spec.replicas (celld v0.5.0
+    /// and later): see status.autoscaling and status.capacity for what it decided and read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<Autoscaling>,
 }
 
 /// When the kubelet pulls a container image.
@@ -287,6 +300,7 @@ impl CelldFleetSpec {
             service_account_name: None,
             image_pull_secrets: Vec::new(),
             source: None,
+            autoscaling: None,
         }
     }
 }

@@ -56,8 +56,16 @@ pub struct CelldFleetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceStatus>,
 
-    /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted, SourceSynced and RouteReady
-    /// conditions, and kstatus' Reconciling and Stalled (True only while the fleet converges,
+    /// What the fleet's nodes last reported about their capacity, summed and per node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<super::CapacityStatus>,
+
+    /// What spec.autoscaling decided and why: absent without spec.autoscaling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<super::AutoscalingStatus>,
+
+    /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted, SourceSynced, RouteReady,
+    /// Autoscaling and IdleEviction conditions, and kstatus' Reconciling and Stalled (True only while the fleet converges,
     /// or cannot until someone acts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]

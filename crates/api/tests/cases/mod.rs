@@ -23,6 +23,7 @@ macro_rules! fleet {
     };
 }
 
+mod autoscaling;
 mod containers;
 mod metadata;
 mod names;
@@ -47,6 +48,7 @@ pub fn fleets() -> Vec<Case> {
         names::CASES,
         versions::CASES,
         source::CASES,
+        autoscaling::CASES,
     ];
     let mut all: Vec<Case> = families.iter().flat_map(|f| f.iter().cloned()).collect();
     all.extend(sizes::cases());

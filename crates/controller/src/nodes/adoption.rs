@@ -187,6 +187,7 @@ mod tests {
                     version: Some(version.into()),
                     swapping,
                 }),
+                ..NodeState::default()
             },
             None,
         )
@@ -234,6 +235,7 @@ mod tests {
                     version: Some(OLD.into()),
                     swapping: false,
                 }),
+                ..NodeState::default()
             },
             Some(Reload::Refused("deployment module digest mismatch".into())),
         );
@@ -273,7 +275,7 @@ mod tests {
         let bare = Answer::State(
             NodeState {
                 restoring: 2,
-                deployment: None,
+                ..NodeState::default()
             },
             Some(Reload::NoPointer("no pointer".into())),
         );

@@ -79,6 +79,8 @@ pub fn compute(
             (None, Storage::Failed(..)) => previous.and_then(|p| p.source.clone()),
             (None, Storage::Resolved(..)) => None,
         },
+        capacity: None,
+        autoscaling: None,
         conditions: [
             Some(resolved),
             Some(deployed),

@@ -13,6 +13,7 @@ fn one_refusal() -> crate::nodes::adoption::Reading {
             version: Some(version.into()),
             swapping: false,
         }),
+        ..NodeState::default()
     };
     Reading {
         version: "0123456789abcdef".into(),
