@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod labels;
 pub mod object_store;
 pub mod pod_security;
+pub mod quantity;
 pub mod resolve;
 pub mod rules;
 pub mod schema_bounds;

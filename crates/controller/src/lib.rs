@@ -16,7 +16,9 @@
 //! failures, reasons, metrics, RBAC.
 
 pub mod args;
+pub mod autoscale;
 pub mod cache;
+pub mod capacity;
 pub mod children;
 pub mod error;
 pub mod failure;

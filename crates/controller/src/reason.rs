@@ -128,6 +128,58 @@ pub enum Reason {
     ConcurrentWriter,
     /// Every node runs the new celld image.
     UpgradeFinished,
+
+    // Autoscaling and IdleEviction (conditions, status.autoscaling, Events, the decisions metric)
+    /// The autoscaler runs the nodes it wants.
+    Steady,
+    /// The autoscaler changed the node count; the nodes follow.
+    Scaling,
+    /// Event: spec.autoscaling added nodes.
+    ScaledUp,
+    /// Event: spec.autoscaling removed a node.
+    ScaledDown,
+    /// Something else sets spec.replicas through the scale subresource.
+    ReplicasContested,
+    /// A node reports activations waiting for capacity.
+    CapacityWaiting,
+    /// A node's lease says pressured.
+    Pressured,
+    /// Every survivor would hold a removed node's cells.
+    Headroom,
+    /// The node count was below spec.autoscaling.minReplicas.
+    BelowMinimum,
+    /// The node count was above spec.autoscaling.maxReplicas.
+    AboveMaximum,
+    /// A signal holds, but not yet for its whole window or period.
+    Stabilizing,
+    /// Nodes ask for more, and the fleet runs maxReplicas.
+    AtMaximum,
+    /// The fleet runs minReplicas (or one node).
+    AtMinimum,
+    /// A node restores cells.
+    Restoring,
+    /// The StatefulSet rolls out (nodes starting, a new pod template).
+    RolloutInProgress,
+    /// A change of celld image is under way.
+    UpgradeInProgress,
+    /// Nodes adopt a Worker version.
+    AdoptionInProgress,
+    /// spec.source is being published.
+    PublishInProgress,
+    /// A node lacks memory headroom, or the survivors would lack memory.
+    NoHeadroom,
+    /// A node's state could not be read.
+    StateUnreadable,
+    /// The last reading is too old to act on.
+    StateStale,
+    /// The nodes' celld reports no capacity signals (before v0.5.0).
+    SignalsUnsupported,
+    /// spec.resources sets no memory: nothing says what survivors can hold.
+    NoMemoryBudget,
+    /// spec.env sets CELLD_IDLE_EVICT_S.
+    IdleEvictionSet,
+    /// spec.env does not set CELLD_IDLE_EVICT_S.
+    IdleEvictionUnset,
 }
 
 impl Reason {
@@ -185,6 +237,31 @@ impl Reason {
             Self::SourceNotFound => "SourceNotFound",
             Self::ConcurrentWriter => "ConcurrentWriter",
             Self::UpgradeFinished => "UpgradeFinished",
+            Self::Steady => "Steady",
+            Self::Scaling => "Scaling",
+            Self::ScaledUp => "ScaledUp",
+            Self::ScaledDown => "ScaledDown",
+            Self::ReplicasContested => "ReplicasContested",
+            Self::CapacityWaiting => "CapacityWaiting",
+            Self::Pressured => "Pressured",
+            Self::Headroom => "Headroom",
+            Self::BelowMinimum => "BelowMinimum",
+            Self::AboveMaximum => "AboveMaximum",
+            Self::Stabilizing => "Stabilizing",
+            Self::AtMaximum => "AtMaximum",
+            Self::AtMinimum => "AtMinimum",
+            Self::Restoring => "Restoring",
+            Self::RolloutInProgress => "RolloutInProgress",
+            Self::UpgradeInProgress => "UpgradeInProgress",
+            Self::AdoptionInProgress => "AdoptionInProgress",
+            Self::PublishInProgress => "PublishInProgress",
+            Self::NoHeadroom => "NoHeadroom",
+            Self::StateUnreadable => "StateUnreadable",
+            Self::StateStale => "StateStale",
+            Self::SignalsUnsupported => "SignalsUnsupported",
+            Self::NoMemoryBudget => "NoMemoryBudget",
+            Self::IdleEvictionSet => "IdleEvictionSet",
+            Self::IdleEvictionUnset => "IdleEvictionUnset",
         }
     }
 

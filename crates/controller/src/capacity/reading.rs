@@ -1,0 +1,233 @@
+//! One reading of a fleet's capacity: what each node's `GET /state` answered, summed the way
+//! status.capacity and the gauges show it, and whether it differs enough from the one shown to
+//! be written. Pure.
+
+use celld_api::{CapacityStatus, CapacityTotals, NodeCapacity};
+use k8s_openapi::jiff::Timestamp;
+
+/// A count moves the status when it changes by more than this share of the larger value.
+const MOVES_BY: f64 = 0.1;
+
+/// What a fleet's nodes answered at one time, in ordinal order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetReading {
+    /// When the nodes were read.
+    pub read_at: Timestamp,
+    /// Each node's capacity, or the error reading it met (`error` set, nothing else).
+    pub nodes: Vec<NodeCapacity>,
+}
+
+/// A field a node reports: its name in `/state` and how to find it in a node's capacity.
+struct Field {
+    name: &'static str,
+    reported: fn(&NodeCapacity) -> bool,
+}
+
+/// The fields the operator reads from every node, in the order `unreported` names them.
+const FIELDS: [Field; 6] = [
+    Field {
+        name: "capacity_waiting",
+        reported: |n| n.capacity_waiting.is_some(),
+    },
+    Field {
+        name: "activation_waiting",
+        reported: |n| n.activation_waiting.is_some(),
+    },
+    Field {
+        name: "owned_cells",
+        reported: |n| n.owned_cells.is_some(),
+    },
+    Field {
+        name: "node_load.pressured",
+        reported: |n| n.pressured.is_some(),
+    },
+    Field {
+        name: "node_load.memory_headroom",
+        reported: |n| n.memory_headroom.is_some(),
+    },
+    Field {
+        name: "node_load.rss_bytes",
+        reported: |n| n.rss_bytes.is_some(),
+    },
+];
+
+impl FleetReading {
+    /// The nodes whose state was read.
+    pub fn answered(&self) -> impl Iterator<Item = &NodeCapacity> {
+        self.nodes.iter().filter(|n| n.error.is_none())
+    }
+
+    /// The sums over the nodes that answered; a sum is absent when no node reports its field.
+    pub fn totals(&self) -> CapacityTotals {
+        let sum = |f: fn(&NodeCapacity) -> Option<u64>| {
+            self.answered()
+                .filter_map(f)
+                .fold(None, |acc: Option<u64>, v| {
+                    Some(acc.unwrap_or(0).saturating_add(v))
+                })
+        };
+        let count = |f: fn(&NodeCapacity) -> bool| {
+            i32::try_from(self.answered().filter(|n| f(n)).count()).unwrap_or(i32::MAX)
+        };
+        CapacityTotals {
+            nodes_read: count(|_| true),
+            nodes_unreadable: i32::try_from(
+                self.nodes.iter().filter(|n| n.error.is_some()).count(),
+            )
+            .unwrap_or(i32::MAX),
+            owned_cells: sum(|n| n.owned_cells),
+            resident_cells: sum(|n| n.resident_cells),
+            capacity_waiting: sum(|n| n.capacity_waiting),
+            activation_waiting: sum(|n| n.activation_waiting),
+            restoring: sum(|n| n.restoring),
+            pressured_nodes: count(|n| n.pressured == Some(true)),
+            nodes_without_headroom: count(|n| n.memory_headroom == Some(false)),
+            rss_bytes: sum(|n| n.rss_bytes),
+        }
+    }
+
+    /// The fields some node that answered does not report (celld before v0.5.0 reports none of
+    /// the capacity signals).
+    pub fn unreported(&self) -> Vec<String> {
+        FIELDS
+            .iter()
+            .filter(|f| self.answered().any(|n| !(f.reported)(n)))
+            .map(|f| f.name.to_string())
+            .collect()
+    }
+
+    /// The reading as status.capacity shows it.
+    pub fn to_status(&self) -> CapacityStatus {
+        CapacityStatus {
+            read_at: self.read_at.to_string(),
+            total: self.totals(),
+            nodes: self.nodes.clone(),
+            unreported: self.unreported(),
+        }
+    }
+}
+
+/// Whether `new` differs enough from `shown` to replace it: another node list, a node that
+/// turned readable or not, a flag or a field that appeared or went, or a count that moved by
+/// more than a tenth (any move of a count from or to 0).
+pub fn differs(shown: &[NodeCapacity], new: &[NodeCapacity]) -> bool {
+    shown.len() != new.len() || shown.iter().zip(new).any(|(a, b)| node_differs(a, b))
+}
+
+fn node_differs(a: &NodeCapacity, b: &NodeCapacity) -> bool {
+    a.name != b.name
+        || a.error.is_some() != b.error.is_some()
+        || a.pressured != b.pressured
+        || a.memory_headroom != b.memory_headroom
+        || [
+            (a.owned_cells, b.owned_cells),
+            (a.resident_cells, b.resident_cells),
+            (a.capacity_waiting, b.capacity_waiting),
+            (a.activation_waiting, b.activation_waiting),
+            (a.restoring, b.restoring),
+            (a.rss_bytes, b.rss_bytes),
+        ]
+        .into_iter()
+        .any(|(x, y)| count_moved(x, y))
+}
+
+fn count_moved(a: Option<u64>, b: Option<u64>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) if x == y => false,
+        (Some(0), Some(_)) | (Some(_), Some(0)) => true,
+        (Some(x), Some(y)) => x.abs_diff(y) as f64 > MOVES_BY * x.max(y) as f64,
+        (None, None) => false,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn node(name: &str, waiting: u64, headroom: bool, rss: u64) -> NodeCapacity {
+        NodeCapacity {
+            name: name.into(),
+            owned_cells: Some(100),
+            resident_cells: Some(10),
+            capacity_waiting: Some(waiting),
+            activation_waiting: Some(0),
+            restoring: Some(0),
+            pressured: Some(false),
+            memory_headroom: Some(headroom),
+            rss_bytes: Some(rss),
+            error: None,
+        }
+    }
+
+    fn unreadable(name: &str) -> NodeCapacity {
+        NodeCapacity {
+            name: name.into(),
+            error: Some("connection refused".into()),
+            ..NodeCapacity::default()
+        }
+    }
+
+    #[test]
+    fn sums_what_the_nodes_that_answered_report() {
+        let reading = FleetReading {
+            read_at: Timestamp::UNIX_EPOCH,
+            nodes: vec![
+                node("web-0", 3, true, 1000),
+                node("web-1", 0, false, 500),
+                unreadable("web-2"),
+            ],
+        };
+        let t = reading.totals();
+        assert_eq!((t.nodes_read, t.nodes_unreadable), (2, 1));
+        assert_eq!(t.capacity_waiting, Some(3));
+        assert_eq!(t.rss_bytes, Some(1500));
+        assert_eq!(t.owned_cells, Some(200));
+        assert_eq!((t.pressured_nodes, t.nodes_without_headroom), (0, 1));
+        assert!(reading.unreported().is_empty());
+        let status = reading.to_status();
+        assert_eq!(status.read_at, "1970-01-01T00:00:00Z");
+        assert_eq!(status.nodes.len(), 3);
+    }
+
+    #[test]
+    fn names_the_fields_an_older_celld_does_not_report() {
+        let v04 = NodeCapacity {
+            name: "web-0".into(),
+            resident_cells: Some(4),
+            restoring: Some(0),
+            rss_bytes: Some(10),
+            ..NodeCapacity::default()
+        };
+        let reading = FleetReading {
+            read_at: Timestamp::UNIX_EPOCH,
+            nodes: vec![v04],
+        };
+        assert_eq!(
+            reading.unreported(),
+            [
+                "capacity_waiting",
+                "activation_waiting",
+                "owned_cells",
+                "node_load.pressured",
+                "node_load.memory_headroom"
+            ]
+        );
+        assert_eq!(reading.totals().capacity_waiting, None, "never read as 0");
+    }
+
+    #[test]
+    fn a_small_move_of_a_count_is_not_worth_a_write_a_signal_is() {
+        let shown = vec![node("web-0", 0, true, 1000)];
+        assert!(!differs(&shown, &[node("web-0", 0, true, 1090)]));
+        assert!(differs(&shown, &[node("web-0", 0, true, 1200)]));
+        assert!(differs(&shown, &[node("web-0", 1, true, 1000)]), "0 → 1");
+        assert!(differs(&shown, &[node("web-0", 0, false, 1000)]));
+        assert!(differs(&shown, &[unreadable("web-0")]));
+        assert!(differs(
+            &shown,
+            &[node("web-0", 0, true, 1000), node("web-1", 0, true, 1)]
+        ));
+        assert!(!differs(&shown, &shown.clone()));
+    }
+}
