@@ -1,6 +1,8 @@
 //! Prometheus metrics: reconciles, their duration, what they failed on, API writes, fleets by
 //! Ready condition and leadership.
 
+use crate::capacity::exported::Exported;
+use crate::capacity::store::CapacityStore;
 use crate::reason::Reason;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
@@ -8,6 +10,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 type Labels = Vec<(String, String)>;
@@ -30,6 +33,9 @@ pub struct Metrics {
     followed: Counter,
     source_publishes: Counter,
     source_drift: Counter,
+    scale_decisions: Family<Labels, Counter>,
+    node_state_reads: Family<Labels, Counter>,
+    capacity: Arc<CapacityStore>,
 }
 
 impl Default for Metrics {
@@ -110,6 +116,20 @@ impl Default for Metrics {
             "Reconciles that found the fleet's inputs (fleet, store, Secret, children, deployment pointer) as the last one left them, and so planned and wrote nothing",
             unchanged.clone(),
         );
+        let scale_decisions = Family::<Labels, Counter>::default();
+        registry.register(
+            "autoscaler_decisions",
+            "Changes of a fleet's node count made by spec.autoscaling, by direction (up, down) and the signal behind it (CapacityWaiting, Pressured, Headroom, BelowMinimum, AboveMaximum)",
+            scale_decisions.clone(),
+        );
+        let node_state_reads = Family::<Labels, Counter>::default();
+        registry.register(
+            "node_state_reads",
+            "GET /state requests to the fleets' nodes for their capacity, by result (ok, unreadable)",
+            node_state_reads.clone(),
+        );
+        let capacity = Arc::new(CapacityStore::default());
+        registry.register_collector(Box::new(Exported(capacity.clone())));
         registry.register(
             "status_followed",
             "Fleet statuses written as soon as a StatefulSet's status changed their Ready condition, ahead of the fleet's next reconcile",
@@ -132,6 +152,9 @@ impl Default for Metrics {
             followed,
             source_publishes,
             source_drift,
+            scale_decisions,
+            node_state_reads,
+            capacity,
         }
     }
 }
@@ -145,6 +168,32 @@ impl Metrics {
     /// Counts a drift found between a fleet's spec.source and its bucket.
     pub fn source_drifted(&self) {
         self.source_drift.inc();
+    }
+
+    /// Counts a change of a fleet's node count by spec.autoscaling.
+    pub fn scale_decided(&self, direction: &str, reason: &str) {
+        self.scale_decisions
+            .get_or_create(&vec![
+                ("direction".to_string(), direction.to_string()),
+                ("reason".to_string(), reason.to_string()),
+            ])
+            .inc();
+    }
+
+    /// Counts the capacity reads of nodes: `ok` answered, `unreadable` did not.
+    pub fn node_states_read(&self, ok: u64, unreadable: u64) {
+        for (result, n) in [("ok", ok), ("unreadable", unreadable)] {
+            if n > 0 {
+                self.node_state_reads
+                    .get_or_create(&vec![("result".to_string(), result.to_string())])
+                    .inc_by(n);
+            }
+        }
+    }
+
+    /// The capacity readings the fleet gauges are exported from.
+    pub fn capacity(&self) -> Arc<CapacityStore> {
+        self.capacity.clone()
     }
 
     /// Counts a finished reconcile and its duration.

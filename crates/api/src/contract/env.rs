@@ -12,6 +12,10 @@ pub const SHUTDOWN_TOTAL: &str = "CELLD_SHUTDOWN_TOTAL_MS";
 /// The variable 0.4.1 bounds by ¾ of [`SHUTDOWN_TOTAL`].
 pub const DRAIN_TOKEN_WAIT: &str = "CELLD_DRAIN_TOKEN_WAIT_MS";
 
+/// Seconds after which celld evicts an idle cell (unset: only pressure or the residency cap
+/// does); celld balances only hibernated cells, so without it a new node takes new cells only.
+pub const IDLE_EVICT: &str = "CELLD_IDLE_EVICT_S";
+
 /// One variable a node would refuse, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvRefusal {

@@ -11,13 +11,12 @@
 //!   the residency cap: the signal to add a node), `activation_waiting`, and `node_load` (the
 //!   lease's load block: `pressured`, `memory_headroom`, `rss_bytes`, `resident_cells`, ...).
 //!   v0.4 reports `residents` and `rss` only. A field a release does not report, or reports in
-//!   another shape, is read as not reported ([`NodeState::capacity`]), never as 0.
+//!   another shape, is read as not reported, never as 0.
 //! - `POST /reload`: the node reads the deployment pointer now. 200
 //!   `{"ok":true,"outcome":"adopted"|"unchanged"}`; 422 when the version failed to load (the
 //!   node keeps serving the one it had); 503 when there is no pointer.
 
 use super::INTERNAL_PORT;
-use crate::fleet::NodeCapacity;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Path of a node's state.
@@ -181,25 +180,6 @@ impl NodeState {
     pub fn swapping(&self) -> bool {
         self.deployment.as_ref().is_some_and(|d| d.swapping)
     }
-
-    /// The node's capacity as the status shows it, for the node `name`: each field from where
-    /// its release reports it (the top level, else the load block, else v0.4's names), absent
-    /// where it reports none.
-    pub fn capacity(&self, name: &str) -> NodeCapacity {
-        let load = self.node_load.clone().unwrap_or_default();
-        NodeCapacity {
-            name: name.to_string(),
-            owned_cells: self.owned_cells.or(load.owned_cells),
-            resident_cells: self.occupied.or(load.resident_cells).or(self.residents),
-            capacity_waiting: self.capacity_waiting,
-            activation_waiting: self.activation_waiting,
-            restoring: Some(self.restoring),
-            pressured: load.pressured,
-            memory_headroom: load.memory_headroom,
-            rss_bytes: load.rss_bytes.or(self.rss),
-            error: None,
-        }
-    }
 }
 
 /// What a node's answer to `POST /reload` says.
@@ -304,53 +284,6 @@ mod tests {
                 "{quiet}"
             );
         }
-    }
-
-    #[test]
-    fn reads_capacity_from_where_each_release_reports_it() {
-        let v06 = NodeState::parse(
-            br#"{"owned_cells":12,"occupied":3,"capacity_waiting":4,"activation_waiting":1,"restoring":2,
-                "node_load":{"pressured":true,"memory_headroom":false,"rss_bytes":5000,"owned_cells":11}}"#,
-        )
-        .unwrap()
-        .capacity("web-0");
-        assert_eq!(
-            v06,
-            NodeCapacity {
-                name: "web-0".into(),
-                owned_cells: Some(12),
-                resident_cells: Some(3),
-                capacity_waiting: Some(4),
-                activation_waiting: Some(1),
-                restoring: Some(2),
-                pressured: Some(true),
-                memory_headroom: Some(false),
-                rss_bytes: Some(5000),
-                error: None,
-            }
-        );
-        let v04 = NodeState::parse(br#"{"restoring":0,"residents":7,"rss":9000}"#)
-            .unwrap()
-            .capacity("web-1");
-        assert_eq!(
-            (
-                v04.resident_cells,
-                v04.rss_bytes,
-                v04.capacity_waiting,
-                v04.memory_headroom
-            ),
-            (Some(7), Some(9000), None, None)
-        );
-        let odd = NodeState::parse(
-            br#"{"restoring":0,"capacity_waiting":"many","owned_cells":-1,"node_load":{"pressured":"yes"}}"#,
-        )
-        .unwrap()
-        .capacity("web-2");
-        assert_eq!(
-            (odd.capacity_waiting, odd.owned_cells, odd.pressured),
-            (None, None, None),
-            "a value in another shape is not reported, never 0"
-        );
     }
 
     #[test]

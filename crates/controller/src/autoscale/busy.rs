@@ -148,15 +148,17 @@ mod tests {
         let upgrade = busy(Some(&sts(3, 3, "a", "a")), Some(&status)).unwrap();
         assert_eq!(upgrade.reason, Reason::UpgradeInProgress);
         assert!(upgrade.holds_up);
-        let mut publishing = CelldFleetStatus::default();
-        publishing.source = Some(celld_api::SourceStatus {
-            last_attempted: Some(celld_api::PublishAttempt {
-                revision: "r1".into(),
-                job: "web-src-1".into(),
+        let publishing = CelldFleetStatus {
+            source: Some(celld_api::SourceStatus {
+                last_attempted: Some(celld_api::PublishAttempt {
+                    revision: "r1".into(),
+                    job: "web-src-1".into(),
+                    ..Default::default()
+                }),
                 ..Default::default()
             }),
             ..Default::default()
-        });
+        };
         let publish = busy(Some(&sts(3, 3, "a", "a")), Some(&publishing)).unwrap();
         assert_eq!(publish.reason, Reason::PublishInProgress);
         assert!(!publish.holds_up);

@@ -5,7 +5,7 @@
 //! most it held since it was last built, it is built again from what it holds, through the
 //! events of a relist: readers see the old map until the new one replaces it whole.
 
-use crate::cache::map_retain::worth_shrinking;
+use crate::map_retain::worth_shrinking;
 use kube::runtime::reflector::store::Writer;
 use kube::runtime::reflector::{Lookup, Store};
 use kube::runtime::watcher::Event;

@@ -8,7 +8,6 @@ pub mod compact;
 pub mod discovery;
 pub mod health;
 pub mod heap_release;
-pub mod map_retain;
 pub mod owner_index;
 pub mod source_caches;
 pub mod streams;

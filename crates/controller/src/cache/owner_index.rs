@@ -4,7 +4,7 @@
 //! largest cost). The index follows the watch's events, relists included; what it lists is
 //! checked against the cache, so an entry left behind by an edited owner reference is harmless.
 
-use crate::cache::map_retain;
+use crate::map_retain;
 use kube::Resource;
 use kube::runtime::reflector::Store;
 use kube::runtime::watcher::Event;

@@ -89,13 +89,16 @@ const GAUGES: [Gauge; 13] = [
     },
 ];
 
+/// One fleet's series: its labels, what is tracked of it and its sums.
+type Series = (Vec<(String, String)>, Tracked, CapacityTotals);
+
 /// The collector of the capacity gauges.
 #[derive(Debug)]
 pub struct Exported(pub Arc<CapacityStore>);
 
 impl Collector for Exported {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let mut fleets: Vec<(Vec<(String, String)>, Tracked, CapacityTotals)> = Vec::new();
+        let mut fleets: Vec<Series> = Vec::new();
         self.0.each(|t| {
             let labels = vec![
                 ("namespace".to_string(), t.namespace.clone()),

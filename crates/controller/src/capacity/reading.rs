@@ -2,6 +2,7 @@
 //! status.capacity and the gauges show it, and whether it differs enough from the one shown to
 //! be written. Pure.
 
+use celld_api::contract::node_api::NodeState;
 use celld_api::{CapacityStatus, CapacityTotals, NodeCapacity};
 use k8s_openapi::jiff::Timestamp;
 
@@ -107,6 +108,34 @@ impl FleetReading {
     }
 }
 
+/// The capacity of node `name` as its `state` reports it: each field from where its release
+/// reports it (the top level, else the load block, else v0.4's names), absent where it reports
+/// none.
+pub fn node_capacity(name: &str, state: &NodeState) -> NodeCapacity {
+    let load = state.node_load.clone().unwrap_or_default();
+    NodeCapacity {
+        name: name.to_string(),
+        owned_cells: state.owned_cells.or(load.owned_cells),
+        resident_cells: state.occupied.or(load.resident_cells).or(state.residents),
+        capacity_waiting: state.capacity_waiting,
+        activation_waiting: state.activation_waiting,
+        restoring: Some(state.restoring),
+        pressured: load.pressured,
+        memory_headroom: load.memory_headroom,
+        rss_bytes: load.rss_bytes.or(state.rss),
+        error: None,
+    }
+}
+
+/// The capacity of node `name` whose state could not be read, and why.
+pub fn unreadable(name: &str, why: String) -> NodeCapacity {
+    NodeCapacity {
+        name: name.to_string(),
+        error: Some(why),
+        ..NodeCapacity::default()
+    }
+}
+
 /// Whether `new` differs enough from `shown` to replace it: another node list, a node that
 /// turned readable or not, a flag or a field that appeared or went, or a count that moved by
 /// more than a tenth (any move of a count from or to 0).
@@ -166,6 +195,52 @@ mod tests {
             error: Some("connection refused".into()),
             ..NodeCapacity::default()
         }
+    }
+
+    #[test]
+    fn reads_capacity_from_where_each_release_reports_it() {
+        let v06 = node_capacity("web-0", &NodeState::parse(
+            br#"{"owned_cells":12,"occupied":3,"capacity_waiting":4,"activation_waiting":1,"restoring":2,
+                "node_load":{"pressured":true,"memory_headroom":false,"rss_bytes":5000,"owned_cells":11}}"#,
+        )
+        .unwrap());
+        assert_eq!(
+            v06,
+            NodeCapacity {
+                name: "web-0".into(),
+                owned_cells: Some(12),
+                resident_cells: Some(3),
+                capacity_waiting: Some(4),
+                activation_waiting: Some(1),
+                restoring: Some(2),
+                pressured: Some(true),
+                memory_headroom: Some(false),
+                rss_bytes: Some(5000),
+                error: None,
+            }
+        );
+        let v04 = node_capacity(
+            "web-1",
+            &NodeState::parse(br#"{"restoring":0,"residents":7,"rss":9000}"#).unwrap(),
+        );
+        assert_eq!(
+            (
+                v04.resident_cells,
+                v04.rss_bytes,
+                v04.capacity_waiting,
+                v04.memory_headroom
+            ),
+            (Some(7), Some(9000), None, None)
+        );
+        let odd = node_capacity("web-2", &NodeState::parse(
+            br#"{"restoring":0,"capacity_waiting":"many","owned_cells":-1,"node_load":{"pressured":"yes"}}"#,
+        )
+        .unwrap());
+        assert_eq!(
+            (odd.capacity_waiting, odd.owned_cells, odd.pressured),
+            (None, None, None),
+            "a value in another shape is not reported, never 0"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use crate::capacity::reading::FleetReading;
 use crate::reason::Reason;
-use celld_api::NodeCapacity;
+use celld_api::{CelldFleetSpec, NodeCapacity};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 /// Why a node cannot be removed now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +42,24 @@ pub struct MemoryBudget {
     pub per_node: u64,
     /// The share of it survivors may use, in percent.
     pub percent: i32,
+}
+
+impl MemoryBudget {
+    /// The budget of a fleet's nodes: spec.resources' memory limit, or request when no limit is
+    /// set, and spec.autoscaling's share; None without spec.autoscaling or a memory figure.
+    pub fn of(spec: &CelldFleetSpec) -> Option<Self> {
+        let autoscaling = spec.autoscaling.as_ref()?;
+        let resources = spec.resources.as_ref()?;
+        let memory = |map: Option<&std::collections::BTreeMap<String, Quantity>>| {
+            map.and_then(|m| m.get("memory"))
+                .and_then(|q| celld_api::quantity::bytes(&q.0))
+        };
+        let per_node = memory(resources.limits.as_ref()).or(memory(resources.requests.as_ref()))?;
+        Some(Self {
+            per_node,
+            percent: autoscaling.scale_down.memory_utilization_percent,
+        })
+    }
 }
 
 /// What `reading` of a fleet running `replicas` nodes says, with the nodes' memory `budget`

@@ -143,7 +143,7 @@ impl CapacityStore {
 
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
-        crate::cache::map_retain::retain(&mut lock(&self.fleets), |uid, _| live(uid));
+        crate::map_retain::retain(&mut lock(&self.fleets), |uid, _| live(uid));
     }
 }
 

@@ -4,9 +4,10 @@
 
 use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
-use crate::cache::map_retain;
+use crate::capacity::store::CapacityStore;
 use crate::children::OperatorPods;
 use crate::fleet::settled::Settled;
+use crate::map_retain;
 use crate::metrics::Metrics;
 use crate::nodes::client::NodeApi;
 use crate::nodes::reads::NodeReads;
@@ -63,6 +64,12 @@ pub struct Settings {
     /// The wait after a first failed publish of a spec.source revision (it doubles with every
     /// failure, up to 10 minutes).
     pub publish_backoff: Duration,
+    /// How often the nodes of a fleet without spec.autoscaling are read for their capacity.
+    pub capacity_interval: Duration,
+    /// How often the nodes of a fleet with spec.autoscaling are read for their capacity.
+    pub autoscale_interval: Duration,
+    /// Node `GET /state` reads per second for capacity, across all fleets.
+    pub capacity_reads_per_second: u32,
 }
 
 impl Default for Settings {
@@ -81,6 +88,9 @@ impl Default for Settings {
             node_api_connect_to: None,
             store_endpoints: StoreEndpoints::default(),
             publish_backoff: crate::source::decide::FIRST_BACKOFF,
+            capacity_interval: Duration::from_secs(60),
+            autoscale_interval: Duration::from_secs(15),
+            capacity_reads_per_second: 20,
         }
     }
 }
@@ -120,6 +130,8 @@ pub struct Context {
     pub node_reads: Arc<NodeReads>,
     /// Asks the controller to look at a fleet again: a late reading of its nodes differs.
     pub node_trigger: FleetTrigger,
+    /// The last capacity reading of every fleet (the gauges read it too).
+    pub capacity: Arc<CapacityStore>,
     /// The one writer of the fleets' statuses and Events.
     pub status: Arc<Writer>,
     /// When to hand the heap back to the system: after fleets were deleted.
@@ -150,6 +162,7 @@ impl Context {
         };
         let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
         Self {
+            capacity: metrics.capacity(),
             node_api,
             node_reads: Arc::new(NodeReads::default()),
             node_trigger,
@@ -231,6 +244,7 @@ impl Context {
         self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains(uid));
         self.node_reads.retain(|uid| live.contains(uid));
+        self.capacity.retain(|uid| live.contains(uid));
         self.manifests.retain(|uid| live.contains(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);

@@ -3,8 +3,11 @@
 //! claims https, its live StatefulSet (parsed once, here) and how that StatefulSet moves to
 //! spec.image. A fleet whose inputs are the ones it last settled with stops here.
 
+use crate::autoscale::decide::Scaled;
 use crate::cache::caches;
+use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
+use crate::fleet::autoscale_step;
 use crate::fleet::config_hash;
 use crate::fleet::context::Context;
 pub use crate::fleet::fleet_id::FleetId;
@@ -63,6 +66,10 @@ pub struct Inputs {
     pub manifest_failures: Vec<Failure>,
     /// spec.source: what it gives and the next step of publishing it.
     pub source: Option<(SourceRead, Decision)>,
+    /// The last reading of the nodes' capacity.
+    pub capacity: Option<FleetReading>,
+    /// What spec.autoscaling decided, for a fleet with it.
+    pub autoscale: Option<Scaled>,
 }
 
 /// What reading a fleet's inputs found.
@@ -101,6 +108,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         }
         Err(why) => Pointer::Unknown(why.clone()),
     };
+    let tracked = ctx.capacity.get(&id.uid);
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
         store: store_version,
@@ -110,6 +118,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
             .unwrap_or_default(),
         pointer: pointer.clone(),
         source: source_read.as_ref().map(SourceRead::fingerprint),
+        capacity: tracked.as_ref().map(|t| t.version),
     };
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
@@ -129,7 +138,8 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         _ => false,
     };
     let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
-    let replicas = replicas(fleet, &pointer);
+    let autoscale = autoscale_step::decided(ctx, fleet, id, live.as_ref());
+    let replicas = replicas(fleet, &pointer, autoscale.as_ref());
     let nodes = read_nodes(ctx, id, replicas, &pointer).await;
     let (upgrade, mut upgrade_failures) =
         decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_ref()).await;
@@ -168,6 +178,8 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         nodes,
         manifest_failures,
         source,
+        capacity: tracked.map(|t| t.reading),
+        autoscale,
     }))
 }
 
@@ -218,13 +230,14 @@ fn past_deadline(fleet: &CelldFleet) -> bool {
     .passed()
 }
 
-/// The nodes the fleet should run: spec.replicas, or none while the bucket holds no deployment
-/// (celld nodes exit at boot without one).
-pub fn replicas(fleet: &CelldFleet, pointer: &Pointer) -> i32 {
+/// The nodes the fleet should run: what spec.autoscaling decided (`autoscale`), else
+/// spec.replicas; none while the bucket holds no deployment (celld nodes exit at boot without
+/// one).
+pub fn replicas(fleet: &CelldFleet, pointer: &Pointer, autoscale: Option<&Scaled>) -> i32 {
     if *pointer == Pointer::Missing {
         0
     } else {
-        fleet.spec.replicas
+        autoscale.map_or(fleet.spec.replicas, |s| s.desired)
     }
 }
 

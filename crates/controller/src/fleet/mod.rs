@@ -3,6 +3,7 @@
 //! [status writer](crate::status::write)); [`context`] is what every reconcile shares.
 
 pub mod apply_plan;
+pub mod autoscale_step;
 pub mod config_hash;
 pub mod context;
 pub mod fleet_id;

@@ -9,7 +9,9 @@ use crate::failure::Failure;
 use crate::fleet::apply_plan::Applied;
 use crate::fleet::inputs::Inputs;
 use crate::status::observation::Route;
-use crate::status::observation::{Observation, ObservedStorage, Report, SourceObserved};
+use crate::status::observation::{
+    AutoscaleObserved, Observation, ObservedStorage, Report, SourceObserved,
+};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
@@ -45,7 +47,10 @@ pub fn full(
     Report {
         observation: Observation {
             generation: fleet.metadata.generation,
-            desired: fleet.spec.replicas,
+            desired: inputs
+                .autoscale
+                .as_ref()
+                .map_or(fleet.spec.replicas, |a| a.desired),
             storage: ObservedStorage::Resolved(inputs.storage.clone(), inputs.pointer.clone()),
             route,
             url: Some(desired.url()),
@@ -59,6 +64,11 @@ pub fn full(
                 status: d.status.clone(),
                 synced: d.synced.clone(),
                 drift_warning: d.drift_warning.clone(),
+            }),
+            capacity: inputs.capacity.clone(),
+            autoscale: inputs.autoscale.clone().map(|scaled| AutoscaleObserved {
+                scaled,
+                idle_evict: fleet.spec.env.iter().any(|e| e.name == env::IDLE_EVICT),
             }),
         },
         statefulset: applied.statefulset,
@@ -101,6 +111,8 @@ pub fn unresolved(
             nodes: None,
             deployed_at: None,
             source: None,
+            capacity: None,
+            autoscale: None,
         },
         statefulset,
         changed: Vec::new(),

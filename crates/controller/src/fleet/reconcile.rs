@@ -120,6 +120,8 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     // is looked at when it is due.
     let source_busy = publishing.is_some_and(|d| d.synced.progressing || d.start.is_some());
     let source_wake = publishing.and_then(|d| d.wake_at);
+    // A scale due when a window or period ends is looked at then.
+    let scale_wake = inputs.autoscale.as_ref().and_then(|a| a.wake_at);
     // A rollout under way is looked at again by its deadline, and nodes switching to a new
     // Worker version within seconds, so neither is taken as settled.
     if quiet
@@ -127,6 +129,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         && !under_way
         && !adopting
         && !source_busy
+        && scale_wake.is_none()
         && published.deadline.is_none()
     {
         ctx.settled.record(&id.uid, inputs.seen, children);
@@ -145,6 +148,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         requeue_after(ctx, &inputs.pointer)
     };
     let next = source_wake.map_or(next, |at| next.min(until(at)));
+    let next = scale_wake.map_or(next, |at| next.min(until(at)));
     Ok(Action::requeue(
         published.deadline.map_or(next, |at| next.min(until(at))),
     ))
@@ -170,7 +174,7 @@ fn desired<'a>(ctx: &Context, fleet: &'a CelldFleet, id: &FleetId, inputs: &Inpu
         replicas: if inputs.upgrade.stopped {
             0
         } else {
-            inputs::replicas(fleet, &inputs.pointer)
+            inputs::replicas(fleet, &inputs.pointer, inputs.autoscale.as_ref())
         },
         storage: inputs.storage.clone(),
         https: inputs.https,

@@ -26,6 +26,9 @@ pub struct Seen {
     /// What its spec.source, deploy Job and pod say (see
     /// [`SourceRead::fingerprint`](crate::fleet::source_step::SourceRead::fingerprint)).
     pub source: Option<String>,
+    /// The version of its capacity reading (moves when the reading differs, or a signal of
+    /// spec.autoscaling turned on or off).
+    pub capacity: Option<u64>,
 }
 
 /// A child of a fleet, as a cache knows it: kind, name and resourceVersion (None: absent).
@@ -97,7 +100,7 @@ impl Settled {
 
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
-        crate::cache::map_retain::retain(&mut self.lock(), |uid, _| live(uid));
+        crate::map_retain::retain(&mut self.lock(), |uid, _| live(uid));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
@@ -112,6 +115,7 @@ mod tests {
     fn seen(fleet: &str) -> Seen {
         Seen {
             source: None,
+            capacity: None,
             fleet: fleet.into(),
             store: None,
             secret: "7".into(),

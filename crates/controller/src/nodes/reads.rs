@@ -194,8 +194,8 @@ impl NodeReads {
 
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
-        crate::cache::map_retain::retain(&mut lock(&self.sent), |uid, _| live(uid));
-        crate::cache::map_retain::retain(&mut lock(&self.last), |uid, _| live(uid));
+        crate::map_retain::retain(&mut lock(&self.sent), |uid, _| live(uid));
+        crate::map_retain::retain(&mut lock(&self.last), |uid, _| live(uid));
     }
 }
 

@@ -382,6 +382,10 @@ pub async fn run(
     ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
+    let capacity = tokio::spawn(crate::runtime::capacity_reads::run(
+        ctx.clone(),
+        shutdown.clone(),
+    ));
     let follower = tokio::spawn(crate::status::follower::run(
         ctx.status.clone(),
         ctx.fleets.clone(),
@@ -414,6 +418,7 @@ pub async fn run(
         () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
     }
     housekeeping.abort();
+    capacity.abort();
     follower.abort();
     watches.forget_all();
     info!("controller stopped");

@@ -2,9 +2,11 @@
 //! [builder](crate::status::conditions). Pure: the same observations give the same status, so
 //! an unchanged fleet writes no status.
 
+use crate::capacity::reading;
 use crate::status::conditions::progressing::Deadline;
 use crate::status::conditions::{
-    Nodes, adopted, degraded, kstatus, progressing, ready, route, source_synced, storage,
+    Nodes, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
+    storage,
 };
 use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
@@ -42,6 +44,7 @@ pub fn compute(
     }
     let route = route::condition(o);
     let synced = source_synced::condition(o);
+    let [autoscaling, idle_eviction] = autoscaling::conditions(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
     let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
     let degraded = degraded::condition(o, &route);
@@ -79,8 +82,15 @@ pub fn compute(
             (None, Storage::Failed(..)) => previous.and_then(|p| p.source.clone()),
             (None, Storage::Resolved(..)) => None,
         },
-        capacity: None,
-        autoscaling: None,
+        // The reading shown stays until one differs from it enough to be worth a write.
+        capacity: match (o.capacity, previous.and_then(|p| p.capacity.as_ref())) {
+            (Some(r), Some(shown)) if !reading::differs(&shown.nodes, &r.nodes) => {
+                Some(shown.clone())
+            }
+            (Some(r), _) => Some(r.to_status()),
+            (None, shown) => shown.cloned(),
+        },
+        autoscaling: o.autoscale.map(|a| a.scaled.status.clone()),
         conditions: [
             Some(resolved),
             Some(deployed),
@@ -92,6 +102,8 @@ pub fn compute(
             Some(ready),
             Some(reconciling),
             Some(stalled),
+            autoscaling,
+            idle_eviction,
         ]
         .into_iter()
         .flatten()

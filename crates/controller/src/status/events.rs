@@ -60,6 +60,31 @@ pub fn drifted(warning: String) -> Note {
     Note::new(EventType::Warning, Reason::Drifted.as_str(), warning)
 }
 
+/// A change of the node count spec.autoscaling made in `status` (its last decision is not the
+/// one `previous` shows): a Normal Event, with the direction and the signal for the metric.
+pub fn scaled(
+    previous: Option<&CelldFleetStatus>,
+    status: &CelldFleetStatus,
+) -> Option<(Note, &'static str, String)> {
+    let decision = status.autoscaling.as_ref()?.last_decision.as_ref()?;
+    let before = previous
+        .and_then(|p| p.autoscaling.as_ref())
+        .and_then(|a| a.last_decision.as_ref());
+    if before == Some(decision) {
+        return None;
+    }
+    let (reason, direction) = if decision.to > decision.from {
+        (Reason::ScaledUp, "up")
+    } else {
+        (Reason::ScaledDown, "down")
+    };
+    Some((
+        Note::new(EventType::Normal, reason.as_str(), decision.message.clone()),
+        direction,
+        decision.reason.clone(),
+    ))
+}
+
 /// The failures of `failures` not yet reported in `previous`: those whose fingerprint the
 /// previous Degraded=True condition does not carry.
 pub fn unreported<'a>(
@@ -112,8 +137,11 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
         || [Reason::Adopted, Reason::VersionRefused]
             .iter()
             .any(|r| r.as_str() == c.reason);
-    // Reconciling and Stalled restate the other conditions for GitOps tools.
-    let restated = c.type_ == conditions::RECONCILING || c.type_ == conditions::STALLED;
+    // Reconciling and Stalled restate the other conditions for GitOps tools; a scale has its
+    // own Event.
+    let restated = c.type_ == conditions::RECONCILING
+        || c.type_ == conditions::STALLED
+        || (c.type_ == conditions::AUTOSCALING && c.status == "True");
     (c.type_ != conditions::PROGRESSING || stuck)
         && adoption
         && !restated

@@ -4,6 +4,8 @@
 //! reconciles. A reconcile hands its observation to the [writer](crate::status::write) in a
 //! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
 
+use crate::autoscale::decide::Scaled;
+use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
 use crate::nodes::adoption::Reading;
 use crate::source::decide::Synced;
@@ -43,7 +45,7 @@ pub struct Observed<'a> {
     pub generation: Option<i64>,
     /// The fleet's name (for messages and the selector of its node pods).
     pub name: &'a str,
-    /// spec.replicas.
+    /// The nodes wanted: spec.autoscaling's count, else spec.replicas.
     pub desired: i32,
     /// Storage resolution and the pointer.
     pub storage: Storage<'a>,
@@ -67,6 +69,10 @@ pub struct Observed<'a> {
     pub deployed_at: Option<&'a str>,
     /// What publishing spec.source decided, for a fleet with one.
     pub source: Option<&'a SourceObserved>,
+    /// The last reading of the nodes' capacity.
+    pub capacity: Option<&'a FleetReading>,
+    /// What spec.autoscaling decided, for a fleet with it.
+    pub autoscale: Option<&'a AutoscaleObserved>,
 }
 
 /// What the storage resolution gave, owned.
@@ -83,7 +89,7 @@ pub enum ObservedStorage {
 pub struct Observation {
     /// The fleet's generation it was observed for.
     pub generation: Option<i64>,
-    /// spec.replicas.
+    /// The nodes wanted: spec.autoscaling's count, else spec.replicas.
     pub desired: i32,
     /// Storage and pointer.
     pub storage: ObservedStorage,
@@ -105,6 +111,19 @@ pub struct Observation {
     pub deployed_at: Option<String>,
     /// What publishing spec.source decided, for a fleet with one.
     pub source: Option<SourceObserved>,
+    /// The last reading of the nodes' capacity.
+    pub capacity: Option<FleetReading>,
+    /// What spec.autoscaling decided, for a fleet with it.
+    pub autoscale: Option<AutoscaleObserved>,
+}
+
+/// What spec.autoscaling decided, and whether spec.env lets new nodes take existing load.
+#[derive(Debug, Clone)]
+pub struct AutoscaleObserved {
+    /// The decision.
+    pub scaled: Scaled,
+    /// Whether spec.env sets CELLD_IDLE_EVICT_S.
+    pub idle_evict: bool,
 }
 
 /// What publishing a fleet's spec.source decided: its next status.source and SourceSynced.
@@ -143,6 +162,8 @@ impl Observation {
             nodes: self.nodes.as_ref(),
             deployed_at: self.deployed_at.as_deref(),
             source: self.source.as_ref(),
+            capacity: self.capacity.as_ref(),
+            autoscale: self.autoscale.as_ref(),
         }
     }
 
@@ -207,6 +228,6 @@ impl Observations {
     /// Keeps only the fleets `keep` says are alive.
     pub fn retain(&self, keep: impl Fn(&str) -> bool) {
         let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
-        crate::cache::map_retain::retain(&mut by_uid, |uid, _| keep(uid));
+        crate::map_retain::retain(&mut by_uid, |uid, _| keep(uid));
     }
 }

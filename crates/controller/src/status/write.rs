@@ -166,7 +166,7 @@ impl Writer {
 
     /// Forgets every fleet whose uid is not in `live`.
     pub fn retain(&self, live: &HashSet<String>) {
-        crate::cache::map_retain::retain(
+        crate::map_retain::retain(
             &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
             |uid, _| live.contains(uid),
         );
@@ -249,6 +249,10 @@ impl Writer {
             observation.pointer(),
             observed.failures,
         ));
+        if let Some((note, direction, reason)) = events::scaled(previous, &update.status) {
+            self.metrics.scale_decided(direction, &reason);
+            notes.push(note);
+        }
         self.written
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -5,8 +5,8 @@
 //! two resync periods: every fleet is reconciled, and gets its client, at least once a period,
 //! so the fleets of such a client moved to other buckets or credentials.
 
-use crate::cache::map_retain;
 use crate::children::storage_env;
+use crate::map_retain;
 use crate::storage::object_store::{StoreEndpoints, StoreSource};
 use crate::storage::pointer::PointerSource;
 use celld_api::ResolvedStorage;

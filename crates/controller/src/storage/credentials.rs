@@ -114,7 +114,7 @@ impl SecretContents {
     pub fn forget_deleted(&self) {
         let live: HashSet<String> = self.cache.state().iter().filter_map(|m| m.uid()).collect();
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
-        crate::cache::map_retain::retain(&mut read, |uid, _| live.contains(uid));
+        crate::map_retain::retain(&mut read, |uid, _| live.contains(uid));
     }
 }
 

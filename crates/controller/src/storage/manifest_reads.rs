@@ -103,7 +103,7 @@ impl ManifestReads {
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        crate::cache::map_retain::retain(&mut last, |uid, _| live(uid));
+        crate::map_retain::retain(&mut last, |uid, _| live(uid));
     }
 }
 

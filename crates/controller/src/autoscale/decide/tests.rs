@@ -110,9 +110,16 @@ fn starts_from_spec_replicas_within_the_bounds() {
     assert_eq!(s.desired, 6);
     let d = s.decision.unwrap();
     assert_eq!((d.from, d.to, d.reason.as_str()), (9, 6, "AboveMaximum"));
-    assert_eq!((s.verdict.status, s.verdict.reason), (Some(true), Reason::Scaling));
+    assert_eq!(
+        (s.verdict.status, s.verdict.reason),
+        (Some(true), Reason::Scaling)
+    );
     let s = decide(&facts(&p, None, None, 0));
-    assert_eq!((s.desired, s.decision), (3, None), "within the bounds: nothing to do");
+    assert_eq!(
+        (s.desired, s.decision),
+        (3, None),
+        "within the bounds: nothing to do"
+    );
     assert_eq!(s.verdict.status, None, "not read yet");
     assert_eq!(s.verdict.reason, Reason::StateUnreadable);
 }

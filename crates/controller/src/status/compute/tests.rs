@@ -90,6 +90,8 @@ fn serving_fleet_is_ready_and_stable() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
@@ -139,6 +141,8 @@ fn missing_pointer_holds_and_explains() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
@@ -202,6 +206,8 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
@@ -236,6 +242,8 @@ fn missing_gateway_api_is_reported() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
@@ -261,6 +269,8 @@ fn same_observations_give_the_same_status() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     // Later, but within the rollout's deadline.
@@ -304,6 +314,8 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
@@ -353,6 +365,8 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
@@ -384,6 +398,8 @@ fn a_failure_that_clears_clears_the_condition() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");

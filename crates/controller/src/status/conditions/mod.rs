@@ -1,9 +1,10 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
 //! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
-//! those. [`compute`](crate::status::compute) runs them in that order.
+//! those; [`autoscaling`] (Autoscaling and IdleEviction) stands apart. [`compute`](crate::status::compute) runs them in that order.
 
 pub mod adopted;
+pub mod autoscaling;
 pub mod degraded;
 pub mod kstatus;
 pub mod progressing;

@@ -84,6 +84,8 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             nodes: None,
             deployed_at: None,
             source: None,
+            capacity: None,
+            autoscale: None,
         },
         statefulset: None,
         changed: Vec::new(),

@@ -51,6 +51,8 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         nodes: Some(&reading),
         deployed_at: Some("2026-12-02T10:00:00Z"),
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let adopted = get(&status, celld_api::conditions::ADOPTED);

@@ -24,6 +24,8 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
@@ -62,6 +64,8 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
@@ -94,6 +98,8 @@ fn selector_selects_exactly_the_statefulsets_pods() {
         nodes: None,
         deployed_at: None,
         source: None,
+        capacity: None,
+        autoscale: None,
     };
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)

@@ -1,0 +1,144 @@
+//! The capacity reader: every fleet's nodes are read (`GET /state`) at a bounded rate, those of
+//! fleets with spec.autoscaling first and more often, and each reading is kept in the
+//! [store](crate::capacity::store) the gauges are exported from. A fleet is sent to be
+//! reconciled only when its reading moved (a signal turned on or off, a count moved by more than
+//! a tenth), so a quiet fleet costs reads of its nodes and nothing on the API server.
+
+use crate::cache::caches;
+use crate::capacity::reading::{FleetReading, node_capacity, unreadable};
+use crate::capacity::signals::{MemoryBudget, signals};
+use crate::capacity::store::FleetRef;
+use crate::children::peer_service_name;
+use crate::fleet::context::Context;
+use crate::nodes::adoption::Answer;
+use crate::nodes::reads::{Nodes, states};
+use celld_api::CelldFleet;
+use futures::future::join_all;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::reflector::ObjectRef;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often the reader looks for fleets due.
+const TICK: Duration = Duration::from_secs(1);
+
+/// One fleet due for a reading.
+struct Due {
+    uid: String,
+    namespace: String,
+    name: String,
+    replicas: i32,
+    /// spec.autoscaling's memory budget, for a fleet with it (what the reading says to it is
+    /// worked out as it is kept).
+    autoscaled: Option<Option<MemoryBudget>>,
+    /// When it was read last.
+    last: Option<Instant>,
+}
+
+/// Reads the fleets' nodes until `shutdown` resolves.
+pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
+    let rate = f64::from(ctx.settings.capacity_reads_per_second.max(1));
+    let mut tokens = rate;
+    let mut last = Instant::now();
+    let mut ticks = tokio::time::interval(TICK);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return,
+            _ = ticks.tick() => {}
+        }
+        let now = Instant::now();
+        tokens = (tokens + rate * now.duration_since(last).as_secs_f64()).min(rate);
+        last = now;
+        let mut batch = Vec::new();
+        for due in due(&ctx, now) {
+            if tokens <= 0.0 {
+                break;
+            }
+            tokens -= f64::from(due.replicas);
+            batch.push(due);
+        }
+        join_all(batch.into_iter().map(|due| read(&ctx, due))).await;
+    }
+}
+
+/// The fleets due for a reading at `now`, those with spec.autoscaling first, then the longest
+/// unread; a fleet runs nodes (its StatefulSet asks for some) to be read at all.
+fn due(ctx: &Context, now: Instant) -> Vec<Due> {
+    let settings = &ctx.settings;
+    let mut due: Vec<Due> = ctx
+        .fleets
+        .state()
+        .iter()
+        .filter_map(|guard| {
+            let fleet: &CelldFleet = guard.0.as_ref().ok()?;
+            let uid = fleet.metadata.uid.clone()?;
+            let namespace = fleet.metadata.namespace.clone()?;
+            let name = fleet.metadata.name.clone()?;
+            let last = ctx.capacity.taken(&uid);
+            let autoscaled = fleet.spec.autoscaling.is_some();
+            let every = if autoscaled {
+                settings.autoscale_interval
+            } else {
+                settings.capacity_interval
+            };
+            if last.is_some_and(|at| now.duration_since(at) < every) {
+                return None;
+            }
+            let sts = caches::child(&ctx.caches.children.statefulsets, &namespace, &name)?;
+            let replicas = sts.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
+            (replicas > 0).then(|| Due {
+                uid,
+                namespace,
+                name,
+                replicas,
+                autoscaled: autoscaled.then(|| MemoryBudget::of(&fleet.spec)),
+                last,
+            })
+        })
+        .collect();
+    due.sort_by_key(|d| (d.autoscaled.is_none(), d.last));
+    due
+}
+
+/// Reads `due`'s nodes, keeps the reading, and sends the fleet to be reconciled when it moved.
+async fn read(ctx: &Context, due: Due) {
+    let nodes = Nodes {
+        namespace: due.namespace.clone(),
+        name: due.name.clone(),
+        peer_service: peer_service_name(&due.name),
+        replicas: due.replicas,
+    };
+    let answers = states(&ctx.node_api, &nodes).await;
+    let taken = Instant::now();
+    let nodes: Vec<_> = answers
+        .into_iter()
+        .map(|(pod, answer)| match answer {
+            Answer::State(state, _) => node_capacity(&pod, &state),
+            Answer::Unreadable(why) => unreadable(&pod, why),
+        })
+        .collect();
+    let failed = nodes.iter().filter(|n| n.error.is_some()).count() as u64;
+    ctx.metrics
+        .node_states_read(nodes.len() as u64 - failed, failed);
+    let reading = FleetReading {
+        read_at: Timestamp::now(),
+        nodes,
+    };
+    let said = due
+        .autoscaled
+        .map(|budget| signals(&reading, due.replicas, budget));
+    let fleet = FleetRef {
+        uid: &due.uid,
+        namespace: &due.namespace,
+        name: &due.name,
+    };
+    if ctx.capacity.record(fleet, reading, taken, said) {
+        // The controller is gone only when the operator stops.
+        let _ = ctx
+            .node_trigger
+            .unbounded_send(ObjectRef::new(&due.name).within(&due.namespace));
+    }
+}
