@@ -274,7 +274,13 @@ impl WatchStreams {
         }
         let items = watcher(self.api::<K>(name), config)
             .backoff(watch_backoff())
-            .modify(|object| object.managed_fields_mut().clear())
+            // Field managers are dropped, but for a writer through the scale subresource (a
+            // HorizontalPodAutoscaler, `kubectl scale`): spec.autoscaling names it.
+            .modify(|object| {
+                object
+                    .managed_fields_mut()
+                    .retain(|m| m.subresource.as_deref() == Some("scale"));
+            })
             .inspect_ok(move |event| cache.apply(event))
             .inspect(move |event| {
                 if let (Some(owners), Ok(event)) = (&owners, event) {

@@ -37,6 +37,7 @@
 mod support;
 
 mod adoption;
+mod autoscaling;
 mod celld_versions;
 mod creation;
 mod deletion;
