@@ -41,6 +41,8 @@ pub struct Setup {
     pub empty_file_kib: u64,
     /// Ends the deploy pods of fleets with spec.source as published.
     deploy_pods: tokio::task::JoinHandle<()>,
+    /// The nodes' API the operator reads.
+    nodes: NodeDouble,
 }
 
 impl Setup {
@@ -88,6 +90,7 @@ impl Setup {
             empty_rss_kib,
             empty_file_kib,
             deploy_pods,
+            nodes,
         })
     }
 
@@ -164,8 +167,10 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
 
     let idle_start = Instant::now();
     let cpu_before = cpu_ticks(setup.pid);
+    let reads_before = setup.nodes.total_state_reads();
     tokio::time::sleep(IDLE_WINDOW).await;
     let cpu_after = cpu_ticks(setup.pid);
+    let idle_state_reads = setup.nodes.total_state_reads() - reads_before;
     let idle_end = Instant::now();
     setup.operator.check_alive()?;
     tokio::time::sleep(AUDIT_LAG).await;
@@ -198,6 +203,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         writes_to_settle,
         idle,
         idle_window: idle_end - idle_start,
+        idle_state_reads: idle_state_reads as u64,
         idle_cpu: clock_tick()
             * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
         empty_rss_kib: setup.empty_rss_kib,

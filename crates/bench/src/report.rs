@@ -175,6 +175,13 @@ fn table(out: &mut String, scales: &[Scale]) {
     });
     row(
         out,
+        "node GET /state reads per idle minute (capacity)",
+        "≤ 60 × --capacity-reads-per-second",
+        scales,
+        |s| format!("{:.0}", s.operator.idle_state_reads_per_minute()),
+    );
+    row(
+        out,
         "CPU seconds per idle minute",
         "≤ 0.5 at 1,000",
         scales,
@@ -282,6 +289,7 @@ pub(crate) mod tests {
                     server_errors: 0,
                 },
                 idle_window: Duration::from_secs(60),
+                idle_state_reads: 1_200,
                 idle_cpu: Duration::from_millis(1_500),
                 empty_rss_kib: 16 * 1024,
                 settled_rss_kib: rss_kib,

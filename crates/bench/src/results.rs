@@ -37,6 +37,8 @@ pub struct OperatorRun {
     pub idle: Tally,
     /// The idle window.
     pub idle_window: Duration,
+    /// Node `GET /state` requests the operator sent during the idle window (capacity reads).
+    pub idle_state_reads: u64,
     /// CPU time (user + system) the operator used during the idle window.
     pub idle_cpu: Duration,
     /// Resident memory with no fleet, once started, KiB.
@@ -49,6 +51,11 @@ impl OperatorRun {
     /// Requests per minute of the idle window.
     pub fn idle_requests_per_minute(&self) -> f64 {
         per_minute(self.idle.requests, self.idle_window)
+    }
+
+    /// Node `GET /state` requests per minute of the idle window.
+    pub fn idle_state_reads_per_minute(&self) -> f64 {
+        per_minute(self.idle_state_reads, self.idle_window)
     }
 
     /// Writes per minute of the idle window.

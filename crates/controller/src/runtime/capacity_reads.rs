@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 /// How often the reader looks for fleets due.
 const TICK: Duration = Duration::from_secs(1);
 
+/// StatefulSets looked up per tick, per read allowed per second.
+const LOOKUPS_PER_READ: usize = 4;
+
 /// One fleet due for a reading.
 struct Due {
     uid: String,
@@ -32,8 +35,6 @@ struct Due {
     /// spec.autoscaling's memory budget, for a fleet with it (what the reading says to it is
     /// worked out as it is kept).
     autoscaled: Option<Option<MemoryBudget>>,
-    /// When it was read last.
-    last: Option<Instant>,
 }
 
 /// Reads the fleets' nodes until `shutdown` resolves.
@@ -53,30 +54,42 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
         tokens = (tokens + rate * now.duration_since(last).as_secs_f64()).min(rate);
         last = now;
         let mut batch = Vec::new();
-        for due in due(&ctx, now) {
+        // Fleets that run no node yet are looked up too: a bound keeps a start of a thousand
+        // fleets from parsing every StatefulSet every second.
+        for candidate in due(&ctx, now).into_iter().take(LOOKUPS_PER_READ * rate as usize) {
             if tokens <= 0.0 {
                 break;
             }
-            tokens -= f64::from(due.replicas);
-            batch.push(due);
+            // Only the fleets read now are looked up in the StatefulSet cache.
+            if let Some(due) = runs_nodes(&ctx, candidate) {
+                tokens -= f64::from(due.replicas);
+                batch.push(due);
+            }
         }
         join_all(batch.into_iter().map(|due| read(&ctx, due))).await;
     }
 }
 
+/// A fleet due for a reading, before its StatefulSet is looked at.
+struct Candidate {
+    uid: String,
+    namespace: String,
+    name: String,
+    autoscaled: Option<Option<MemoryBudget>>,
+    last: Option<Instant>,
+}
+
 /// The fleets due for a reading at `now`, those with spec.autoscaling first, then the longest
-/// unread; a fleet runs nodes (its StatefulSet asks for some) to be read at all.
-fn due(ctx: &Context, now: Instant) -> Vec<Due> {
+/// unread.
+fn due(ctx: &Context, now: Instant) -> Vec<Candidate> {
     let settings = &ctx.settings;
-    let mut due: Vec<Due> = ctx
+    let mut due: Vec<Candidate> = ctx
         .fleets
         .state()
         .iter()
         .filter_map(|guard| {
             let fleet: &CelldFleet = guard.0.as_ref().ok()?;
             let uid = fleet.metadata.uid.clone()?;
-            let namespace = fleet.metadata.namespace.clone()?;
-            let name = fleet.metadata.name.clone()?;
             let last = ctx.capacity.taken(&uid);
             let autoscaled = fleet.spec.autoscaling.is_some();
             let every = if autoscaled {
@@ -87,13 +100,10 @@ fn due(ctx: &Context, now: Instant) -> Vec<Due> {
             if last.is_some_and(|at| now.duration_since(at) < every) {
                 return None;
             }
-            let sts = caches::child(&ctx.caches.children.statefulsets, &namespace, &name)?;
-            let replicas = sts.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
-            (replicas > 0).then(|| Due {
+            Some(Candidate {
                 uid,
-                namespace,
-                name,
-                replicas,
+                namespace: fleet.metadata.namespace.clone()?,
+                name: fleet.metadata.name.clone()?,
                 autoscaled: autoscaled.then(|| MemoryBudget::of(&fleet.spec)),
                 last,
             })
@@ -101,6 +111,22 @@ fn due(ctx: &Context, now: Instant) -> Vec<Due> {
         .collect();
     due.sort_by_key(|d| (d.autoscaled.is_none(), d.last));
     due
+}
+
+/// The fleet to read, when it runs nodes (its StatefulSet asks for some); one without
+/// spec.autoscaling is first read once they are ready (its capacity is not worth a status
+/// write while it starts).
+fn runs_nodes(ctx: &Context, c: Candidate) -> Option<Due> {
+    let sts = caches::child(&ctx.caches.children.statefulsets, &c.namespace, &c.name)?;
+    let replicas = sts.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
+    let ready = sts.status.as_ref().and_then(|s| s.ready_replicas) == Some(replicas);
+    (replicas > 0 && (c.autoscaled.is_some() || ready || c.last.is_some())).then_some(Due {
+        uid: c.uid,
+        namespace: c.namespace,
+        name: c.name,
+        replicas,
+        autoscaled: c.autoscaled,
+    })
 }
 
 /// Reads `due`'s nodes, keeps the reading, and sends the fleet to be reconciled when it moved.
