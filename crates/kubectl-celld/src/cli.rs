@@ -3,7 +3,7 @@
 use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::commands::completion;
-use crate::commands::{deploy, history, init, logs, rollback, status};
+use crate::commands::{deploy, history, init, logs, rollback, status, top};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
@@ -17,6 +17,9 @@ Examples:
   # What a fleet serves, from where, and how its nodes are doing
   kubectl celld status web
   kubectl celld status -A
+
+  # The fleets of every namespace, the most pressed for capacity first
+  kubectl celld top -A
 
   # The versions published for a fleet; go back to the one before the live one
   kubectl celld history web
@@ -66,6 +69,8 @@ pub enum Command {
     Deploy(deploy::DeployArgs),
     /// Show one fleet in detail, or a table of the fleets in the namespace
     Status(status::StatusArgs),
+    /// List fleets by pressure: activations waiting for capacity, pressured nodes, headroom
+    Top(top::TopArgs),
     /// Print the logs of every node of a fleet, each line prefixed with its pod
     Logs(logs::LogsArgs),
     /// List the Worker versions published for a fleet, newest first, the live one marked
@@ -106,6 +111,7 @@ impl Command {
         match self {
             Command::Deploy(args) => deploy::run(cluster, args).await,
             Command::Status(args) => status::run(cluster, args).await,
+            Command::Top(args) => top::run(cluster, args).await,
             Command::Logs(args) => logs::run(cluster, args).await,
             Command::History(args) => history::run(cluster, args).await,
             Command::Rollback(args) => rollback::run(cluster, args).await,

@@ -8,3 +8,4 @@ pub mod init;
 pub mod logs;
 pub mod rollback;
 pub mod status;
+pub mod top;

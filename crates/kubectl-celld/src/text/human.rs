@@ -48,6 +48,14 @@ pub fn age(then: Option<Timestamp>, now: Timestamp) -> String {
     }
 }
 
+/// The age at `now` of a time written in RFC 3339 (`45s`); None when it does not parse.
+pub fn age_of(rfc3339: &str, now: Timestamp) -> Option<String> {
+    rfc3339
+        .parse::<Timestamp>()
+        .ok()
+        .map(|t| duration(now.as_second() - t.as_second()))
+}
+
 /// A byte count in binary units: `512 B`, `1.5 KiB`, `3.2 MiB`.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
@@ -112,6 +120,13 @@ mod tests {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(3 * 1024 * 1024 + 200 * 1024), "3.2 MiB");
+    }
+
+    #[test]
+    fn ages_of_written_times() {
+        let now: Timestamp = "2026-11-29T12:00:00Z".parse().unwrap();
+        assert_eq!(age_of("2026-11-29T11:59:15Z", now).as_deref(), Some("45s"));
+        assert_eq!(age_of("yesterday", now), None);
     }
 
     #[test]

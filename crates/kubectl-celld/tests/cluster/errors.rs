@@ -119,6 +119,23 @@ async fn rbac_refusals_name_the_verb_and_the_resource() -> TestResult {
             .contains("forbidden: you may not list celldfleets.platform.celld.dev cluster-wide"),
         "{run}"
     );
+    let run = run_as(&kubeconfig, &["top", "-A"]).await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr
+            .contains("forbidden: you may not list celldfleets.platform.celld.dev cluster-wide"),
+        "{run}"
+    );
+    // In the namespace it may read fleets: top needs nothing else.
+    let run = run_as(&kubeconfig, &["top"]).await?;
+    assert_eq!(run.code, 0, "{run}");
+    assert!(
+        run.stdout
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("web ")),
+        "{run}"
+    );
     // status still reports what it may read, and names what it may not.
     let run = run_as(&kubeconfig, &["status", "web"]).await?;
     assert_eq!(run.code, 0, "{run}");

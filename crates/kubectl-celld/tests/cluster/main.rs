@@ -28,3 +28,4 @@ mod reconcile_at_once;
 mod sourced;
 mod status;
 mod support;
+mod top;

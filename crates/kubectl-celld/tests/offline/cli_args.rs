@@ -141,6 +141,43 @@ fn status_lists_or_shows_one() {
 }
 
 #[test]
+fn top_lists_by_pressure_unless_told() {
+    use kubectl_celld::commands::top::TopOutput;
+    use kubectl_celld::commands::top::rows::SortBy;
+    let Command::Top(t) = parse(&["top"]).unwrap().command else {
+        panic!("not top")
+    };
+    assert_eq!(
+        (t.sort_by, t.output, t.all_namespaces),
+        (SortBy::Pressure, None, false)
+    );
+    let Command::Top(t) = parse(&["top", "-A", "-o", "wide", "--sort-by", "rss", "-n", "x"])
+        .unwrap()
+        .command
+    else {
+        panic!("not top")
+    };
+    assert_eq!(
+        (t.sort_by, t.output, t.all_namespaces),
+        (SortBy::Rss, Some(TopOutput::Wide), true)
+    );
+    for (flag, order) in [("cells", SortBy::Cells), ("name", SortBy::Name)] {
+        let Command::Top(t) = parse(&["top", "--sort-by", flag]).unwrap().command else {
+            panic!("not top")
+        };
+        assert_eq!(t.sort_by, order);
+    }
+    let e = refused(&["top", "--sort-by", "memory"]);
+    assert!(
+        e.contains("[possible values: pressure, rss, cells, name]"),
+        "{e}"
+    );
+    let e = refused(&["top", "-o", "name"]);
+    assert!(e.contains("[possible values: wide, json, yaml]"), "{e}");
+    assert!(refused(&["top", "web"]).contains("unexpected argument 'web'"));
+}
+
+#[test]
 fn logs_flags() {
     let Command::Logs(l) = parse(&[
         "logs",
@@ -304,6 +341,7 @@ fn help_texts() {
     for sub in [
         "deploy",
         "status",
+        "top",
         "logs",
         "history",
         "rollback",

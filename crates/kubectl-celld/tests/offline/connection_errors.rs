@@ -50,6 +50,7 @@ async fn refused_connection_names_the_server_like_kubectl() {
     for args in [
         &["status", "web"][..],
         &["status"][..],
+        &["top", "-A"][..],
         &["logs", "web"][..],
         &[
             "init",
@@ -131,6 +132,7 @@ async fn missing_crds_point_at_the_release_manifest() {
     for args in [
         &["status", "web"][..],
         &["status"][..],
+        &["top"][..],
         &["logs", "web"][..],
     ] {
         let e = error_of(&server, args).await;

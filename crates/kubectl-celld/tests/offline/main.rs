@@ -1,9 +1,11 @@
 //! Tests that need no cluster: argument handling, help texts, shell completion, `init` output
-//! and admission checks, and the text of `status` (snapshots), also of a fleet with spec.source.
+//! and admission checks, and the text of `status` (snapshots), also of a fleet with spec.source
+//! and of fleets whose nodes report their capacity, and of `top`.
 //! One test binary, to link once.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
 
+mod capacity_fixtures;
 mod cli_args;
 mod cluster_flags;
 mod completion_shells;
@@ -12,5 +14,7 @@ mod deployer_images;
 mod init_output;
 mod krew_manifest;
 mod kubectl_conventions;
+mod status_capacity;
 mod status_render;
 mod status_source;
+mod top_render;

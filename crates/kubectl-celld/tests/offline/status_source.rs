@@ -92,6 +92,8 @@ fn report(
             pod("web-1", "Running", "1/1", 0, Some("10.244.0.6")),
         ],
         nodes: vec![],
+        capacity: None,
+        autoscaling: None,
         conditions: synced,
         events: vec![],
         warnings: vec![],

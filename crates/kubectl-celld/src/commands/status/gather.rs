@@ -58,6 +58,8 @@ pub async fn gather(target: &Target, fleet: &CelldFleet, max_events: usize) -> F
         pods,
         nodes: status.map(|s| s.nodes.clone()).unwrap_or_default(),
         source: super::source::report(fleet, &conditions),
+        capacity: status.and_then(|s| s.capacity.clone()),
+        autoscaling: super::capacity::report(fleet, &conditions),
         conditions,
         events,
         warnings,

@@ -1,5 +1,6 @@
 //! `status`: one fleet in detail, or a table of fleets.
 
+pub mod capacity;
 pub mod format;
 pub mod gather;
 pub mod list;

@@ -137,6 +137,17 @@ fn rollout(r: &RolloutReport) -> String {
     s
 }
 
+/// spec.replicas; with spec.autoscaling only where the fleet starts.
+fn replicas(r: &FleetReport) -> String {
+    match &r.autoscaling {
+        Some(_) => format!(
+            "{} (where the fleet starts: spec.autoscaling sets the number of nodes)",
+            r.replicas
+        ),
+        None => r.replicas.to_string(),
+    }
+}
+
 /// Renders the report as text.
 pub fn render(r: &FleetReport, now: Timestamp) -> String {
     let mut out = String::new();
@@ -145,7 +156,7 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
     field(&mut out, "Age", &age(&r.created, now));
     field(&mut out, "URL", r.url.as_deref().unwrap_or("-"));
     field(&mut out, "Image", &r.image);
-    field(&mut out, "Replicas", &r.replicas.to_string());
+    field(&mut out, "Replicas", &replicas(r));
     if let Some(source) = &r.source {
         field(&mut out, "Source", &super::source::render(r, source, now));
     }
@@ -188,6 +199,18 @@ pub fn render(r: &FleetReport, now: Timestamp) -> String {
             ]);
         }
         out.push_str(&t.render("  "));
+    }
+
+    if let Some(c) = &r.capacity {
+        field(&mut out, "Capacity", &super::capacity::summary(c, now));
+        out.push_str(&super::capacity::table(c, "  "));
+    }
+    if let Some(a) = &r.autoscaling {
+        field(
+            &mut out,
+            "Autoscaling",
+            &super::capacity::render_autoscaling(a, now),
+        );
     }
 
     if r.conditions.is_empty() {

@@ -1,8 +1,12 @@
 //! What `status FLEET` shows, and its `-o yaml|json` form: the fleet and its status, its
 //! spec.source and what was published from it, the storage as the operator resolves it, the
-//! StatefulSet, the node pods and recent Events.
+//! StatefulSet, the node pods, the capacity the nodes report and what spec.autoscaling decided
+//! from it, and recent Events.
 
-use celld_api::{DeploymentStatus, DriftPolicy, NodeStatus, SourceStatus};
+use celld_api::{
+    Autoscaling, AutoscalingStatus, CapacityStatus, DeploymentStatus, DriftPolicy, NodeStatus,
+    SourceStatus,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
@@ -42,6 +46,14 @@ pub struct FleetReport {
     /// Every node with the Worker version it serves, as the operator last read it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeStatus>,
+    /// The capacity the nodes last reported, summed and per node (the operator's
+    /// status.capacity); absent until the operator has read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<CapacityStatus>,
+    /// spec.autoscaling and what the autoscaler decided; absent for a fleet without
+    /// spec.autoscaling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<AutoscalingReport>,
     /// The fleet's conditions.
     pub conditions: Vec<ConditionReport>,
     /// Recent Events of the fleet, its StatefulSet, its pods and deploy Jobs; oldest first.
@@ -74,6 +86,22 @@ pub struct SourceReport {
     /// The SourceSynced condition.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synced: Option<ConditionReport>,
+}
+
+/// spec.autoscaling and status.autoscaling of a fleet; also in `-o yaml|json`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoscalingReport {
+    /// The bounds and behavior asked for: minReplicas, maxReplicas, scaleUp, scaleDown.
+    #[serde(flatten)]
+    pub spec: Autoscaling,
+    /// What the operator reported: desiredReplicas, currentReplicas, lastScaleTime,
+    /// scaleUpSignalSince, scaleDownSignalSince, lastDecision, holding; absent until it decided.
+    #[serde(flatten)]
+    pub observed: Option<AutoscalingStatus>,
+    /// The Autoscaling and IdleEviction conditions, as in the fleet's conditions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<ConditionReport>,
 }
 
 /// A suspension of publishing from the source.
