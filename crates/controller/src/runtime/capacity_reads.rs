@@ -56,7 +56,10 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
         let mut batch = Vec::new();
         // Fleets that run no node yet are looked up too: a bound keeps a start of a thousand
         // fleets from parsing every StatefulSet every second.
-        for candidate in due(&ctx, now).into_iter().take(LOOKUPS_PER_READ * rate as usize) {
+        for candidate in due(&ctx, now)
+            .into_iter()
+            .take(LOOKUPS_PER_READ * rate as usize)
+        {
             if tokens <= 0.0 {
                 break;
             }
