@@ -22,6 +22,7 @@ pub enum Family {
     Region,
     Credentials,
     Replicas,
+    Autoscaling,
     Image,
     Enums,
 }
@@ -48,6 +49,7 @@ impl Family {
             Family::Region => "regions",
             Family::Credentials => "credentials references",
             Family::Replicas => "replicas",
+            Family::Autoscaling => "autoscaling (bounds, windows, steps)",
             Family::Image => "image and pull policy",
             Family::Enums => "enumerations (service type, durability, pathType...)",
         }

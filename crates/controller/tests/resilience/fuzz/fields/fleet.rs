@@ -1,7 +1,9 @@
 //! The fleet fields the generator mutates.
 
 use super::meta::{map_entry, name_at, object_name};
-use super::pods::{affinity, env, image, replicas, resources, tolerations, topology_spread};
+use super::pods::{
+    affinity, autoscaling, env, image, replicas, resources, tolerations, topology_spread,
+};
 use super::routing::{gateway_refs, tls, with_ingress};
 use super::storage::{inline, local_storage};
 use super::{Field, remove, set};
@@ -249,6 +251,15 @@ pub fn fleet_fields() -> Vec<Field> {
             mutate: |m, g, _| {
                 let (c, v) = replicas(g);
                 set(m, "spec.replicas", v.clone());
+                (c, v)
+            },
+        },
+        Field {
+            family: Family::Autoscaling,
+            path: "spec.autoscaling",
+            mutate: |m, g, _| {
+                let (c, v) = autoscaling(g);
+                set(m, "spec.autoscaling", v.clone());
                 (c, v)
             },
         },

@@ -199,6 +199,34 @@ pub fn replicas(g: &mut Gen) -> Mutated {
     }
 }
 
+pub fn autoscaling(g: &mut Gen) -> Mutated {
+    match g.class() {
+        Class::Valid => (
+            Class::Valid,
+            one_of!(g;
+                json!({"maxReplicas": 2}),
+                json!({"minReplicas": 1, "maxReplicas": 3, "scaleUp": {"stabilizationWindowSeconds": 0, "maxNodesPerStep": 1, "periodSeconds": 10}}),
+                json!({"minReplicas": 2, "maxReplicas": 2, "scaleDown": {"stabilizationWindowSeconds": 60, "periodSeconds": 60, "memoryUtilizationPercent": 50}})
+            ),
+        ),
+        Class::Boundary => (
+            Class::Boundary,
+            json!({"minReplicas": 1, "maxReplicas": 1, "scaleUp": {"stabilizationWindowSeconds": 3600, "maxNodesPerStep": 100, "periodSeconds": 0}, "scaleDown": {"stabilizationWindowSeconds": 86400, "periodSeconds": 0, "memoryUtilizationPercent": 10}}),
+        ),
+        Class::Hostile => (
+            Class::Hostile,
+            one_of!(g;
+                json!({"minReplicas": 3, "maxReplicas": 2}),
+                json!({"maxReplicas": 0}),
+                json!({"minReplicas": "2", "maxReplicas": 3}),
+                json!({"minReplicas": 2}),
+                json!({"maxReplicas": 3, "scaleDown": {"memoryUtilizationPercent": 101}}),
+                json!({"maxReplicas": 3, "scaleUp": {"maxNodesPerStep": 0}})
+            ),
+        ),
+    }
+}
+
 pub fn image(g: &mut Gen) -> Mutated {
     let digest = "a".repeat(64);
     match g.class() {
