@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the local control plane from Go modules (and the object store emulators: the S3 server
 # from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm; Flux's
-# source-controller, an OCI registry and promtool from the Go module proxy; the Gateway API's
+# source-controller, an OCI registry, promtool and adapter-config from the Go module proxy; the Gateway API's
 # and KEDA's CRDs from their Go modules) into a cache outside
 # the repository, keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
@@ -277,6 +277,19 @@ build_gitops_health() {
   publish "$dir"
 }
 
+# adapter-config: this repository's reader of prometheus-adapter configurations with the
+# adapter's own loader and rule namers (sigs.k8s.io/prometheus-adapter), from testenv/go/adapter-config.
+build_adapter_config() {
+  local dir; dir=$(adapter_config_cache_dir)
+  [ -x "$dir/bin/adapter-config" ] && return 0
+  check_pin adapter-config sigs.k8s.io/prometheus-adapter "$PROMETHEUS_ADAPTER_VERSION"
+  log "building adapter-config (prometheus-adapter $PROMETHEUS_ADAPTER_VERSION)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/adapter-config" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/adapter-config" .) \
+    || die "building adapter-config failed"
+  publish "$dir"
+}
+
 # Azurite (the Azure Storage emulator) from the npm registry, with its exact dependency versions
 # recorded in the cache's package-lock.json. bin/azurite-blob links to the blob-only entry point.
 install_azurite() {
@@ -333,17 +346,19 @@ check_sources() {
   [ -d "$(module_dir promtool github.com/prometheus/prometheus "$PROMETHEUS_VERSION")/cmd/promtool" ] \
     || die "github.com/prometheus/prometheus $PROMETHEUS_VERSION has no cmd/promtool"
   fetch_keda
+  check_pin adapter-config sigs.k8s.io/prometheus-adapter "$PROMETHEUS_ADAPTER_VERSION"
+  (cd "$here/go/adapter-config" && go mod download) || die "downloading adapter-config's modules failed"
   log "ok: every Go component's sources prepare from an empty module cache (and s3s-fs's patches apply)"
 }
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; fetch_keda; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_promtool; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; fetch_keda; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_promtool; build_adapter_config; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
   gateway-api) fetch_gateway_api ;; keda) fetch_keda ;; s3s-fs) build_s3s_fs ;;
   fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
-  gitops-health) build_gitops_health ;; promtool) build_promtool ;;
+  gitops-health) build_gitops_health ;; promtool) build_promtool ;; adapter-config) build_adapter_config ;;
   oci-registry) build_oci_registry ;; source-controller) build_source_controller ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, keda, s3s-fs, fake-gcs-server, azurite, gitops-health, promtool, oci-registry, source-controller, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, keda, s3s-fs, fake-gcs-server, azurite, gitops-health, promtool, adapter-config, oci-registry, source-controller, check-sources)" ;;
 esac

@@ -57,3 +57,6 @@ source_controller_cache_dir() { cache_dir source-controller "$SOURCE_CONTROLLER_
 promtool_cache_dir() { cache_dir promtool "$PROMETHEUS_VERSION"; }
 # KEDA's keda.sh CRDs in crds/.
 keda_cache_dir() { cache_dir keda "$KEDA_VERSION"; }
+# adapter-config is this repository's own source (testenv/go/adapter-config), keyed like gitops-health.
+adapter_config_hash() { cat "$(repo_root)"/testenv/go/adapter-config/main.go "$(repo_root)"/testenv/go/adapter-config/go.mod | sha256sum | cut -c1-8; }
+adapter_config_cache_dir() { cache_dir adapter-config "$PROMETHEUS_ADAPTER_VERSION-s$(adapter_config_hash)"; }

@@ -3,8 +3,9 @@
 # kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs), the
 # object store emulators: S3 (s3s-fs), GCS (fake-gcs-server) and Azure Blob (Azurite), an OCI
 # registry (oci-registry) and Flux's source-controller with its CRDs; the Gateway API's and
-# KEDA's CRDs; tools (gitops-health, promtool) linked into bin/. Binaries come from the
-# cache filled by build.sh; all state goes to the gitignored .testenv/ at the repository root.
+# KEDA's CRDs; tools (gitops-health, promtool, adapter-config) linked into bin/. Binaries come
+# from the cache filled by build.sh; all state goes to the gitignored .testenv/ at the
+# repository root.
 # Idempotent: when everything is already up and healthy it says so; when it is half up, it tears
 # it down first.
 #
@@ -48,11 +49,13 @@ gitops_health_bin=$(gitops_health_cache_dir)/bin
 oci_bin=$(oci_registry_cache_dir)/bin
 flux_dir=$(source_controller_cache_dir)
 promtool_bin=$(promtool_cache_dir)/bin
+adapter_config_bin=$(adapter_config_cache_dir)/bin
 keda_crds=$(keda_cache_dir)/crds
 for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
   "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" \
   "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" \
-  "$oci_bin/oci-registry" "$flux_dir/bin/source-controller" "$promtool_bin/promtool"; do
+  "$oci_bin/oci-registry" "$flux_dir/bin/source-controller" "$promtool_bin/promtool" \
+  "$adapter_config_bin/adapter-config"; do
   [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
 done
 [ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
@@ -242,7 +245,7 @@ fi
 if [ "$core_up" = 1 ] && [ "$half" = 0 ] && [ "${#missing[@]}" = 0 ]; then
   # Tools, not processes: link the current build, which a control plane up since before may lack.
   ln -sfn "$gitops_health_bin/gitops-health" "$bin/"; ln -sfn "$oci_bin/oci-registry" "$bin/"
-  ln -sfn "$promtool_bin/promtool" "$bin/"
+  ln -sfn "$promtool_bin/promtool" "$bin/"; ln -sfn "$adapter_config_bin/adapter-config" "$bin/"
   log "already up and healthy"
   usage
   exit 0
@@ -295,6 +298,7 @@ trap 'fail "up.sh failed at line $LINENO"' ERR
 
 if [ "$upgrading" = 1 ]; then
   ln -sfn "$gitops_health_bin/gitops-health" "$bin/"; ln -sfn "$promtool_bin/promtool" "$bin/"
+  ln -sfn "$adapter_config_bin/adapter-config" "$bin/"
   taken=()
   port() { local p; p=$(free_port "${taken[@]}"); printf '%s' "$p"; }
   for m in "${missing[@]}"; do
@@ -347,7 +351,7 @@ mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/gcs" "$s
   "$state/exec-root" "$state/pod-path"
 for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" "$gcs_bin/fake-gcs-server" \
   "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" "$oci_bin/oci-registry" \
-  "$promtool_bin/promtool"; do ln -sfn "$f" "$bin/"; done
+  "$promtool_bin/promtool" "$adapter_config_bin/adapter-config"; do ln -sfn "$f" "$bin/"; done
 if [ "$flux" != 0 ]; then ln -sfn "$flux_dir/bin/source-controller" "$bin/"; fi
 
 # --- ports -----------------------------------------------------------------------------------
