@@ -13,9 +13,9 @@
 //!   missing, and only the leading operator replica's series counted.
 //! - Every metric name the queries and series queries use is one the operator exports
 //!   ([`FLEET_GAUGES`], [`OTHER_METRICS`]); the ScaledObject and the HPA target a CelldFleet,
-//!   with an AverageValue target of 1 (the query is the number of nodes) and a scale-in of one
-//!   node per period after a long stabilization; and no example fleet with spec.autoscaling is
-//!   the target of either.
+//!   with an AverageValue target of 1 (the query is the number of nodes), a scale-in of one
+//!   node per period after a long stabilization and a tolerance that lets a one-node step
+//!   through; and no example fleet with spec.autoscaling is the target of either.
 //!
 //! Needs `.testenv/bin/promtool` and `.testenv/bin/adapter-config` (`make cluster-up` links
 //! them), not a running control plane.
@@ -356,8 +356,20 @@ fn scenario_tests(query: &str, namespace: &str, fleet: &str) -> Vec<Value> {
 
 /// Asserts a HorizontalPodAutoscaler's behavior (autoscaling/v2, also KEDA's
 /// advanced.horizontalPodAutoscalerConfig.behavior) removes one node per period, after a
-/// stabilization window of 5 minutes or more.
-fn assert_slow_scale_in(what: &str, behavior: &Value) {
+/// stabilization window of 5 minutes or more, and that its tolerance lets a one-node step
+/// through up to `max` nodes (the HPA ignores a desired count within the tolerance of the
+/// current one: 10% by default, one node among more than 10).
+fn assert_slow_scale_in(what: &str, behavior: &Value, max: i64) {
+    for direction in ["scaleUp", "scaleDown"] {
+        let tolerance: f64 = behavior[direction]["tolerance"]
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0.1);
+        assert!(
+            tolerance * (max as f64) < 1.0,
+            "{what}: {direction}.tolerance {tolerance} hides a one-node step at {max} nodes"
+        );
+    }
     let down = &behavior["scaleDown"];
     let window = down["stabilizationWindowSeconds"].as_i64().unwrap_or(0);
     assert!(
@@ -414,6 +426,7 @@ fn the_keda_query_asks_for_the_nodes_celld_needs_and_never_for_fewer_during_a_pa
     assert_slow_scale_in(
         KEDA,
         &scaled["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"],
+        scaled["spec"]["maxReplicaCount"].as_i64().unwrap(),
     );
     let query = meta["query"].as_str().unwrap();
     assert!(
@@ -433,7 +446,11 @@ fn the_adapter_serves_the_same_desired_nodes_and_every_fleet_gauge() {
     let config = config_map["data"]["config.yaml"].as_str().unwrap();
     let hpa = document(ADAPTER, "HorizontalPodAutoscaler");
     assert_targets_a_fleet(ADAPTER, &hpa["spec"]["scaleTargetRef"]);
-    assert_slow_scale_in(ADAPTER, &hpa["spec"]["behavior"]);
+    assert_slow_scale_in(
+        ADAPTER,
+        &hpa["spec"]["behavior"],
+        hpa["spec"]["maxReplicas"].as_i64().unwrap(),
+    );
     let metrics = hpa["spec"]["metrics"].as_array().unwrap();
     assert_eq!(metrics.len(), 1, "{ADAPTER}: the HPA reads one metric");
     let external = &metrics[0]["external"];
