@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local control plane from Go modules (and the object store emulators: the S3 server
 # from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm; Flux's
-# source-controller, an OCI registry, promtool and adapter-config from the Go module proxy; the Gateway API's
-# and KEDA's CRDs from their Go modules) into a cache outside
-# the repository, keyed by version. A component already in the cache is not rebuilt.
+# source-controller, an OCI registry, promtool and adapter-config from the Go module proxy; the
+# Gateway API's and KEDA's CRDs from their Go modules) into a cache outside the repository,
+# keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -278,7 +278,8 @@ build_gitops_health() {
 }
 
 # adapter-config: this repository's reader of prometheus-adapter configurations with the
-# adapter's own loader and rule namers (sigs.k8s.io/prometheus-adapter), from testenv/go/adapter-config.
+# adapter's own loader and rule namers (sigs.k8s.io/prometheus-adapter), from
+# testenv/go/adapter-config.
 build_adapter_config() {
   local dir; dir=$(adapter_config_cache_dir)
   [ -x "$dir/bin/adapter-config" ] && return 0
