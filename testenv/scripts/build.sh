@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the local control plane from Go modules (and the object store emulators: the S3 server
 # from crates.io, fake-gcs-server from the Go module proxy, Azurite from npm; Flux's
-# source-controller and an OCI registry from the Go module proxy) into a cache outside
-# the repository, keyed by version. A component already in the cache is not rebuilt.
+# source-controller, an OCI registry, promtool and adapter-config from the Go module proxy; the
+# Gateway API's and KEDA's CRDs from their Go modules) into a cache outside the repository,
+# keyed by version. A component already in the cache is not rebuilt.
 # Prints nothing but progress; exits non-zero naming the component that failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,6 +102,50 @@ fetch_gateway_api() {
   mkdir -p "$dir.tmp/crds"
   cp "$src"/config/crd/standard/gateway.networking.k8s.io_*.yaml "$dir.tmp/crds/"
   rm -f "$dir.tmp/crds/"*vap*
+  publish "$dir"
+}
+
+# KEDA's keda.sh CRDs from the Go module's config/crd/bases (no build: the module is only
+# downloaded). Copies all four keda.sh kinds (ScaledObject, ScaledJob, TriggerAuthentication,
+# ClusterTriggerAuthentication), not the eventing.keda.sh ones.
+fetch_keda() {
+  local dir; dir=$(keda_cache_dir)
+  [ -d "$dir/crds" ] && return 0
+  check_pin keda github.com/kedacore/keda/v2 "$KEDA_VERSION" \
+    "go mod edit -require=github.com/kedacore/keda/v2@$KEDA_VERSION && go mod download github.com/kedacore/keda/v2"
+  log "fetching KEDA $KEDA_VERSION's keda.sh CRDs"
+  local src; src=$(module_dir keda github.com/kedacore/keda/v2 "$KEDA_VERSION")
+  [ -f "$src/config/crd/bases/keda.sh_scaledobjects.yaml" ] \
+    || die "KEDA $KEDA_VERSION has no config/crd/bases/keda.sh_scaledobjects.yaml"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/crds"
+  cp "$src"/config/crd/bases/keda.sh_*.yaml "$dir.tmp/crds/" && chmod -R u+w "$dir.tmp/crds" \
+    || die "copying KEDA $KEDA_VERSION's CRDs failed"
+  publish "$dir"
+}
+
+# promtool, Prometheus's own checker (`promtool check metrics` lints an exposition), from
+# testenv/go/promtool: a module that requires github.com/prometheus/prometheus (go.mod's `tool`
+# line; Prometheus's go.mod has no replace directive to repeat). The version it prints is the
+# Prometheus release the module version stands for (v0.316.0 is v3.16.0).
+promtool_pin_hint() { echo "go get -tool github.com/prometheus/prometheus/cmd/promtool@$PROMETHEUS_VERSION && go mod tidy"; }
+prometheus_release() { # v0.316.0 -> 3.16.0
+  local v=${PROMETHEUS_VERSION#v0.} minor
+  minor=${v%%.*}
+  printf '%d.%d.%s' $((10#$minor / 100)) $((10#$minor % 100)) "${v#*.}"
+}
+build_promtool() {
+  local dir; dir=$(promtool_cache_dir)
+  [ -x "$dir/bin/promtool" ] && return 0
+  check_pin promtool github.com/prometheus/prometheus "$PROMETHEUS_VERSION" "$(promtool_pin_hint)"
+  local release; release=$(prometheus_release)
+  log "building promtool $release (github.com/prometheus/prometheus $PROMETHEUS_VERSION; first time: about 8 minutes)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  local v=github.com/prometheus/common/version
+  (cd "$here/go/promtool" && go build -trimpath \
+    -ldflags "-s -w -X $v.Version=$release -X $v.Revision=$PROMETHEUS_VERSION -X $v.Branch=HEAD -X $v.BuildUser=celld-testenv" \
+    -o "$dir.tmp/bin/promtool" github.com/prometheus/prometheus/cmd/promtool) \
+    || die "building promtool (Prometheus $PROMETHEUS_VERSION) failed"
+  "$dir.tmp/bin/promtool" --version >/dev/null || die "the promtool built from Prometheus $PROMETHEUS_VERSION does not run"
   publish "$dir"
 }
 
@@ -232,6 +277,20 @@ build_gitops_health() {
   publish "$dir"
 }
 
+# adapter-config: this repository's reader of prometheus-adapter configurations with the
+# adapter's own loader and rule namers (sigs.k8s.io/prometheus-adapter), from
+# testenv/go/adapter-config.
+build_adapter_config() {
+  local dir; dir=$(adapter_config_cache_dir)
+  [ -x "$dir/bin/adapter-config" ] && return 0
+  check_pin adapter-config sigs.k8s.io/prometheus-adapter "$PROMETHEUS_ADAPTER_VERSION"
+  log "building adapter-config (prometheus-adapter $PROMETHEUS_ADAPTER_VERSION)"
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/bin"
+  (cd "$here/go/adapter-config" && go build -trimpath -ldflags "-s -w" -o "$dir.tmp/bin/adapter-config" .) \
+    || die "building adapter-config failed"
+  publish "$dir"
+}
+
 # Azurite (the Azure Storage emulator) from the npm registry, with its exact dependency versions
 # recorded in the cache's package-lock.json. bin/azurite-blob links to the blob-only entry point.
 install_azurite() {
@@ -281,17 +340,26 @@ check_sources() {
   fetch_gateway_api
   ls "$(cache_dir gateway-api "$GATEWAY_API_VERSION")"/crds/*httproutes*.yaml >/dev/null 2>&1 \
     || die "the Gateway API CRDs copied from $GATEWAY_API_VERSION lack the HTTPRoute CRD"
+  check_pin promtool github.com/prometheus/prometheus "$PROMETHEUS_VERSION" "$(promtool_pin_hint)"
+  # Every module of promtool's build list resolves (their go.mod files: a version the proxy
+  # refuses fails here); only Prometheus's own source is downloaded, the rest (1.8 GB) at build.
+  (cd "$here/go/promtool" && go list -m all >/dev/null) || die "resolving promtool's module graph failed"
+  [ -d "$(module_dir promtool github.com/prometheus/prometheus "$PROMETHEUS_VERSION")/cmd/promtool" ] \
+    || die "github.com/prometheus/prometheus $PROMETHEUS_VERSION has no cmd/promtool"
+  fetch_keda
+  check_pin adapter-config sigs.k8s.io/prometheus-adapter "$PROMETHEUS_ADAPTER_VERSION"
+  (cd "$here/go/adapter-config" && go mod download) || die "downloading adapter-config's modules failed"
   log "ok: every Go component's sources prepare from an empty module cache (and s3s-fs's patches apply)"
 }
 
 what=${1:-all}
 case $what in
-  all) build_etcd; build_kwok; fetch_gateway_api; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_kubernetes ;;
+  all) build_etcd; build_kwok; fetch_gateway_api; fetch_keda; build_s3s_fs; build_fake_gcs_server; install_azurite; build_gitops_health; build_oci_registry; build_source_controller; build_promtool; build_adapter_config; build_kubernetes ;;
   kubernetes) build_kubernetes ;; etcd) build_etcd ;; kwok) build_kwok ;;
-  gateway-api) fetch_gateway_api ;; s3s-fs) build_s3s_fs ;;
+  gateway-api) fetch_gateway_api ;; keda) fetch_keda ;; s3s-fs) build_s3s_fs ;;
   fake-gcs-server) build_fake_gcs_server ;; azurite) install_azurite ;;
-  gitops-health) build_gitops_health ;;
+  gitops-health) build_gitops_health ;; promtool) build_promtool ;; adapter-config) build_adapter_config ;;
   oci-registry) build_oci_registry ;; source-controller) build_source_controller ;;
   check-sources) check_sources ;;
-  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, s3s-fs, fake-gcs-server, azurite, gitops-health, oci-registry, source-controller, check-sources)" ;;
+  *) die "unknown component '$what' (all, kubernetes, etcd, kwok, gateway-api, keda, s3s-fs, fake-gcs-server, azurite, gitops-health, promtool, adapter-config, oci-registry, source-controller, check-sources)" ;;
 esac

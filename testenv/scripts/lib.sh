@@ -53,3 +53,10 @@ oci_registry_hash() { cat "$(repo_root)"/testenv/go/oci-registry/main.go "$(repo
 oci_registry_cache_dir() { cache_dir oci-registry "$GO_CONTAINERREGISTRY_VERSION-s$(oci_registry_hash)"; }
 # Flux's source-controller: its binary in bin/, its CRDs in crds/.
 source_controller_cache_dir() { cache_dir source-controller "$SOURCE_CONTROLLER_VERSION"; }
+# promtool (Prometheus's checker), built from testenv/go/promtool.
+promtool_cache_dir() { cache_dir promtool "$PROMETHEUS_VERSION"; }
+# KEDA's keda.sh CRDs in crds/.
+keda_cache_dir() { cache_dir keda "$KEDA_VERSION"; }
+# adapter-config is this repository's own source (testenv/go/adapter-config), keyed like gitops-health.
+adapter_config_hash() { cat "$(repo_root)"/testenv/go/adapter-config/main.go "$(repo_root)"/testenv/go/adapter-config/go.mod | sha256sum | cut -c1-8; }
+adapter_config_cache_dir() { cache_dir adapter-config "$PROMETHEUS_ADAPTER_VERSION-s$(adapter_config_hash)"; }

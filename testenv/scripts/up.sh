@@ -2,8 +2,10 @@
 # Starts the local control plane on 127.0.0.1 (free ports): etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kwok (fake nodes, pods, volumes, exec and logs), the
 # object store emulators: S3 (s3s-fs), GCS (fake-gcs-server) and Azure Blob (Azurite), an OCI
-# registry (oci-registry) and Flux's source-controller with its CRDs. Binaries come from the
-# cache filled by build.sh; all state goes to the gitignored .testenv/ at the repository root.
+# registry (oci-registry) and Flux's source-controller with its CRDs; the Gateway API's and
+# KEDA's CRDs; tools (gitops-health, promtool, adapter-config) linked into bin/. Binaries come
+# from the cache filled by build.sh; all state goes to the gitignored .testenv/ at the
+# repository root.
 # Idempotent: when everything is already up and healthy it says so; when it is half up, it tears
 # it down first.
 #
@@ -15,6 +17,7 @@
 #   CELLD_TESTENV_APISERVER_FLAGS  extra kube-apiserver flags, split on spaces
 #   CELLD_TESTENV_GATEWAY_API=0  do not install the Gateway API CRDs (a cluster without them)
 #   CELLD_TESTENV_FLUX=0   no Flux: neither its CRDs nor source-controller (the OCI registry runs)
+#   CELLD_TESTENV_KEDA=0   do not install KEDA's keda.sh CRDs (ScaledObject...)
 #   CELLD_TESTENV_TIMEOUT  seconds to wait for each component (default 45)
 #   CELLD_TESTENV_KEEP_ON_FAILURE=1  leave a failed start running for inspection
 set -euo pipefail
@@ -29,6 +32,7 @@ service_cidr=${CELLD_TESTENV_SERVICE_CIDR:-10.96.0.0/16}
 read -r -a apiserver_flags <<<"${CELLD_TESTENV_APISERVER_FLAGS:-}"
 timeout=${CELLD_TESTENV_TIMEOUT:-45}
 flux=${CELLD_TESTENV_FLUX:-1}
+keda=${CELLD_TESTENV_KEDA:-1}
 state=$(state_dir)
 pki=$state/pki run=$state/run logs=$state/logs bin=$state/bin
 kubeconfig=$state/kubeconfig
@@ -44,14 +48,19 @@ azurite_bin=$(cache_dir azurite "$AZURITE_VERSION")/bin
 gitops_health_bin=$(gitops_health_cache_dir)/bin
 oci_bin=$(oci_registry_cache_dir)/bin
 flux_dir=$(source_controller_cache_dir)
+promtool_bin=$(promtool_cache_dir)/bin
+adapter_config_bin=$(adapter_config_cache_dir)/bin
+keda_crds=$(keda_cache_dir)/crds
 for f in "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" \
   "$k8s_bin/kubectl" "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" \
   "$gcs_bin/fake-gcs-server" "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" \
-  "$oci_bin/oci-registry" "$flux_dir/bin/source-controller"; do
+  "$oci_bin/oci-registry" "$flux_dir/bin/source-controller" "$promtool_bin/promtool" \
+  "$adapter_config_bin/adapter-config"; do
   [ -x "$f" ] || die "$f is missing; run 'make testenv' (testenv/scripts/build.sh all) first"
 done
 [ -d "$gateway_crds" ] || die "$gateway_crds is missing; run 'make testenv' first"
 [ -d "$flux_dir/crds" ] || die "$flux_dir/crds is missing; run 'make testenv' first"
+[ -d "$keda_crds" ] || die "$keda_crds is missing; run 'make testenv' first"
 
 kubectl() { "$k8s_bin/kubectl" --kubeconfig="$kubeconfig" "$@"; }
 s3_request() { # KEY:SECRET curl-args...: an empty-bodied, SigV4-signed request to the S3 server
@@ -141,6 +150,12 @@ apply_flux_crds() {
   kubectl apply --server-side --force-conflicts -f "$flux_dir/crds" >>"$logs/kubectl.log" 2>&1 \
     || fail "applying the Flux source-controller CRDs failed" "$logs/kubectl.log"
 }
+# KEDA's keda.sh CRDs alone (no KEDA runs): the API server validates ScaledObjects against them.
+apply_keda_crds() {
+  kubectl apply --server-side --force-conflicts -f "$keda_crds" >>"$logs/kubectl.log" 2>&1 \
+    || fail "applying KEDA's CRDs failed" "$logs/kubectl.log"
+}
+keda_installed() { kubectl get crd scaledobjects.keda.sh >/dev/null 2>&1; }
 # source-controller, out of cluster against the apiserver with the admin kubeconfig, watching
 # every namespace. Its artifact server listens on and advertises 127.0.0.1:$flux_storage_port,
 # so status.artifact.url is a URL this machine's processes can GET. No leader election, no
@@ -225,10 +240,12 @@ if [ "$core_up" = 1 ]; then
     if [ ! -e "$run/source-controller.pid" ] && [ ! -e "$state/flux.env" ]; then missing+=(flux)
     elif ! flux_healthy; then half=1; fi
   fi
+  if [ "$keda" != 0 ] && ! keda_installed; then missing+=(keda); fi
 fi
 if [ "$core_up" = 1 ] && [ "$half" = 0 ] && [ "${#missing[@]}" = 0 ]; then
   # Tools, not processes: link the current build, which a control plane up since before may lack.
   ln -sfn "$gitops_health_bin/gitops-health" "$bin/"; ln -sfn "$oci_bin/oci-registry" "$bin/"
+  ln -sfn "$promtool_bin/promtool" "$bin/"; ln -sfn "$adapter_config_bin/adapter-config" "$bin/"
   log "already up and healthy"
   usage
   exit 0
@@ -239,7 +256,7 @@ addons() { # names of the add-ons given, for messages
   for a in "$@"; do
     case $a in
       emulators) out+=("the GCS and Azure Blob emulators") ;; registry) out+=("the OCI registry") ;;
-      flux) out+=("Flux source-controller") ;;
+      flux) out+=("Flux source-controller") ;; keda) out+=("KEDA's CRDs") ;;
     esac
   done
   local IFS=,; printf '%s' "${out[*]}" | sed 's/,/, /g'
@@ -280,7 +297,8 @@ fail() {
 trap 'fail "up.sh failed at line $LINENO"' ERR
 
 if [ "$upgrading" = 1 ]; then
-  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"
+  ln -sfn "$gitops_health_bin/gitops-health" "$bin/"; ln -sfn "$promtool_bin/promtool" "$bin/"
+  ln -sfn "$adapter_config_bin/adapter-config" "$bin/"
   taken=()
   port() { local p; p=$(free_port "${taken[@]}"); printf '%s' "$p"; }
   for m in "${missing[@]}"; do
@@ -316,6 +334,11 @@ if [ "$upgrading" = 1 ]; then
           "$flux_storage_port" "$flux_health_port" "$flux_metrics_port" >>"$state/ports.env"
         init_flux
         ;;
+      keda)
+        apply_keda_crds
+        kubectl wait --for=condition=Established --timeout="${timeout}s" -f "$keda_crds" >>"$logs/kubectl.log" 2>&1 \
+          || fail "KEDA's CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+        ;;
     esac
   done
   trap - ERR
@@ -327,7 +350,8 @@ fi
 mkdir -p "$pki" "$run" "$logs" "$bin" "$state/etcd" "$state/s3" "$state/gcs" "$state/azure" "$state/kwok" \
   "$state/exec-root" "$state/pod-path"
 for f in "$k8s_bin"/* "$etcd_bin/etcd" "$kwok_dir/bin/kwok" "$s3_bin/s3s-fs" "$gcs_bin/fake-gcs-server" \
-  "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" "$oci_bin/oci-registry"; do ln -sfn "$f" "$bin/"; done
+  "$azurite_bin/azurite-blob" "$gitops_health_bin/gitops-health" "$oci_bin/oci-registry" \
+  "$promtool_bin/promtool" "$adapter_config_bin/adapter-config"; do ln -sfn "$f" "$bin/"; done
 if [ "$flux" != 0 ]; then ln -sfn "$flux_dir/bin/source-controller" "$bin/"; fi
 
 # --- ports -----------------------------------------------------------------------------------
@@ -479,10 +503,11 @@ if [ "${CELLD_TESTENV_GATEWAY_API:-1}" != 0 ]; then
     || fail "applying the Gateway API CRDs failed" "$logs/kubectl.log"
 fi
 if [ "$flux" != 0 ]; then apply_flux_crds; fi
+if [ "$keda" != 0 ]; then apply_keda_crds; fi
 kubectl apply -f "$kwok_dir/kustomize/stage/volume/fast/storage-class.yaml" >>"$logs/kubectl.log" 2>&1 \
   || fail "creating the default StorageClass failed" "$logs/kubectl.log"
 kubectl wait --for=condition=Established --timeout="${timeout}s" crd --all >>"$logs/kubectl.log" 2>&1 \
-  || fail "the kwok, Gateway API and Flux CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
+  || fail "the kwok, Gateway API, Flux and KEDA CRDs were not Established within ${timeout}s" "$logs/kubectl.log"
 if [ "$flux" != 0 ]; then start_flux; fi
 
 # --- kwok --------------------------------------------------------------------------------------

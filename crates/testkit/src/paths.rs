@@ -47,6 +47,18 @@ pub fn gitops_health() -> PathBuf {
     state_dir().join("bin").join("gitops-health")
 }
 
+/// Prometheus's own checker (`.testenv/bin/promtool`, built from the Prometheus Go module by
+/// testenv/go/promtool): `promtool check metrics` lints a metrics exposition.
+pub fn promtool() -> PathBuf {
+    state_dir().join("bin").join("promtool")
+}
+
+/// prometheus-adapter's own reading of a configuration (`.testenv/bin/adapter-config`, from
+/// testenv/go/adapter-config): its config loader and rule namers, and the queries they build.
+pub fn adapter_config() -> PathBuf {
+    state_dir().join("bin").join("adapter-config")
+}
+
 /// The S3 settings file written by up.sh (`.testenv/s3.env`).
 pub fn s3_env() -> PathBuf {
     state_dir().join("s3.env")

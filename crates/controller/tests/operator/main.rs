@@ -26,6 +26,8 @@
 //! - `upgrades`: celld image changes under celld's upgrade rules;
 //! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
 //! - `leader`: only the Lease holder writes, a standby takes over;
+//! - `metrics_lint`: the operator process's `/metrics`, with a fleet reconciled, passes
+//!   `promtool check metrics` and declares the expected families;
 //! - `shutdown`: the operator stops within its grace;
 //! - `user_roles`: the users' `edit` and `view` roles on fleets;
 //! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
@@ -46,6 +48,7 @@ mod hand_edits;
 mod idle_reconciles;
 mod leader;
 mod manifest_features;
+mod metrics_lint;
 mod no_deployment;
 mod no_gateway_api;
 mod object_store_support;

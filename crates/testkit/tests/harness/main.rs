@@ -10,6 +10,7 @@ mod exec;
 mod flux_sources;
 mod gateway_api;
 mod jobs;
+mod keda;
 mod logs;
 mod namespace;
 mod pod_states;
