@@ -23,9 +23,11 @@ use std::process::{Command, Stdio};
 
 /// Metric families the exposition must declare (a `# TYPE` line), by the names PromQL queries
 /// them by. A labelled family is in the exposition once it holds a series: the reconcile
-/// errors (`celld_operator_reconcile_errors_total{reason}`) and watch stalls
-/// (`celld_operator_watch_stalls_total{watch}`) of a run without either are not, so they are
-/// not listed.
+/// errors (`celld_operator_reconcile_errors_total{reason}`), watch stalls
+/// (`celld_operator_watch_stalls_total{watch}`) and autoscaler decisions
+/// (`celld_operator_autoscaler_decisions_total{direction,reason}`) of a run without any are
+/// not, so they are not listed. The fleet capacity gauges are declared with or without
+/// fleets; the test waits for one node `/state` read so that its counter holds a series.
 const EXPECTED_FAMILIES: &[&str] = &[
     "celld_operator_reconciles_total",
     "celld_operator_reconcile_duration_seconds",
@@ -39,7 +41,20 @@ const EXPECTED_FAMILIES: &[&str] = &[
     "celld_operator_watch_last_event_timestamp_seconds",
     "celld_operator_source_publishes_total",
     "celld_operator_source_drift_total",
-    // The fleet capacity families join this list once the operator exports them.
+    "celld_operator_node_state_reads_total",
+    "celld_operator_fleet_capacity_waiting",
+    "celld_operator_fleet_activation_waiting",
+    "celld_operator_fleet_restoring",
+    "celld_operator_fleet_owned_cells",
+    "celld_operator_fleet_resident_cells",
+    "celld_operator_fleet_rss_bytes",
+    "celld_operator_fleet_nodes_read",
+    "celld_operator_fleet_nodes_unreadable",
+    "celld_operator_fleet_nodes_pressured",
+    "celld_operator_fleet_nodes_without_headroom",
+    "celld_operator_fleet_capacity_read_timestamp_seconds",
+    "celld_operator_fleet_scale_paused",
+    "celld_operator_fleet_autoscaler_desired_replicas",
 ];
 
 /// The version the fleet's bucket and nodes serve.
@@ -231,13 +246,22 @@ async fn the_operators_metrics_pass_promtool_check_metrics() {
     let fleet = inline_fleet("web", &s3, &prefix, json!({})).expect("a valid CelldFleet");
     apply_fleet(&env, &fleet).await;
     wait_condition(&env, "web", "Ready", "True", Some("Serving")).await;
-    let exposition = wait_until("a reconcile counted in /metrics", TIMEOUT, || async {
-        match operator.metrics().await {
-            Ok(m) if m.contains("celld_operator_reconciles_total{result=\"ok\"}") => Check::Done(m),
-            Ok(m) => Check::Pending(m),
-            Err(e) => Check::Pending(e.to_string()),
-        }
-    })
+    let exposition = wait_until(
+        "a reconcile and a node read counted in /metrics",
+        TIMEOUT,
+        || async {
+            match operator.metrics().await {
+                Ok(m)
+                    if m.contains("celld_operator_reconciles_total{result=\"ok\"}")
+                        && m.contains("celld_operator_node_state_reads_total{result=\"ok\"}") =>
+                {
+                    Check::Done(m)
+                }
+                Ok(m) => Check::Pending(m),
+                Err(e) => Check::Pending(e.to_string()),
+            }
+        },
+    )
     .await
     .expect("the operator counts its reconciles");
 
