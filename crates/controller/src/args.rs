@@ -131,8 +131,8 @@ pub struct Args {
     pub autoscale_read_seconds: u64,
 
     /// Node `GET /state` reads per second for capacity, across all fleets: bounds the
-    /// operator's work (1,000 fleets of 3 nodes are each read every 150 s at 20).
-    #[arg(long, env = "CAPACITY_READS_PER_SECOND", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// operator's work (1,000 fleets of 3 nodes are each read every 300 s at 10).
+    #[arg(long, env = "CAPACITY_READS_PER_SECOND", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub capacity_reads_per_second: u32,
 
     /// Seconds after which the API server ends each watch (the operator resumes it from its last

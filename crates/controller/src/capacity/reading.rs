@@ -136,6 +136,50 @@ pub fn unreadable(name: &str, why: String) -> NodeCapacity {
     }
 }
 
+/// How long the capacity shown in the status of a fleet without spec.autoscaling stands when
+/// only its counts moved (and, while none is shown, how old the fleet is before one is): a
+/// fleet's periodic full reconcile writes it then. Its gauges are current all along.
+pub const COUNTS_STAND_FOR: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// The signals a status reader acts on: activations waiting, a pressured node, a node without
+/// memory headroom, a node that could not be read.
+fn flags(nodes: &[NodeCapacity]) -> [bool; 4] {
+    [
+        nodes
+            .iter()
+            .any(|n| n.capacity_waiting.is_some_and(|w| w > 0)),
+        nodes.iter().any(|n| n.pressured == Some(true)),
+        nodes.iter().any(|n| n.memory_headroom == Some(false)),
+        nodes.iter().any(|n| n.error.is_some()),
+    ]
+}
+
+/// Whether `new`, a reading of a fleet without spec.autoscaling created at `created`, is worth
+/// a status write at `now` against `shown`: when one of its signals turned on or off at once;
+/// when only counts moved, once `shown` (or, with nothing shown, the fleet) is
+/// [`COUNTS_STAND_FOR`] old. The first readings of a thousand starting fleets so cost no write
+/// while they converge.
+pub fn worth_showing(
+    shown: Option<&CapacityStatus>,
+    new: &FleetReading,
+    created: Option<Timestamp>,
+    now: Timestamp,
+) -> bool {
+    let stood = |since: Option<Timestamp>| {
+        since.is_none_or(|t| {
+            now.duration_since(t)
+                .try_into()
+                .is_ok_and(|d: std::time::Duration| d >= COUNTS_STAND_FOR)
+        })
+    };
+    match shown {
+        Some(s) => {
+            flags(&s.nodes) != flags(&new.nodes) || stood(s.read_at.parse::<Timestamp>().ok())
+        }
+        None => flags(&new.nodes) != [false; 4] || stood(created),
+    }
+}
+
 /// Whether `new` differs enough from `shown` to replace it: another node list, a node that
 /// turned readable or not, a flag or a field that appeared or went, or a count that moved by
 /// more than a tenth (any move of a count from or to 0).
@@ -304,5 +348,44 @@ mod tests {
             &[node("web-0", 0, true, 1000), node("web-1", 0, true, 1)]
         ));
         assert!(!differs(&shown, &shown.clone()));
+    }
+
+    #[test]
+    fn a_fleet_without_autoscaling_shows_signals_at_once_and_counts_when_they_stood() {
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let reading = |waiting: u64, rss: u64| FleetReading {
+            read_at: at(1_000),
+            nodes: vec![node("web-0", waiting, true, rss)],
+        };
+        let quiet = reading(0, 100);
+        // Nothing shown: a young fleet waits, an old one shows, a signal shows at once.
+        assert!(!worth_showing(None, &quiet, Some(at(900)), at(1_000)));
+        assert!(worth_showing(None, &quiet, Some(at(600)), at(1_000)));
+        assert!(worth_showing(
+            None,
+            &reading(3, 100),
+            Some(at(900)),
+            at(1_000)
+        ));
+        // Something shown: counts wait until it stood, signals do not.
+        let shown = quiet.to_status();
+        assert!(!worth_showing(
+            Some(&shown),
+            &reading(0, 200),
+            Some(at(0)),
+            at(1_100)
+        ));
+        assert!(worth_showing(
+            Some(&shown),
+            &reading(0, 200),
+            Some(at(0)),
+            at(1_300)
+        ));
+        assert!(worth_showing(
+            Some(&shown),
+            &reading(2, 100),
+            Some(at(0)),
+            at(1_010)
+        ));
     }
 }

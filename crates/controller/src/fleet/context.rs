@@ -90,7 +90,7 @@ impl Default for Settings {
             publish_backoff: crate::source::decide::FIRST_BACKOFF,
             capacity_interval: Duration::from_secs(60),
             autoscale_interval: Duration::from_secs(15),
-            capacity_reads_per_second: 20,
+            capacity_reads_per_second: 10,
         }
     }
 }

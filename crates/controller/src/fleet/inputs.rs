@@ -5,7 +5,7 @@
 
 use crate::autoscale::decide::Scaled;
 use crate::cache::caches;
-use crate::capacity::reading::FleetReading;
+use crate::capacity::reading::{self, FleetReading};
 use crate::failure::Failure;
 use crate::fleet::autoscale_step;
 use crate::fleet::config_hash;
@@ -178,7 +178,16 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         nodes,
         manifest_failures,
         source,
-        capacity: tracked.map(|t| t.reading),
+        // A fleet without spec.autoscaling shows a new reading only when it is worth a write.
+        capacity: tracked.map(|t| t.reading).filter(|reading| {
+            fleet.spec.autoscaling.is_some()
+                || reading::worth_showing(
+                    fleet.status.as_ref().and_then(|s| s.capacity.as_ref()),
+                    reading,
+                    fleet.metadata.creation_timestamp.as_ref().map(|t| t.0),
+                    Timestamp::now(),
+                )
+        }),
         autoscale,
     }))
 }
@@ -243,17 +252,20 @@ pub fn replicas(fleet: &CelldFleet, pointer: &Pointer, autoscale: Option<&Scaled
 
 /// A fleet's resolved storage, its credentials Secret (none for workload identity) and the
 /// store's resourceVersion.
-struct Resolved {
-    storage: ResolvedStorage,
-    secret: Option<Arc<Secret>>,
-    store_version: Option<String>,
+pub struct Resolved {
+    /// The storage.
+    pub storage: ResolvedStorage,
+    /// Its credentials Secret; None for workload identity.
+    pub secret: Option<Arc<Secret>>,
+    /// The resourceVersion of its CelldObjectStore, if it uses one.
+    pub store_version: Option<String>,
 }
 
 /// The fleet's storage with its credentials Secret, or why it does not resolve. Reads the
 /// caches; the API server only for a Secret whose contents changed since last read, and to
 /// confirm that a store or Secret missing from the cache is really missing (a fleet created
 /// together with them may be reconciled before their watch events arrive).
-async fn resolve_storage(
+pub async fn resolve_storage(
     ctx: &Context,
     ns: &str,
     fleet: &CelldFleet,
