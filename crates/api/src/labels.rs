@@ -58,6 +58,12 @@ pub const SOURCE_SUSPENDED: &str = "platform.celld.dev/source-suspended";
 /// as the time), for a tag that moved or after a fleet stalled on failed publishes.
 pub const RECONCILE_REQUESTED_AT: &str = "platform.celld.dev/reconcile-requested-at";
 
+/// Label on a preview's fleet: the name of the CelldPreview it serves (its own name).
+pub const PREVIEW: &str = "platform.celld.dev/preview";
+
+/// Label on a preview's fleet: the fleet it is a preview of.
+pub const PREVIEW_OF: &str = "platform.celld.dev/preview-of";
+
 /// Value of `app.kubernetes.io/managed-by` on the deploy Jobs the operator runs for a fleet's
 /// spec.source (the plugin's carry `kubectl-celld`).
 pub const MANAGED_BY_OPERATOR: &str = "celld-operator";

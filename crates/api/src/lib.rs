@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod labels;
 pub mod object_store;
 pub mod pod_security;
+pub mod preview;
 pub mod quantity;
 pub mod resolve;
 pub mod rules;
@@ -22,11 +23,12 @@ pub use fleet::{
     CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, DriftPolicy, Durability,
     FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource, IngressSpec, IngressTls,
     LocalStorage, LocalStorageType, NodeCapacity, NodeStatus, ObjectStorage, PathType,
-    PublishAttempt, PublishPhase, PublishedRevision, PvcRetention, ScaleDecision, ScaleDown,
-    ScaleHold, ScaleUp, SecretRef, ServiceSpec, ServiceType, SourceDrift, SourceRevision,
-    SourceStatus, StorageStatus, StoreRef, UpgradeStrategy, WorkerSource,
+    PreviewPolicy, PreviewTls, PublishAttempt, PublishPhase, PublishedRevision, PvcRetention,
+    ScaleDecision, ScaleDown, ScaleHold, ScaleUp, SecretRef, ServiceSpec, ServiceType, SourceDrift,
+    SourceRevision, SourceStatus, StorageStatus, StoreRef, UpgradeStrategy, WorkerSource,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
+pub use preview::{CelldPreview, CelldPreviewSpec, CelldPreviewStatus, PreviewPhase};
 pub use resolve::{ResolveError, ResolvedStorage};
 pub use validate::{SpecError, Violation};
 

@@ -2,7 +2,7 @@
 //! server enforces.
 
 pub use crate::schema_bounds::Violation;
-use crate::{CelldFleet, CelldObjectStore};
+use crate::{CelldFleet, CelldObjectStore, CelldPreview};
 use kube::CustomResourceExt;
 use kube::core::cel::ValidationErrors;
 use serde::Serialize;
@@ -77,4 +77,18 @@ pub fn fleet_update(fleet: &CelldFleet, old: &CelldFleet) -> Result<(), SpecErro
 pub fn object_store(store: &CelldObjectStore) -> Result<(), SpecError> {
     bounds(store)?;
     store.validate_cel().map_err(SpecError::from)
+}
+
+/// Checks a preview against the CRD's size bounds and CEL rules, as admission would on create
+/// (without the admission policy's checks against its fleet).
+pub fn preview(preview: &CelldPreview) -> Result<(), SpecError> {
+    bounds(preview)?;
+    preview.validate_cel().map_err(SpecError::from)
+}
+
+/// Checks an update of a preview against the CRD's size bounds and CEL rules, transition
+/// rules included.
+pub fn preview_update(preview: &CelldPreview, old: &CelldPreview) -> Result<(), SpecError> {
+    bounds(preview)?;
+    preview.validate_cel_update(old).map_err(SpecError::from)
 }

@@ -7,7 +7,7 @@
 mod cases;
 
 use cases::updates::FLEET_UPDATES;
-use cases::{Case, stores::STORES};
+use cases::{Case, previews::PREVIEWS, stores::STORES};
 use celld_testkit::{Check, TestEnv, wait_until};
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
@@ -74,6 +74,7 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
         .expect("CRDs installed");
     let mut failures = run("CelldFleet", &cases::fleets(), &env).await;
     failures.extend(run("CelldObjectStore", STORES, &env).await);
+    failures.extend(run("CelldPreview", PREVIEWS, &env).await);
 
     let fleets = api(&env, "CelldFleet");
     for update in FLEET_UPDATES {

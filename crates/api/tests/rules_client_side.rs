@@ -5,8 +5,8 @@
 mod cases;
 
 use cases::updates::{EPHEMERAL_TO_PERSISTENT, FLEET_UPDATES};
-use cases::{Case, stores::STORES};
-use celld_api::{CelldFleet, CelldObjectStore, validate};
+use cases::{Case, previews::PREVIEWS, stores::STORES};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, validate};
 use serde_json::{Value, json};
 
 fn object(kind: &str, yaml: &str) -> Value {
@@ -58,6 +58,40 @@ fn object_store_rules() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn preview_rules() {
+    let failures: Vec<String> = PREVIEWS
+        .iter()
+        .filter_map(|c| {
+            let preview: CelldPreview = serde_json::from_value(object("CelldPreview", c.yaml))
+                .expect("case parses as a CelldPreview");
+            check(c, validate::preview(&preview))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A preview's fleet cannot change: the child fleet and its data belong to the first.
+#[test]
+fn a_previews_fleet_cannot_change() {
+    let parse = |yaml: &str| -> CelldPreview {
+        serde_json::from_value(object("CelldPreview", yaml)).expect("a CelldPreview")
+    };
+    let old = parse("metadata: {name: pr-1}\nspec: {fleet: web}\n");
+    let err =
+        validate::preview_update(&parse("metadata: {name: pr-1}\nspec: {fleet: api}\n"), &old)
+            .expect_err("spec.fleet change refused");
+    assert!(
+        err.to_string().contains("spec.fleet cannot change"),
+        "{err}"
+    );
+    validate::preview_update(
+        &parse("metadata: {name: pr-1}\nspec: {fleet: web, ttl: 96h}\n"),
+        &old,
+    )
+    .expect("a ttl change is admitted");
 }
 
 #[test]

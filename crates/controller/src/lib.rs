@@ -27,6 +27,7 @@ pub mod leadership;
 pub mod map_retain;
 pub mod metrics;
 pub mod nodes;
+pub mod preview;
 pub mod rbac;
 pub mod reason;
 pub mod runtime;

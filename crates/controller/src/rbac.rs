@@ -36,14 +36,22 @@ fn child_rules() -> Vec<PolicyRule> {
 /// Cluster-wide rules: the operator watches fleets in every namespace and owns their children.
 pub fn cluster_rules() -> Vec<PolicyRule> {
     let mut rules = vec![
+        rule("platform.celld.dev", &["celldobjectstores"], READ),
+        // A preview's fleet is the operator's own: applied, stopped and deleted by it.
+        rule("platform.celld.dev", &["celldfleets"], OWN),
+        // Previews: read, and their finalizer added and removed (patch).
         rule(
             "platform.celld.dev",
-            &["celldfleets", "celldobjectstores"],
-            READ,
+            &["celldpreviews"],
+            &["get", "list", "watch", "patch"],
         ),
         rule(
             "platform.celld.dev",
-            &["celldfleets/status", "celldobjectstores/status"],
+            &[
+                "celldfleets/status",
+                "celldobjectstores/status",
+                "celldpreviews/status",
+            ],
             &["get", "patch"],
         ),
         rule("", &["secrets"], READ),
@@ -116,5 +124,23 @@ mod tests {
             !grants("", "secrets", "create"),
             "Secrets are read, never written"
         );
+    }
+
+    #[test]
+    fn previews_own_their_fleets_and_never_create_previews() {
+        for verb in ["create", "patch", "delete"] {
+            assert!(
+                grants("platform.celld.dev", "celldfleets", verb),
+                "celldfleets {verb}"
+            );
+        }
+        assert!(grants("platform.celld.dev", "celldpreviews", "patch"));
+        assert!(grants(
+            "platform.celld.dev",
+            "celldpreviews/status",
+            "patch"
+        ));
+        assert!(!grants("platform.celld.dev", "celldpreviews", "create"));
+        assert!(!grants("platform.celld.dev", "celldobjectstores", "patch"));
     }
 }

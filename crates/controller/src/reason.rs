@@ -4,7 +4,7 @@
 use celld_api::ResolveError;
 use std::fmt;
 
-/// A CamelCase reason of a condition or an Event on a CelldFleet.
+/// A CamelCase reason of a condition or an Event on a CelldFleet or a CelldPreview.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     // StorageResolved
@@ -180,6 +180,28 @@ pub enum Reason {
     IdleEvictionSet,
     /// spec.env does not set CELLD_IDLE_EVICT_S.
     IdleEvictionUnset,
+
+    // CelldPreview: Ready and DataRemoved
+    /// The preview's spec.fleet names no CelldFleet.
+    FleetNotFound,
+    /// The preview's fleet does not set spec.previews.
+    PreviewsNotAllowed,
+    /// The preview asks for a longer TTL than its fleet's spec.previews.maxTtl.
+    TtlTooLong,
+    /// A fleet of the preview's name exists and is not the preview's.
+    NameTaken,
+    /// The preview's fleet is created or not serving yet.
+    FleetNotReady,
+    /// The preview's TTL ended: its fleet and data are being deleted.
+    Expiring,
+    /// The preview's TTL ended and its fleet and data are gone.
+    Expired,
+    /// The preview's bucket prefix was emptied.
+    DataRemoved,
+    /// The preview's bucket prefix could not be emptied (yet).
+    DataNotRemoved,
+    /// The preview was deleted but its bucket prefix could not be emptied: the data is kept.
+    DataKept,
 }
 
 impl Reason {
@@ -262,6 +284,16 @@ impl Reason {
             Self::NoMemoryBudget => "NoMemoryBudget",
             Self::IdleEvictionSet => "IdleEvictionSet",
             Self::IdleEvictionUnset => "IdleEvictionUnset",
+            Self::FleetNotFound => "FleetNotFound",
+            Self::PreviewsNotAllowed => "PreviewsNotAllowed",
+            Self::TtlTooLong => "TtlTooLong",
+            Self::NameTaken => "NameTaken",
+            Self::FleetNotReady => "FleetNotReady",
+            Self::Expiring => "Expiring",
+            Self::Expired => "Expired",
+            Self::DataRemoved => "DataRemoved",
+            Self::DataNotRemoved => "DataNotRemoved",
+            Self::DataKept => "DataKept",
         }
     }
 

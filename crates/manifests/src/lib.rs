@@ -8,7 +8,7 @@ pub mod user_roles;
 
 use crate::error::Error;
 use crate::operator::{NAMESPACE, OPERATOR, labels};
-use celld_api::{CelldFleet, CelldObjectStore};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::CustomResourceExt;
@@ -53,6 +53,8 @@ fn yaml(what: &'static str, value: &impl Serialize) -> Result<String, Error> {
     serde_yaml::to_string(value).map_err(|source| Error::Yaml { what, source })
 }
 
+const ADMISSION_HEADER: &str = "# Checks each CelldPreview against the CelldFleet it names (the fleet allows previews, the\n# TTL is within its maximum, no other fleet has the preview's name): the API server hands the\n# policy every fleet of the preview's namespace and evaluates each check once per fleet.\n";
+
 const USER_ROLES_HEADER: &str =
     "# For users, not the operator: aggregated into the built-in view, edit and admin roles.\n";
 
@@ -85,6 +87,18 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
     let (cluster_role, role) = rbac();
     let fleets = crd_yaml("the CelldFleet CRD", &CelldFleet::crd())?;
     let stores = crd_yaml("the CelldObjectStore CRD", &CelldObjectStore::crd())?;
+    let previews = crd_yaml("the CelldPreview CRD", &CelldPreview::crd())?;
+    let admission = format!(
+        "{}---\n{}",
+        yaml(
+            "the previews ValidatingAdmissionPolicy",
+            &celld_api::preview::admission::policy()
+        )?,
+        yaml(
+            "the previews ValidatingAdmissionPolicyBinding",
+            &celld_api::preview::admission::binding()
+        )?
+    );
     let roles = format!(
         "{}---\n{}",
         yaml("the operator ClusterRole", &cluster_role)?,
@@ -96,7 +110,12 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         yaml("the celld-fleet-viewer ClusterRole", &viewer)?,
         yaml("the celld-fleet-editor ClusterRole", &editor)?
     );
-    let install = install::install_manifest(&[&fleets, &stores], &roles, &user_roles)?;
+    let install = install::install_manifest(
+        &[&fleets, &stores, &previews],
+        &admission,
+        &roles,
+        &user_roles,
+    )?;
     Ok(vec![
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldfleets.yaml"),
@@ -105,6 +124,14 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldobjectstores.yaml"),
             format!("{HEADER}{stores}"),
+        ),
+        (
+            PathBuf::from("crd/bases/platform.celld.dev_celldpreviews.yaml"),
+            format!("{HEADER}{previews}"),
+        ),
+        (
+            PathBuf::from("admission/previews.yaml"),
+            format!("{HEADER}{ADMISSION_HEADER}{admission}"),
         ),
         (PathBuf::from("rbac/role.yaml"), format!("{HEADER}{roles}")),
         (

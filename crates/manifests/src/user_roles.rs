@@ -1,5 +1,5 @@
 //! ClusterRoles for the people who use fleets, aggregated into the built-in roles: `view` can
-//! read fleets and stores, `edit` (and `admin`) can also change them and scale fleets. Bound
+//! read fleets, stores and previews, `edit` (and `admin`) can also change them and scale fleets. Bound
 //! through the built-in roles, they apply in the namespaces where a user holds those.
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
@@ -12,8 +12,12 @@ pub const VIEWER: &str = "celld-fleet-viewer";
 pub const EDITOR: &str = "celld-fleet-editor";
 
 const GROUP: &str = "platform.celld.dev";
-const RESOURCES: &[&str] = &["celldfleets", "celldobjectstores"];
-const STATUS: &[&str] = &["celldfleets/status", "celldobjectstores/status"];
+const RESOURCES: &[&str] = &["celldfleets", "celldobjectstores", "celldpreviews"];
+const STATUS: &[&str] = &[
+    "celldfleets/status",
+    "celldobjectstores/status",
+    "celldpreviews/status",
+];
 const SCALE: &[&str] = &["celldfleets/scale"];
 const READ: &[&str] = &["get", "list", "watch"];
 const WRITE: &[&str] = &[
@@ -56,7 +60,8 @@ fn role(name: &str, aggregate_to: &[&str], rules: Vec<PolicyRule>) -> ClusterRol
     }
 }
 
-/// `celld-fleet-viewer` (get, list and watch fleets, stores and their status; into `view`) and
+/// `celld-fleet-viewer` (get, list and watch fleets, stores, previews and their status; into
+/// `view`) and
 /// `celld-fleet-editor` (also create, update, patch, delete them and scale fleets; into `edit`
 /// and `admin`).
 pub fn user_roles() -> [ClusterRole; 2] {

@@ -128,6 +128,33 @@ impl S3Settings {
         }
     }
 
+    /// The keys of the shared bucket under `prefix` (a key prefix, as given), sorted.
+    pub async fn list_keys(&self, prefix: &str) -> Result<Vec<String>> {
+        let mut keys = Vec::new();
+        let mut pages = self
+            .client()
+            .list_objects_v2()
+            .bucket(&self.bucket)
+            .prefix(prefix)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| Error::S3 {
+                action: "listing",
+                bucket: self.bucket.clone(),
+                key: prefix.to_owned(),
+                message: DisplayErrorContext(e).to_string(),
+            })?;
+            keys.extend(
+                page.contents()
+                    .iter()
+                    .filter_map(|o| o.key().map(str::to_owned)),
+            );
+        }
+        keys.sort();
+        Ok(keys)
+    }
+
     /// Writes `body` to `key` of the shared bucket, unconditionally.
     pub async fn put_object(&self, key: &str, body: Vec<u8>) -> Result<()> {
         self.client()

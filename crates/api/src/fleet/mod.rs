@@ -3,6 +3,7 @@
 
 mod autoscaling;
 mod capacity_status;
+mod previews;
 mod routing;
 mod source;
 mod status;
@@ -22,6 +23,7 @@ pub use autoscaling::{Autoscaling, ScaleDown, ScaleUp};
 pub use capacity_status::{
     AutoscalingStatus, CapacityStatus, CapacityTotals, NodeCapacity, ScaleDecision, ScaleHold,
 };
+pub use previews::{PreviewPolicy, PreviewTls, previews_bucket_rule};
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
 pub use source::{
     DriftPolicy, FluxSourceKind, FluxSourceRef, ImageLayout, ImageSource, WorkerSource,
@@ -77,6 +79,7 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb
 )]
 #[x_kube(validation = Rule::new("!(has(self.storeRef) && has(self.objectStorage.credentialsSecretRef))").message("spec.storeRef excludes spec.objectStorage.credentialsSecretRef: the CelldObjectStore names the credentials Secret, so remove credentialsSecretRef (or remove storeRef for an inline connection)"))]
 #[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP) && !has(self.objectStorage.azureStorageAccount))").message("spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
+#[x_kube(validation = previews::previews_bucket_rule())]
 #[x_kube(validation = Rule::new("!self.objectStorage.bucket.startsWith('az://') || has(self.storeRef) || has(self.objectStorage.azureStorageAccount)").message("an az:// bucket needs spec.objectStorage.azureStorageAccount, the Azure storage account holding its container (or a spec.storeRef whose CelldObjectStore sets azureStorageAccount)"))]
 #[schemars(transform = crate::rules::versions::schema)]
 #[serde(rename_all = "camelCase")]
@@ -234,6 +237,11 @@ pub struct CelldFleetSpec {
     /// and later): see status.autoscaling and status.capacity for what it decided and read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoscaling: Option<Autoscaling>,
+
+    /// Let CelldPreviews copy this fleet: each gets a fleet of its own at
+    /// <preview>.<baseDomain>, its data under the previews bucket, deleted at its TTL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previews: Option<PreviewPolicy>,
 }
 
 /// When the kubelet pulls a container image.
@@ -301,6 +309,7 @@ impl CelldFleetSpec {
             image_pull_secrets: Vec::new(),
             source: None,
             autoscaling: None,
+            previews: None,
         }
     }
 }

@@ -42,4 +42,5 @@ pub mod resources;
 pub mod storage;
 pub mod tolerations;
 pub mod topology_spread;
+pub mod ttl;
 pub mod versions;

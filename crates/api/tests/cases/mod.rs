@@ -1,4 +1,4 @@
-//! Accepted and refused CelldFleet / CelldObjectStore examples, shared by the client-side rule
+//! Accepted and refused CelldFleet / CelldObjectStore / CelldPreview examples, shared by the client-side rule
 //! tests and the tests against the real API server, so both prove the same rules.
 
 /// One example: a manifest and, for a refused one, a piece of the message that must name the
@@ -28,6 +28,7 @@ mod containers;
 mod metadata;
 mod names;
 mod object_storage;
+pub mod previews;
 mod routing;
 mod scheduling;
 mod sizes;
@@ -49,6 +50,7 @@ pub fn fleets() -> Vec<Case> {
         versions::CASES,
         source::CASES,
         autoscaling::CASES,
+        previews::CASES,
     ];
     let mut all: Vec<Case> = families.iter().flat_map(|f| f.iter().cloned()).collect();
     all.extend(sizes::cases());

@@ -120,13 +120,17 @@ fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
     rx
 }
 
-/// `items` delivered to two consumers, driven by a task of their own: one watch feeds both
-/// controllers, so the API server serves it once.
-fn shared<K: Clone + Send + 'static>(items: Items<K>) -> (Items<K>, Items<K>) {
-    let (first_tx, first) = consumer();
-    let (second_tx, second) = consumer();
-    forward(items, vec![first_tx, second_tx]);
-    (first, second)
+/// `items` delivered to `N` consumers, driven by a task of their own: one watch feeds every
+/// controller that looks at the kind, so the API server serves it once.
+fn fanned<K: Clone + Send + 'static, const N: usize>(items: Items<K>) -> [Items<K>; N] {
+    let mut senders = Vec::with_capacity(N);
+    let ends = std::array::from_fn(|_| {
+        let (tx, rx) = consumer();
+        senders.push(tx);
+        rx
+    });
+    forward(items, senders);
+    ends
 }
 
 /// `items` without their errors, which are logged as failures of the watch `name`; the watch's
@@ -216,9 +220,19 @@ impl WatchStreams {
         name: &str,
         config: watcher::Config,
     ) -> (Store<K>, Items<K>, Items<K>) {
-        let (store, items) = self.cache(name, config);
-        let (first, second) = shared(items);
+        let (store, [first, second]) = self.cached_fanned(name, config);
         (store, first, second)
+    }
+
+    /// Like [`cached_touched`](Self::cached_touched), with the objects delivered to `N`
+    /// consumers.
+    pub fn cached_fanned<K: Watched, const N: usize>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<K>, [Items<K>; N]) {
+        let (store, items) = self.cache(name, config);
+        (store, fanned(items))
     }
 
     /// A cache of the objects of the dynamic kind `resource` (a CRD that may not be installed,
@@ -322,13 +336,17 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_shared_watch_delivers_every_item_to_both_consumers() {
+    async fn a_shared_watch_delivers_every_item_to_every_consumer() {
         let items: Items<i32> = stream::iter(vec![Ok(1), Ok(2), Ok(3)]).boxed();
-        let (first, second) = shared(items);
-        let first: Vec<i32> = first.map(|i| i.unwrap()).collect().await;
-        assert_eq!(first, vec![1, 2, 3]);
-        let second: Vec<i32> = second.map(|i| i.unwrap()).collect().await;
-        assert_eq!(second, vec![1, 2, 3], "the slower consumer misses nothing");
+        let ends: [Items<i32>; 3] = fanned(items);
+        for (i, end) in ends.into_iter().enumerate() {
+            let got: Vec<i32> = end.map(|i| i.unwrap()).collect().await;
+            assert_eq!(
+                got,
+                vec![1, 2, 3],
+                "consumer {i}: a slower consumer misses nothing"
+            );
+        }
     }
 
     #[tokio::test]

@@ -13,8 +13,9 @@ use crate::fleet::reconcile::{error_policy, reconcile};
 use crate::leadership::fence::Fence;
 use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
+use crate::preview;
 use crate::store::status as store_status;
-use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, FluxSourceKind};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
@@ -114,6 +115,8 @@ struct Shared {
     secrets: Store<PartialObjectMeta<Secret>>,
     for_fleets: Triggers,
     for_stores: Triggers,
+    /// The fleet changes the preview controller looks at.
+    for_previews: Items<DeserializeGuard<CelldFleet>>,
 }
 
 /// The changes of fleets, stores and Secrets one controller looks at.
@@ -126,8 +129,8 @@ struct Triggers {
 impl Shared {
     fn watch(streams: &WatchStreams) -> Self {
         let config = streams.config();
-        let (fleets, fleet_changes, fleets_for_stores) = streams
-            .cached_shared::<DeserializeGuard<CelldFleet>>(
+        let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =
+            streams.cached_fanned::<DeserializeGuard<CelldFleet>, 3>(
                 "CelldFleet",
                 config.clone().any_semantic(),
             );
@@ -154,6 +157,7 @@ impl Shared {
                 stores: store_changes,
                 secrets: secrets_for_stores,
             },
+            for_previews: fleets_for_previews,
         }
     }
 }
@@ -239,6 +243,8 @@ struct OptionalApis {
     gateway_api: bool,
     /// The Flux source kinds it serves.
     flux: Vec<(FluxSourceKind, ApiResource)>,
+    /// Whether it serves CelldPreview (a CRD installed with this release).
+    previews: bool,
 }
 
 /// The fleets of `ns` whose spec.source names the Flux source `kind`/`name`.
@@ -337,6 +343,50 @@ fn store_controller(
         )
 }
 
+type Previews = Store<DeserializeGuard<CelldPreview>>;
+
+/// The previews of namespace `ns` that preview the fleet `fleet`, and the one `fleet` serves
+/// (its controller, when a preview).
+fn previews_touched_by(
+    previews: &Previews,
+    fleet: &DeserializeGuard<CelldFleet>,
+) -> Vec<ObjectRef<DeserializeGuard<CelldPreview>>> {
+    let ns = fleet.namespace().unwrap_or_default();
+    let name = fleet.name_any();
+    let mut names: Vec<String> = previews
+        .state()
+        .iter()
+        .filter_map(|g| g.0.as_ref().ok())
+        .filter(|p| p.namespace().as_deref() == Some(ns.as_str()) && p.spec.fleet == name)
+        .map(|p| p.name_any())
+        .collect();
+    names.extend(
+        fleet
+            .owner_references()
+            .iter()
+            .filter(|o| o.controller == Some(true) && o.kind == CelldPreview::kind(&()))
+            .map(|o| o.name.clone()),
+    );
+    refs(names, &ns)
+}
+
+/// The CelldPreview controller: previews, looked at again when the fleet they preview or the
+/// fleet they serve from changes.
+fn preview_controller(
+    streams: &WatchStreams,
+    fleet_changes: Items<DeserializeGuard<CelldFleet>>,
+) -> Controller<DeserializeGuard<CelldPreview>> {
+    let (previews, preview_changes) = streams.cached_touched::<DeserializeGuard<CelldPreview>>(
+        "CelldPreview",
+        streams.config().any_semantic(),
+    );
+    let by_fleet = previews.clone();
+    Controller::for_stream(preview_changes, previews)
+        .watches_stream(fleet_changes, move |fleet: DeserializeGuard<CelldFleet>| {
+            previews_touched_by(&by_fleet, &fleet)
+        })
+}
+
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or
 /// [`SHUTDOWN_GRACE`] after `shutdown`, whichever comes first.
 /// Every write passes `fence`; every watch reports its life to `watches`.
@@ -352,16 +402,19 @@ pub async fn run(
     let optional = OptionalApis {
         gateway_api: crate::cache::discovery::http_route_served(&client).await,
         flux: flux_kinds(&client).await,
+        previews: crate::cache::discovery::previews_served(&client).await,
     };
     let gateway_api = optional.gateway_api;
     let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
-    info!(gateway_api, ?flux, namespace = ?settings.namespace, "starting the CelldFleet controller");
+    let previews = optional.previews;
+    info!(gateway_api, ?flux, previews, namespace = ?settings.namespace, "starting the CelldFleet controller");
     let Shared {
         fleets,
         stores,
         secrets,
         for_fleets,
         for_stores,
+        for_previews,
     } = Shared::watch(&streams);
     let (fleet_controller, children, source, statefulsets_to_follow) =
         fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
@@ -370,6 +423,8 @@ pub async fn run(
     let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores);
     let caches = Caches::new(children, stores, secrets, source, streams.listed());
+    // Made after the caches every reconcile waits for: a fleet never waits for the previews.
+    let preview_controller = previews.then(|| preview_controller(&streams, for_previews));
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let ctx = Arc::new(Context::new(
         writer,
@@ -381,6 +436,7 @@ pub async fn run(
         node_trigger,
     ));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let shutdown_previews = shutdown.clone();
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
     let capacity = tokio::spawn(crate::runtime::capacity_reads::run(
         ctx.clone(),
@@ -403,18 +459,39 @@ pub async fn run(
         });
     let store_loop = store_controller
         .graceful_shutdown_on(shutdown.clone())
-        .run(store_status::reconcile, store_status::error_policy, ctx)
+        .run(
+            store_status::reconcile,
+            store_status::error_policy,
+            ctx.clone(),
+        )
         .for_each(|result| async move {
             if let Err(e) = result {
                 debug!(error = %e, "store status did not complete");
             }
         });
+    let preview_loop = async move {
+        if let Some(controller) = preview_controller {
+            controller
+                .graceful_shutdown_on(shutdown_previews)
+                .run(
+                    preview::reconcile::reconcile,
+                    preview::reconcile::error_policy,
+                    ctx,
+                )
+                .for_each(|result| async move {
+                    if let Err(e) = result {
+                        debug!(error = %e, "preview reconcile did not complete");
+                    }
+                })
+                .await;
+        }
+    };
     let grace = async {
         shutdown.clone().await;
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
     tokio::select! {
-        _ = futures::future::join(fleet_loop, store_loop) => {}
+        _ = futures::future::join3(fleet_loop, store_loop, preview_loop) => {}
         () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
     }
     housekeeping.abort();

@@ -1,0 +1,181 @@
+//! Whether a preview can be served, with what policy, and when it expires. Pure.
+
+use crate::reason::Reason;
+use celld_api::rules::ttl;
+use celld_api::{CelldFleet, CelldPreview, PreviewPolicy};
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::ResourceExt;
+
+/// What the preview's fleet allows it.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    /// It can be served, a copy of `parent`, under `policy` until `expires_at`.
+    Live {
+        /// The fleet it previews.
+        parent: Box<CelldFleet>,
+        /// The fleet's spec.previews.
+        policy: Box<PreviewPolicy>,
+        /// When its TTL ends.
+        expires_at: Timestamp,
+    },
+    /// It cannot be served as it is: why, what to do, and when it expires if that is known
+    /// (from the status written while it was served).
+    Refused {
+        /// The Ready condition's reason.
+        reason: Reason,
+        /// What is wrong and what to do.
+        message: String,
+        /// When its TTL ends, as last known.
+        expires_at: Option<Timestamp>,
+    },
+}
+
+impl Verdict {
+    /// When the preview expires, if known.
+    pub fn expires_at(&self) -> Option<Timestamp> {
+        match self {
+            Self::Live { expires_at, .. } => Some(*expires_at),
+            Self::Refused { expires_at, .. } => *expires_at,
+        }
+    }
+}
+
+/// The creation time of `preview` plus `lifetime`; a preview without a creation time (never
+/// from the API server) counts from `now`.
+fn ends(preview: &CelldPreview, lifetime: std::time::Duration, now: Timestamp) -> Timestamp {
+    let created = preview
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map_or(now, |t| t.0);
+    let lifetime = SignedDuration::try_from(lifetime).unwrap_or(SignedDuration::MAX);
+    created.saturating_add(lifetime).unwrap_or(Timestamp::MAX)
+}
+
+/// Judges `preview` against its fleet `parent` (None: not found).
+pub fn judge(preview: &CelldPreview, parent: Option<&CelldFleet>, now: Timestamp) -> Verdict {
+    let known = preview
+        .status
+        .as_ref()
+        .and_then(|s| s.expires_at.as_ref())
+        .map(|t| t.0);
+    let fleet = &preview.spec.fleet;
+    let ns = preview.namespace().unwrap_or_default();
+    let refuse = |reason, message: String| Verdict::Refused {
+        reason,
+        message,
+        expires_at: known,
+    };
+    let Some(parent) = parent else {
+        return refuse(
+            Reason::FleetNotFound,
+            format!(
+                "spec.fleet names CelldFleet {fleet}, which does not exist in namespace {ns}: create it, or name an existing fleet (kubectl get celldfleets -n {ns})"
+            ),
+        );
+    };
+    let Some(policy) = parent.spec.previews.clone() else {
+        return refuse(
+            Reason::PreviewsNotAllowed,
+            format!(
+                "CelldFleet {fleet} does not allow previews: set its spec.previews (baseDomain, bucket, and ingressClass or gatewayRefs)"
+            ),
+        );
+    };
+    let asked = preview.spec.ttl.as_deref().unwrap_or(&policy.ttl);
+    let (lifetime, max) = match (ttl::parse(asked), ttl::parse(&policy.max_ttl)) {
+        (Ok(l), Ok(m)) => (l, m),
+        (Err(e), _) | (_, Err(e)) => return refuse(Reason::TtlTooLong, e),
+    };
+    if lifetime > max {
+        return refuse(
+            Reason::TtlTooLong,
+            format!(
+                "spec.ttl {asked} is longer than the {} CelldFleet {fleet} allows (spec.previews.maxTtl): ask for less, or raise the fleet's maxTtl",
+                policy.max_ttl
+            ),
+        );
+    }
+    Verdict::Live {
+        parent: Box::new(parent.clone()),
+        expires_at: ends(preview, lifetime, now),
+        policy: Box::new(policy),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_api::{CelldFleetSpec, CelldPreviewSpec, CelldPreviewStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    fn at(second: i64) -> Timestamp {
+        Timestamp::from_second(second).unwrap()
+    }
+
+    fn parent(previews: Option<serde_json::Value>) -> CelldFleet {
+        let mut spec = CelldFleetSpec::with_bucket("s3://celld/web");
+        spec.previews = previews.map(|p| serde_json::from_value(p).unwrap());
+        CelldFleet::new("web", spec)
+    }
+
+    fn preview(ttl: Option<&str>) -> CelldPreview {
+        let mut p = CelldPreview::new(
+            "pr-1",
+            CelldPreviewSpec {
+                fleet: "web".into(),
+                ttl: ttl.map(Into::into),
+                source: None,
+            },
+        );
+        p.metadata.namespace = Some("shop".into());
+        p.metadata.creation_timestamp = Some(Time(at(1_000)));
+        p
+    }
+
+    fn allowing() -> Option<serde_json::Value> {
+        Some(
+            serde_json::json!({"baseDomain": "p.example.com", "bucket": "s3://celld-previews/web", "ingressClass": "nginx", "ttl": "2h", "maxTtl": "24h"}),
+        )
+    }
+
+    #[test]
+    fn expires_its_ttl_after_creation_by_default_the_fleets() {
+        let v = judge(&preview(None), Some(&parent(allowing())), at(5_000));
+        assert_eq!(v.expires_at(), Some(at(1_000 + 2 * 3600)));
+        let v = judge(&preview(Some("30m")), Some(&parent(allowing())), at(5_000));
+        assert_eq!(v.expires_at(), Some(at(1_000 + 1800)));
+        assert!(matches!(v, Verdict::Live { .. }));
+    }
+
+    #[test]
+    fn refuses_naming_the_fleet_and_the_fix() {
+        let missing = judge(&preview(None), None, at(0));
+        let Verdict::Refused {
+            reason, message, ..
+        } = missing
+        else {
+            panic!("served without a fleet")
+        };
+        assert_eq!(reason, Reason::FleetNotFound);
+        assert!(message.contains("CelldFleet web, which does not exist in namespace shop"));
+        let closed = judge(&preview(None), Some(&parent(None)), at(0));
+        assert!(
+            matches!(closed, Verdict::Refused { reason: Reason::PreviewsNotAllowed, ref message, .. } if message.contains("set its spec.previews"))
+        );
+        let long = judge(&preview(Some("48h")), Some(&parent(allowing())), at(0));
+        assert!(
+            matches!(long, Verdict::Refused { reason: Reason::TtlTooLong, ref message, .. } if message.contains("spec.ttl 48h is longer than the 24h"))
+        );
+    }
+
+    #[test]
+    fn a_refused_preview_keeps_the_expiry_it_had() {
+        let mut p = preview(None);
+        p.status = Some(CelldPreviewStatus {
+            expires_at: Some(Time(at(9_000))),
+            ..CelldPreviewStatus::default()
+        });
+        assert_eq!(judge(&p, None, at(0)).expires_at(), Some(at(9_000)));
+    }
+}
