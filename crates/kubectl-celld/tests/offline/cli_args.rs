@@ -111,6 +111,66 @@ fn deploy_takes_a_directory_or_an_image() {
 }
 
 #[test]
+fn deploy_fans_out_by_selector_or_by_names() {
+    let Command::Deploy(d) = parse(&["deploy", "./w", "-l", "team=payments", "-A"])
+        .unwrap()
+        .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.selector.as_deref(), Some("team=payments"));
+    assert!(d.all_namespaces);
+    assert!(d.fleet.is_none());
+    assert_eq!(d.concurrency, 4, "a small default");
+    let Command::Deploy(d) = parse(&[
+        "deploy",
+        "--image",
+        "src:1",
+        "--fleets",
+        "pay-eu,billing/pay-us",
+        "--concurrency",
+        "32",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.fleets, ["pay-eu", "billing/pay-us"]);
+    assert_eq!(d.concurrency, 32);
+
+    for (args, says) in [
+        (
+            &["deploy", "./w", "--fleet", "web", "--fleets", "a,b"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleet", "web", "--selector", "team=x"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleets", "a", "--selector", "team=x"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleets", "a", "-A"][..],
+            "--selector <SELECTOR>",
+        ),
+        (
+            &["deploy", "./w", "-l", "team=x", "--concurrency", "0"][..],
+            "0 is not in 1..=32",
+        ),
+        (
+            &["deploy", "./w", "-l", "team=x", "--concurrency", "33"][..],
+            "33 is not in 1..=32",
+        ),
+    ] {
+        let e = refused(args);
+        assert!(e.contains(says), "{args:?}:\n{e}");
+    }
+}
+
+#[test]
 fn status_lists_or_shows_one() {
     let Command::Status(s) = parse(&["status", "-A", "-o", "json"]).unwrap().command else {
         panic!("not status")
