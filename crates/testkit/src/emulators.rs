@@ -1,6 +1,7 @@
 //! The GCS (fake-gcs-server) and Azure Blob (Azurite) emulators of the local control plane, as
 //! written by up.sh to `.testenv/gcs.env` and `.testenv/azure.env`, with the one write tests
-//! need: an object put where the operator reads it.
+//! need (an object put where the operator reads it) and, for GCS, the read of an object a
+//! deploy wrote.
 
 use std::path::Path;
 
@@ -94,6 +95,49 @@ impl GcsSettings {
         match answer.lines().next() {
             Some(status) if status.starts_with("HTTP/1.1 200") => Ok(()),
             other => Err(failed(format!("answered {other:?}"))),
+        }
+    }
+
+    /// Reads `key` with a JSON-API media download; None when it does not exist. The request is
+    /// HTTP/1.0, so the answer's body is plain (never chunked) and ends with the connection.
+    pub async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let url = format!("{}/{}/{key}", self.endpoint, self.bucket);
+        let failed = |message: String| Error::Emulator {
+            action: "reading",
+            url: url.clone(),
+            message,
+        };
+        let host = self
+            .endpoint
+            .strip_prefix("http://")
+            .ok_or_else(|| failed(format!("{} is not an http:// URL", self.endpoint)))?;
+        let request = format!(
+            "GET /storage/v1/b/{}/o/{}?alt=media HTTP/1.0\r\nHost: {host}\r\n\r\n",
+            self.bucket,
+            key.replace('/', "%2F"),
+        );
+        let mut stream = tokio::net::TcpStream::connect(host)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let mut answer = Vec::new();
+        stream
+            .read_to_end(&mut answer)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let split = answer
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .ok_or_else(|| failed("the answer has no end of headers".to_string()))?;
+        let head = String::from_utf8_lossy(&answer[..split]);
+        let status = head.lines().next().unwrap_or_default();
+        match status.split_whitespace().nth(1) {
+            Some("200") => Ok(Some(answer[split + 4..].to_vec())),
+            Some("404") => Ok(None),
+            _ => Err(failed(format!("answered {status:?}"))),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::cluster::exec::{self, Sink, Spec};
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::bucket::{BucketFailure, LostRace};
 use crate::error::{Error, Result};
+use crate::pod::job::CONTAINER;
 use crate::pod::work_pod::WorkPod;
 use celld_bucket::wire::{Answer, Listed};
 use k8s_openapi::api::core::v1::Pod;
@@ -38,10 +39,16 @@ pub struct BucketClient {
 impl BucketClient {
     /// A client of `context`'s bucket that runs its requests in `pod`.
     pub fn new(context: &FleetContext, pod: &WorkPod) -> Self {
+        Self::in_pod(context, &pod.pods, &pod.pod)
+    }
+
+    /// A client of `context`'s bucket that runs its requests in the deploy pod `pod` (of the
+    /// pods `pods`), such as the pod a deploy just published from.
+    pub fn in_pod(context: &FleetContext, pods: &Api<Pod>, pod: &str) -> Self {
         BucketClient {
-            pods: pod.pods.clone(),
-            pod: pod.pod.clone(),
-            container: pod.container().to_string(),
+            pods: pods.clone(),
+            pod: pod.to_string(),
+            container: CONTAINER.to_string(),
             bucket: context.storage.bucket.to_string(),
             fleet: context.name().to_string(),
             namespace: context.namespace().to_string(),

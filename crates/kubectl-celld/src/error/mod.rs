@@ -1,6 +1,7 @@
 //! The plugin's errors. Each message says what went wrong and what to do about it.
 
 pub mod bucket;
+pub mod fan_out;
 pub mod kube_error;
 pub mod refused;
 
@@ -215,6 +216,24 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// A fan-out's `--selector` matched no fleet.
+    #[error(
+        "no CelldFleet {} matches the selector '{selector}', so nothing was deployed: list the fleets with their labels with: kubectl get celldfleets{} --show-labels, then fix the selector{}",
+        place(.namespace),
+        ns_flag(.namespace),
+        if .namespace.is_some() { " (or add -A for every namespace)" } else { "" }
+    )]
+    NoFleetsMatch {
+        /// The selector.
+        selector: String,
+        /// The namespace looked in; None with `-A`.
+        namespace: Option<String>,
+    },
+
+    /// A fan-out deploy after which some or all fleets do not serve the new version.
+    #[error(transparent)]
+    FanOut(#[from] Box<fan_out::FanOutIncomplete>),
+
     /// A Secret named by `--vars-from-secret` does not exist.
     #[error(
         "Secret '{secret}' (--vars-from-secret) does not exist in namespace '{namespace}', the fleet's: create it with: kubectl create secret generic {secret} -n {namespace} --from-literal=NAME=VALUE (or --from-env-file=FILE), or fix the name; nothing was uploaded"
@@ -293,6 +312,13 @@ fn ns_note(namespace: &Option<String>) -> String {
         .as_ref()
         .map(|n| format!(" in namespace '{n}'"))
         .unwrap_or_else(|| " cluster-wide".to_string())
+}
+
+fn place(namespace: &Option<String>) -> String {
+    match namespace {
+        Some(ns) => format!("in namespace '{ns}'"),
+        None => "in any namespace".to_string(),
+    }
 }
 
 fn ns_flag(namespace: &Option<String>) -> String {
@@ -374,6 +400,7 @@ impl Error {
             Self::Interrupted { .. } => 130,
             Self::Usage(_) => 2,
             Self::ReloadRefused(_) | Self::NotAdopted { .. } => refused::REFUSED_EXIT_CODE,
+            Self::FanOut(incomplete) => incomplete.exit_code(),
             _ => 1,
         }
     }
@@ -440,6 +467,21 @@ mod tests {
         let missing = kube::Error::Api(missing.boxed());
         assert!(!is_unknown_resource(&missing));
         assert_eq!(status_code(&missing), Some(404));
+    }
+
+    #[test]
+    fn a_selector_matching_nothing_is_named_with_the_way_to_list_labels() {
+        let e = Error::NoFleetsMatch {
+            selector: "team=payments".into(),
+            namespace: Some("apps".into()),
+        };
+        insta::assert_snapshot!(e.to_string(), @"no CelldFleet in namespace 'apps' matches the selector 'team=payments', so nothing was deployed: list the fleets with their labels with: kubectl get celldfleets -n apps --show-labels, then fix the selector (or add -A for every namespace)");
+        let e = Error::NoFleetsMatch {
+            selector: "team=payments".into(),
+            namespace: None,
+        };
+        insta::assert_snapshot!(e.to_string(), @"no CelldFleet in any namespace matches the selector 'team=payments', so nothing was deployed: list the fleets with their labels with: kubectl get celldfleets -A --show-labels, then fix the selector");
+        assert_eq!(e.exit_code(), 1);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::{Error, Result};
-use crate::pod::job::{self, CONTAINER, DEFAULT_DEPLOYER_IMAGE};
+use crate::pod::job::{self, DEFAULT_DEPLOYER_IMAGE};
 use crate::pod::pod_wait;
 use crate::pod::preflight;
 use crate::text::progress::Progress;
@@ -100,11 +100,6 @@ impl WorkPod {
             return Err(e);
         }
         Ok(pod)
-    }
-
-    /// The container every exec runs in.
-    pub fn container(&self) -> &'static str {
-        CONTAINER
     }
 
     /// Deletes the Job; a failure is a warning (the Job's TTL and deadline clean up).

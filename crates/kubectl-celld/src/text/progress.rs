@@ -1,6 +1,8 @@
 //! Progress lines of the commands that drive a deploy pod, on stderr (stdout carries celld's own
 //! output and the commands' results). On a terminal the upload counter redraws in place;
-//! otherwise it prints at each quarter.
+//! otherwise it prints at each quarter. A fan-out deploy gives each fleet its own progress with
+//! a prefix (`[apps/web] `) on every line, and never redraws: lines of fleets deployed at the
+//! same time interleave whole, never within a line.
 
 use super::human;
 use std::io::{IsTerminal, Write};
@@ -10,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 /// Reports what the deploy is doing.
 pub struct Progress {
     tty: bool,
+    prefix: String,
     quarter: u64,
     drawing: bool,
     publishing: Arc<AtomicBool>,
@@ -26,9 +29,33 @@ impl Progress {
     pub fn new() -> Self {
         Self {
             tty: std::io::stderr().is_terminal(),
+            prefix: String::new(),
             quarter: 0,
             drawing: false,
             publishing: Arc::default(),
+        }
+    }
+
+    /// Progress on stderr with `prefix` before every line (no redrawing in place).
+    pub fn prefixed(prefix: String) -> Self {
+        Self {
+            tty: false,
+            prefix,
+            quarter: 0,
+            drawing: false,
+            publishing: Arc::default(),
+        }
+    }
+
+    /// A progress for a step of the same deploy (the upload): the same prefix and terminal
+    /// handling, a counter of its own.
+    pub fn fork(&self) -> Self {
+        Self {
+            tty: self.tty,
+            prefix: self.prefix.clone(),
+            quarter: 0,
+            drawing: false,
+            publishing: Arc::clone(&self.publishing),
         }
     }
 
@@ -41,7 +68,18 @@ impl Progress {
     /// A line about a step.
     pub fn note(&mut self, line: &str) {
         self.end_drawing();
-        eprintln!("{line}");
+        eprintln!("{}{line}", self.prefix);
+    }
+
+    /// Several lines (a tool's output), each with the prefix, written at once so that no other
+    /// fleet's line comes in between.
+    pub fn block(&mut self, text: &str) {
+        self.end_drawing();
+        let lines: String = text
+            .lines()
+            .map(|line| format!("{}{line}\n", self.prefix))
+            .collect();
+        eprint!("{lines}");
     }
 
     /// `sent` of `total` bytes are uploaded.
@@ -58,7 +96,7 @@ impl Progress {
             self.drawing = true;
         } else if pct / 25 > self.quarter || (sent == total && self.quarter < 4) {
             self.quarter = pct / 25;
-            eprintln!("{line}");
+            eprintln!("{}{line}", self.prefix);
         }
     }
 

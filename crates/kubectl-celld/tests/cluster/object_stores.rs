@@ -26,7 +26,7 @@ const FLEET: &str = "web";
 
 /// A service-account key the GCS client takes without asking Google for a token (the
 /// emulator authenticates nothing).
-fn emulator_key() -> String {
+pub fn emulator_key() -> String {
     json!({"private_key": "unused", "private_key_id": "k1", "client_email": "celld@celld-test.iam.gserviceaccount.com", "disable_oauth": true}).to_string()
 }
 

@@ -1,11 +1,13 @@
 //! Shared pieces of the cluster tests: the CRDs, fixtures (Secret, CelldObjectStore, fleet,
 //! node pods) and fake `celld` and `curl` tools that record what they got; running the plugin
-//! binary ([`plugin_run`]); and commands paused while a kwok Exec rule is put in place for their
-//! deploy pod ([`paused`]).
+//! binary ([`plugin_run`]); commands paused while a kwok Exec rule is put in place for their
+//! deploy pod ([`paused`]), and fan-outs paused likewise for each of theirs ([`fan_out_run`]).
 
+mod fan_out_run;
 mod paused;
 mod plugin_run;
 
+pub use fan_out_run::*;
 pub use paused::*;
 pub use plugin_run::*;
 

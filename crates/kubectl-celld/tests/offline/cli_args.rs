@@ -111,6 +111,102 @@ fn deploy_takes_a_directory_or_an_image() {
 }
 
 #[test]
+fn deploy_fans_out_by_selector_or_by_names() {
+    let Command::Deploy(d) = parse(&["deploy", "./w", "-l", "team=payments", "-A"])
+        .unwrap()
+        .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.selector.as_deref(), Some("team=payments"));
+    assert!(d.all_namespaces);
+    assert!(d.fleet.is_none());
+    assert_eq!(d.concurrency, 4, "a small default");
+    let Command::Deploy(d) = parse(&[
+        "deploy",
+        "--image",
+        "src:1",
+        "--fleets",
+        "pay-eu,billing/pay-us",
+        "--concurrency",
+        "32",
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not deploy")
+    };
+    assert_eq!(d.fleets, ["pay-eu", "billing/pay-us"]);
+    assert_eq!(d.concurrency, 32);
+
+    for (args, says) in [
+        (
+            &["deploy", "./w", "--fleet", "web", "--fleets", "a,b"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleet", "web", "--selector", "team=x"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleets", "a", "--selector", "team=x"][..],
+            "cannot be used with",
+        ),
+        (
+            &["deploy", "./w", "--fleets", "a", "-A"][..],
+            "--selector <SELECTOR>",
+        ),
+        (
+            &["deploy", "./w", "-l", "team=x", "--concurrency", "0"][..],
+            "0 is not in 1..=32",
+        ),
+        (
+            &["deploy", "./w", "-l", "team=x", "--concurrency", "33"][..],
+            "33 is not in 1..=32",
+        ),
+    ] {
+        let e = refused(args);
+        assert!(e.contains(says), "{args:?}:\n{e}");
+    }
+}
+
+/// The fan-out commands docs/plugin.md shows parse in full (check-docs only parses up to
+/// `--help`, before clap checks which flags go together), and each is a fan-out.
+#[test]
+fn the_fan_out_commands_of_the_docs_parse() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/plugin.md"))
+            .unwrap();
+    let section = docs
+        .split("### Fan-out: one build to many fleets")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh").nth(1))
+        .and_then(|block| block.split("```").next())
+        .unwrap();
+    let commands: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("kubectl celld "))
+        .collect();
+    assert_eq!(commands.len(), 4, "{section}");
+    for command in commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let cli = parse(&words).unwrap_or_else(|e| panic!("{command}: {e}"));
+        let Command::Deploy(d) = cli.command else {
+            panic!("{command}: not deploy")
+        };
+        assert!(
+            matches!(
+                kubectl_celld::commands::deploy::targets::selection(&d),
+                Ok(kubectl_celld::commands::deploy::targets::Selection::FanOut(
+                    _
+                ))
+            ),
+            "{command}"
+        );
+    }
+}
+
+#[test]
 fn status_lists_or_shows_one() {
     let Command::Status(s) = parse(&["status", "-A", "-o", "json"]).unwrap().command else {
         panic!("not status")

@@ -10,6 +10,7 @@ use crate::text::progress::Progress;
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
+use std::sync::Arc;
 use tokio::io::AsyncWriteExt;
 
 const CHUNK: usize = 64 * 1024;
@@ -25,14 +26,13 @@ pub fn extract_command(len: usize) -> Vec<String> {
     ]
 }
 
-fn feeder(bytes: Vec<u8>) -> Feeder {
+fn feeder(archive: Arc<Archive>, mut progress: Progress) -> Feeder {
     Box::new(move |mut w| {
         async move {
-            let total = bytes.len() as u64;
-            let mut progress = Progress::new();
+            let total = archive.bytes.len() as u64;
             let mut sent = 0u64;
             progress.upload(0, total);
-            for chunk in bytes.chunks(CHUNK) {
+            for chunk in archive.bytes.chunks(CHUNK) {
                 w.write_all(chunk).await.map_err(|e| {
                     Error::Deploy(format!("the upload stream to the deploy pod broke: {e}"))
                 })?;
@@ -48,8 +48,14 @@ fn feeder(bytes: Vec<u8>) -> Feeder {
     })
 }
 
-/// Uploads `archive` into `pod` and checks that it was extracted.
-pub async fn upload(pods: &Api<Pod>, pod: &str, archive: Archive) -> Result<()> {
+/// Uploads `archive` into `pod` and checks that it was extracted; `progress` counts the bytes
+/// sent. The archive is shared: a fan-out uploads the same one into every fleet's pod.
+pub async fn upload(
+    pods: &Api<Pod>,
+    pod: &str,
+    archive: Arc<Archive>,
+    progress: Progress,
+) -> Result<()> {
     let len = archive.bytes.len();
     let done = exec::run(
         pods,
@@ -59,7 +65,7 @@ pub async fn upload(pods: &Api<Pod>, pod: &str, archive: Archive) -> Result<()> 
             container: CONTAINER.into(),
             stdout: Sink::Capture,
             stderr: Sink::Capture,
-            stdin: Some(feeder(archive.bytes)),
+            stdin: Some(feeder(archive, progress)),
         },
     )
     .await?;
