@@ -23,6 +23,7 @@ pub enum Family {
     Credentials,
     Replicas,
     Autoscaling,
+    Previews,
     Image,
     Enums,
 }
@@ -50,6 +51,7 @@ impl Family {
             Family::Credentials => "credentials references",
             Family::Replicas => "replicas",
             Family::Autoscaling => "autoscaling (bounds, windows, steps)",
+            Family::Previews => "previews (domain, bucket, routing, TTLs)",
             Family::Image => "image and pull policy",
             Family::Enums => "enumerations (service type, durability, pathType...)",
         }

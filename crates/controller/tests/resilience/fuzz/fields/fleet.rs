@@ -2,7 +2,7 @@
 
 use super::meta::{map_entry, name_at, object_name};
 use super::pods::{
-    affinity, autoscaling, env, image, replicas, resources, tolerations, topology_spread,
+    affinity, autoscaling, env, image, previews, replicas, resources, tolerations, topology_spread,
 };
 use super::routing::{gateway_refs, tls, with_ingress};
 use super::storage::{inline, local_storage};
@@ -260,6 +260,15 @@ pub fn fleet_fields() -> Vec<Field> {
             mutate: |m, g, _| {
                 let (c, v) = autoscaling(g);
                 set(m, "spec.autoscaling", v.clone());
+                (c, v)
+            },
+        },
+        Field {
+            family: Family::Previews,
+            path: "spec.previews",
+            mutate: |m, g, _| {
+                let (c, v) = previews(g);
+                set(m, "spec.previews", v.clone());
                 (c, v)
             },
         },

@@ -227,6 +227,35 @@ pub fn autoscaling(g: &mut Gen) -> Mutated {
     }
 }
 
+pub fn previews(g: &mut Gen) -> Mutated {
+    match g.class() {
+        Class::Valid => (
+            Class::Valid,
+            one_of!(g;
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx"}),
+                json!({"baseDomain": "p.example.com", "bucket": "celld-previews/fuzz", "gatewayRefs": [{"name": "public"}], "ttl": "90m", "maxTtl": "2h"}),
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx", "tls": {"clusterIssuer": "letsencrypt"}, "replicas": 2, "resources": {"limits": {"memory": "512Mi"}}})
+            ),
+        ),
+        Class::Boundary => (
+            Class::Boundary,
+            json!({"baseDomain": format!("{}.example.com", "a".repeat(63)), "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx", "ttl": "1m", "maxTtl": "1m", "replicas": 10}),
+        ),
+        Class::Hostile => (
+            Class::Hostile,
+            one_of!(g;
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz"}),
+                json!({"baseDomain": "preview.example.com", "bucket": "gs://celld-previews/fuzz", "ingressClass": "nginx"}),
+                json!({"baseDomain": "*.preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx"}),
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx", "ttl": "7d"}),
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx", "ttl": "3h", "maxTtl": "2h"}),
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "ingressClass": "nginx", "replicas": 0}),
+                json!({"baseDomain": "preview.example.com", "bucket": "s3://celld-previews/fuzz", "gatewayRefs": [{"name": "public"}], "tls": {"secretName": "wild"}})
+            ),
+        ),
+    }
+}
+
 pub fn image(g: &mut Gen) -> Mutated {
     let digest = "a".repeat(64);
     match g.class() {
