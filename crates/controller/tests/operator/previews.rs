@@ -405,6 +405,29 @@ async fn a_preview_deleted_before_its_ttl_takes_its_fleet_and_prefix_with_it() {
             .iter()
             .any(|f| f == "platform.celld.dev/preview-data")
     );
+    // At rest nothing is written: three resyncs later the preview and its fleet are as they were.
+    let fleets = s.env.api::<CelldFleet>();
+    let before = fleets
+        .get("pr-4")
+        .await
+        .expect("its fleet")
+        .resource_version();
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let still = previews_api(&s.env).get("pr-4").await.expect("the preview");
+    assert_eq!(
+        still.resource_version(),
+        ready.resource_version(),
+        "the preview was rewritten at rest"
+    );
+    assert_eq!(
+        fleets
+            .get("pr-4")
+            .await
+            .expect("its fleet")
+            .resource_version(),
+        before,
+        "its fleet was rewritten at rest"
+    );
     previews_api(&s.env)
         .delete("pr-4", &DeleteParams::default())
         .await
