@@ -24,7 +24,8 @@ pub fn writes(out: &mut String, scales: &[Scale]) {
 and the peer Service are the two `services`); the status is written when it changes: at least twice \
 (created, then Ready), once more for each state between that a reconcile or the status follower \
 sees, which depends on timing (a fleet whose first status write waits in a long queue until \
-its pods are ready is written once); the Events are the children applied and the Ready transition. Runs on the same machine \
+its pods are ready is written once); the Events are the condition changes a first status did not already show (Ready \
+turning True); creating the children is not announced. Runs on the same machine \
 differ by about one write per fleet in the status and Events rows.\n"
     );
     let _ = writeln!(out, "| resource | verb | {} |", header.join(" | "));

@@ -95,7 +95,10 @@ impl Writer {
         let uid = fleet.uid().unwrap_or_default();
         let lock = self.observations.lock(&uid);
         let _writing = lock.lock().await;
-        self.send(fleet, events::applied(&changed, &pruned)).await;
+        // A fleet's first children are not worth an Event each: Ready says when it serves.
+        if fleet.status.is_some() {
+            self.send(fleet, events::applied(&changed, &pruned)).await;
+        }
         if let Some(warning) = observation
             .source
             .as_ref()

@@ -145,10 +145,33 @@ async fn fleet_reaches_ready_with_every_child() {
         .await
         .expect("PodDisruptionBudget (replicas 2)");
 
+    // Creating a fleet's children is not worth an Event each (Ready says when it serves); a
+    // change of them is.
     assert!(
-        has_event(&env, "web", "Applied", Some("Normal")).await,
-        "an Applied event on the fleet"
+        !has_event(&env, "web", "Applied", Some("Normal")).await,
+        "no Applied event for a fleet's first children"
     );
+    let larger = inline_fleet(
+        "web",
+        &s3,
+        &prefix,
+        json!({
+            "ingress": {"hostname": "web.example.com", "ingressClass": "nginx", "path": "/api", "stripPrefix": true, "tls": {"clusterIssuer": "letsencrypt"}},
+            "durability": "bucket",
+            "replicas": 3,
+        }),
+    )
+    .expect("a valid CelldFleet");
+    apply_fleet(&env, &larger).await;
+    celld_testkit::wait_until("an Applied event for the change", TIMEOUT, || async {
+        if has_event(&env, "web", "Applied", Some("Normal")).await {
+            celld_testkit::Check::Done(())
+        } else {
+            celld_testkit::Check::Pending("no Applied event yet".to_string())
+        }
+    })
+    .await
+    .expect("the change is reported");
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
