@@ -150,7 +150,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         let step = Instant::now();
         match previews::run(&bin, args.previews).await {
             Ok(p) => {
-                steps.push(Step::new(format!("previews, {}", args.previews), step));
+                steps.push(Step::new(format!("{} previews", args.previews), step));
                 Some(p)
             }
             Err(e) => {
