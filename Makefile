@@ -65,7 +65,7 @@ demo-down: ## stop the demo operator and delete its namespace
 	hack/demo.sh down
 
 BENCH_FLEETS ?= 100 300 1000
-bench: testenv ## the operator at scale against a floor for $(BENCH_FLEETS) fleets, plus a churn, each on a fresh control plane, and the plugin's start-up; writes bench/REPORT.md and bench/scaling.svg
+bench: testenv ## the operator at scale against a floor for $(BENCH_FLEETS) fleets, plus a churn and 50 previews of one fleet, each on a fresh control plane, and the plugin's start-up; writes bench/REPORT.md and bench/scaling.svg
 	$(CARGO) build --release --locked -p celld-operator -p kubectl-celld
 	$(CARGO) build --locked -p celld-bench
 	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" CELLD_PLUGIN_BIN="$${CARGO_TARGET_DIR:-target}/release/kubectl-celld" "$${CARGO_TARGET_DIR:-target}/debug/celld-bench" $(BENCH_FLEETS)

@@ -7,7 +7,7 @@
 
 use crate::clock::Anchor;
 use crate::error::{Error, Result};
-use crate::operator_run::Setup;
+use crate::operator_run::{Plan, Setup};
 use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
 use crate::results::{ChurnRun, Connections, Cycle};
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// Creates and deletes `fleets` fleets `cycles` times on a fresh control plane.
 pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
-    let mut setup = Setup::start(bin, &format!("churn-{fleets}"), fleets).await?;
+    let mut setup = Setup::start(bin, &format!("churn-{fleets}"), Plan::fleets(fleets)).await?;
     let client = setup.plane.client();
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     cycle(&mut setup, &watches, 1).await?;

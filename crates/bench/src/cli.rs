@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::results::{Results, Scale, Skipped, Step};
-use crate::{churn, floor, operator, operator_run, plot, plugin_start, report};
+use crate::{churn, floor, operator, operator_run, plot, plugin_start, previews, report};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
 use std::path::PathBuf;
@@ -24,16 +24,49 @@ pub struct Args {
     #[arg(long, default_value_t = 5)]
     pub churn_cycles: usize,
 
+    /// Previews created on one parent fleet (0: no previews run).
+    #[arg(long, default_value_t = 50)]
+    pub previews: usize,
+
+    /// Run only these parts (comma-separated or repeated; default: every part). The fleet
+    /// counts have defaults, so `--only previews` is the way to run the previews alone.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub only: Vec<Part>,
+
     /// Where to write REPORT.md and scaling.svg (default: the workspace's bench/).
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// A part of the bench, for `--only`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Part {
+    /// The plugin's start-up.
+    Plugin,
+    /// The fleet counts, each against its floor.
+    Fleets,
+    /// The churn.
+    Churn,
+    /// The previews.
+    Previews,
+}
+
+impl Args {
+    /// Whether `part` is to run.
+    fn runs(&self, part: Part) -> bool {
+        self.only.is_empty() || self.only.contains(&part)
+    }
 }
 
 /// Runs every measurement, writes the report and the plot, and returns their paths.
 pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     let bin = operator::binary()?;
     let started = Instant::now();
-    let mut counts = args.fleets.clone();
+    let mut counts = if args.runs(Part::Fleets) {
+        args.fleets.clone()
+    } else {
+        Vec::new()
+    };
     counts.sort_unstable();
     counts.dedup();
     let mut scales = Vec::new();
@@ -41,9 +74,13 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     let mut steps = Vec::new();
     let load_before = load_average();
     // First, while the machine is quiet: no control plane runs yet.
-    let plugin = match plugin_start::binary().and_then(|bin| plugin_start::measure(&bin)) {
-        Ok(p) => Some(p),
-        Err(e) => {
+    let plugin = match args
+        .runs(Part::Plugin)
+        .then(|| plugin_start::binary().and_then(|bin| plugin_start::measure(&bin)))
+    {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => {
             eprintln!("bench: plugin start-up not measured: {e}");
             skipped.push(Skipped {
                 what: "plugin start-up".into(),
@@ -82,7 +119,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
             step.elapsed().as_secs_f64()
         );
     }
-    let churn = if args.churn_fleets > 0 && args.churn_cycles > 0 {
+    let churn = if args.runs(Part::Churn) && args.churn_fleets > 0 && args.churn_cycles > 0 {
         eprintln!(
             "bench: churn of {} fleets × {}",
             args.churn_fleets, args.churn_cycles
@@ -108,6 +145,26 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     } else {
         None
     };
+    let previews = if args.runs(Part::Previews) && args.previews > 0 {
+        eprintln!("bench: {} previews of one fleet", args.previews);
+        let step = Instant::now();
+        match previews::run(&bin, args.previews).await {
+            Ok(p) => {
+                steps.push(Step::new(format!("{} previews", args.previews), step));
+                Some(p)
+            }
+            Err(e) => {
+                eprintln!("bench: previews not measured: {e}");
+                skipped.push(Skipped {
+                    what: format!("{} previews of one fleet", args.previews),
+                    why: e.to_string(),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
     let results = Results {
         date: jiff::Zoned::now().date().to_string(),
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -116,6 +173,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         load: (load_before, load_average()),
         scales,
         churn,
+        previews,
         plugin,
         skipped,
     };
@@ -136,4 +194,33 @@ fn load_average() -> f64 {
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_part_runs_by_default_with_50_previews_after_the_churn() {
+        let args = Args::try_parse_from(["celld-bench"]).unwrap();
+        assert_eq!(args.fleets, [100, 300, 1000]);
+        assert_eq!(args.previews, 50);
+        for part in [Part::Plugin, Part::Fleets, Part::Churn, Part::Previews] {
+            assert!(args.runs(part), "{part:?}");
+        }
+    }
+
+    #[test]
+    fn only_previews_skips_the_default_fleet_counts() {
+        let args = Args::try_parse_from(["celld-bench", "--only", "previews", "--previews", "20"])
+            .unwrap();
+        // The positional list keeps its defaults; --only is what leaves them out.
+        assert_eq!(args.fleets, [100, 300, 1000]);
+        assert!(args.runs(Part::Previews));
+        assert!(!args.runs(Part::Fleets) && !args.runs(Part::Churn) && !args.runs(Part::Plugin));
+        assert_eq!(args.previews, 20);
+        let two = Args::try_parse_from(["celld-bench", "--only", "churn,previews"]).unwrap();
+        assert_eq!(two.only, [Part::Churn, Part::Previews]);
+        assert!(Args::try_parse_from(["celld-bench", "--only", "everything"]).is_err());
+    }
 }

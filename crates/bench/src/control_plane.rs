@@ -32,8 +32,9 @@ pub struct BenchControlPlane {
 
 impl BenchControlPlane {
     /// Starts a fresh control plane named `name` (anything left under that name is stopped and
-    /// removed first) with nodes for `fleets` fleets, and installs the project's CRDs.
-    pub async fn start(name: &str, fleets: usize) -> Result<Self> {
+    /// removed first) with nodes for `pods` pods, and installs the project's CRDs and admission
+    /// policies.
+    pub async fn start(name: &str, pods: usize) -> Result<Self> {
         let dir = bench_state_root().join(name);
         if dir.exists() {
             let _ = script("down.sh", &dir, &[]).await;
@@ -41,7 +42,7 @@ impl BenchControlPlane {
                 .map_err(Error::io("removing an old state directory", &dir))?;
         }
         std::fs::create_dir_all(&dir).map_err(Error::io("creating a state directory", &dir))?;
-        let nodes = nodes_for(fleets).to_string();
+        let nodes = nodes_for(pods).to_string();
         script(
             "up.sh",
             &dir,

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, ready_timeout};
+use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, pods_of, ready_timeout};
 use crate::workload::Workload;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
@@ -100,7 +100,7 @@ async fn apply(client: Client, child: Rendered) -> Result<()> {
 
 /// Measures the floor for `count` fleets on a fresh control plane.
 pub async fn run(count: usize) -> Result<FloorRun> {
-    let plane = BenchControlPlane::start(&format!("floor-{count}"), count).await?;
+    let plane = BenchControlPlane::start(&format!("floor-{count}"), pods_of(count)).await?;
     let client = plane.client();
     let workload = Workload::prepare(client.clone(), plane.s3(), count).await?;
     let fleets = workload.create(count).await?;

@@ -5,7 +5,8 @@
 //! with no operator) and the operator (time to ready StatefulSets and Ready fleets, the status
 //! lag, API requests until settled and per idle minute from the audit log, memory and CPU),
 //! each on a control plane of its own; then a churn of fleets created and deleted again and
-//! again under one operator.
+//! again under one operator; then previews of one fleet (`--previews`, 50 by default), each a
+//! fleet of its own. `--only` runs some of these parts alone.
 
 mod audit;
 mod audit_tail;
@@ -21,6 +22,9 @@ mod operator;
 mod operator_run;
 mod plot;
 mod plugin_start;
+mod preview_watch;
+mod preview_workload;
+mod previews;
 mod proc_stats;
 mod readiness;
 mod report;

@@ -11,7 +11,8 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, ready_timeout,
+    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, pods_of,
+    ready_timeout,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -21,7 +22,29 @@ use std::time::{Duration, Instant};
 
 /// How far the audit log may lag behind the requests (the API server writes it in batches of
 /// at most a second).
-const AUDIT_LAG: Duration = Duration::from_secs(3);
+pub const AUDIT_LAG: Duration = Duration::from_secs(3);
+
+/// What a run's control plane is prepared for.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Pods the fake nodes make room for.
+    pub pods: usize,
+    /// Bench fleets (`f0`, `f1`...) whose deployments are published before any is created.
+    pub published: usize,
+    /// The version the node of each pod serves, by the pod's name (none: an empty version).
+    pub serves: fn(&str) -> Option<String>,
+}
+
+impl Plan {
+    /// For `fleets` bench fleets.
+    pub fn fleets(fleets: usize) -> Self {
+        Plan {
+            pods: pods_of(fleets),
+            published: fleets,
+            serves: crate::workload::deployed_version,
+        }
+    }
+}
 
 /// A control plane with the operator running on it, as its ServiceAccount, with no fleet yet.
 pub struct Setup {
@@ -46,27 +69,26 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// Starts a fresh control plane `name` sized for `fleets`, publishes their deployments,
-    /// starts the operator and reads its empty memory.
-    pub async fn start(bin: &Path, name: &str, fleets: usize) -> Result<Self> {
-        let plane = BenchControlPlane::start(name, fleets).await?;
+    /// Starts a fresh control plane `name` prepared as `plan` says, starts the operator and
+    /// reads its empty memory.
+    pub async fn start(bin: &Path, name: &str, plan: Plan) -> Result<Self> {
+        let plane = BenchControlPlane::start(name, plan.pods).await?;
         let client = plane.client();
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
-        let workload = Workload::prepare(client.clone(), plane.s3(), fleets).await?;
+        let workload = Workload::prepare(client.clone(), plane.s3(), plan.published).await?;
         let deploy_pods = crate::deploy_pods::start(client, FLEET_NAMESPACE);
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         // The nodes' API the operator reads, each node serving its fleet's version; it serves
         // for as long as the bench runs.
-        let nodes = NodeDouble::start_per_pod("0.6.1", |pod| {
-            crate::workload::deployed_version(pod).unwrap_or_default()
-        })
-        .await
-        .map_err(|source| Error::Io {
-            what: "starting the nodes' API double",
-            path: plane.dir().to_path_buf(),
-            source,
-        })?;
+        let serves = plan.serves;
+        let nodes = NodeDouble::start_per_pod("0.6.1", move |pod| serves(pod).unwrap_or_default())
+            .await
+            .map_err(|source| Error::Io {
+                what: "starting the nodes' API double",
+                path: plane.dir().to_path_buf(),
+                source,
+            })?;
         let operator = operator::start(
             bin,
             &kubeconfig,
@@ -105,12 +127,52 @@ impl Setup {
         self.operator.stop().await;
         self.plane.remove().await
     }
+
+    /// Leaves the operator alone for [`IDLE_WINDOW`] and measures what it did meanwhile; the
+    /// requests are read from the audit log afterwards, over [`Idle::start`]..[`Idle::end`].
+    pub async fn idle(&mut self) -> Result<Idle> {
+        let start = Instant::now();
+        let cpu_before = cpu_ticks(self.pid);
+        let reads_before = self.nodes.total_state_reads();
+        tokio::time::sleep(IDLE_WINDOW).await;
+        let cpu_after = cpu_ticks(self.pid);
+        let state_reads = self.nodes.total_state_reads() - reads_before;
+        let end = Instant::now();
+        self.operator.check_alive()?;
+        Ok(Idle {
+            start,
+            end,
+            state_reads: state_reads as u64,
+            cpu: clock_tick()
+                * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// What the operator did in an idle window.
+#[derive(Debug, Clone, Copy)]
+pub struct Idle {
+    /// When the window began.
+    pub start: Instant,
+    /// When it ended.
+    pub end: Instant,
+    /// Node `GET /state` requests it sent (capacity reads).
+    pub state_reads: u64,
+    /// CPU time (user + system) it used.
+    pub cpu: Duration,
+}
+
+impl Idle {
+    /// How long the window was.
+    pub fn window(&self) -> Duration {
+        self.end - self.start
+    }
 }
 
 /// Waits until the operator has written nothing for [`QUIET`] after `all_ready`, or until
 /// [`SETTLE_LIMIT`]; returns when it last wrote (or `all_ready` if later) and whether its
 /// writes stopped.
-async fn settle(
+pub async fn settle(
     audit: &mut AuditTail,
     anchor: &Anchor,
     all_ready: Instant,
@@ -136,7 +198,7 @@ async fn settle(
 
 /// Measures the operator on `count` fleets on a fresh control plane.
 pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
-    let mut setup = Setup::start(bin, &format!("operator-{count}"), count).await?;
+    let mut setup = Setup::start(bin, &format!("operator-{count}"), Plan::fleets(count)).await?;
     let client = setup.plane.client();
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     let anchor = Anchor::now();
@@ -165,14 +227,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
     );
     let settled_rss_kib = rss_kib(setup.pid);
 
-    let idle_start = Instant::now();
-    let cpu_before = cpu_ticks(setup.pid);
-    let reads_before = setup.nodes.total_state_reads();
-    tokio::time::sleep(IDLE_WINDOW).await;
-    let cpu_after = cpu_ticks(setup.pid);
-    let idle_state_reads = setup.nodes.total_state_reads() - reads_before;
-    let idle_end = Instant::now();
-    setup.operator.check_alive()?;
+    let idle = setup.idle().await?;
     tokio::time::sleep(AUDIT_LAG).await;
     let requests = setup.audit.poll()?;
     let (from, to) = (
@@ -181,7 +236,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
     );
     let to_settle = requests.tally(from, to);
     let writes_to_settle = requests.writes_by_resource(from, to);
-    let idle = requests.tally(anchor.wall(idle_start), anchor.wall(idle_end));
+    let idle_tally = requests.tally(anchor.wall(idle.start), anchor.wall(idle.end));
     let run = OperatorRun {
         fleets: count,
         statefulsets_ready: statefulsets.last_ready().map_or(Duration::ZERO, |t| {
@@ -201,11 +256,10 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         writes_stopped,
         to_settle,
         writes_to_settle,
-        idle,
-        idle_window: idle_end - idle_start,
-        idle_state_reads: idle_state_reads as u64,
-        idle_cpu: clock_tick()
-            * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
+        idle: idle_tally,
+        idle_window: idle.window(),
+        idle_state_reads: idle.state_reads,
+        idle_cpu: idle.cpu,
         empty_rss_kib: setup.empty_rss_kib,
         settled_rss_kib,
     };

@@ -34,9 +34,11 @@ impl Seen {
     }
 }
 
-type Shared = Arc<Mutex<Seen>>;
+/// What a watch has seen, shared with its task.
+pub type Shared = Arc<Mutex<Seen>>;
 
-fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Seen> {
+/// The seen state, even if a task panicked holding it.
+pub fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Seen> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -67,7 +69,9 @@ pub fn fleet_ready(f: &CelldFleet) -> bool {
         .is_some_and(|c| c.status == "True")
 }
 
-fn watch<K>(api: Api<K>, ready: fn(&K) -> bool) -> (Shared, JoinHandle<()>)
+/// Watches `api` and records what exists and when each object was first seen `ready`, until
+/// the task is aborted.
+pub fn watch<K>(api: Api<K>, ready: fn(&K) -> bool) -> (Shared, JoinHandle<()>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
@@ -183,23 +187,38 @@ impl Watches {
         alive: &mut impl FnMut() -> Result<()>,
         done: impl Fn(&Seen, &Seen) -> Result<(), String>,
     ) -> Result<()> {
-        let started = Instant::now();
-        loop {
-            let seen = done(&self.statefulsets(), &self.fleets());
-            match seen {
-                Ok(()) => return Ok(()),
-                Err(seen) if started.elapsed() >= timeout => {
-                    return Err(Error::Timeout {
-                        what: "the bench's fleets".into(),
-                        seconds: timeout.as_secs(),
-                        seen,
-                        logs,
-                    });
-                }
-                Err(_) => alive()?,
+        wait_until("the bench's fleets", timeout, logs, alive, || {
+            done(&self.statefulsets(), &self.fleets())
+        })
+        .await
+    }
+}
+
+/// Asks `done` every 100 ms until it says done (`Ok`), failing after `timeout` with what it
+/// last said it saw; `alive` is checked on each round (the operator still running). `what` and
+/// `logs` name what was awaited and where to look when it times out.
+pub async fn wait_until(
+    what: &str,
+    timeout: Duration,
+    logs: PathBuf,
+    alive: &mut impl FnMut() -> Result<()>,
+    done: impl Fn() -> Result<(), String>,
+) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        match done() {
+            Ok(()) => return Ok(()),
+            Err(seen) if started.elapsed() >= timeout => {
+                return Err(Error::Timeout {
+                    what: what.into(),
+                    seconds: timeout.as_secs(),
+                    seen,
+                    logs,
+                });
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            Err(_) => alive()?,
         }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

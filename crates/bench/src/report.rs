@@ -3,30 +3,20 @@
 mod churn;
 mod format;
 mod method;
+mod previews;
+mod targets;
 mod writes;
 
 use crate::results::{Results, Scale};
 use format::{mib, secs, thousands, times, verdict};
 use std::fmt::Write as _;
-use std::time::Duration;
+use targets::{
+    CONVERGE_TARGET, IDLE_CPU_TARGET, IDLE_REQUESTS_TARGET, LAG_TARGET, REQUESTS_PER_FLEET_TARGET,
+    RSS_TARGET_MIB, TARGET_FLEETS,
+};
 
 /// The plot's file name, next to the report.
 pub const PLOT_FILE: &str = "scaling.svg";
-
-/// The fleet count the absolute targets are set for.
-const TARGET_FLEETS: usize = 1000;
-/// Largest status lag.
-const LAG_TARGET: Duration = Duration::from_secs(5);
-/// Most idle requests per minute at [`TARGET_FLEETS`].
-const IDLE_REQUESTS_TARGET: f64 = 50.0;
-/// Most resident memory at [`TARGET_FLEETS`], MiB.
-const RSS_TARGET_MIB: f64 = 64.0;
-/// Most time for every StatefulSet to be ready at [`TARGET_FLEETS`], as a ratio to the floor.
-const CONVERGE_TARGET: f64 = 1.3;
-/// Most API requests per fleet until settled at [`TARGET_FLEETS`].
-const REQUESTS_PER_FLEET_TARGET: f64 = 12.0;
-/// Most CPU seconds per idle minute at [`TARGET_FLEETS`].
-const IDLE_CPU_TARGET: f64 = 0.5;
 
 /// `verdict(met)` for a measurement at [`TARGET_FLEETS`], nothing for the other counts.
 fn at_target(s: &Scale, met: bool) -> &'static str {
@@ -236,6 +226,9 @@ absolute targets apply at 1,000 fleets).\n"
     if let Some(c) = &r.churn {
         churn::churn(&mut out, c);
     }
+    if let Some(p) = &r.previews {
+        previews::previews(&mut out, p);
+    }
     if let Some(p) = &r.plugin {
         crate::plugin_start::section(&mut out, p);
     }
@@ -254,6 +247,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::audit::Tally;
     use crate::results::{ChurnRun, Connections, Cycle, FloorRun, OperatorRun, Skipped, Step};
+    use std::time::Duration;
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
@@ -337,6 +331,7 @@ pub(crate) mod tests {
                     server_errors: 2,
                 },
             }),
+            previews: Some(super::previews::tests::run()),
             plugin: Some(crate::results::PluginStart {
                 plugin: Duration::from_micros(4_200),
                 floor: Duration::from_micros(900),
@@ -440,6 +435,13 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
+        let (churn, previews, plugin) = (
+            md.find("\n## Churn").unwrap(),
+            md.find("\n## Previews").unwrap(),
+            md.find("\n## Plugin start-up").unwrap(),
+        );
+        assert!(churn < previews && previews < plugin, "{md}");
+        assert!(md.contains("- **Previews**: "), "{md}");
         assert!(
             md.contains("| `kubectl celld --version` (× floor) | ≤ 20 ms | 4.2 ms (4.7×) ✓ |"),
             "{md}"

@@ -1,6 +1,12 @@
 //! What the runs measured, as plain values the report and the plot are made from.
 
+mod previews;
+mod rate;
+
+pub use previews::PreviewsRun;
+
 use crate::audit::{Tally, WritesByResource};
+use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
 
 /// The floor for one fleet count: the same children, pre-rendered, applied with no operator.
@@ -65,26 +71,12 @@ impl OperatorRun {
 
     /// CPU seconds per minute of the idle window.
     pub fn idle_cpu_seconds_per_minute(&self) -> f64 {
-        let minutes = self.idle_window.as_secs_f64() / 60.0;
-        if minutes > 0.0 {
-            self.idle_cpu.as_secs_f64() / minutes
-        } else {
-            0.0
-        }
+        seconds_per_minute(self.idle_cpu, self.idle_window)
     }
 
     /// Resident memory added per fleet over the empty operator, KiB.
     pub fn rss_growth_per_fleet_kib(&self) -> f64 {
         self.settled_rss_kib.saturating_sub(self.empty_rss_kib) as f64 / self.fleets.max(1) as f64
-    }
-}
-
-fn per_minute(count: u64, window: Duration) -> f64 {
-    let minutes = window.as_secs_f64() / 60.0;
-    if minutes > 0.0 {
-        count as f64 / minutes
-    } else {
-        0.0
     }
 }
 
@@ -222,7 +214,7 @@ impl Connections {
     }
 }
 
-/// A fleet count, or the churn, that could not be measured, and why.
+/// A fleet count, the churn or the previews, that could not be measured, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skipped {
     /// What was to be measured.
@@ -253,6 +245,8 @@ pub struct Results {
     pub scales: Vec<Scale>,
     /// The churn run, when it was measured.
     pub churn: Option<ChurnRun>,
+    /// The previews run, when it was measured.
+    pub previews: Option<PreviewsRun>,
     /// The plugin's start-up, when it was measured.
     pub plugin: Option<PluginStart>,
     /// What could not be measured.

@@ -60,9 +60,14 @@ pub fn ready_timeout(fleets: usize) -> Duration {
     Duration::from_secs(120 + fleets as u64)
 }
 
-/// Fake nodes for `fleets` fleets.
-pub fn nodes_for(fleets: usize) -> usize {
-    (fleets * REPLICAS as usize).div_ceil(PODS_PER_NODE).max(1)
+/// Pods of `fleets` fleets of [`REPLICAS`] nodes.
+pub fn pods_of(fleets: usize) -> usize {
+    fleets * REPLICAS as usize
+}
+
+/// Fake nodes for `pods` pods.
+pub fn nodes_for(pods: usize) -> usize {
+    pods.div_ceil(PODS_PER_NODE).max(1)
 }
 
 #[cfg(test)]
@@ -71,10 +76,11 @@ mod tests {
 
     #[test]
     fn enough_nodes_for_every_pod() {
-        assert_eq!(nodes_for(0), 1);
-        assert_eq!(nodes_for(100), 1);
-        assert_eq!(nodes_for(400), 1);
-        assert_eq!(nodes_for(401), 2);
-        assert_eq!(nodes_for(1000), 3);
+        assert_eq!(nodes_for(pods_of(0)), 1);
+        assert_eq!(nodes_for(pods_of(100)), 1);
+        assert_eq!(nodes_for(pods_of(400)), 1);
+        assert_eq!(nodes_for(pods_of(401)), 2);
+        assert_eq!(nodes_for(pods_of(1000)), 3);
+        assert_eq!(nodes_for(52), 1);
     }
 }

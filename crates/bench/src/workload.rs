@@ -27,23 +27,33 @@ pub fn fleet_name(i: usize) -> String {
 /// The image the sourced fleets declare (kwok never pulls it).
 const SOURCE_IMAGE: &str = "registry.invalid/bench/worker:1@sha256:0000000000000000000000000000000000000000000000000000000000000001";
 
-/// Fleet `i`, reading its deployment from the S3 server `s3`.
-pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
-    let name = fleet_name(i);
-    let mut fleet = json!({
+/// A bench fleet named `name` as JSON: [`REPLICAS`] nodes, an Ingress, and its deployment read
+/// from its own prefix ([`bucket_prefix`]) of the S3 server `s3`.
+pub fn fleet_json(name: &str, s3: &S3Settings) -> serde_json::Value {
+    json!({
         "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
         "metadata": {"name": name, "namespace": FLEET_NAMESPACE},
         "spec": {
             "replicas": REPLICAS,
             "objectStorage": {
-                "bucket": format!("s3://{}/{PREFIX}/{name}", s3.bucket),
+                "bucket": format!("s3://{}/{}", s3.bucket, bucket_prefix(name)),
                 "endpoint": s3.endpoint,
                 "allowHTTP": true,
                 "credentialsSecretRef": {"name": SECRET},
             },
             "ingress": {"hostname": format!("{name}.bench.example.com"), "ingressClass": "nginx"},
         },
-    });
+    })
+}
+
+/// The key prefix of fleet `name`'s data in the bucket.
+pub fn bucket_prefix(name: &str) -> String {
+    format!("{PREFIX}/{name}")
+}
+
+/// Fleet `i`, reading its deployment from the S3 server `s3`.
+pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
+    let mut fleet = fleet_json(&fleet_name(i), s3);
     if i.is_multiple_of(SOURCED_EVERY) {
         fleet["spec"]["source"] = json!({"image": {"reference": SOURCE_IMAGE}});
     }
@@ -72,7 +82,7 @@ pub fn deployed_version(pod: &str) -> Option<String> {
 
 /// The key of fleet `i`'s deployment pointer in the bucket.
 fn pointer_key(i: usize) -> String {
-    format!("{PREFIX}/{}/deploy/current.json", fleet_name(i))
+    format!("{}/deploy/current.json", bucket_prefix(&fleet_name(i)))
 }
 
 /// The fleets' namespace, Secret and published deployments on one control plane.
@@ -156,7 +166,8 @@ impl Workload {
     }
 }
 
-fn manifest(what: &'static str) -> impl FnOnce(serde_json::Error) -> Error {
+/// Turns a JSON error about `what` into the bench's error.
+pub fn manifest(what: &'static str) -> impl FnOnce(serde_json::Error) -> Error {
     move |e| Error::Manifest {
         what: what.into(),
         detail: e.to_string(),

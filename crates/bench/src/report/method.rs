@@ -20,7 +20,7 @@ pub(super) fn method(out: &mut String, r: &Results) {
 is left from a previous run in etcd, the API server's caches or kwok \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
 nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
-churn gets a third. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
+churn gets a third, the previews a fourth. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
 storage with a credentials Secret, and a published deployment (`deploy/current.json` in its \
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
 (`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
@@ -44,6 +44,16 @@ resync period: every fleet is reconciled once in it).\n\
 - **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
 still being garbage-collected by the control plane then (about 450 of 600 as the next cycle \
 starts), so the cycles after the first take longer to Ready.\n\
+- **Previews**: the control plane also has the `celld-previews` admission policy of \
+`config/admission`. The deployments of one parent fleet and of each preview's fleet are \
+published first (a preview's in its prefix, `<previews bucket>/<namespace>/<preview>`); the \
+parent, a fleet as above with `spec.previews` ({preview_replicas} node per preview, a TTL of \
+{ttl}), is created, and once it is Ready and the operator has settled the memory is read; then \
+the previews are created from {CONCURRENCY} concurrent client tasks, timed from the first \
+create until a watch has seen every preview in phase Ready (its fleet `Ready=True`), settled and \
+idle as above. A preview's memory growth is the operator's growth over the empty operator (the \
+parent's included) divided by the previews; its budget is what the {rss_target} MiB target \
+leaves over the empty operator, divided by {target_fleets} fleets.\n\
 - **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
 level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
 by the time the API server received them; from the first create on (the operator's start-up \
@@ -70,6 +80,10 @@ itself is a debug build; the operator is built with the workspace's release prof
         warm = crate::settings::WARM_UP.as_secs(),
         rest = CHURN_REST.as_secs(),
         settle = CHURN_SETTLE.as_secs(),
+        preview_replicas = crate::preview_workload::PREVIEW_REPLICAS,
+        ttl = crate::preview_workload::TTL,
+        rss_target = super::targets::RSS_TARGET_MIB,
+        target_fleets = super::format::thousands(super::targets::TARGET_FLEETS as u64),
         total = minutes(r.total),
         cores = r.cores,
         date = r.date,

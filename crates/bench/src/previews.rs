@@ -1,0 +1,121 @@
+//! Previews on one parent fleet under one operator: the parent created and settled first; then
+//! the previews, from the first create until every preview is Ready and the operator has
+//! settled; then an idle window.
+
+use crate::clock::Anchor;
+use crate::error::{Error, Result};
+use crate::operator_run::{AUDIT_LAG, Plan, Setup, settle};
+use crate::preview_watch::PreviewWatches;
+use crate::preview_workload::{PARENT, PREVIEW_REPLICAS, PreviewWorkload, served_version};
+use crate::proc_stats::{rss_file_kib, rss_kib};
+use crate::readiness::max_lag;
+use crate::results::PreviewsRun;
+use crate::settings::{FLEET_NAMESPACE, IDLE_WINDOW, REPLICAS, ready_timeout};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What the control plane of `count` previews is prepared for: room for the parent's and the
+/// previews' pods, no bench fleet, nodes serving the parent's and each preview's version.
+fn plan(count: usize) -> Plan {
+    Plan {
+        pods: REPLICAS as usize + count * PREVIEW_REPLICAS,
+        published: 0,
+        serves: served_version,
+    }
+}
+
+/// Measures the operator with `count` previews of one fleet on a fresh control plane.
+pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
+    let mut setup = Setup::start(bin, &format!("previews-{count}"), plan(count)).await?;
+    let client = setup.plane.client();
+    let previews = PreviewWorkload::prepare(client.clone(), setup.plane.s3(), count).await?;
+    let watches = PreviewWatches::start(&client, FLEET_NAMESPACE);
+    let logs = setup.logs();
+
+    let parent_anchor = Anchor::now();
+    previews.create_parent().await?;
+    let operator = &mut setup.operator;
+    watches
+        .wait_fleet(PARENT, ready_timeout(1), logs.clone(), || {
+            operator.check_alive().map_err(Error::from)
+        })
+        .await?;
+    let parent_ready = watches.fleets().last_ready().unwrap_or_else(Instant::now);
+    settle(&mut setup.audit, &parent_anchor, parent_ready).await?;
+    let parent_rss_kib = rss_kib(setup.pid);
+    eprintln!("bench: previews: the parent is Ready and settled; {parent_rss_kib} KiB resident");
+
+    let anchor = Anchor::now();
+    previews.create(count).await?;
+    let operator = &mut setup.operator;
+    watches
+        .wait_previews(count, ready_timeout(count), logs, || {
+            operator.check_alive().map_err(Error::from)
+        })
+        .await?;
+    let seen_previews = watches.previews();
+    let seen_fleets = watches.fleets();
+    drop(watches);
+    let all_ready = seen_previews.last_ready().unwrap_or_else(Instant::now);
+    eprintln!(
+        "bench: previews: every preview Ready after {:.1} s; waiting for the operator's writes to stop",
+        all_ready
+            .saturating_duration_since(anchor.instant())
+            .as_secs_f64()
+    );
+    let (settled_at, writes_stopped) = settle(&mut setup.audit, &anchor, all_ready).await?;
+    eprintln!(
+        "bench: previews: settled; idle for {} s",
+        IDLE_WINDOW.as_secs()
+    );
+    let settled_rss_kib = rss_kib(setup.pid);
+    let settled_file_kib = rss_file_kib(setup.pid);
+
+    let idle = setup.idle().await?;
+    tokio::time::sleep(AUDIT_LAG).await;
+    let requests = setup.audit.poll()?;
+    let (from, to) = (
+        anchor.wall(anchor.instant()),
+        anchor.wall(settled_at + Duration::from_millis(1)),
+    );
+    let since = |t: Instant| t.saturating_duration_since(anchor.instant());
+    let mut preview_fleets = seen_fleets.ready.clone();
+    preview_fleets.remove(PARENT);
+    let run = PreviewsRun {
+        previews: count,
+        fleets_ready: preview_fleets
+            .values()
+            .max()
+            .map_or(Duration::ZERO, |t| since(*t)),
+        previews_ready: since(all_ready),
+        status_lag: max_lag(&preview_fleets, &seen_previews.ready),
+        settled: since(settled_at),
+        writes_stopped,
+        to_settle: requests.tally(from, to),
+        writes_to_settle: requests.writes_by_resource(from, to),
+        idle: requests.tally(anchor.wall(idle.start), anchor.wall(idle.end)),
+        idle_window: idle.window(),
+        idle_state_reads: idle.state_reads,
+        idle_cpu: idle.cpu,
+        empty_rss_kib: setup.empty_rss_kib,
+        empty_file_kib: setup.empty_file_kib,
+        parent_rss_kib,
+        settled_rss_kib,
+        settled_file_kib,
+    };
+    setup.remove().await?;
+    Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_makes_room_for_the_parent_and_every_preview() {
+        let plan = plan(50);
+        assert_eq!(plan.pods, 52);
+        assert_eq!(plan.published, 0);
+        assert_eq!((plan.serves)("pr-7-0").as_deref(), Some("0000000000000007"));
+    }
+}
