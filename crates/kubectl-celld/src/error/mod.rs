@@ -2,6 +2,7 @@
 
 pub mod bucket;
 pub mod kube_error;
+pub mod preview;
 pub mod refused;
 
 use std::path::PathBuf;
@@ -58,6 +59,13 @@ pub enum Error {
         /// The chain of causes.
         detail: String,
     },
+
+    /// The cluster has the fleets' CRD but not the previews': its operator predates them.
+    #[error(
+        "this cluster's celld operator is too old for previews: the API server knows celldfleets.platform.celld.dev but not celldpreviews.platform.celld.dev; upgrade the operator and its CRDs with: kubectl apply --server-side -f {}, or check --context",
+        release_manifest()
+    )]
+    PreviewsNotInstalled,
 
     /// Something answered at the server address, but it is not a Kubernetes API server.
     #[error(
@@ -183,6 +191,10 @@ pub enum Error {
         /// Where it stood last, as the operator reported it.
         last: String,
     },
+
+    /// A `preview` command could not go on.
+    #[error(transparent)]
+    Preview(#[from] preview::PreviewError),
 
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]
