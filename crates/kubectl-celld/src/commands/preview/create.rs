@@ -7,11 +7,11 @@ use super::apply::{self, Existing};
 use super::deploy_line::{self, DeployFlags};
 use super::wait;
 use crate::cluster::fleets;
-use crate::cluster::kubeconfig::{self, ConnectArgs};
+use crate::cluster::kubeconfig::{self, ConnectArgs, Target};
 use crate::cluster::previews;
 use crate::commands::deploy;
-use crate::error::Result;
 use crate::error::preview::PreviewError;
+use crate::error::{Error, Result};
 use crate::text::output;
 use crate::text::progress::Progress;
 use celld_api::CelldFleet;
@@ -74,8 +74,8 @@ pub struct CreateArgs {
     #[arg(long)]
     pub wait: bool,
 
-    /// Longest wait for the operator to create the preview's fleet, and with --wait for the
-    /// nodes and the preview
+    /// Longest wait for the operator to delete a preview past its TTL (replaced) and to create
+    /// the preview's fleet, and with --wait for the nodes and the preview
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::text::parse::duration)]
     pub wait_timeout: Duration,
 
@@ -92,49 +92,18 @@ pub struct CreateArgs {
 /// Runs `preview create`; returns the process exit code (the deploy's when it failed).
 pub async fn run(cluster: &ConnectArgs, args: CreateArgs) -> Result<u8> {
     let target = kubeconfig::connect(cluster).await?;
-    let ns = target.namespace.clone();
-    let name = args.name.as_str();
+    let (ns, name) = (target.namespace.as_str(), args.name.as_str());
     let mut progress = Progress::new();
 
     let parent = fleets::get(&target, &args.fleet).await?;
     let Some(policy) = parent.spec.previews.as_ref() else {
         return Err(PreviewError::NotAllowed {
             fleet: args.fleet.clone(),
-            namespace: ns,
+            namespace: ns.to_string(),
         }
         .into());
     };
-    if let Some(found) = previews::get_opt(&target, name).await? {
-        match apply::existing(&found, &args.fleet) {
-            Existing::Update => progress.note(&format!(
-                "CelldPreview {ns}/{name} exists: updating it and deploying again"
-            )),
-            Existing::Replace(why) => {
-                progress.note(&format!(
-                    "CelldPreview {ns}/{name} exists but {why}: replacing it once the operator has deleted its fleet and data"
-                ));
-                if found.metadata.deletion_timestamp.is_none() {
-                    previews::api(&target)
-                        .delete(name, &DeleteParams::background())
-                        .await
-                        .map_err(|e| {
-                            crate::error::Error::api("delete", previews::RESOURCE, Some(&ns), e)
-                        })?;
-                }
-                wait::gone(&target, name, args.wait_timeout, &mut progress).await?;
-            }
-            Existing::OtherFleet(fleet) => {
-                return Err(PreviewError::OtherFleet {
-                    name: name.to_string(),
-                    namespace: ns,
-                    fleet,
-                    wanted: args.fleet.clone(),
-                }
-                .into());
-            }
-        }
-    }
-
+    make_way(&target, &args, &mut progress).await?;
     let body = apply::body(
         name,
         &args.fleet,
@@ -152,39 +121,18 @@ pub async fn run(cluster: &ConnectArgs, args: CreateArgs) -> Result<u8> {
     ));
     wait::fleet(&target, &preview, args.wait_timeout, &mut progress).await?;
 
-    let mut version = None;
-    if args.source_image.is_none() {
-        let line = deploy_line::words(
-            name,
-            args.dir.as_deref(),
-            &args.deploy,
-            args.wait.then_some(args.wait_timeout),
-        );
-        progress.note(&format!(
-            "Deploying: kubectl celld {} -n {ns}",
-            line.join(" ")
-        ));
-        let code = deploy::run(cluster, deploy_line::parse(&line)?).await?;
-        if code != 0 {
+    let version = match &args.source_image {
+        None => match deploy_worker(cluster, &target, &args, &mut progress).await? {
+            Deployed::Version(version) => version,
+            Deployed::Failed(code) => return Ok(code),
+        },
+        Some(image) => {
             progress.note(&format!(
-                "The deploy failed: CelldPreview {ns}/{name} stays, serving what it served before, if anything; run the command again once the Worker is fixed"
+                "The operator publishes {image} to CelldFleet {ns}/{name} (spec.source)"
             ));
-            return Ok(code);
+            None
         }
-        if args.wait {
-            let fleet = Api::<CelldFleet>::namespaced(target.client.clone(), &ns)
-                .get(name)
-                .await
-                .map_err(|e| crate::error::Error::api("get", fleets::RESOURCE, Some(&ns), e))?;
-            version = fleet.status.and_then(|s| s.deployment).map(|d| d.version);
-        }
-    } else {
-        progress.note(&format!(
-            "The operator publishes {} to CelldFleet {ns}/{name} (spec.source)",
-            args.source_image.as_deref().unwrap_or_default()
-        ));
-    }
-
+    };
     let url = if args.wait {
         let ready = wait::ready(
             &target,
@@ -200,4 +148,87 @@ pub async fn run(cluster: &ConnectArgs, args: CreateArgs) -> Result<u8> {
     };
     output::print(&format!("{}\n", url.unwrap_or_else(|| policy.url(name))))?;
     Ok(0)
+}
+
+/// Clears the way for the preview asked for: an existing one of the same fleet is updated
+/// (nothing to do here); one past its TTL, or being deleted, is deleted and waited for; one of
+/// another fleet is refused.
+async fn make_way(target: &Target, args: &CreateArgs, progress: &mut Progress) -> Result<()> {
+    let (ns, name) = (target.namespace.as_str(), args.name.as_str());
+    let Some(found) = previews::get_opt(target, name).await? else {
+        return Ok(());
+    };
+    match apply::existing(&found, &args.fleet) {
+        Existing::Update => progress.note(&format!(
+            "CelldPreview {ns}/{name} exists: updating it and deploying again"
+        )),
+        Existing::Replace(why) => {
+            progress.note(&format!(
+                "CelldPreview {ns}/{name} exists but {why}: replacing it once the operator has deleted its fleet and data"
+            ));
+            if found.metadata.deletion_timestamp.is_none() {
+                previews::api(target)
+                    .delete(name, &DeleteParams::background())
+                    .await
+                    .map_err(|e| Error::api("delete", previews::RESOURCE, Some(ns), e))?;
+            }
+            wait::gone(target, name, args.wait_timeout, progress).await?;
+        }
+        Existing::OtherFleet(fleet) => {
+            return Err(PreviewError::OtherFleet {
+                name: name.to_string(),
+                namespace: ns.to_string(),
+                fleet,
+                wanted: args.fleet.clone(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// What deploying the preview's Worker came to.
+enum Deployed {
+    /// Published; with `--wait`, the version every ready node serves.
+    Version(Option<String>),
+    /// The deploy failed with this exit code.
+    Failed(u8),
+}
+
+/// Deploys DIR (or `--image`) to the preview's fleet with the deploy command line built from
+/// `args`.
+async fn deploy_worker(
+    cluster: &ConnectArgs,
+    target: &Target,
+    args: &CreateArgs,
+    progress: &mut Progress,
+) -> Result<Deployed> {
+    let (ns, name) = (target.namespace.as_str(), args.name.as_str());
+    let line = deploy_line::words(
+        name,
+        args.dir.as_deref(),
+        &args.deploy,
+        args.wait.then_some(args.wait_timeout),
+    );
+    progress.note(&format!(
+        "Deploying: kubectl celld {} -n {ns}",
+        line.join(" ")
+    ));
+    let code = deploy::run(cluster, deploy_line::parse(&line)?).await?;
+    if code != 0 {
+        progress.note(&format!(
+            "The deploy failed: CelldPreview {ns}/{name} stays, serving what it served before, if anything; run the command again once the Worker is fixed"
+        ));
+        return Ok(Deployed::Failed(code));
+    }
+    if !args.wait {
+        return Ok(Deployed::Version(None));
+    }
+    let fleet = Api::<CelldFleet>::namespaced(target.client.clone(), ns)
+        .get(name)
+        .await
+        .map_err(|e| Error::api("get", fleets::RESOURCE, Some(ns), e))?;
+    Ok(Deployed::Version(
+        fleet.status.and_then(|s| s.deployment).map(|d| d.version),
+    ))
 }
