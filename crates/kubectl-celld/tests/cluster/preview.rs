@@ -5,7 +5,8 @@
 //! again deploys a new version to the same preview; `delete --wait` returns once the preview,
 //! its fleet and its data are gone; a preview past its TTL is replaced by the next `create`.
 //! Without an operator: a fleet without spec.previews and a
-//! TTL above the fleet's maximum are refused naming the field, and a missing preview is named.
+//! TTL above the fleet's maximum are refused naming the field, a missing preview is named
+//! with similar ones, and preview names complete.
 
 use crate::poc_worker::{changed_worker, poc_worker};
 use crate::support::{self, Run, TestResult};
@@ -434,6 +435,61 @@ async fn a_fleet_without_previews_a_ttl_too_long_and_a_missing_preview_are_refus
     let run = support::run(&env, &["preview", "delete", "pr-9", "--ignore-not-found"]).await?;
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(run.stdout, "", "{run}");
+    env.cleanup().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn preview_names_complete_and_a_mistyped_one_is_answered_with_similar_ones() -> TestResult {
+    let env = support::env("plugin-preview-names").await?;
+    let ns = env.namespace().to_string();
+    fleets(&env, &env.s3()?, "preview-names").await?;
+    for name in ["pr-20", "pr-21", "feature-x"] {
+        let preview = serde_json::from_value::<CelldPreview>(serde_json::json!({
+            "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldPreview",
+            "metadata": {"name": name}, "spec": {"fleet": "web"},
+        }))?;
+        env.api::<CelldPreview>()
+            .create(&PostParams::default(), &preview)
+            .await?;
+    }
+    // kubectl's plugin completion: the plugin started as kubectl_complete-celld.
+    let link = env.scratch_dir()?.join("kubectl_complete-celld");
+    std::os::unix::fs::symlink(support::BIN, &link)?;
+    for args in [["preview", "status"], ["preview", "delete"]] {
+        let out = tokio::process::Command::new(&link)
+            .args(args)
+            .args(["-n", &ns, "pr-"])
+            .env("KUBECONFIG", celld_testkit::paths::kubeconfig())
+            .output()
+            .await?;
+        let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(names, ["pr-20", "pr-21", ":4"], "{args:?}: {out:?}");
+    }
+
+    let run = support::run(&env, &["preview", "status", "pr-2"]).await?;
+    assert_eq!(run.code, 1, "{run}");
+    assert!(
+        run.stderr.contains(&format!(
+            "CelldPreview 'pr-2' does not exist in namespace '{ns}'; did you mean pr-20, pr-21?"
+        )),
+        "{run}"
+    );
+    // Without an operator the previews have no status yet: Pending, nothing else known.
+    let list = support::run(&env, &["preview", "list"]).await?;
+    assert_eq!(list.code, 0, "{list}");
+    let rows: Vec<Vec<&str>> = list
+        .stdout
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{list}");
+    assert_eq!(rows[0][..3], ["feature-x", "web", "Pending"], "{list}");
+    assert_eq!(rows[0][4..], ["-", "-", "-"], "{list}");
     env.cleanup().await?;
     Ok(())
 }
