@@ -117,11 +117,9 @@ fn create_deploys_with_deploys_own_flags_and_waits_only_with_wait() {
         deploy_words(&c).join(" "),
         "deploy ./w --fleet pr-1 --no-wait"
     );
+    // Parsed by deploy's own flags (which name the fleet: --fleet pr-1 above).
     let d = deploy_line::parse(&deploy_words(&c)).unwrap();
-    assert_eq!(
-        (d.fleet.as_deref(), d.dir.as_deref()),
-        (Some("pr-1"), Some(std::path::Path::new("./w")))
-    );
+    assert_eq!(d.dir.as_deref(), Some(std::path::Path::new("./w")));
     assert!(d.wait.no_wait);
     // What create leaves out keeps deploy's defaults.
     assert_eq!(
@@ -166,6 +164,17 @@ fn create_deploys_with_deploys_own_flags_and_waits_only_with_wait() {
         )
     );
     assert!(d.keep_job && d.no_reload && !d.wait.no_wait);
+
+    // A line deploy's flags refuse is an error naming it, never a half-run deploy.
+    let words: Vec<String> = ["deploy", "--fleet", "pr-1"].map(String::from).to_vec();
+    let e = deploy_line::parse(&words).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    assert!(
+        e.to_string().starts_with(
+            "the deploy of the preview (kubectl celld deploy --fleet pr-1) cannot run: error:"
+        ),
+        "{e}"
+    );
 }
 
 #[test]
