@@ -3,7 +3,8 @@
 # (the pinned tools come from npm, PyPI and the Go module proxy through hack/tools.sh):
 #
 #   - the three Dockerfiles pass hadolint;
-#   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts);
+#   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts), and so does
+#     the one docs/previews.md shows (Previews from CI);
 #   - the scripts in hack/, testenv/scripts/ and .ci/run, and the deploy Job's publish script
 #     (crates/api/src/contract/publish.sh, POSIX sh), pass shellcheck;
 #   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild, Rust);
@@ -56,6 +57,23 @@ actionlint_workflows() {
   local actionlint shellcheck
   actionlint=$(tool actionlint) shellcheck=$(tool shellcheck)
   "$actionlint" -shellcheck "$shellcheck" -pyflakes= .github/workflows/*.yml
+}
+
+# The workflow docs/previews.md shows under "Previews from CI": its first ```yaml block.
+docs_workflow() {
+  local actionlint shellcheck dir status=0
+  actionlint=$(tool actionlint) shellcheck=$(tool shellcheck)
+  dir=$(mktemp -d)
+  mkdir -p "$dir/.github/workflows"
+  awk '/^## Previews from CI/ { ci = 1 } ci && /^```yaml$/ { on = 1; next } on && /^```$/ { exit } on' \
+    docs/previews.md >"$dir/.github/workflows/preview.yml"
+  if [ ! -s "$dir/.github/workflows/preview.yml" ]; then
+    echo "docs/previews.md shows no workflow under 'Previews from CI'"; status=1
+  else
+    (cd "$dir" && "$actionlint" -shellcheck "$shellcheck" -pyflakes= .github/workflows/preview.yml) || status=1
+  fi
+  rm -rf "$dir"
+  return "$status"
 }
 
 shellcheck_scripts() {
@@ -151,6 +169,7 @@ kustomize_builds() {
 
 check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadolint_dockerfiles
 check "actionlint: .github/workflows" actionlint_workflows
+check "actionlint: the workflow of docs/previews.md" docs_workflow
 check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run, publish.sh" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "the deployer image holds the bucket agent the plugin runs" deployer_bucket_agent

@@ -3,7 +3,7 @@
 use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::commands::completion;
-use crate::commands::{deploy, history, init, logs, rollback, status, top};
+use crate::commands::{deploy, history, init, logs, preview, rollback, status, top};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
@@ -27,6 +27,9 @@ Examples:
 
   # Follow the logs of every node, including nodes that start later
   kubectl celld logs web --follow
+
+  # A preview of fleet 'web' serving ./my-worker at its own host for 24 hours; its URL
+  kubectl celld preview create pr-123 --fleet web ./my-worker --ttl 24h --wait
 
   # Create (or update) a fleet from flags
   kubectl celld init web --store minio --bucket s3://celld/web \\
@@ -79,6 +82,8 @@ pub enum Command {
     Rollback(rollback::RollbackArgs),
     /// Print a CelldFleet built from flags, or create/update it with --apply
     Init(Box<init::InitArgs>),
+    /// Create, list, show and delete previews: short-lived copies of a fleet
+    Preview(preview::PreviewArgs),
     /// Print a shell completion script
     Completion(CompletionArgs),
 }
@@ -116,6 +121,7 @@ impl Command {
             Command::History(args) => history::run(cluster, args).await,
             Command::Rollback(args) => rollback::run(cluster, args).await,
             Command::Init(args) => init::run(cluster, &args).await,
+            Command::Preview(args) => preview::run(cluster, args).await,
             Command::Completion(args) => completion::run(args.shell),
         }
     }

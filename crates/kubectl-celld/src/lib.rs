@@ -1,12 +1,13 @@
 //! `kubectl celld`: a kubectl plugin for celld fleets. Deploys Workers into a fleet's bucket
 //! from a short-lived in-cluster pod and makes the nodes adopt them at once, shows a fleet's
-//! state, streams its node logs, and builds new fleets from flags.
+//! state, streams its node logs, builds new fleets from flags, and manages previews.
 //!
 //! The binary is a thin `main`; everything lives here so tests can drive it. The modules form
 //! a stack, each using only the ones below it:
 //!
 //! - [`cli`]: the command line, and which command runs;
-//! - [`commands`]: one module per subcommand, none using another;
+//! - [`commands`]: one module per subcommand, none using another but `preview`, which deploys
+//!   as `deploy` does;
 //! - [`bucket`]: the fleet's bucket prefix (pointers, manifests, published versions), read and
 //!   written through a deploy pod;
 //! - [`pod`]: the deploy pod (its Job, start, tool check, and the node reload run in it);

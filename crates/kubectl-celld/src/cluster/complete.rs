@@ -1,5 +1,5 @@
-//! Candidates read from the cluster and the kubeconfig: fleet names (in the namespace of the
-//! command line's `-n`, else the context's), namespaces and kubeconfig contexts. The connection
+//! Candidates read from the cluster and the kubeconfig: fleet and preview names (in the
+//! namespace of the command line's `-n`, else the context's), namespaces and kubeconfig contexts. The connection
 //! flags typed so far (`--kubeconfig`, `--context`, `--cluster`, `--user`, `-n`) are honoured.
 //! A cluster that does not answer within [`LIMIT`] gives no candidates, never an error.
 
@@ -96,6 +96,25 @@ fn fleet_names(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(names, current)
 }
 
+fn preview_names(current: &OsStr) -> Vec<CompletionCandidate> {
+    let args = typed();
+    let names = block(async move {
+        let Ok(target) = kubeconfig::connect(&args).await else {
+            return Vec::new();
+        };
+        crate::cluster::previews::list(&target, Some(&target.namespace))
+            .await
+            .map(|previews| {
+                previews
+                    .into_iter()
+                    .filter_map(|p| p.metadata.name)
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    matching(names, current)
+}
+
 fn namespace_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let args = typed();
     let names = block(async move {
@@ -123,6 +142,11 @@ fn context_names(current: &OsStr) -> Vec<CompletionCandidate> {
 /// Completes a fleet name.
 pub fn fleets() -> ArgValueCompleter {
     ArgValueCompleter::new(fleet_names)
+}
+
+/// Completes a preview name.
+pub fn previews() -> ArgValueCompleter {
+    ArgValueCompleter::new(preview_names)
 }
 
 /// Completes a namespace.

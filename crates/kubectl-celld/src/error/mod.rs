@@ -3,6 +3,7 @@
 pub mod bucket;
 pub mod fan_out;
 pub mod kube_error;
+pub mod preview;
 pub mod refused;
 
 use std::path::PathBuf;
@@ -59,6 +60,13 @@ pub enum Error {
         /// The chain of causes.
         detail: String,
     },
+
+    /// The cluster has the fleets' CRD but not the previews': its operator predates them.
+    #[error(
+        "this cluster's celld operator is too old for previews: the API server knows celldfleets.platform.celld.dev but not celldpreviews.platform.celld.dev; upgrade the operator and its CRDs with: kubectl apply --server-side -f {}, or check --context",
+        release_manifest()
+    )]
+    PreviewsNotInstalled,
 
     /// Something answered at the server address, but it is not a Kubernetes API server.
     #[error(
@@ -184,6 +192,10 @@ pub enum Error {
         /// Where it stood last, as the operator reported it.
         last: String,
     },
+
+    /// A `preview` command could not go on.
+    #[error(transparent)]
+    Preview(#[from] preview::PreviewError),
 
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]

@@ -1,5 +1,5 @@
-//! Parsers for flag values: durations, `KEY=VALUE` pairs, quantities, tolerations and Gateway
-//! references. Each error says what a valid value looks like.
+//! Parsers for flag values: durations, `KEY=VALUE` pairs, quantities, tolerations, Gateway
+//! references, preview names and lifetimes. Each error says what a valid value looks like.
 
 use std::time::Duration;
 
@@ -189,6 +189,32 @@ pub fn gateway(s: &str) -> Result<GatewayArg, String> {
     })
 }
 
+/// The longest preview name: it becomes its fleet's name and the first label of its host.
+pub const PREVIEW_NAME_MAX: usize = 52;
+
+/// Checks a preview name as its CRD does: a DNS label of at most [`PREVIEW_NAME_MAX`]
+/// characters that starts with a letter (`pr-123`).
+pub fn preview_name(s: &str) -> Result<String, String> {
+    let valid = s.len() <= PREVIEW_NAME_MAX
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if valid {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "'{s}' is not a preview name: it becomes the preview's host and fleet name, so start with a letter, use only lowercase letters, digits and '-', end with a letter or digit, at most {PREVIEW_NAME_MAX} characters (for example pr-123)"
+        ))
+    }
+}
+
+/// Checks a preview lifetime as the operator reads it (`72h`, `90m`, `1h30m`, at least a
+/// minute) and returns it unchanged.
+pub fn preview_ttl(s: &str) -> Result<String, String> {
+    celld_api::rules::ttl::parse(s).map(|_| s.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +230,26 @@ mod tests {
         for bad in ["", "m", "5x", "5 m", "-5s", "h5"] {
             assert!(duration(bad).is_err(), "{bad} should not parse");
         }
+    }
+
+    #[test]
+    fn preview_names_are_dns_labels_of_at_most_52_characters() {
+        for good in ["pr-123", "a", "feature-x2", &format!("p{}", "r".repeat(51))] {
+            assert_eq!(preview_name(good).as_deref(), Ok(good), "{good}");
+        }
+        for bad in [
+            "",
+            "PR-1",
+            "1pr",
+            "pr-",
+            "pr_1",
+            "pr.1",
+            &format!("p{}", "r".repeat(52)),
+        ] {
+            assert!(preview_name(bad).is_err(), "{bad:?} should not parse");
+        }
+        assert_eq!(preview_ttl("1h30m").as_deref(), Ok("1h30m"));
+        assert!(preview_ttl("2d").is_err());
     }
 
     #[test]

@@ -4,9 +4,9 @@
 //!
 //! The operator is not needed (and must not run cluster-wide while these run): the tests make
 //! the StatefulSets, pods, fleet status and Events themselves. Only `deploy_loop`,
-//! `deploy_wait`, `reconcile_at_once` and `object_stores` run it, as a process watching that
-//! test's namespace alone, with the test double of `celld deploy` in the deploy pod
-//! (`deploy_wait` also with a stand-in for the nodes' API). A `deploy` or `rollback` run
+//! `deploy_wait`, `reconcile_at_once`, `object_stores` and `preview` run it, as a process
+//! watching that test's namespace alone, with the test double of `celld deploy` in the deploy
+//! pod (`deploy_wait` and `preview` also with a stand-in for the nodes' API). A `deploy` or `rollback` run
 //! without an operator passes `--no-wait` (see `support::plugin`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
@@ -25,6 +25,7 @@ mod kubectl_plugin;
 mod logs;
 mod object_stores;
 mod poc_worker;
+mod preview;
 mod reconcile_at_once;
 mod sourced;
 mod status;

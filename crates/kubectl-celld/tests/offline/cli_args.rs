@@ -443,7 +443,11 @@ fn help_texts() {
         "rollback",
         "init",
         "completion",
+        "preview",
     ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
+    }
+    for sub in ["create", "list", "status", "delete"] {
+        insta::assert_snapshot!(format!("help_preview_{sub}"), help(&["preview", sub]));
     }
 }

@@ -1,6 +1,6 @@
 //! What a user sees when the kubeconfig's server cannot be reached, is not a Kubernetes API
-//! server, or lacks the celld CRDs: kubectl's wording with the server's address, the install
-//! command of this release, never a client debug dump.
+//! server, lacks the celld CRDs, or has an operator too old for previews: kubectl's wording
+//! with the server's address, the install command of this release, never a client debug dump.
 
 use clap::Parser;
 use kubectl_celld::cli::Cli;
@@ -78,6 +78,15 @@ const VERSION_INFO: &str = r#"{"major":"1","minor":"36","gitVersion":"v1.36.3","
 /// (or a wrong port of a web server) does; with `kubernetes`, `/version` answers as an API
 /// server's does, so the server is one without the celld CRDs.
 async fn not_found_server(kubernetes: bool) -> String {
+    server(kubernetes, false).await
+}
+
+/// An empty list of fleets, as an API server with the CelldFleet CRD answers.
+const NO_FLEETS: &str = r#"{"apiVersion":"meta.k8s.io/v1","kind":"PartialObjectMetadataList","metadata":{"resourceVersion":"1"},"items":[]}"#;
+
+/// [`not_found_server`]; with `fleets`, a list of CelldFleets answers (empty), so the server
+/// has the CelldFleet CRD but no other celld CRD: an operator older than previews.
+async fn server(kubernetes: bool, fleets: bool) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -92,8 +101,12 @@ async fn not_found_server(kubernetes: bool) -> String {
                     }
                 }
                 let version = seen.starts_with(b"GET /version ");
+                let fleet_list =
+                    seen.starts_with(b"GET /apis/platform.celld.dev/v1alpha1/celldfleets?");
                 let (status, kind, body) = if kubernetes && version {
                     ("200 OK", "application/json", VERSION_INFO)
+                } else if fleets && fleet_list {
+                    ("200 OK", "application/json", NO_FLEETS)
                 } else {
                     (
                         "404 Not Found",
@@ -149,4 +162,33 @@ async fn missing_crds_point_at_the_release_manifest() {
     let e = error_of(&server, &["status", "web"]).await;
     let e = e.replace(env!("CARGO_PKG_VERSION"), "VERSION");
     insta::assert_snapshot!(e, @"the celld CRDs are not installed in this cluster (the API server does not know celldfleets.platform.celld.dev): install the operator and its CRDs with: kubectl apply --server-side -f https://github.com/anthaathi/celld-operator/releases/download/vVERSION/install-operator.yaml (from a source checkout: kubectl apply --server-side -f config/crd/bases/), or check --context");
+}
+
+/// An operator older than previews (the API server knows CelldFleets, not CelldPreviews): the
+/// preview commands say to upgrade it; without any celld CRD they say to install them.
+#[tokio::test]
+async fn preview_commands_tell_an_operator_too_old_for_previews_from_missing_crds() {
+    let old = server(true, true).await;
+    let e = error_of(&old, &["preview", "list"]).await;
+    let e = e.replace(env!("CARGO_PKG_VERSION"), "VERSION");
+    insta::assert_snapshot!(e, @"this cluster's celld operator is too old for previews: the API server knows celldfleets.platform.celld.dev but not celldpreviews.platform.celld.dev; upgrade the operator and its CRDs with: kubectl apply --server-side -f https://github.com/anthaathi/celld-operator/releases/download/vVERSION/install-operator.yaml, or check --context");
+    for args in [
+        &["preview", "status", "pr-1"][..],
+        &["preview", "delete", "pr-1"][..],
+    ] {
+        let other = error_of(&old, args).await;
+        assert_eq!(
+            other.replace(env!("CARGO_PKG_VERSION"), "VERSION"),
+            e,
+            "{args:?}"
+        );
+    }
+    let none = not_found_server(true).await;
+    let e = error_of(&none, &["preview", "list", "-A"]).await;
+    assert!(
+        e.starts_with(
+            "the celld CRDs are not installed in this cluster (the API server does not know celldpreviews.platform.celld.dev)"
+        ),
+        "{e}"
+    );
 }

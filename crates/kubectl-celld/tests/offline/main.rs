@@ -1,6 +1,6 @@
 //! Tests that need no cluster: argument handling, help texts, shell completion, `init` output
 //! and admission checks, and the text of `status` (snapshots), also of a fleet with spec.source
-//! and of fleets whose nodes report their capacity, and of `top`.
+//! and of fleets whose nodes report their capacity, of `top`, and of `preview`.
 //! One test binary, to link once.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers, outside #[test] fns
@@ -14,6 +14,9 @@ mod deployer_images;
 mod init_output;
 mod krew_manifest;
 mod kubectl_conventions;
+mod preview_args;
+mod preview_render;
+mod preview_workflow;
 mod status_capacity;
 mod status_render;
 mod status_source;
