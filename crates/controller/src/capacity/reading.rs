@@ -3,7 +3,7 @@
 //! be written. Pure.
 
 use celld_api::contract::node_api::NodeState;
-use celld_api::{CapacityStatus, CapacityTotals, NodeCapacity};
+use celld_api::{CapacityStatus, CapacityTotals, CelldFleet, NodeCapacity};
 use k8s_openapi::jiff::Timestamp;
 
 /// A count moves the status when it changes by more than this share of the larger value.
@@ -178,6 +178,23 @@ pub fn worth_showing(
         }
         None => flags(&new.nodes) != [false; 4] || stood(created),
     }
+}
+
+/// Whether `fleet`'s status would show `reading` at `now`: with spec.autoscaling, every
+/// reading; without, one [worth showing](worth_showing) that [differs] from the one shown. A
+/// reading it would not show neither wakes the fleet nor unsettles it.
+pub fn shown_in_status(fleet: &CelldFleet, reading: &FleetReading, now: Timestamp) -> bool {
+    if fleet.spec.autoscaling.is_some() {
+        return true;
+    }
+    let shown = fleet.status.as_ref().and_then(|s| s.capacity.as_ref());
+    shown.is_none_or(|s| differs(&s.nodes, &reading.nodes))
+        && worth_showing(
+            shown,
+            reading,
+            fleet.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            now,
+        )
 }
 
 /// Whether `new` differs enough from `shown` to replace it: another node list, a node that
@@ -387,5 +404,32 @@ mod tests {
             Some(at(0)),
             at(1_010)
         ));
+    }
+
+    #[test]
+    fn a_reading_the_status_would_not_show_leaves_a_fleet_without_autoscaling_alone() {
+        let at = |s: i64| Timestamp::from_second(s).unwrap();
+        let mut fleet = crate::children::fixtures::fleet(crate::children::fixtures::MINIMAL);
+        fleet.metadata.creation_timestamp = Some(
+            k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(at(900)),
+        );
+        let reading = |waiting: u64, rss: u64| FleetReading {
+            read_at: at(1_000),
+            nodes: vec![node("web-0", waiting, true, rss)],
+        };
+        // A young fleet: quiet counts wait, a signal shows.
+        assert!(!shown_in_status(&fleet, &reading(0, 100), at(1_000)));
+        assert!(shown_in_status(&fleet, &reading(4, 100), at(1_000)));
+        // Shown long ago: the same reading is nothing new, a moved one is.
+        fleet.status = Some(celld_api::CelldFleetStatus {
+            capacity: Some(reading(0, 100).to_status()),
+            ..Default::default()
+        });
+        assert!(!shown_in_status(&fleet, &reading(0, 100), at(2_000)));
+        assert!(shown_in_status(&fleet, &reading(0, 500), at(2_000)));
+        // With spec.autoscaling every reading counts.
+        fleet.spec.autoscaling =
+            Some(serde_json::from_value(serde_json::json!({"maxReplicas": 4})).unwrap());
+        assert!(shown_in_status(&fleet, &reading(0, 100), at(2_000)));
     }
 }

@@ -108,7 +108,13 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         }
         Err(why) => Pointer::Unknown(why.clone()),
     };
-    let tracked = ctx.capacity.get(&id.uid);
+    // A reading the status would not show (counts of a fleet without spec.autoscaling that
+    // moved a little, lately shown) leaves the fleet settled.
+    let now = Timestamp::now();
+    let tracked = ctx
+        .capacity
+        .get(&id.uid)
+        .filter(|t| reading::shown_in_status(fleet, &t.reading, now));
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
         store: store_version,
@@ -178,16 +184,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         nodes,
         manifest_failures,
         source,
-        // A fleet without spec.autoscaling shows a new reading only when it is worth a write.
-        capacity: tracked.map(|t| t.reading).filter(|reading| {
-            fleet.spec.autoscaling.is_some()
-                || reading::worth_showing(
-                    fleet.status.as_ref().and_then(|s| s.capacity.as_ref()),
-                    reading,
-                    fleet.metadata.creation_timestamp.as_ref().map(|t| t.0),
-                    Timestamp::now(),
-                )
-        }),
+        capacity: tracked.map(|t| t.reading),
         autoscale,
     }))
 }

@@ -2,10 +2,11 @@
 //! fleets with spec.autoscaling first and more often, and each reading is kept in the
 //! [store](crate::capacity::store) the gauges are exported from. A fleet is sent to be
 //! reconciled only when its reading moved (a signal turned on or off, a count moved by more than
-//! a tenth), so a quiet fleet costs reads of its nodes and nothing on the API server.
+//! a tenth) and its status would show it, so a quiet fleet costs reads of its nodes and nothing
+//! on the API server.
 
 use crate::cache::caches;
-use crate::capacity::reading::{FleetReading, node_capacity, unreadable};
+use crate::capacity::reading::{FleetReading, node_capacity, shown_in_status, unreadable};
 use crate::capacity::signals::{MemoryBudget, signals};
 use crate::capacity::store::FleetRef;
 use crate::children::peer_service_name;
@@ -164,10 +165,16 @@ async fn read(ctx: &Context, due: Due) {
         namespace: &due.namespace,
         name: &due.name,
     };
-    if ctx.capacity.record(fleet, reading, taken, said) {
+    let fleet_ref = ObjectRef::new(&due.name).within(&due.namespace);
+    // A reading the fleet's status would not show is kept for the gauges only.
+    let shown = ctx.fleets.get(&fleet_ref).is_some_and(|guard| {
+        guard
+            .0
+            .as_ref()
+            .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at))
+    });
+    if ctx.capacity.record(fleet, reading, taken, said) && shown {
         // The controller is gone only when the operator stops.
-        let _ = ctx
-            .node_trigger
-            .unbounded_send(ObjectRef::new(&due.name).within(&due.namespace));
+        let _ = ctx.node_trigger.unbounded_send(fleet_ref);
     }
 }
