@@ -98,8 +98,9 @@ pub struct Args {
     #[arg(long, env = "S3_TIMEOUT_SECONDS", default_value_t = 5)]
     pub s3_timeout_seconds: u64,
 
-    /// Fleets reconciled at the same time at most: bounds the operator's load on the API server
-    /// when many fleets change at once (a start with a thousand fleets).
+    /// Fleets reconciled at the same time at most, and as many object stores and previews apart:
+    /// bounds the operator's load on the API server, and its connections to it, when many
+    /// change at once (a start with a thousand fleets).
     #[arg(long, env = "MAX_CONCURRENT_RECONCILES", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_concurrent_reconciles: u16,
 

@@ -318,9 +318,11 @@ fn watch_sources(
 fn store_controller(
     stores: &Stores,
     triggers: Triggers,
+    concurrency: u16,
 ) -> Controller<DeserializeGuard<CelldObjectStore>> {
     let (stores_by_secret, stores_by_fleet) = (stores.clone(), stores.clone());
     Controller::for_stream(triggers.stores, stores.clone())
+        .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(triggers.secrets, move |secret| {
             let ns = secret.namespace().unwrap_or_default();
             refs(
@@ -371,10 +373,12 @@ fn previews_touched_by(
 }
 
 /// The CelldPreview controller: previews, looked at again when the fleet they preview or the
-/// fleet they serve from changes.
+/// fleet they serve from changes. At most `concurrency` at once, like the fleets: fifty
+/// previews created together do not open fifty connections to the API server.
 fn preview_controller(
     streams: &WatchStreams,
     fleet_changes: Items<DeserializeGuard<CelldFleet>>,
+    concurrency: u16,
 ) -> Controller<DeserializeGuard<CelldPreview>> {
     let (previews, preview_changes) = streams.cached_touched::<DeserializeGuard<CelldPreview>>(
         "CelldPreview",
@@ -382,6 +386,7 @@ fn preview_controller(
     );
     let by_fleet = previews.clone();
     Controller::for_stream(preview_changes, previews)
+        .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(fleet_changes, move |fleet: DeserializeGuard<CelldFleet>| {
             previews_touched_by(&by_fleet, &fleet)
         })
@@ -421,10 +426,11 @@ pub async fn run(
     // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
-    let store_controller = store_controller(&stores, for_stores);
+    let store_controller = store_controller(&stores, for_stores, settings.concurrency);
     let caches = Caches::new(children, stores, secrets, source, streams.listed());
     // Made after the caches every reconcile waits for: a fleet never waits for the previews.
-    let preview_controller = previews.then(|| preview_controller(&streams, for_previews));
+    let preview_controller =
+        previews.then(|| preview_controller(&streams, for_previews, settings.concurrency));
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let ctx = Arc::new(Context::new(
         writer,
