@@ -12,6 +12,7 @@ use futures::{StreamExt, TryStreamExt};
 use kube::api::PostParams;
 use kube::{Api, Client};
 use serde_json::json;
+use std::ops::RangeInclusive;
 
 /// The parent fleet's name.
 pub const PARENT: &str = "web";
@@ -121,11 +122,10 @@ impl PreviewWorkload {
         Ok(())
     }
 
-    /// Creates previews `1..=count` from concurrent client tasks.
-    pub async fn create(&self, count: usize) -> Result<()> {
+    /// Creates the previews numbered `numbers` from concurrent client tasks.
+    pub async fn create(&self, numbers: RangeInclusive<usize>) -> Result<()> {
         let api: Api<CelldPreview> = Api::namespaced(self.client.clone(), FLEET_NAMESPACE);
-        let previews: Vec<CelldPreview> =
-            (1..=count).map(preview_manifest).collect::<Result<_>>()?;
+        let previews: Vec<CelldPreview> = numbers.map(preview_manifest).collect::<Result<_>>()?;
         futures::stream::iter(previews)
             .map(|preview| {
                 let api = api.clone();

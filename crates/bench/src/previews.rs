@@ -1,6 +1,7 @@
 //! Previews on one parent fleet under one operator: the parent created and settled first; then
 //! the previews, from the first create until every preview is Ready and the operator has
-//! settled; then an idle window.
+//! settled; then an idle window; then as many previews again, for the memory each one adds
+//! once the operator's one-time costs are paid.
 
 use crate::clock::Anchor;
 use crate::error::{Error, Result};
@@ -14,11 +15,12 @@ use crate::settings::{FLEET_NAMESPACE, IDLE_WINDOW, REPLICAS, ready_timeout};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// What the control plane of `count` previews is prepared for: room for the parent's and the
-/// previews' pods, no bench fleet, nodes serving the parent's and each preview's version.
+/// What the control plane of `count` previews (and `count` more) is prepared for: room for the
+/// parent's and the previews' pods, no bench fleet, nodes serving the parent's and each
+/// preview's version.
 fn plan(count: usize) -> Plan {
     Plan {
-        pods: REPLICAS as usize + count * PREVIEW_REPLICAS,
+        pods: REPLICAS as usize + 2 * count * PREVIEW_REPLICAS,
         published: 0,
         serves: served_version,
     }
@@ -28,7 +30,7 @@ fn plan(count: usize) -> Plan {
 pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
     let mut setup = Setup::start(bin, &format!("previews-{count}"), plan(count)).await?;
     let client = setup.plane.client();
-    let previews = PreviewWorkload::prepare(client.clone(), setup.plane.s3(), count).await?;
+    let previews = PreviewWorkload::prepare(client.clone(), setup.plane.s3(), 2 * count).await?;
     let watches = PreviewWatches::start(&client, FLEET_NAMESPACE);
     let logs = setup.logs();
 
@@ -46,7 +48,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
     eprintln!("bench: previews: the parent is Ready and settled; {parent_rss_kib} KiB resident");
 
     let anchor = Anchor::now();
-    previews.create(count).await?;
+    previews.create(1..=count).await?;
     let operator = &mut setup.operator;
     watches
         .wait_previews(count, ready_timeout(count), logs, || {
@@ -81,7 +83,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
     let since = |t: Instant| t.saturating_duration_since(anchor.instant());
     let mut preview_fleets = seen_fleets.ready.clone();
     preview_fleets.remove(PARENT);
-    let run = PreviewsRun {
+    let mut run = PreviewsRun {
         previews: count,
         fleets_ready: preview_fleets
             .values()
@@ -102,9 +104,36 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
         parent_rss_kib,
         settled_rss_kib,
         settled_file_kib,
+        doubled_rss_kib: 0,
     };
+    run.doubled_rss_kib = twice(&mut setup, &previews, count).await?;
     setup.remove().await?;
     Ok(run)
+}
+
+/// Creates previews `count + 1 ..= 2 × count`, waits until all are Ready and the operator
+/// settled, and reads its resident memory (KiB).
+async fn twice(setup: &mut Setup, previews: &PreviewWorkload, count: usize) -> Result<u64> {
+    let client = setup.plane.client();
+    let watches = PreviewWatches::start(&client, FLEET_NAMESPACE);
+    let logs = setup.logs();
+    let anchor = Anchor::now();
+    previews.create(count + 1..=2 * count).await?;
+    let operator = &mut setup.operator;
+    watches
+        .wait_previews(2 * count, ready_timeout(count), logs, || {
+            operator.check_alive().map_err(Error::from)
+        })
+        .await?;
+    let all_ready = watches.previews().last_ready().unwrap_or_else(Instant::now);
+    drop(watches);
+    settle(&mut setup.audit, &anchor, all_ready).await?;
+    let rss = rss_kib(setup.pid);
+    eprintln!(
+        "bench: previews: {} previews settled; {rss} KiB resident",
+        2 * count
+    );
+    Ok(rss)
 }
 
 #[cfg(test)]
@@ -114,7 +143,7 @@ mod tests {
     #[test]
     fn the_plan_makes_room_for_the_parent_and_every_preview() {
         let plan = plan(50);
-        assert_eq!(plan.pods, 52);
+        assert_eq!(plan.pods, 102);
         assert_eq!(plan.published, 0);
         assert_eq!((plan.serves)("pr-7-0").as_deref(), Some("0000000000000007"));
     }

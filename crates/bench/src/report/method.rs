@@ -51,9 +51,12 @@ parent, a fleet as above with `spec.previews` ({preview_replicas} node per previ
 {ttl}), is created, and once it is Ready and the operator has settled the memory is read; then \
 the previews are created from {CONCURRENCY} concurrent client tasks, timed from the first \
 create until a watch has seen every preview in phase Ready (its fleet `Ready=True`), settled and \
-idle as above. A preview's memory growth is the operator's growth over the empty operator (the \
-parent's included) divided by the previews; its budget is what the {rss_target} MiB target \
-leaves over the empty operator, divided by {target_fleets} fleets.\n\
+idle as above; then as many previews again, until all are Ready and the operator settled, and \
+the memory is read once more. What a preview costs is the memory that second batch added, \
+divided by its previews: the first batch also pays the one-time costs (the preview path's code \
+paged in, the runtime's and the caches' first allocations) that the scale targets spread over \
+{target_fleets} fleets; its budget is what the {rss_target} MiB target leaves over the empty \
+operator, divided by {target_fleets} fleets.\n\
 - **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
 level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
 by the time the API server received them; from the first create on (the operator's start-up \

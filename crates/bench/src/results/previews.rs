@@ -42,6 +42,8 @@ pub struct PreviewsRun {
     pub settled_rss_kib: u64,
     /// Its file-backed part, KiB.
     pub settled_file_kib: u64,
+    /// Resident memory once as many previews again settled, KiB.
+    pub doubled_rss_kib: u64,
 }
 
 impl PreviewsRun {
@@ -69,6 +71,14 @@ impl PreviewsRun {
     /// included), KiB.
     pub fn rss_growth_per_preview_kib(&self) -> f64 {
         self.settled_rss_kib.saturating_sub(self.empty_rss_kib) as f64 / self.previews.max(1) as f64
+    }
+
+    /// Resident memory each of the second batch of previews added, KiB: what one more preview
+    /// costs once the operator's one-time costs (its code paged in, its runtime's and its
+    /// caches' first allocations) are paid, as they are at 1,000 fleets.
+    pub fn marginal_rss_per_preview_kib(&self) -> f64 {
+        self.doubled_rss_kib.saturating_sub(self.settled_rss_kib) as f64
+            / self.previews.max(1) as f64
     }
 
     /// Resident memory added per preview over the operator with the parent only, KiB.
@@ -106,15 +116,19 @@ mod tests {
             parent_rss_kib: 17_500,
             settled_rss_kib: 20_000,
             settled_file_kib: 13_000,
+            doubled_rss_kib: 22_000,
         };
         assert_eq!(run.rss_growth_per_preview_kib(), 100.0);
         assert_eq!(run.rss_growth_over_parent_per_preview_kib(), 50.0);
+        assert_eq!(run.marginal_rss_per_preview_kib(), 40.0);
         assert_eq!(run.idle_requests_per_minute(), 20.0);
         assert_eq!(run.idle_cpu_seconds_per_minute(), 0.06);
         let shrunk = PreviewsRun {
             settled_rss_kib: 14_000,
+            doubled_rss_kib: 13_000,
             ..run
         };
         assert_eq!(shrunk.rss_growth_per_preview_kib(), 0.0);
+        assert_eq!(shrunk.marginal_rss_per_preview_kib(), 0.0);
     }
 }
