@@ -11,13 +11,20 @@ use crate::operator_run::{Plan, Setup};
 use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
 use crate::results::{ChurnRun, Connections, Cycle};
-use crate::settings::{CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, ready_timeout};
+use crate::settings::{
+    CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, nodes_for, pods_of, ready_timeout,
+};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Creates and deletes `fleets` fleets `cycles` times on a fresh control plane.
+/// Creates and deletes `fleets` fleets `cycles` times on a fresh control plane, on the fewest
+/// fake nodes their pods fit on (nothing here is timed against a floor).
 pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
-    let mut setup = Setup::start(bin, &format!("churn-{fleets}"), Plan::fleets(fleets)).await?;
+    let plan = Plan {
+        server_load: false,
+        ..Plan::fleets(fleets, nodes_for(pods_of(fleets)))
+    };
+    let mut setup = Setup::start(bin, &format!("churn-{fleets}"), plan).await?;
     let client = setup.plane.client();
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     cycle(&mut setup, &watches, 1).await?;

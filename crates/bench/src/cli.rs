@@ -1,8 +1,8 @@
 //! The command line and the order of the runs.
 
 use crate::error::{Error, Result};
-use crate::results::{Results, Scale, Skipped, Step};
-use crate::{churn, floor, operator, operator_run, plot, plugin_start, previews, report};
+use crate::results::{Results, Skipped, Step};
+use crate::{churn, fleet_counts, operator, plot, plugin_start, previews, report};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
 use std::path::PathBuf;
@@ -15,6 +15,22 @@ pub struct Args {
     /// Fleet counts to measure, each against its floor.
     #[arg(default_values_t = [100, 300, 1000])]
     pub fleets: Vec<usize>,
+
+    /// Measure this one fleet count alone against its floor, judged against the targets at
+    /// 10,000 fleets (`make bench FLEETS=10000`): no churn, previews or plugin start-up; the
+    /// report goes to REPORT-<FLEETS>.md, leaving REPORT.md as it is.
+    #[arg(
+        long,
+        value_name = "FLEETS",
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["fleets", "only", "churn_fleets", "churn_cycles", "previews"]
+    )]
+    pub single: Option<u64>,
+
+    /// Run every fleet count (floor and operator) on this many kwok fake nodes instead of
+    /// calibrating them on the floor of the largest count.
+    #[arg(long, value_name = "NODES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes: Option<u64>,
 
     /// Fleets created and deleted in each churn cycle (0: no churn).
     #[arg(long, default_value_t = 300)]
@@ -54,24 +70,39 @@ pub enum Part {
 impl Args {
     /// Whether `part` is to run.
     fn runs(&self, part: Part) -> bool {
-        self.only.is_empty() || self.only.contains(&part)
+        match self.single {
+            Some(_) => part == Part::Fleets,
+            None => self.only.is_empty() || self.only.contains(&part),
+        }
+    }
+
+    /// The fleet count measured alone, if any.
+    fn single(&self) -> Option<usize> {
+        self.single.and_then(|n| usize::try_from(n).ok())
+    }
+
+    /// The fleet counts to measure, in increasing order.
+    fn counts(&self) -> Vec<usize> {
+        let mut counts = match self.single() {
+            Some(n) => vec![n],
+            None if self.runs(Part::Fleets) => self.fleets.clone(),
+            None => Vec::new(),
+        };
+        counts.sort_unstable();
+        counts.dedup();
+        counts
     }
 }
 
-/// Runs every measurement, writes the report and the plot, and returns their paths.
+/// Runs every measurement, writes the report (and, but for one count alone, the plot), and
+/// returns their paths.
 pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     let bin = operator::binary()?;
     let started = Instant::now();
-    let mut counts = if args.runs(Part::Fleets) {
-        args.fleets.clone()
-    } else {
-        Vec::new()
-    };
-    counts.sort_unstable();
-    counts.dedup();
-    let mut scales = Vec::new();
+    let counts = args.counts();
+    let given_nodes = args.nodes.and_then(|n| usize::try_from(n).ok());
+    fleet_counts::check_nodes(given_nodes, counts.last().copied().unwrap_or(0))?;
     let mut skipped = Vec::new();
-    let mut steps = Vec::new();
     let load_before = load_average();
     // First, while the machine is quiet: no control plane runs yet.
     let plugin = match args
@@ -89,36 +120,9 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
             None
         }
     };
-    for &count in &counts {
-        let step = Instant::now();
-        let measured = async {
-            eprintln!("bench: {count} fleets: floor");
-            let floor = floor::run(count).await?;
-            steps.push(Step::new(format!("floor, {count} fleets"), step));
-            eprintln!("bench: {count} fleets: operator");
-            let operator_step = Instant::now();
-            let operator = operator_run::run(&bin, count).await?;
-            steps.push(Step::new(
-                format!("operator, {count} fleets"),
-                operator_step,
-            ));
-            Ok::<_, Error>(Scale { floor, operator })
-        };
-        match measured.await {
-            Ok(scale) => scales.push(scale),
-            Err(e) => {
-                eprintln!("bench: {count} fleets not measured: {e}");
-                skipped.push(Skipped {
-                    what: format!("{count} fleets"),
-                    why: e.to_string(),
-                });
-            }
-        }
-        eprintln!(
-            "bench: {count} fleets took {:.0} s",
-            step.elapsed().as_secs_f64()
-        );
-    }
+    let measured = fleet_counts::measure(&bin, &counts, given_nodes).await;
+    skipped.extend(measured.skipped);
+    let mut steps = measured.steps;
     let churn = if args.runs(Part::Churn) && args.churn_fleets > 0 && args.churn_cycles > 0 {
         eprintln!(
             "bench: churn of {} fleets × {}",
@@ -169,19 +173,27 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         date: jiff::Zoned::now().date().to_string(),
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
         total: started.elapsed(),
+        single: args.single.is_some(),
+        nodes: measured.nodes,
         steps,
         load: (load_before, load_average()),
-        scales,
+        scales: measured.scales,
         churn,
         previews,
         plugin,
         skipped,
     };
-    let dir = args.out.unwrap_or_else(|| workspace_root().join("bench"));
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| workspace_root().join("bench"));
     std::fs::create_dir_all(&dir).map_err(Error::io("creating the report's directory", &dir))?;
-    let report_path = dir.join("REPORT.md");
+    let report_path = dir.join(report::file_name(args.single()));
     std::fs::write(&report_path, report::render(&results))
         .map_err(Error::io("writing the report", &report_path))?;
+    if args.single.is_some() {
+        return Ok(vec![report_path]);
+    }
     let plot_path = dir.join(report::PLOT_FILE);
     std::fs::write(&plot_path, plot::render(&results.scales)?)
         .map_err(Error::io("writing the plot", &plot_path))?;
@@ -222,5 +234,34 @@ mod tests {
         let two = Args::try_parse_from(["celld-bench", "--only", "churn,previews"]).unwrap();
         assert_eq!(two.only, [Part::Churn, Part::Previews]);
         assert!(Args::try_parse_from(["celld-bench", "--only", "everything"]).is_err());
+    }
+
+    #[test]
+    fn one_count_alone_runs_only_its_fleets_against_its_floor() {
+        let args = Args::try_parse_from(["celld-bench", "--single", "10000"]).unwrap();
+        assert_eq!(args.counts(), [10_000]);
+        assert!(args.runs(Part::Fleets));
+        assert!(!args.runs(Part::Churn) && !args.runs(Part::Previews) && !args.runs(Part::Plugin));
+        assert_eq!(args.nodes, None, "calibrated");
+        let given =
+            Args::try_parse_from(["celld-bench", "--single", "200", "--nodes", "8"]).unwrap();
+        assert_eq!((given.counts(), given.nodes), (vec![200], Some(8)));
+        for refused in [
+            &["celld-bench", "--single", "200", "300"][..],
+            &["celld-bench", "--single", "200", "--only", "churn"],
+            &["celld-bench", "--single", "200", "--previews", "5"],
+            &["celld-bench", "--single", "0"],
+            &["celld-bench", "--nodes", "0"],
+        ] {
+            assert!(Args::try_parse_from(refused).is_err(), "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn the_counts_are_sorted_once_each() {
+        let args = Args::try_parse_from(["celld-bench", "300", "100", "300"]).unwrap();
+        assert_eq!(args.counts(), [100, 300]);
+        let none = Args::try_parse_from(["celld-bench", "--only", "churn"]).unwrap();
+        assert!(none.counts().is_empty());
     }
 }

@@ -1,8 +1,11 @@
 //! A fresh local control plane for one run: `testenv/scripts/up.sh` with a state directory of
-//! its own, the audit log on, and enough fake nodes for the run's pods.
+//! its own, the audit log on, and the run's fake nodes.
 
 use crate::error::{Error, Result};
-use crate::settings::{APISERVER_FLAGS, nodes_for};
+use crate::plane_health;
+use crate::proc_stats::{is_running, rss_kib};
+use crate::results::ControlPlaneMemory;
+use crate::settings::APISERVER_FLAGS;
 use celld_testkit::S3Settings;
 use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::paths::{STATE_DIR_ENV, workspace_root};
@@ -32,9 +35,9 @@ pub struct BenchControlPlane {
 
 impl BenchControlPlane {
     /// Starts a fresh control plane named `name` (anything left under that name is stopped and
-    /// removed first) with nodes for `pods` pods, and installs the project's CRDs and admission
+    /// removed first) with `nodes` fake nodes, and installs the project's CRDs and admission
     /// policies.
-    pub async fn start(name: &str, pods: usize) -> Result<Self> {
+    pub async fn start(name: &str, nodes: usize) -> Result<Self> {
         let dir = bench_state_root().join(name);
         if dir.exists() {
             let _ = script("down.sh", &dir, &[]).await;
@@ -42,7 +45,7 @@ impl BenchControlPlane {
                 .map_err(Error::io("removing an old state directory", &dir))?;
         }
         std::fs::create_dir_all(&dir).map_err(Error::io("creating a state directory", &dir))?;
-        let nodes = nodes_for(pods).to_string();
+        let nodes = nodes.to_string();
         script(
             "up.sh",
             &dir,
@@ -94,6 +97,38 @@ impl BenchControlPlane {
     /// The API server's audit log.
     pub fn audit_log(&self) -> PathBuf {
         self.dir().join("logs").join("audit.log")
+    }
+
+    /// The resident memory of kube-apiserver and etcd now.
+    pub fn memory(&self) -> ControlPlaneMemory {
+        ControlPlaneMemory {
+            apiserver_kib: self.component_rss_kib("kube-apiserver"),
+            etcd_kib: self.component_rss_kib("etcd"),
+        }
+    }
+
+    /// The resident memory of one of its components (as up.sh names it), KiB; 0 when it does
+    /// not run.
+    fn component_rss_kib(&self, component: &str) -> u64 {
+        std::fs::read_to_string(self.dir().join("run").join(format!("{component}.pid")))
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok())
+            .filter(|&pid| is_running(pid))
+            .map_or(0, rss_kib)
+    }
+
+    /// `error`, which ended `what` on it, with what gave out in the control plane (read now,
+    /// before it is stopped); it is then stopped, its logs kept for a look.
+    pub async fn gave_out(self, what: String, error: Error) -> Error {
+        let health = plane_health::inspect(self.dir());
+        let logs = self.dir().join("logs");
+        drop(self);
+        Error::GaveOut {
+            what,
+            source: Box::new(error),
+            health: health.to_string(),
+            logs,
+        }
     }
 
     /// Stops it and removes its state, logs included (the audit log of a large run takes

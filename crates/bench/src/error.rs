@@ -11,6 +11,19 @@ pub enum Error {
     /// The plugin binary was not given.
     #[error("set CELLD_PLUGIN_BIN to a release build of kubectl-celld (`make bench` does)")]
     NoPlugin,
+    /// `--nodes` gives fewer fake nodes than the pods need.
+    #[error(
+        "--nodes {nodes} is too few for {fleets} fleets: their pods need at least {needed} fake nodes of {per_node} pods each; give more or leave --nodes out to calibrate",
+        per_node = crate::settings::PODS_PER_NODE
+    )]
+    TooFewNodes {
+        /// The fake nodes given.
+        nodes: usize,
+        /// The largest fleet count.
+        fleets: usize,
+        /// The fewest fake nodes its pods fit on.
+        needed: usize,
+    },
     /// A start-up probe exited with a failure.
     #[error("`{command}` failed ({status}): run it by hand to see why")]
     Probe {
@@ -76,6 +89,21 @@ pub enum Error {
         what: String,
         /// The parser's message.
         detail: String,
+    },
+    /// A run failed, and this is what the control plane looked like then.
+    #[error(
+        "{what} failed: {source}\n  the control plane then: {health}.\n  Its logs are kept in {logs}"
+    )]
+    GaveOut {
+        /// The run.
+        what: String,
+        /// What the bench saw fail.
+        #[source]
+        source: Box<Error>,
+        /// What gave out, the components' memory, etcd's database, the machine's memory and disk.
+        health: String,
+        /// Where the control plane's and the operator's logs are kept.
+        logs: PathBuf,
     },
     /// The plot could not be drawn.
     #[error("drawing the plot: {0}")]

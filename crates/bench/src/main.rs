@@ -1,25 +1,33 @@
 //! `celld-bench [FLEETS...]`: measures the celld-operator binary at scale on fresh local
 //! control planes and writes `bench/REPORT.md` and the plot `bench/scaling.svg`.
 //!
-//! For each fleet count it measures a floor (the operator's children, pre-rendered, applied
-//! with no operator) and the operator (time to ready StatefulSets and Ready fleets, the status
-//! lag, API requests until settled and per idle minute from the audit log, memory and CPU),
-//! each on a control plane of its own; then a churn of fleets created and deleted again and
-//! again under one operator; then previews of one fleet (`--previews`, 50 by default), each a
-//! fleet of its own. `--only` runs some of these parts alone.
+//! First it chooses the fake nodes (`--nodes`, or the calibration: the floor of the largest
+//! count on more and more of them). For each fleet count it measures a floor (the operator's
+//! children, pre-rendered, applied with no operator, and one status per fleet once its
+//! StatefulSet is ready) and the operator (time to ready StatefulSets and Ready fleets, the
+//! status lag, API requests until settled and per idle minute from the audit log, the API
+//! server's rate and latencies, memory and CPU), each on a control plane of its own; then a
+//! churn of fleets created and deleted again and again under one operator; then previews of one
+//! fleet (`--previews`, 50 by default), each a fleet of its own. `--only` runs some of these
+//! parts alone; `--single FLEETS` measures one count alone into a report of its own.
 
 mod audit;
-mod audit_tail;
+mod calibration_rule;
 mod churn;
 mod cli;
 mod clock;
 mod control_plane;
 mod deploy_pods;
 mod error;
+mod fleet_counts;
 mod floor;
+mod floor_children;
+mod floor_status;
+mod floor_work;
 mod identity;
 mod operator;
 mod operator_run;
+mod plane_health;
 mod plot;
 mod plugin_start;
 mod preview_watch;

@@ -1,7 +1,7 @@
 //! The operator on one fleet count: from the first create until every fleet is Ready and the
 //! operator has settled, then an idle window.
 
-use crate::audit_tail::AuditTail;
+use crate::audit::AuditTail;
 use crate::clock::Anchor;
 use crate::control_plane::BenchControlPlane;
 use crate::error::{Error, Result};
@@ -11,8 +11,7 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, SETTLE_LIMIT, WARM_UP, operator_username, pods_of,
-    ready_timeout,
+    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, WARM_UP, operator_username, ready_timeout, settle_limit,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -27,21 +26,24 @@ pub const AUDIT_LAG: Duration = Duration::from_secs(3);
 /// What a run's control plane is prepared for.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
-    /// Pods the fake nodes make room for.
-    pub pods: usize,
+    /// Its fake nodes.
+    pub nodes: usize,
     /// Bench fleets (`f0`, `f1`...) whose deployments are published before any is created.
     pub published: usize,
     /// The version the node of each pod serves, by the pod's name (none: an empty version).
     pub serves: fn(&str) -> Option<String>,
+    /// Whether the audit log is read for the API server's load too (every user's requests).
+    pub server_load: bool,
 }
 
 impl Plan {
-    /// For `fleets` bench fleets.
-    pub fn fleets(fleets: usize) -> Self {
+    /// For `fleets` bench fleets on `nodes` fake nodes.
+    pub fn fleets(fleets: usize, nodes: usize) -> Self {
         Plan {
-            pods: pods_of(fleets),
+            nodes,
             published: fleets,
             serves: crate::workload::deployed_version,
+            server_load: true,
         }
     }
 }
@@ -72,13 +74,93 @@ impl Setup {
     /// Starts a fresh control plane `name` prepared as `plan` says, starts the operator and
     /// reads its empty memory.
     pub async fn start(bin: &Path, name: &str, plan: Plan) -> Result<Self> {
-        let plane = BenchControlPlane::start(name, plan.pods).await?;
+        let plane = BenchControlPlane::start(name, plan.nodes).await?;
+        match Operating::start(&plane, bin, plan).await {
+            Ok(o) => Ok(Setup {
+                plane,
+                workload: o.workload,
+                operator: o.operator,
+                pid: o.pid,
+                audit: o.audit,
+                empty_rss_kib: o.empty_rss_kib,
+                empty_file_kib: o.empty_file_kib,
+                deploy_pods: o.deploy_pods,
+                nodes: o.nodes,
+            }),
+            Err(e) => Err(plane
+                .gave_out(format!("starting the operator on control plane {name}"), e)
+                .await),
+        }
+    }
+
+    /// Where the logs are.
+    pub fn logs(&self) -> std::path::PathBuf {
+        self.plane.dir().join("logs")
+    }
+
+    /// Stops the operator and removes the control plane.
+    pub async fn remove(self) -> Result<()> {
+        self.deploy_pods.abort();
+        self.operator.stop().await;
+        self.plane.remove().await
+    }
+
+    /// `error`, which ended `what`, with what gave out in the control plane; the operator and
+    /// the control plane are stopped, the logs kept.
+    pub async fn gave_out(self, what: String, error: Error) -> Error {
+        self.deploy_pods.abort();
+        let health = self.plane.gave_out(what, error).await;
+        self.operator.stop().await;
+        health
+    }
+
+    /// Leaves the operator alone for [`IDLE_WINDOW`] and measures what it did meanwhile; the
+    /// requests are read from the audit log afterwards, over [`Idle::start`]..[`Idle::end`].
+    pub async fn idle(&mut self) -> Result<Idle> {
+        let start = Instant::now();
+        let cpu_before = cpu_ticks(self.pid);
+        let reads_before = self.nodes.total_state_reads();
+        tokio::time::sleep(IDLE_WINDOW).await;
+        let cpu_after = cpu_ticks(self.pid);
+        let state_reads = self.nodes.total_state_reads() - reads_before;
+        let end = Instant::now();
+        self.operator.check_alive()?;
+        Ok(Idle {
+            start,
+            end,
+            state_reads: state_reads as u64,
+            cpu: clock_tick()
+                * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// What [`Setup`] holds besides its control plane, started on it.
+struct Operating {
+    workload: Workload,
+    operator: OperatorProcess,
+    pid: u32,
+    audit: AuditTail,
+    empty_rss_kib: u64,
+    empty_file_kib: u64,
+    deploy_pods: tokio::task::JoinHandle<()>,
+    nodes: NodeDouble,
+}
+
+impl Operating {
+    /// Prepares `plane` as `plan` says, starts the operator and reads its empty memory.
+    async fn start(plane: &BenchControlPlane, bin: &Path, plan: Plan) -> Result<Self> {
         let client = plane.client();
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
         let workload = Workload::prepare(client.clone(), plane.s3(), plan.published).await?;
         let deploy_pods = crate::deploy_pods::start(client, FLEET_NAMESPACE);
         let audit = AuditTail::new(plane.audit_log(), operator_username());
+        let audit = if plan.server_load {
+            audit.with_server_load()
+        } else {
+            audit
+        };
         // The nodes' API the operator reads, each node serving its fleet's version; it serves
         // for as long as the bench runs.
         let serves = plan.serves;
@@ -103,8 +185,7 @@ impl Setup {
         tokio::time::sleep(WARM_UP).await;
         let empty_rss_kib = rss_kib(pid);
         let empty_file_kib = rss_file_kib(pid);
-        Ok(Setup {
-            plane,
+        Ok(Operating {
             workload,
             operator,
             pid,
@@ -113,38 +194,6 @@ impl Setup {
             empty_file_kib,
             deploy_pods,
             nodes,
-        })
-    }
-
-    /// Where the logs are.
-    pub fn logs(&self) -> std::path::PathBuf {
-        self.plane.dir().join("logs")
-    }
-
-    /// Stops the operator and removes the control plane.
-    pub async fn remove(self) -> Result<()> {
-        self.deploy_pods.abort();
-        self.operator.stop().await;
-        self.plane.remove().await
-    }
-
-    /// Leaves the operator alone for [`IDLE_WINDOW`] and measures what it did meanwhile; the
-    /// requests are read from the audit log afterwards, over [`Idle::start`]..[`Idle::end`].
-    pub async fn idle(&mut self) -> Result<Idle> {
-        let start = Instant::now();
-        let cpu_before = cpu_ticks(self.pid);
-        let reads_before = self.nodes.total_state_reads();
-        tokio::time::sleep(IDLE_WINDOW).await;
-        let cpu_after = cpu_ticks(self.pid);
-        let state_reads = self.nodes.total_state_reads() - reads_before;
-        let end = Instant::now();
-        self.operator.check_alive()?;
-        Ok(Idle {
-            start,
-            end,
-            state_reads: state_reads as u64,
-            cpu: clock_tick()
-                * u32::try_from(cpu_after.saturating_sub(cpu_before)).unwrap_or(u32::MAX),
         })
     }
 }
@@ -170,12 +219,13 @@ impl Idle {
 }
 
 /// Waits until the operator has written nothing for [`QUIET`] after `all_ready`, or until
-/// [`SETTLE_LIMIT`]; returns when it last wrote (or `all_ready` if later) and whether its
+/// `limit` after it; returns when it last wrote (or `all_ready` if later) and whether its
 /// writes stopped.
 pub async fn settle(
     audit: &mut AuditTail,
     anchor: &Anchor,
     all_ready: Instant,
+    limit: Duration,
 ) -> Result<(Instant, bool)> {
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -190,15 +240,31 @@ pub async fn settle(
         if now.saturating_duration_since(last) >= QUIET {
             return Ok((last, true));
         }
-        if now.saturating_duration_since(all_ready) >= SETTLE_LIMIT {
+        if now.saturating_duration_since(all_ready) >= limit {
             return Ok((now, false));
         }
     }
 }
 
-/// Measures the operator on `count` fleets on a fresh control plane.
-pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
-    let mut setup = Setup::start(bin, &format!("operator-{count}"), Plan::fleets(count)).await?;
+/// Measures the operator on `count` fleets on a fresh control plane with `nodes` fake nodes.
+pub async fn run(bin: &Path, count: usize, nodes: usize) -> Result<OperatorRun> {
+    let name = format!("operator-{count}");
+    let mut setup = Setup::start(bin, &name, Plan::fleets(count, nodes)).await?;
+    match measure(&mut setup, count, nodes).await {
+        Ok(run) => {
+            setup.remove().await?;
+            Ok(run)
+        }
+        Err(e) => Err(setup
+            .gave_out(
+                format!("the operator on {count} fleets on {nodes} fake nodes"),
+                e,
+            )
+            .await),
+    }
+}
+
+async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<OperatorRun> {
     let client = setup.plane.client();
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     let anchor = Anchor::now();
@@ -220,12 +286,14 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
             .saturating_duration_since(anchor.instant())
             .as_secs_f64()
     );
-    let (settled_at, writes_stopped) = settle(&mut setup.audit, &anchor, all_ready).await?;
+    let (settled_at, writes_stopped) =
+        settle(&mut setup.audit, &anchor, all_ready, settle_limit(count)).await?;
     eprintln!(
         "bench: operator: settled; idle for {} s",
         IDLE_WINDOW.as_secs()
     );
     let settled_rss_kib = rss_kib(setup.pid);
+    let control_plane = setup.plane.memory();
 
     let idle = setup.idle().await?;
     tokio::time::sleep(AUDIT_LAG).await;
@@ -235,10 +303,16 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         anchor.wall(settled_at + Duration::from_millis(1)),
     );
     let to_settle = requests.tally(from, to);
-    let writes_to_settle = requests.writes_by_resource(from, to);
+    let by_resource = requests.by_resource(from, to);
     let idle_tally = requests.tally(anchor.wall(idle.start), anchor.wall(idle.end));
-    let run = OperatorRun {
+    let server = setup
+        .audit
+        .server()
+        .map(|s| s.load(from, anchor.wall(all_ready + Duration::from_millis(1))))
+        .unwrap_or_default();
+    Ok(OperatorRun {
         fleets: count,
+        nodes,
         statefulsets_ready: statefulsets.last_ready().map_or(Duration::ZERO, |t| {
             t.saturating_duration_since(anchor.instant())
         }),
@@ -255,14 +329,14 @@ pub async fn run(bin: &Path, count: usize) -> Result<OperatorRun> {
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,
-        writes_to_settle,
+        by_resource,
+        server,
+        control_plane,
         idle: idle_tally,
         idle_window: idle.window(),
         idle_state_reads: idle.state_reads,
         idle_cpu: idle.cpu,
         empty_rss_kib: setup.empty_rss_kib,
         settled_rss_kib,
-    };
-    setup.remove().await?;
-    Ok(run)
+    })
 }

@@ -102,9 +102,9 @@ pub fn render(scales: &[Scale]) -> Result<String> {
                 points: points(scales, |s| s.operator.statefulsets_ready.as_secs_f64()),
             },
             Line {
-                name: "floor: all StatefulSets ready (from first apply)",
+                name: "floor: all fleets Ready (from first apply)",
                 colour: BLUE,
-                points: points(scales, |s| s.floor.statefulsets_ready.as_secs_f64()),
+                points: points(scales, |s| s.floor.fleets_ready.as_secs_f64()),
             },
         ];
         chart(&left, "Time to ready", "seconds", &times)?;
@@ -143,7 +143,7 @@ mod tests {
             "Time to ready",
             "Operator resident memory",
             "operator: all fleets Ready",
-            "floor: all StatefulSets ready (from first apply)",
+            "floor: all fleets Ready (from first apply)",
             "empty operator",
         ] {
             assert!(svg.contains(text), "{text} missing");

@@ -11,7 +11,9 @@ use crate::preview_workload::{PARENT, PREVIEW_REPLICAS, PreviewWorkload, served_
 use crate::proc_stats::{rss_file_kib, rss_kib};
 use crate::readiness::max_lag;
 use crate::results::PreviewsRun;
-use crate::settings::{FLEET_NAMESPACE, IDLE_WINDOW, REPLICAS, ready_timeout};
+use crate::settings::{
+    FLEET_NAMESPACE, IDLE_WINDOW, REPLICAS, nodes_for, ready_timeout, settle_limit,
+};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -20,9 +22,10 @@ use std::time::{Duration, Instant};
 /// preview's version.
 fn plan(count: usize) -> Plan {
     Plan {
-        pods: REPLICAS as usize + 2 * count * PREVIEW_REPLICAS,
+        nodes: nodes_for(REPLICAS as usize + 2 * count * PREVIEW_REPLICAS),
         published: 0,
         serves: served_version,
+        server_load: false,
     }
 }
 
@@ -43,7 +46,13 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
         })
         .await?;
     let parent_ready = watches.fleets().last_ready().unwrap_or_else(Instant::now);
-    settle(&mut setup.audit, &parent_anchor, parent_ready).await?;
+    settle(
+        &mut setup.audit,
+        &parent_anchor,
+        parent_ready,
+        settle_limit(1),
+    )
+    .await?;
     let parent_rss_kib = rss_kib(setup.pid);
     eprintln!("bench: previews: the parent is Ready and settled; {parent_rss_kib} KiB resident");
 
@@ -65,7 +74,8 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
             .saturating_duration_since(anchor.instant())
             .as_secs_f64()
     );
-    let (settled_at, writes_stopped) = settle(&mut setup.audit, &anchor, all_ready).await?;
+    let (settled_at, writes_stopped) =
+        settle(&mut setup.audit, &anchor, all_ready, settle_limit(count)).await?;
     eprintln!(
         "bench: previews: settled; idle for {} s",
         IDLE_WINDOW.as_secs()
@@ -127,7 +137,13 @@ async fn twice(setup: &mut Setup, previews: &PreviewWorkload, count: usize) -> R
         .await?;
     let all_ready = watches.previews().last_ready().unwrap_or_else(Instant::now);
     drop(watches);
-    settle(&mut setup.audit, &anchor, all_ready).await?;
+    settle(
+        &mut setup.audit,
+        &anchor,
+        all_ready,
+        settle_limit(2 * count),
+    )
+    .await?;
     let rss = rss_kib(setup.pid);
     eprintln!(
         "bench: previews: {} previews settled; {rss} KiB resident",
@@ -143,7 +159,7 @@ mod tests {
     #[test]
     fn the_plan_makes_room_for_the_parent_and_every_preview() {
         let plan = plan(50);
-        assert_eq!(plan.pods, 102);
+        assert_eq!(plan.nodes, 1, "102 pods fit on one fake node");
         assert_eq!(plan.published, 0);
         assert_eq!((plan.serves)("pr-7-0").as_deref(), Some("0000000000000007"));
     }

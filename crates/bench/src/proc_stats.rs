@@ -16,6 +16,15 @@ pub fn rss_file_kib(pid: u32) -> u64 {
     status_field_kib(&status, "RssFile:")
 }
 
+/// Whether the process runs: it exists and is no zombie (one that exited, not yet reaped).
+pub fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|status| {
+        !status
+            .lines()
+            .any(|l| l.starts_with("State:") && l.contains("zombie"))
+    })
+}
+
 /// A `kB` field of `/proc/PID/status`, 0 when absent.
 fn status_field_kib(status: &str, name: &str) -> u64 {
     status
@@ -149,5 +158,7 @@ mod tests {
         let busy: u64 = (0..3_000_000u64).map(std::hint::black_box).sum();
         assert!(busy > 0);
         assert!(rss_kib(std::process::id()) > 0);
+        assert!(is_running(std::process::id()));
+        assert!(!is_running(u32::MAX));
     }
 }

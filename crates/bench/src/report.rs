@@ -1,30 +1,31 @@
-//! `bench/REPORT.md`: the table, the targets, how it was measured.
+//! `bench/REPORT.md` (or, for one fleet count measured alone, `bench/REPORT-<fleets>.md`): the
+//! table, the targets, the fake nodes, the API server, how it was measured.
 
+mod calibration;
 mod churn;
 mod format;
 mod method;
 mod previews;
+mod requests;
+mod server;
 mod targets;
-mod writes;
 
 use crate::results::{Results, Scale};
 use format::{mib, secs, thousands, times, verdict};
 use std::fmt::Write as _;
-use targets::{
-    CONVERGE_TARGET, IDLE_CPU_TARGET, IDLE_REQUESTS_TARGET, LAG_TARGET, REQUESTS_PER_FLEET_TARGET,
-    RSS_TARGET_MIB, TARGET_FLEETS,
-};
+use targets::{AT_1000, AT_10000, Targets};
 
 /// The plot's file name, next to the report.
 pub const PLOT_FILE: &str = "scaling.svg";
 
-/// `verdict(met)` for a measurement at [`TARGET_FLEETS`], nothing for the other counts.
-fn at_target(s: &Scale, met: bool) -> &'static str {
-    if s.fleets() == TARGET_FLEETS {
-        verdict(met)
-    } else {
-        ""
-    }
+/// The report's file name: `REPORT.md`, or `REPORT-<fleets>.md` for one count measured alone.
+pub fn file_name(single: Option<usize>) -> String {
+    single.map_or_else(|| "REPORT.md".into(), |n| format!("REPORT-{n}.md"))
+}
+
+/// The targets `r` is judged against.
+fn targets(r: &Results) -> Targets {
+    if r.single { AT_10000 } else { AT_1000 }
 }
 
 /// One row of the table: a label, a target, a cell per scale.
@@ -44,11 +45,37 @@ fn row(
     let _ = writeln!(out, "| {label} |{target}| {} |", cells.join(" | "));
 }
 
-fn table(out: &mut String, scales: &[Scale]) {
+/// The converge ratio with its verdict at the target count, and a warning below 1.
+fn converge_cell(s: &Scale, t: &Targets) -> String {
+    let r = s.converge_ratio();
+    let mark = at(t, s, r <= t.converge);
+    let wrong = if r < 1.0 {
+        " — below 1: the floor is wrong"
+    } else {
+        ""
+    };
+    format!(
+        "{} ({}){mark}{wrong}",
+        secs(s.operator.fleets_ready),
+        times(r)
+    )
+}
+
+/// `verdict(met)` for a measurement at the targets' fleet count, nothing for the other counts.
+fn at(t: &Targets, s: &Scale, met: bool) -> &'static str {
+    if s.fleets() == t.fleets {
+        verdict(met)
+    } else {
+        ""
+    }
+}
+
+fn table(out: &mut String, scales: &[Scale], t: &Targets) {
     let header: Vec<String> = scales
         .iter()
         .map(|s| format!("{} fleets", thousands(s.fleets() as u64)))
         .collect();
+    let at_count = format!("at {}", thousands(t.fleets as u64));
     let _ = writeln!(out, "| | target | {} |", header.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(scales.len()));
     row(
@@ -60,41 +87,41 @@ fn table(out: &mut String, scales: &[Scale]) {
     );
     row(
         out,
-        "first create → all StatefulSets ready (× floor)",
-        "≤ 1.3× at 1,000",
+        "**floor**: first apply → all fleets Ready (one status each, once its StatefulSet is ready)",
+        "",
         scales,
-        |s| {
-            format!(
-                "{} ({}){}",
-                secs(s.operator.statefulsets_ready),
-                times(s.statefulsets_ratio()),
-                at_target(s, s.statefulsets_ratio() <= CONVERGE_TARGET)
-            )
-        },
+        |s| secs(s.floor.fleets_ready),
     );
     row(
         out,
-        "first create → all fleets Ready (× floor)",
+        "first create → all StatefulSets ready (× the floor's)",
         "",
         scales,
         |s| {
             format!(
                 "{} ({})",
-                secs(s.operator.fleets_ready),
-                times(s.fleets_ratio())
+                secs(s.operator.statefulsets_ready),
+                times(s.statefulsets_ratio())
             )
         },
     );
     row(
         out,
+        "**converge**: first create → all fleets Ready (× the floor's)",
+        &format!("≤ {:.1}× {at_count}", t.converge),
+        scales,
+        |s| converge_cell(s, t),
+    );
+    row(
+        out,
         "status lag: max over fleets (without spec.source) of Ready − StatefulSet ready",
-        "≤ 5 s",
+        &format!("≤ {} s", t.lag.as_secs()),
         scales,
         |s| {
             format!(
                 "{}{}",
                 secs(s.operator.status_lag),
-                verdict(s.operator.status_lag <= LAG_TARGET)
+                verdict(s.operator.status_lag <= t.lag)
             )
         },
     );
@@ -122,19 +149,36 @@ fn table(out: &mut String, scales: &[Scale]) {
             format!("{} ({})", thousands(t.requests), thousands(t.writes))
         },
     );
+    let per_fleet_target = t
+        .requests_per_fleet
+        .map_or(String::new(), |n| format!("≤ {n:.0} {at_count}"));
     row(
         out,
         "… per fleet (writes per fleet)",
-        "≤ 12 at 1,000",
+        &per_fleet_target,
         scales,
         |s| {
-            let t = s.operator.to_settle;
+            let tally = s.operator.to_settle;
             let n = s.fleets().max(1) as f64;
-            let per_fleet = t.requests as f64 / n;
+            let per_fleet = tally.requests as f64 / n;
+            let mark = t
+                .requests_per_fleet
+                .map_or("", |target| at(t, s, per_fleet <= target));
+            format!("{per_fleet:.1} ({:.1}){mark}", tally.writes as f64 / n)
+        },
+    );
+    row(
+        out,
+        "… the floor's, per fleet (writes per fleet)",
+        "",
+        scales,
+        |s| {
+            let tally = s.floor.requests;
+            let n = s.fleets().max(1) as f64;
             format!(
-                "{per_fleet:.1} ({:.1}){}",
-                t.writes as f64 / n,
-                at_target(s, per_fleet <= REQUESTS_PER_FLEET_TARGET)
+                "{:.1} ({:.1})",
+                tally.requests as f64 / n,
+                tally.writes as f64 / n
             )
         },
     );
@@ -145,14 +189,11 @@ fn table(out: &mut String, scales: &[Scale]) {
     row(
         out,
         "API requests per idle minute",
-        "≤ 50 at 1,000",
+        &format!("≤ {:.0} {at_count}", t.idle_requests),
         scales,
         |s| {
             let per_minute = s.operator.idle_requests_per_minute();
-            format!(
-                "{per_minute:.0}{}",
-                at_target(s, per_minute <= IDLE_REQUESTS_TARGET)
-            )
+            format!("{per_minute:.0}{}", at(t, s, per_minute <= t.idle_requests))
         },
     );
     row(out, "writes per idle minute", "0", scales, |s| {
@@ -173,21 +214,21 @@ fn table(out: &mut String, scales: &[Scale]) {
     row(
         out,
         "CPU seconds per idle minute",
-        "≤ 0.5 at 1,000",
+        &format!("≤ {} {at_count}", t.idle_cpu),
         scales,
         |s| {
             let cpu = s.operator.idle_cpu_seconds_per_minute();
-            format!("{cpu:.2}{}", at_target(s, cpu <= IDLE_CPU_TARGET))
+            format!("{cpu:.2}{}", at(t, s, cpu <= t.idle_cpu))
         },
     );
     row(
         out,
         "resident memory after settling (× empty operator)",
-        "≤ 64 MiB at 1,000",
+        &format!("≤ {:.0} MiB {at_count}", t.rss_mib),
         scales,
         |s| {
             let o = &s.operator;
-            let mark = at_target(s, o.settled_rss_kib as f64 / 1024.0 <= RSS_TARGET_MIB);
+            let mark = at(t, s, o.settled_rss_kib as f64 / 1024.0 <= t.rss_mib);
             let r = o.settled_rss_kib as f64 / o.empty_rss_kib.max(1) as f64;
             format!("{} ({}){mark}", mib(o.settled_rss_kib), times(r))
         },
@@ -202,26 +243,64 @@ fn table(out: &mut String, scales: &[Scale]) {
     row(out, "empty operator's resident memory", "", scales, |s| {
         mib(s.operator.empty_rss_kib)
     });
+    row(
+        out,
+        "control plane's resident memory after settling: kube-apiserver, etcd",
+        "",
+        scales,
+        |s| {
+            let c = s.operator.control_plane;
+            format!("{}, {}", mib(c.apiserver_kib), mib(c.etcd_kib))
+        },
+    );
 }
 
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
-    let mut out = String::from("# celld-operator at scale\n\n");
+    let t = targets(r);
+    let mut out = match r.scales.first().filter(|_| r.single) {
+        Some(s) => format!(
+            "# celld-operator at {} fleets\n\n",
+            thousands(s.fleets() as u64)
+        ),
+        None => String::from("# celld-operator at scale\n\n"),
+    };
+    let written_by = if r.single {
+        let n = r.scales.first().map_or(0, Scale::fleets);
+        format!("`make bench FLEETS={n}`: one fleet count alone")
+    } else {
+        "`make bench`".to_string()
+    };
     let _ = writeln!(
         out,
-        "Written by `make bench`. The operator against a floor (the same objects applied with no \
-operator) on fresh local control planes; targets from the scale issue (✓ met, ✗ missed; \
-absolute targets apply at 1,000 fleets).\n"
+        "Written by {written_by}. The operator against a floor (the same objects applied and one \
+status written per fleet, with no operator) on fresh local control planes; targets from the scale \
+issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
+        thousands(t.fleets as u64)
     );
     if r.scales.is_empty() {
         out.push_str("No fleet count was measured.\n");
     } else {
-        table(&mut out, &r.scales);
+        table(&mut out, &r.scales, &t);
         let _ = writeln!(
             out,
-            "\n![time to ready and resident memory against the number of fleets]({PLOT_FILE})"
+            "\nThe floor is the least any operator must send for these fleets, so the converge ratio \
+cannot be below 1.00×: a ratio below 1.0 means the floor is wrong (it was not the limit, as on too \
+few fake nodes)."
         );
-        writes::writes(&mut out, &r.scales);
+        if !r.single {
+            let _ = writeln!(
+                out,
+                "\n![time to ready and resident memory against the number of fleets]({PLOT_FILE})"
+            );
+        }
+    }
+    if let Some(nodes) = &r.nodes {
+        calibration::nodes(&mut out, nodes);
+    }
+    if !r.scales.is_empty() {
+        server::server(&mut out, &r.scales);
+        requests::fleets(&mut out, &r.scales);
     }
     if let Some(c) = &r.churn {
         churn::churn(&mut out, c);
@@ -245,19 +324,64 @@ absolute targets apply at 1,000 fleets).\n"
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::audit::Tally;
-    use crate::results::{ChurnRun, Connections, Cycle, FloorRun, OperatorRun, Skipped, Step};
+    use crate::audit::{Percentiles, ServerLoad, Tally};
+    use crate::results::{
+        Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes,
+        OperatorRun, Skipped, Step,
+    };
     use std::time::Duration;
+
+    /// What the API server handled: `requests` over `window_s` seconds, latencies in ms.
+    pub(crate) fn load(requests: u64, window_s: u64, p50_ms: u64) -> ServerLoad {
+        let ms = Duration::from_millis;
+        ServerLoad {
+            requests,
+            window: Duration::from_secs(window_s),
+            all: Percentiles {
+                count: requests - 10,
+                p50: ms(p50_ms),
+                p90: ms(p50_ms * 4),
+                p99: ms(p50_ms * 20),
+            },
+            writes: Percentiles {
+                count: requests / 4,
+                p50: ms(p50_ms * 2),
+                p90: ms(p50_ms * 8),
+                p99: ms(p50_ms * 40),
+            },
+        }
+    }
+
+    /// A floor of `fleets` fleets on `nodes` fake nodes, every fleet Ready after `secs`.
+    pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
+        let n = fleets as u64;
+        FloorRun {
+            fleets,
+            nodes,
+            objects: fleets * 6,
+            statefulsets_ready: Duration::from_secs(secs),
+            fleets_ready: Duration::from_secs(secs),
+            requests: Tally {
+                requests: n * 7,
+                writes: n * 7,
+                server_errors: 0,
+            },
+            by_resource: [
+                (("celldfleets/status".into(), "patch".into()), n),
+                (("statefulsets".into(), "patch".into()), n),
+            ]
+            .into_iter()
+            .collect(),
+            server: load(n * 40, secs, 2),
+        }
+    }
 
     pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
         Scale {
-            floor: FloorRun {
-                fleets,
-                objects: fleets * 6,
-                statefulsets_ready: Duration::from_secs(floor_s),
-            },
+            floor: floor(fleets, 6, floor_s),
             operator: OperatorRun {
                 fleets,
+                nodes: 6,
                 statefulsets_ready: Duration::from_secs(ready_s - 1),
                 fleets_ready: Duration::from_secs(ready_s),
                 status_lag: Duration::from_millis(6_500),
@@ -268,15 +392,21 @@ pub(crate) mod tests {
                     writes: 1_100,
                     server_errors: 0,
                 },
-                writes_to_settle: [
+                by_resource: [
                     (
                         ("celldfleets/status".into(), "patch".into()),
                         fleets as u64 * 3,
                     ),
                     (("statefulsets".into(), "patch".into()), fleets as u64),
+                    (("secrets".into(), "get".into()), fleets as u64 / 2),
                 ]
                 .into_iter()
                 .collect(),
+                server: load(fleets as u64 * 50, ready_s, 3),
+                control_plane: ControlPlaneMemory {
+                    apiserver_kib: 900 * 1024,
+                    etcd_kib: 200 * 1024,
+                },
                 idle: Tally {
                     requests: 40,
                     writes: 0,
@@ -291,11 +421,23 @@ pub(crate) mod tests {
         }
     }
 
+    /// The calibration at 1,000 fleets: 3, 6 and 12 nodes, 6 the fastest.
+    pub(crate) fn calibration() -> Calibration {
+        Calibration {
+            fleets: 1000,
+            start: 3,
+            runs: vec![floor(1000, 3, 120), floor(1000, 6, 50), floor(1000, 12, 52)],
+            failed: None,
+        }
+    }
+
     pub(crate) fn results() -> Results {
         Results {
             date: "2026-01-01".into(),
             cores: 2,
             total: Duration::from_secs(754),
+            single: false,
+            nodes: Some(Nodes::Calibrated(calibration())),
             scales: vec![
                 scale(100, 10, 20, 32 * 1024),
                 scale(1000, 50, 150, 80 * 1024),
@@ -362,8 +504,12 @@ pub(crate) mod tests {
             ),
             "{md}"
         );
-        assert!(lines.contains(&"| first create → all StatefulSets ready (× floor) | ≤ 1.3× at 1,000 | 19.0 s (1.90×) | 149.0 s (2.98×) ✗ |"), "{md}");
-        assert!(lines.contains(&"| first create → all fleets Ready (× floor) | | 20.0 s (2.00×) | 150.0 s (3.00×) |"), "{md}");
+        assert!(
+            lines.contains(&"| **floor**: first apply → all fleets Ready (one status each, once its StatefulSet is ready) | | 10.0 s | 50.0 s |"),
+            "{md}"
+        );
+        assert!(lines.contains(&"| first create → all StatefulSets ready (× the floor's) | | 19.0 s (1.90×) | 149.0 s (2.98×) |"), "{md}");
+        assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 150.0 s (3.00×) ✗ |"), "{md}");
         assert!(lines.contains(&"| status lag: max over fleets (without spec.source) of Ready − StatefulSet ready | ≤ 5 s | 6.5 s ✗ | 6.5 s ✗ |"), "{md}");
         assert!(
             lines.contains(
@@ -387,7 +533,87 @@ pub(crate) mod tests {
             lines.contains(&"| CPU seconds per idle minute | ≤ 0.5 at 1,000 | 1.50 | 1.50 ✗ |"),
             "{md}"
         );
+        assert!(
+            lines.contains(
+                &"| … the floor's, per fleet (writes per fleet) | | 7.0 (7.0) | 7.0 (7.0) |"
+            ),
+            "{md}"
+        );
+        assert!(lines.contains(&"| control plane's resident memory after settling: kube-apiserver, etcd | | 900.0 MiB, 200.0 MiB | 900.0 MiB, 200.0 MiB |"), "{md}");
+        assert!(
+            md.contains("a ratio below 1.0 means the floor is wrong"),
+            "{md}"
+        );
         assert!(md.contains("(scaling.svg)"));
+    }
+
+    #[test]
+    fn a_converge_ratio_below_1_says_the_floor_is_wrong() {
+        let mut r = results();
+        r.scales[1].floor.fleets_ready = Duration::from_secs(200);
+        let md = render(&r);
+        assert!(
+            md.contains("| 150.0 s (0.75×) ✓ — below 1: the floor is wrong |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn the_fake_nodes_show_the_calibration_curve_and_the_choice() {
+        let md = render(&results());
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(md.contains("from 3 (room for 800 pods each), doubled until a run was less than 5 % faster than the one before; the fastest run chose the fake nodes of every floor and operator run above (6)"), "{md}");
+        assert!(lines.contains(&"| 3 | 120.0 s |  | 333 |"), "{md}");
+        assert!(
+            lines.contains(&"| 6 (chosen) | 50.0 s | 0.42× | 800 |"),
+            "{md}"
+        );
+        assert!(lines.contains(&"| 12 | 52.0 s | 1.04× | 769 |"), "{md}");
+        let mut given = results();
+        given.nodes = Some(Nodes::Given(40));
+        assert!(
+            render(&given).contains("had 40 kwok fake nodes, as `--nodes` asked (not calibrated)")
+        );
+    }
+
+    #[test]
+    fn the_api_server_has_a_row_per_run_with_its_rate_and_latencies() {
+        let md = render(&results());
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(lines.contains(&"| floor, 100 fleets | 10.0 s | 4,000 | 400 | 2.0 ms | 8.0 ms | 40.0 ms | 1,000 | 4.0 ms | 16.0 ms | 80.0 ms |"), "{md}");
+        assert!(lines.contains(&"| operator, 1,000 fleets | 150.0 s | 50,000 | 333 | 3.0 ms | 12.0 ms | 60.0 ms | 12,500 | 6.0 ms | 24.0 ms | 120 ms |"), "{md}");
+    }
+
+    #[test]
+    fn one_count_alone_is_judged_at_10000_in_its_own_report() {
+        let mut r = results();
+        r.single = true;
+        r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
+        r.churn = None;
+        r.previews = None;
+        r.plugin = None;
+        r.skipped.clear();
+        let md = render(&r);
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `make bench FLEETS=10000`: one fleet count alone."), "{md}");
+        assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 10,000 | 630.0 s (1.05×) ✓ |"), "{md}");
+        assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 256 MiB at 10,000 | 200.0 MiB (12.50×) ✓ |"), "{md}");
+        assert!(
+            lines.contains(&"| CPU seconds per idle minute | ≤ 1 at 10,000 | 1.50 ✗ |"),
+            "{md}"
+        );
+        assert!(
+            lines.contains(&"| API requests per idle minute | ≤ 50 at 10,000 | 40 ✓ |"),
+            "{md}"
+        );
+        assert!(
+            lines.contains(&"| … per fleet (writes per fleet) | | 1.2 (0.1) |"),
+            "{md}"
+        );
+        assert!(!md.contains("scaling.svg"), "{md}");
+        assert!(!md.contains("## Churn"), "{md}");
+        assert_eq!(file_name(Some(10_000)), "REPORT-10000.md");
+        assert_eq!(file_name(None), "REPORT.md");
     }
 
     #[test]
@@ -455,26 +681,35 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn writes_are_broken_down_per_fleet_by_resource_and_verb() {
+    fn requests_are_broken_down_per_fleet_by_resource_and_verb_next_to_the_floor() {
         let mut r = results();
         r.scales[1]
             .operator
-            .writes_to_settle
+            .by_resource
             .insert(("events".into(), "create".into()), 500);
         let md = render(&r);
         let lines: Vec<&str> = md.lines().collect();
         assert!(
-            lines.contains(&"| resource | verb | 100 fleets | 1,000 fleets |"),
+            lines.contains(
+                &"| resource | verb | 100 fleets | floor, 100 | 1,000 fleets | floor, 1,000 |"
+            ),
             "{md}"
         );
         assert!(
-            lines.contains(&"| celldfleets/status | patch | 3.00 | 3.00 |"),
+            lines.contains(&"| celldfleets/status | patch | 3.00 | 1.00 | 3.00 | 1.00 |"),
             "{md}"
         );
-        // A kind only one scale wrote shows 0 for the others.
-        assert!(lines.contains(&"| events | create | 0.00 | 0.50 |"), "{md}");
+        // A kind only one run sent shows 0 for the others.
         assert!(
-            lines.contains(&"| statefulsets | patch | 1.00 | 1.00 |"),
+            lines.contains(&"| events | create | 0.00 | 0.00 | 0.50 | 0.00 |"),
+            "{md}"
+        );
+        assert!(
+            lines.contains(&"| secrets | get | 0.50 | 0.00 | 0.50 | 0.00 |"),
+            "{md}"
+        );
+        assert!(
+            lines.contains(&"| statefulsets | patch | 1.00 | 1.00 | 1.00 | 1.00 |"),
             "{md}"
         );
     }

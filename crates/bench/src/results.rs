@@ -1,30 +1,27 @@
 //! What the runs measured, as plain values the report and the plot are made from.
 
+mod calibration;
+mod floor;
 mod previews;
 mod rate;
+mod skipped;
 
+pub use calibration::{Calibration, Nodes};
+pub use floor::FloorRun;
 pub use previews::PreviewsRun;
+pub use skipped::Skipped;
 
-use crate::audit::{Tally, WritesByResource};
+use crate::audit::{ByResource, ServerLoad, Tally};
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
-
-/// The floor for one fleet count: the same children, pre-rendered, applied with no operator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FloorRun {
-    /// Fleets whose children were applied.
-    pub fleets: usize,
-    /// Objects applied (every child of every fleet).
-    pub objects: usize,
-    /// From the first apply until every StatefulSet was ready.
-    pub statefulsets_ready: Duration,
-}
 
 /// The operator on one fleet count.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperatorRun {
     /// Fleets created.
     pub fleets: usize,
+    /// The fake nodes of its control plane.
+    pub nodes: usize,
     /// From the first create until every StatefulSet was ready.
     pub statefulsets_ready: Duration,
     /// From the first create until every fleet reported Ready=True.
@@ -37,8 +34,13 @@ pub struct OperatorRun {
     pub writes_stopped: bool,
     /// The operator's requests from the first create until it settled.
     pub to_settle: Tally,
-    /// Its writes over the same time, by resource and verb.
-    pub writes_to_settle: WritesByResource,
+    /// The same by resource and verb, reads and writes.
+    pub by_resource: ByResource,
+    /// What the API server handled from the first create until every fleet was Ready, from
+    /// everyone.
+    pub server: ServerLoad,
+    /// The control plane's own resident memory once the operator settled.
+    pub control_plane: ControlPlaneMemory,
     /// The operator's requests during the idle window after it settled.
     pub idle: Tally,
     /// The idle window.
@@ -80,6 +82,16 @@ impl OperatorRun {
     }
 }
 
+/// The resident memory (`VmRSS`) of the control plane's two largest processes, KiB (0 when it
+/// could not be read).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ControlPlaneMemory {
+    /// kube-apiserver's.
+    pub apiserver_kib: u64,
+    /// etcd's.
+    pub etcd_kib: u64,
+}
+
 /// One fleet count: its floor and the operator, each on a fresh control plane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scale {
@@ -103,9 +115,10 @@ impl Scale {
         )
     }
 
-    /// The operator's time to Ready fleets over the floor's time to ready StatefulSets.
-    pub fn fleets_ratio(&self) -> f64 {
-        ratio(self.operator.fleets_ready, self.floor.statefulsets_ready)
+    /// The converge ratio: the operator's time to Ready fleets over the floor's. Below 1 the
+    /// floor is wrong: no operator can do less than it.
+    pub fn converge_ratio(&self) -> f64 {
+        ratio(self.operator.fleets_ready, self.floor.fleets_ready)
     }
 }
 
@@ -214,15 +227,6 @@ impl Connections {
     }
 }
 
-/// A fleet count, the churn or the previews, that could not be measured, and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skipped {
-    /// What was to be measured.
-    pub what: String,
-    /// Why it was not.
-    pub why: String,
-}
-
 /// The plugin's start-up against the floor's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PluginStart {
@@ -241,6 +245,11 @@ pub struct Results {
     pub cores: usize,
     /// Wall time of the whole run.
     pub total: Duration,
+    /// Whether one fleet count was measured alone (`--single`): its own report, judged
+    /// against the targets at 10,000 fleets.
+    pub single: bool,
+    /// How many fake nodes the fleet counts ran on, and why; `None` when none ran.
+    pub nodes: Option<Nodes>,
     /// One entry per fleet count measured, in increasing order.
     pub scales: Vec<Scale>,
     /// The churn run, when it was measured.

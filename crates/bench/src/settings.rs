@@ -20,8 +20,13 @@ pub const IDLE_WINDOW: Duration = Duration::from_secs(60);
 /// reported Ready.
 pub const QUIET: Duration = Duration::from_secs(10);
 
-/// The longest wait for the operator's writes to stop after every fleet is Ready.
+/// The shortest wait for the operator's writes to stop after every fleet is Ready; see
+/// [`settle_limit`].
 pub const SETTLE_LIMIT: Duration = Duration::from_secs(120);
+
+/// The wait for the operator's writes to stop grows by this much per fleet beyond
+/// [`SETTLE_LIMIT`]'s worth (its queue of resyncs is longer).
+pub const SETTLE_PER_FLEET: Duration = Duration::from_millis(30);
 
 /// How long the empty operator runs before its baseline memory is read.
 pub const WARM_UP: Duration = Duration::from_secs(5);
@@ -43,8 +48,16 @@ pub const OPERATOR_ACCOUNT: &str = "celld-operator";
 /// The namespace the fleets are created in.
 pub const FLEET_NAMESPACE: &str = "bench";
 
-/// Pods one fake node takes (testenv's kwok nodes allow 1,000; some room is left).
+/// Pods one fake node takes (testenv's kwok nodes allow 1,000; some room is left): the fewest
+/// fake nodes a run may have, where the calibration of the fake nodes starts.
 pub const PODS_PER_NODE: usize = 800;
+
+/// The calibration doubles the fake nodes until a floor is less than this much faster than the
+/// one before (5 %).
+pub const CALIBRATION_GAIN: f64 = 0.05;
+
+/// The most fake nodes the calibration tries (unless the pods need more).
+pub const MAX_NODES: usize = 64;
 
 /// Extra kube-apiserver flags: audit events written within a second (the bench follows the
 /// log while it runs), and no rotation of the log during a run.
@@ -55,9 +68,16 @@ pub fn operator_username() -> String {
     format!("system:serviceaccount:{OPERATOR_NAMESPACE}:{OPERATOR_ACCOUNT}")
 }
 
-/// Time allowed for `fleets` fleets to become ready (generous: the machine is shared).
+/// Time allowed for `fleets` fleets to become ready (generous: the machine is shared): 2 minutes
+/// and a second per fleet, so 2 h 49 min at 10,000.
 pub fn ready_timeout(fleets: usize) -> Duration {
     Duration::from_secs(120 + fleets as u64)
+}
+
+/// The longest wait for the operator's writes to stop after `fleets` fleets are Ready:
+/// [`SETTLE_LIMIT`], or [`SETTLE_PER_FLEET`] per fleet when that is longer (5 min at 10,000).
+pub fn settle_limit(fleets: usize) -> Duration {
+    SETTLE_LIMIT.max(SETTLE_PER_FLEET * u32::try_from(fleets).unwrap_or(u32::MAX))
 }
 
 /// Pods of `fleets` fleets of [`REPLICAS`] nodes.
@@ -82,5 +102,14 @@ mod tests {
         assert_eq!(nodes_for(pods_of(401)), 2);
         assert_eq!(nodes_for(pods_of(1000)), 3);
         assert_eq!(nodes_for(52), 1);
+        assert_eq!(nodes_for(pods_of(10_000)), 25);
+    }
+
+    #[test]
+    fn waits_grow_with_the_fleets() {
+        assert_eq!(ready_timeout(1000), Duration::from_secs(1120));
+        assert_eq!(settle_limit(100), SETTLE_LIMIT);
+        assert_eq!(settle_limit(4000), SETTLE_LIMIT);
+        assert_eq!(settle_limit(10_000), Duration::from_secs(300));
     }
 }

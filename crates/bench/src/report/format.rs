@@ -38,3 +38,13 @@ pub fn times(r: f64) -> String {
 pub fn verdict(met: bool) -> &'static str {
     if met { " ✓" } else { " ✗" }
 }
+
+/// A latency in milliseconds: one decimal below 100 ms, none above.
+pub fn ms(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 100.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}

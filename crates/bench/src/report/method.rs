@@ -1,9 +1,12 @@
 //! The report's section on how everything was measured.
 
+use super::format::thousands;
+use super::targets::AT_1000;
+use crate::plane_health::ETCD_QUOTA_BYTES;
 use crate::results::Results;
 use crate::settings::{
-    APISERVER_FLAGS, CHURN_REST, CHURN_SETTLE, CONCURRENCY, IDLE_WINDOW, QUIET, REPLICAS,
-    SETTLE_LIMIT, SOURCED_EVERY,
+    APISERVER_FLAGS, CALIBRATION_GAIN, CHURN_REST, CHURN_SETTLE, CONCURRENCY, IDLE_WINDOW,
+    MAX_NODES, QUIET, REPLICAS, SETTLE_LIMIT, SETTLE_PER_FLEET, SOURCED_EVERY, ready_timeout,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -13,24 +16,41 @@ const TIME_BUDGET: Duration = Duration::from_secs(20 * 60);
 
 /// Writes the section "How it was measured" of `r` to `out`.
 pub(super) fn method(out: &mut String, r: &Results) {
+    let others = if r.single {
+        ""
+    } else {
+        " The churn gets a third, the previews a fourth, each on the fewest fake nodes its pods fit on \
+(nothing there is timed against a floor)."
+    };
     let _ = writeln!(
         out,
         "\n## How it was measured\n\n\
 - Every fleet count runs twice, each time on a fresh local control plane of its own, so nothing \
 is left from a previous run in etcd, the API server's caches or kwok \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
-nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator. The \
-churn gets a third, the previews a fourth. Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
+nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator, \
+both on the same number of fake nodes (below).{others} Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
 storage with a credentials Secret, and a published deployment (`deploy/current.json` in its \
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
 (`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
-- **Floor**: the fleets are created (not timed: nothing reconciles them), then every child the \
-operator would make for them (StatefulSet, Service, peer Service, NetworkPolicy, \
-PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
-(`celld_operator::children::*::build`) and applied by server-side apply from {CONCURRENCY} \
-concurrent client tasks; timed from the first apply until every StatefulSet has its {REPLICAS} \
-pods ready.\n\
+- **Floor**: the least an operator that reports readiness must send. The fleets are created (not \
+timed: nothing reconciles them), then every child the operator would make for them (StatefulSet, \
+Service, peer Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's \
+own builders (`celld_operator::children::*::build`) and applied by server-side apply, and when a \
+watch sees a fleet's StatefulSet ready its status is written once (server-side apply on the status \
+subresource, as the operator writes it: its replica counts, its selector and a `Ready=True` \
+condition); {CONCURRENCY} concurrent client tasks share these requests, a status waiting going \
+before the next apply. It runs as the operator's ServiceAccount, so the API server authorizes it \
+as it does the operator. Timed from the first apply until a watch has seen every fleet \
+`Ready=True` (and every StatefulSet with its {REPLICAS} pods ready): the floor's converge. The \
+operator's converge over it is the **converge ratio**; below 1.0 the floor is wrong.\n\
+- **Fake nodes**: kwok does each fake node's work in turn, so on too few the floor is bound by \
+kwok, not by the API server. Unless `--nodes` gives their number, the floor of the largest fleet \
+count runs first on the fewest nodes its pods fit on, then on twice as many, and so on until a run \
+is less than {gain:.0} % faster than the one before (at most {max_nodes} nodes, or the fewest if \
+more); the fastest run sets the fake nodes of every floor and operator run of the fleet counts and \
+is the floor of the largest count.\n\
 - **Operator**: the release build of `celld-operator` as its own process, with its default \
 settings (every namespace, resync every 60 s) except leader election (off: one replica, and \
 Lease renewals would be counted as idle writes). It runs as the ServiceAccount \
@@ -38,10 +58,23 @@ Lease renewals would be counted as idle writes). It runs as the ServiceAccount \
 with a token from the TokenRequest API. The fleets are created from {CONCURRENCY} concurrent \
 client tasks; times run from the first create. A StatefulSet is ready, and a fleet Ready, when \
 a watch of the bench first sees it so (`readyReplicas` = {REPLICAS}; condition `Ready=True`).\n\
-- **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s \
-after all were Ready); the moment of its last write. **Idle**: the {idle} s after that (one \
-resync period: every fleet is reconciled once in it).\n\
-- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
+- **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s, \
+or {per_fleet} ms per fleet when that is longer, after all were Ready); the moment of its last \
+write. **Idle**: the {idle} s after that (one resync period: every fleet is reconciled once in \
+it). A run waits up to {ready_base} s and a second per fleet for every fleet to be Ready.\n",
+        per_node = crate::settings::PODS_PER_NODE,
+        gain = CALIBRATION_GAIN * 100.0,
+        max_nodes = MAX_NODES,
+        quiet = QUIET.as_secs(),
+        limit = SETTLE_LIMIT.as_secs(),
+        per_fleet = SETTLE_PER_FLEET.as_millis(),
+        idle = IDLE_WINDOW.as_secs(),
+        ready_base = ready_timeout(0).as_secs(),
+    );
+    if !r.single {
+        let _ = writeln!(
+            out,
+            "- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
 still being garbage-collected by the control plane then (about 450 of 600 as the next cycle \
 starts), so the cycles after the first take longer to Ready.\n\
 - **Previews**: the control plane also has the `celld-previews` admission policy of \
@@ -56,37 +89,60 @@ the memory is read once more. What a preview costs is the memory that second bat
 divided by its previews: the first batch also pays the one-time costs (the preview path's code \
 paged in, the runtime's and the caches' first allocations) that the scale targets spread over \
 {target_fleets} fleets; its budget is what the {rss_target} MiB target leaves over the empty \
-operator, divided by {target_fleets} fleets.\n\
-- **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
-level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username, once per audit ID, \
-by the time the API server received them; from the first create on (the operator's start-up \
-lists and watches are not counted). A write is a create, update, patch, delete or \
-deletecollection. A watch counts once, when opened.\n\
+operator, divided by {target_fleets} fleets.",
+            preview_replicas = crate::preview_workload::PREVIEW_REPLICAS,
+            ttl = crate::preview_workload::TTL,
+            rss_target = AT_1000.rss_mib,
+            target_fleets = thousands(AT_1000.fleets as u64),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- **API requests** come from the API server's audit log (`CELLD_TESTENV_AUDIT=1`, metadata \
+level, extra flags `{APISERVER_FLAGS}`), counted by the operator's username (the floor's too: it \
+runs as the operator's ServiceAccount), once per audit ID, by the time the API server received \
+them; from the first create (or apply) on (the operator's start-up lists and watches are not \
+counted). A write is a create, update, patch, delete or deletecollection. A watch counts once, \
+when opened. **The API server's load** is every user's requests in the same log, each audit ID \
+once, from the first create (or apply) until every fleet was Ready: their number over that time \
+is its rate; a request's latency runs from `requestReceivedTimestamp` to the `stageTimestamp` of \
+its `ResponseComplete` event (a long-running request, logged when its response starts, has none); \
+percentiles by nearest rank.\n\
 - **Memory** is the operator's `VmRSS` (`/proc/PID/status`); the empty operator's is read {warm} s \
 after it started, before any fleet exists, and every memory figure is also given as a ratio to \
-it. In the churn it is read {rest} s after one fleet came and went before the cycles (the warm \
+it. The control plane's is the `VmRSS` of kube-apiserver and etcd once the operator settled.{churn_memory} \
+**CPU** is utime + stime from `/proc/PID/stat` over the idle window.{connections}\n\
+- When a run fails, the bench looks at its control plane before stopping it and says what gave \
+out: a component that exited (with the end of its log), a log line that says one gave out (etcd's \
+database full, too many open files, no memory, no disk), etcd's database against its {quota} GiB \
+quota, and the machine's memory and disk; the logs are kept.\n\
+- The machine is shared and noisy: times are given as ratios to the floor measured in the same \
+run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
+(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
+itself is a debug build; the operator is built with the workspace's release profile.",
+        warm = crate::settings::WARM_UP.as_secs(),
+        churn_memory = if r.single {
+            String::new()
+        } else {
+            format!(
+                " In the churn it is read {rest} s after one fleet came and went before the cycles (the warm \
 empty operator: its code for a reconcile paged in, its one-time state built), as each cycle's \
 last fleet is gone (does it grow cycle after cycle?); after the churn it is read {rest} s after the last fleet is gone and again, judged, \
 {settle} s after: by then the deleted fleets' last resyncs have left the operator's queue and its connection \
 pools have closed the connections idle since (after 90 s); its file-backed part (`RssFile`: \
 mostly the binary's code, paged in as code paths first run, which the kernel may drop at any \
-time) is shown beside. **CPU** is utime + stime from `/proc/PID/stat` over the idle window. **TCP connections** are \
-the operator's socket descriptors that are ESTABLISHED in `/proc/PID/net/tcp{{,6}}`.\n\
-- The machine is shared and noisy: times are given as ratios to the floor measured in the same \
-run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
-(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
-itself is a debug build; the operator is built with the workspace's release profile.",
-        per_node = crate::settings::PODS_PER_NODE,
-        quiet = QUIET.as_secs(),
-        limit = SETTLE_LIMIT.as_secs(),
-        idle = IDLE_WINDOW.as_secs(),
-        warm = crate::settings::WARM_UP.as_secs(),
-        rest = CHURN_REST.as_secs(),
-        settle = CHURN_SETTLE.as_secs(),
-        preview_replicas = crate::preview_workload::PREVIEW_REPLICAS,
-        ttl = crate::preview_workload::TTL,
-        rss_target = super::targets::RSS_TARGET_MIB,
-        target_fleets = super::format::thousands(super::targets::TARGET_FLEETS as u64),
+time) is shown beside.",
+                rest = CHURN_REST.as_secs(),
+                settle = CHURN_SETTLE.as_secs(),
+            )
+        },
+        connections = if r.single {
+            ""
+        } else {
+            " **TCP connections** are the operator's socket descriptors that are ESTABLISHED in \
+`/proc/PID/net/tcp{,6}`."
+        },
+        quota = ETCD_QUOTA_BYTES >> 30,
         total = minutes(r.total),
         cores = r.cores,
         date = r.date,
@@ -105,7 +161,7 @@ itself is a debug build; the operator is built with the workspace's release prof
             steps.join("; ")
         );
     }
-    if r.total > TIME_BUDGET {
+    if r.total > TIME_BUDGET && !r.single {
         let _ = writeln!(
             out,
             "- The whole run took longer than the {} minutes `make bench` is meant to fit in on a \

@@ -2,10 +2,8 @@
 //! judged against the scale targets' cost per fleet.
 
 use super::format::{mib, secs, thousands, times, verdict};
-use super::targets::{
-    IDLE_REQUESTS_TARGET, RSS_TARGET_MIB, TARGET_FLEETS, per_fleet_rss_budget_kib,
-};
-use super::writes::{Column, table};
+use super::requests::{Column, table};
+use super::targets::{AT_1000, per_fleet_rss_budget_kib};
 use crate::preview_workload::{PREVIEW_REPLICAS, TTL};
 use crate::results::PreviewsRun;
 use crate::settings::{CONCURRENCY, QUIET};
@@ -85,10 +83,11 @@ the runtime and the caches).\n"
     row(
         &format!("API requests per idle minute ({n} previews, their {n} fleets and the parent)"),
         &format!(
-            "≤ {IDLE_REQUESTS_TARGET:.0}, as at {}",
-            thousands(TARGET_FLEETS as u64)
+            "≤ {:.0}, as at {}",
+            AT_1000.idle_requests,
+            thousands(AT_1000.fleets as u64)
         ),
-        format!("{idle:.0}{}", verdict(idle <= IDLE_REQUESTS_TARGET)),
+        format!("{idle:.0}{}", verdict(idle <= AT_1000.idle_requests)),
     );
     row(
         "writes per idle minute",
@@ -170,8 +169,9 @@ the runtime and the caches).\n"
     row(
         &format!("memory each of those {n} previews added (× the budget per fleet)"),
         &format!(
-            "≤ {budget:.0} KiB: ({RSS_TARGET_MIB:.0} MiB − empty) / {}",
-            thousands(TARGET_FLEETS as u64)
+            "≤ {budget:.0} KiB: ({:.0} MiB − empty) / {}",
+            AT_1000.rss_mib,
+            thousands(AT_1000.fleets as u64)
         ),
         format!(
             "{marginal:.0} KiB ({}){}",
@@ -189,7 +189,7 @@ finalizer, its fleet and that fleet's children applied, the preview's and its fl
             out,
             &[Column {
                 header: format!("{n} previews"),
-                writes: &p.writes_to_settle,
+                counts: &p.writes_to_settle,
                 per: n,
             }],
         );

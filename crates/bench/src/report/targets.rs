@@ -1,26 +1,53 @@
-//! The scale targets the report judges against (from the scale issue).
+//! The scale targets the report judges against (from the scale issues): one set at 1,000
+//! fleets for the default report, one at 10,000 for a count measured alone.
 
 use std::time::Duration;
 
-/// The fleet count the absolute targets are set for.
-pub const TARGET_FLEETS: usize = 1000;
-/// Largest status lag.
-pub const LAG_TARGET: Duration = Duration::from_secs(5);
-/// Most idle requests per minute at [`TARGET_FLEETS`].
-pub const IDLE_REQUESTS_TARGET: f64 = 50.0;
-/// Most resident memory at [`TARGET_FLEETS`], MiB.
-pub const RSS_TARGET_MIB: f64 = 64.0;
-/// Most time for every StatefulSet to be ready at [`TARGET_FLEETS`], as a ratio to the floor.
-pub const CONVERGE_TARGET: f64 = 1.3;
-/// Most API requests per fleet until settled at [`TARGET_FLEETS`].
-pub const REQUESTS_PER_FLEET_TARGET: f64 = 12.0;
-/// Most CPU seconds per idle minute at [`TARGET_FLEETS`].
-pub const IDLE_CPU_TARGET: f64 = 0.5;
+/// The targets of one report; the absolute ones are judged at [`Targets::fleets`] only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Targets {
+    /// The fleet count the absolute targets are set for.
+    pub fleets: usize,
+    /// Most time for every fleet to be Ready, as a ratio to the floor's.
+    pub converge: f64,
+    /// Largest status lag (at every count).
+    pub lag: Duration,
+    /// Most idle API requests per minute.
+    pub idle_requests: f64,
+    /// Most resident memory, MiB.
+    pub rss_mib: f64,
+    /// Most API requests per fleet until settled, when there is a target.
+    pub requests_per_fleet: Option<f64>,
+    /// Most CPU seconds per idle minute.
+    pub idle_cpu: f64,
+}
+
+/// The targets of the default report, at 1,000 fleets.
+pub const AT_1000: Targets = Targets {
+    fleets: 1000,
+    converge: 1.1,
+    lag: Duration::from_secs(5),
+    idle_requests: 50.0,
+    rss_mib: 64.0,
+    requests_per_fleet: Some(12.0),
+    idle_cpu: 0.5,
+};
+
+/// The targets of a fleet count measured alone, at 10,000 fleets.
+pub const AT_10000: Targets = Targets {
+    fleets: 10_000,
+    converge: 1.1,
+    lag: Duration::from_secs(5),
+    idle_requests: 50.0,
+    rss_mib: 256.0,
+    requests_per_fleet: None,
+    idle_cpu: 1.0,
+};
 
 /// The resident memory each fleet may add to an operator whose empty memory is
-/// `empty_rss_kib`, KiB: what [`RSS_TARGET_MIB`] leaves over it, shared by [`TARGET_FLEETS`].
+/// `empty_rss_kib`, KiB: what [`AT_1000`]'s memory target leaves over it, shared by its fleets.
 pub fn per_fleet_rss_budget_kib(empty_rss_kib: u64) -> f64 {
-    (RSS_TARGET_MIB * 1024.0 - empty_rss_kib as f64) / TARGET_FLEETS as f64
+    (AT_1000.rss_mib * 1024.0 - empty_rss_kib as f64) / AT_1000.fleets as f64
 }
 
 #[cfg(test)]

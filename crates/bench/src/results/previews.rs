@@ -1,7 +1,7 @@
 //! What the previews run measured: previews of one parent fleet, each a fleet of its own.
 
 use super::rate::{per_minute, seconds_per_minute};
-use crate::audit::{Tally, WritesByResource};
+use crate::audit::{ByResource, Tally};
 use std::time::Duration;
 
 /// Previews created on one parent fleet under one operator, until all were Ready and the
@@ -23,7 +23,7 @@ pub struct PreviewsRun {
     /// The operator's requests from the first create until it settled.
     pub to_settle: Tally,
     /// Its writes over the same time, by resource and verb.
-    pub writes_to_settle: WritesByResource,
+    pub writes_to_settle: ByResource,
     /// The operator's requests during the idle window after it settled.
     pub idle: Tally,
     /// The idle window.
@@ -102,7 +102,7 @@ mod tests {
             settled: Duration::from_secs(12),
             writes_stopped: true,
             to_settle: Tally::default(),
-            writes_to_settle: WritesByResource::new(),
+            writes_to_settle: ByResource::new(),
             idle: Tally {
                 requests: 20,
                 writes: 0,

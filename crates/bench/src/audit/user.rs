@@ -1,16 +1,14 @@
-//! The kube-apiserver audit log (JSON lines, metadata level): which requests one user made,
-//! when, with which verb, on which resource and with which response code.
+//! One user's requests in the audit log (the operator's, or the floor's, which runs as the
+//! operator's ServiceAccount): when, with which verb, on which resource and with which response
+//! code.
 //!
 //! A request can appear more than once (a watch is logged when its response starts and again
 //! when it ends): requests are told apart by their `auditID`, timed by when the API server
 //! received them, and judged by the last response code logged for them.
 
+use super::event::{Event, is_write};
 use jiff::Timestamp;
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
-
-/// Verbs that change something on the API server (server-side apply is a `patch`).
-const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 
 /// One request, as the audit log describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +27,7 @@ pub struct Request {
 impl Request {
     /// Whether the request changes something.
     pub fn is_write(&self) -> bool {
-        WRITE_VERBS.contains(&self.verb.as_str())
+        is_write(&self.verb)
     }
 
     /// Whether the API server failed it (5xx).
@@ -38,83 +36,27 @@ impl Request {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Line {
-    #[serde(rename = "auditID")]
-    audit_id: String,
-    verb: String,
-    user: User,
-    request_received_timestamp: String,
-    #[serde(default)]
-    response_status: Option<Status>,
-    #[serde(default)]
-    object_ref: Option<ObjectRef>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ObjectRef {
-    #[serde(default)]
-    resource: String,
-    #[serde(default)]
-    subresource: Option<String>,
-}
-
-impl ObjectRef {
-    fn name(self) -> String {
-        match self.subresource {
-            Some(sub) if !sub.is_empty() => format!("{}/{sub}", self.resource),
-            _ => self.resource,
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-struct User {
-    #[serde(default)]
-    username: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct Status {
-    #[serde(default)]
-    code: u16,
-}
-
-/// The requests of one user, gathered from audit log lines.
+/// The requests of one user, gathered from audit events.
 #[derive(Debug, Clone, Default)]
 pub struct UserRequests {
     by_id: HashMap<String, Request>,
 }
 
 impl UserRequests {
-    /// Reads one audit log line; lines of other users and lines that are not audit events are
-    /// skipped. Returns whether the line was one of the user's.
-    pub fn add_line(&mut self, username: &str, line: &str) -> bool {
-        // Most lines are other users': skip them without parsing.
-        if !line.contains(username) {
-            return false;
+    /// Adds one event of the user's.
+    pub fn add(&mut self, event: &Event) {
+        let entry = self
+            .by_id
+            .entry(event.audit_id.clone())
+            .or_insert_with(|| Request {
+                received: event.received,
+                verb: event.verb.clone(),
+                resource: event.resource.clone(),
+                code: event.code,
+            });
+        if event.code != 0 {
+            entry.code = event.code;
         }
-        let Ok(event) = serde_json::from_str::<Line>(line) else {
-            return false;
-        };
-        if event.user.username != username {
-            return false;
-        }
-        let Ok(received) = event.request_received_timestamp.parse::<Timestamp>() else {
-            return false;
-        };
-        let code = event.response_status.map_or(0, |s| s.code);
-        let entry = self.by_id.entry(event.audit_id).or_insert_with(|| Request {
-            received,
-            verb: event.verb,
-            resource: event.object_ref.map(ObjectRef::name).unwrap_or_default(),
-            code,
-        });
-        if code != 0 {
-            entry.code = code;
-        }
-        true
     }
 
     /// Every request.
@@ -130,13 +72,16 @@ impl UserRequests {
             .max()
     }
 
+    /// The requests received in `[from, to)`.
+    fn within(&self, from: Timestamp, to: Timestamp) -> impl Iterator<Item = &Request> {
+        self.requests()
+            .filter(move |r| r.received >= from && r.received < to)
+    }
+
     /// The requests received in `[from, to)`, counted.
     pub fn tally(&self, from: Timestamp, to: Timestamp) -> Tally {
         let mut tally = Tally::default();
-        for r in self
-            .requests()
-            .filter(|r| r.received >= from && r.received < to)
-        {
+        for r in self.within(from, to) {
             tally.requests += 1;
             tally.writes += u64::from(r.is_write());
             tally.server_errors += u64::from(r.is_server_error());
@@ -144,23 +89,29 @@ impl UserRequests {
         tally
     }
 
+    /// The requests received in `[from, to)`, reads and writes, counted by resource and verb.
+    pub fn by_resource(&self, from: Timestamp, to: Timestamp) -> ByResource {
+        count_by_resource(self.within(from, to))
+    }
+
     /// The writes received in `[from, to)`, counted by resource and verb.
-    pub fn writes_by_resource(&self, from: Timestamp, to: Timestamp) -> WritesByResource {
-        let mut counts = WritesByResource::new();
-        for r in self
-            .requests()
-            .filter(|r| r.is_write() && r.received >= from && r.received < to)
-        {
-            *counts
-                .entry((r.resource.clone(), r.verb.clone()))
-                .or_default() += 1;
-        }
-        counts
+    pub fn writes_by_resource(&self, from: Timestamp, to: Timestamp) -> ByResource {
+        count_by_resource(self.within(from, to).filter(|r| r.is_write()))
     }
 }
 
-/// Writes counted by (resource, verb), in that order.
-pub type WritesByResource = BTreeMap<(String, String), u64>;
+fn count_by_resource<'a>(requests: impl Iterator<Item = &'a Request>) -> ByResource {
+    let mut counts = ByResource::new();
+    for r in requests {
+        *counts
+            .entry((r.resource.clone(), r.verb.clone()))
+            .or_default() += 1;
+    }
+    counts
+}
+
+/// Requests counted by (resource, verb), in that order.
+pub type ByResource = BTreeMap<(String, String), u64>;
 
 /// Requests counted over a time window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -180,12 +131,18 @@ mod tests {
     const OP: &str = "system:serviceaccount:celld-system:celld-operator";
 
     fn line(id: &str, user: &str, verb: &str, stage: &str, at: &str, code: Option<u16>) -> String {
-        let status = code.map_or(String::new(), |c| {
-            format!(r#","responseStatus":{{"metadata":{{}},"code":{c}}}"#)
-        });
-        format!(
-            r#"{{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"{id}","stage":"{stage}","requestURI":"/apis/apps/v1/statefulsets","verb":"{verb}","objectRef":{{"resource":"statefulsets","namespace":"a","apiGroup":"apps","apiVersion":"v1"}},"user":{{"username":"{user}","groups":["system:serviceaccounts"]}},"sourceIPs":["127.0.0.1"]{status},"requestReceivedTimestamp":"{at}","stageTimestamp":"{at}"}}"#
-        )
+        crate::audit::event::tests::line(id, user, verb, stage, at, at, code)
+    }
+
+    /// Adds `line` when it is an event of `user`'s; returns whether it was.
+    fn add_line(r: &mut UserRequests, user: &str, line: &str) -> bool {
+        match Event::parse(line) {
+            Some(event) if event.username == user => {
+                r.add(&event);
+                true
+            }
+            _ => false,
+        }
     }
 
     fn ts(s: &str) -> Timestamp {
@@ -247,7 +204,7 @@ mod tests {
             ),
             format!("not json but mentions {OP}"),
         ];
-        let mine: Vec<bool> = lines.iter().map(|l| r.add_line(OP, l)).collect();
+        let mine: Vec<bool> = lines.iter().map(|l| add_line(&mut r, OP, l)).collect();
         assert_eq!(mine, [true, true, true, true, true, false, false]);
         r
     }
@@ -284,9 +241,9 @@ mod tests {
     fn writes_are_counted_by_resource_and_verb_with_the_subresource() {
         let mut r = fixture();
         let status_patch = r#"{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"s","stage":"ResponseComplete","requestURI":"/apis/platform.celld.dev/v1alpha1/namespaces/a/celldfleets/f/status","verb":"patch","user":{"username":"system:serviceaccount:celld-system:celld-operator"},"objectRef":{"resource":"celldfleets","namespace":"a","name":"f","apiGroup":"platform.celld.dev","apiVersion":"v1alpha1","subresource":"status"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-01-01T00:00:05Z","stageTimestamp":"2026-01-01T00:00:05Z"}"#;
-        assert!(r.add_line(OP, status_patch));
+        assert!(add_line(&mut r, OP, status_patch));
         let counts = r.writes_by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:01:00Z"));
-        let expected: WritesByResource = [
+        let expected: ByResource = [
             (("celldfleets/status".to_string(), "patch".to_string()), 1),
             (("statefulsets".to_string(), "create".to_string()), 1),
             (("statefulsets".to_string(), "patch".to_string()), 1),
@@ -300,6 +257,21 @@ mod tests {
     }
 
     #[test]
+    fn every_request_is_counted_by_resource_and_verb_reads_too() {
+        let counts = fixture().by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:01:00Z"));
+        let expected: ByResource = [
+            (("statefulsets".to_string(), "create".to_string()), 1),
+            (("statefulsets".to_string(), "get".to_string()), 1),
+            (("statefulsets".to_string(), "patch".to_string()), 1),
+            // The watch is counted once, though logged twice.
+            (("statefulsets".to_string(), "watch".to_string()), 1),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(counts, expected);
+    }
+
+    #[test]
     fn the_last_write_is_the_latest_write_received() {
         assert_eq!(fixture().last_write(), Some(ts("2026-01-01T00:00:04.5Z")));
         assert_eq!(UserRequests::default().last_write(), None);
@@ -308,7 +280,8 @@ mod tests {
     #[test]
     fn a_later_line_of_the_same_request_gives_its_final_code() {
         let mut r = UserRequests::default();
-        r.add_line(
+        add_line(
+            &mut r,
             OP,
             &line(
                 "w",
@@ -319,7 +292,8 @@ mod tests {
                 None,
             ),
         );
-        r.add_line(
+        add_line(
+            &mut r,
             OP,
             &line(
                 "w",

@@ -1,0 +1,201 @@
+//! Every request the API server handled, from every user (the controllers, the scheduler,
+//! kwok, the bench, the operator): its load during a window, as a rate and latencies.
+//!
+//! Each audit ID is counted once. A request's latency is from when the API server received it
+//! to its `ResponseComplete` stage; a long-running request (a watch, logged when its response
+//! starts) has none: it is open until someone closes it.
+
+use super::event::{Event, Stage, is_write};
+use super::percentiles::Percentiles;
+use jiff::Timestamp;
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// One request, compactly: a large run logs millions.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    /// When it was received, nanoseconds since the Unix epoch.
+    received_ns: i64,
+    /// Its latency in microseconds; [`LONG_RUNNING`] for a long-running request.
+    latency_us: u32,
+    /// Whether it changes something.
+    write: bool,
+}
+
+/// The latency of a long-running request: none.
+const LONG_RUNNING: u32 = u32::MAX;
+
+/// Every request of every user, as the audit log describes them.
+#[derive(Debug, Clone, Default)]
+pub struct ServerRequests {
+    records: Vec<Record>,
+    /// Long-running requests whose response started, by audit ID, until their last event.
+    open: HashSet<String>,
+}
+
+impl ServerRequests {
+    /// Adds one audit event.
+    pub fn add(&mut self, event: &Event) {
+        let long_running = match event.stage {
+            Stage::ResponseStarted => {
+                if !self.open.insert(event.audit_id.clone()) {
+                    return;
+                }
+                true
+            }
+            Stage::ResponseComplete | Stage::Panic => {
+                if self.open.remove(&event.audit_id) {
+                    // Counted when its response started.
+                    return;
+                }
+                false
+            }
+            Stage::Other => return,
+        };
+        let latency_us = if long_running {
+            LONG_RUNNING
+        } else {
+            let took = event.at.duration_since(event.received);
+            u32::try_from(took.as_micros().max(0)).unwrap_or(LONG_RUNNING - 1)
+        };
+        self.records.push(Record {
+            received_ns: nanos(event.received),
+            latency_us,
+            write: is_write(&event.verb),
+        });
+    }
+
+    /// The load of the requests received in `[from, to)`.
+    pub fn load(&self, from: Timestamp, to: Timestamp) -> ServerLoad {
+        let (from, to) = (nanos(from), nanos(to));
+        let mut requests = 0;
+        let mut all = Vec::new();
+        let mut writes = Vec::new();
+        for r in self
+            .records
+            .iter()
+            .filter(|r| r.received_ns >= from && r.received_ns < to)
+        {
+            requests += 1;
+            if r.latency_us == LONG_RUNNING {
+                continue;
+            }
+            let latency = Duration::from_micros(u64::from(r.latency_us));
+            all.push(latency);
+            if r.write {
+                writes.push(latency);
+            }
+        }
+        ServerLoad {
+            requests,
+            window: Duration::from_nanos(u64::try_from(to - from).unwrap_or(0)),
+            all: Percentiles::of(all),
+            writes: Percentiles::of(writes),
+        }
+    }
+}
+
+fn nanos(t: Timestamp) -> i64 {
+    i64::try_from(t.as_nanosecond()).unwrap_or(i64::MAX)
+}
+
+/// What the API server handled during a window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerLoad {
+    /// Requests received in it, every user's, each counted once.
+    pub requests: u64,
+    /// How long it was.
+    pub window: Duration,
+    /// The latencies of every request that completed (long-running ones left out).
+    pub all: Percentiles,
+    /// The latencies of the writes among them.
+    pub writes: Percentiles,
+}
+
+impl ServerLoad {
+    /// Requests per second of the window (0 for an empty window).
+    pub fn rate(&self) -> f64 {
+        let seconds = self.window.as_secs_f64();
+        if seconds > 0.0 {
+            self.requests as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::event::tests::line;
+
+    fn ts(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn add(r: &mut ServerRequests, id: &str, verb: &str, stage: &str, at: (&str, &str)) {
+        r.add(&Event::parse(&line(id, "anyone", verb, stage, at.0, at.1, Some(200))).unwrap());
+    }
+
+    fn fixture() -> ServerRequests {
+        let mut r = ServerRequests::default();
+        add(
+            &mut r,
+            "a",
+            "get",
+            "ResponseComplete",
+            ("2026-01-01T00:00:01Z", "2026-01-01T00:00:01.010Z"),
+        );
+        add(
+            &mut r,
+            "b",
+            "patch",
+            "ResponseComplete",
+            ("2026-01-01T00:00:02Z", "2026-01-01T00:00:02.030Z"),
+        );
+        // A watch: counted once, when its response starts; it has no latency.
+        add(
+            &mut r,
+            "c",
+            "watch",
+            "ResponseStarted",
+            ("2026-01-01T00:00:03Z", "2026-01-01T00:00:03.001Z"),
+        );
+        add(
+            &mut r,
+            "c",
+            "watch",
+            "ResponseComplete",
+            ("2026-01-01T00:00:03Z", "2026-01-01T00:05:03Z"),
+        );
+        add(
+            &mut r,
+            "d",
+            "create",
+            "ResponseComplete",
+            ("2026-01-01T00:00:09Z", "2026-01-01T00:00:09.050Z"),
+        );
+        r
+    }
+
+    #[test]
+    fn each_request_is_counted_once_and_watches_have_no_latency() {
+        let load = fixture().load(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:10Z"));
+        assert_eq!(load.requests, 4);
+        assert_eq!(load.window, Duration::from_secs(10));
+        assert_eq!(load.rate(), 0.4);
+        assert_eq!(load.all.count, 3);
+        assert_eq!(load.all.p50, Duration::from_millis(30));
+        assert_eq!(load.all.p99, Duration::from_millis(50));
+        assert_eq!(load.writes.count, 2);
+        assert_eq!(load.writes.p50, Duration::from_millis(30));
+    }
+
+    #[test]
+    fn the_window_takes_what_was_received_in_it() {
+        let load = fixture().load(ts("2026-01-01T00:00:02Z"), ts("2026-01-01T00:00:09Z"));
+        assert_eq!(load.requests, 2, "the patch and the watch");
+        assert_eq!(load.all.count, 1);
+        assert_eq!(ServerLoad::default().rate(), 0.0);
+    }
+}

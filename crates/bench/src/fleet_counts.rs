@@ -1,0 +1,158 @@
+//! The fleet counts, each against its floor on the same fake nodes: first the fake nodes are
+//! chosen (given, or calibrated on the floor of the largest count), then every count runs its
+//! floor (the calibration's own, for the largest) and the operator.
+
+use crate::calibration_rule::next_nodes;
+use crate::error::Error;
+use crate::results::{Calibration, Nodes, Scale, Skipped, Step};
+use crate::settings::{nodes_for, pods_of};
+use crate::{floor, operator_run};
+use std::path::Path;
+use std::time::Instant;
+
+/// What the fleet counts measured, and what they could not.
+#[derive(Debug, Default)]
+pub struct Measured {
+    /// How many fake nodes they ran on; `None` when no count was asked for.
+    pub nodes: Option<Nodes>,
+    /// One per count measured, in increasing order.
+    pub scales: Vec<Scale>,
+    /// The counts (or calibration runs) that could not be measured, and why.
+    pub skipped: Vec<Skipped>,
+    /// How long each run took.
+    pub steps: Vec<Step>,
+}
+
+/// Measures the operator `bin` at each of `counts` (increasing) against its floor, on `given`
+/// fake nodes or, when `None`, on the number the calibration chooses.
+pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>) -> Measured {
+    let mut m = Measured::default();
+    let Some(&largest) = counts.last() else {
+        return m;
+    };
+    let nodes = match given {
+        Some(n) => Nodes::Given(n),
+        None => Nodes::Calibrated(calibrate(largest, &mut m.steps).await),
+    };
+    for &count in counts {
+        let step = Instant::now();
+        let floor = match &nodes {
+            Nodes::Calibrated(c) if c.fleets == count => match c.chosen() {
+                Some(run) => Ok(run.clone()),
+                None => {
+                    // Its floor gave out on every number of nodes tried: so would the operator.
+                    m.skipped.extend(c.failed.clone().map(|f| Skipped {
+                        what: format!("{count} fleets"),
+                        why: f.why,
+                    }));
+                    continue;
+                }
+            },
+            _ => {
+                eprintln!(
+                    "bench: {count} fleets: floor on {} fake nodes",
+                    nodes.count()
+                );
+                let floor = floor::run(count, nodes.count()).await;
+                m.steps.push(Step::new(
+                    format!("floor, {count} fleets, {} nodes", nodes.count()),
+                    step,
+                ));
+                floor
+            }
+        };
+        let measured = match floor {
+            Ok(floor) => {
+                eprintln!(
+                    "bench: {count} fleets: operator on {} fake nodes",
+                    nodes.count()
+                );
+                let operator_step = Instant::now();
+                let operator = operator_run::run(bin, count, nodes.count()).await;
+                m.steps.push(Step::new(
+                    format!("operator, {count} fleets"),
+                    operator_step,
+                ));
+                operator.map(|operator| Scale { floor, operator })
+            }
+            Err(e) => Err(e),
+        };
+        match measured {
+            Ok(scale) => m.scales.push(scale),
+            Err(e) => {
+                eprintln!("bench: {count} fleets not measured: {e}");
+                m.skipped.push(Skipped {
+                    what: format!("{count} fleets"),
+                    why: e.to_string(),
+                });
+            }
+        }
+        eprintln!(
+            "bench: {count} fleets took {:.0} s",
+            step.elapsed().as_secs_f64()
+        );
+    }
+    m.nodes = Some(nodes);
+    m
+}
+
+/// Times the floor of `fleets` fleets on more and more fake nodes (see
+/// [`crate::calibration_rule`]); a run that fails ends it.
+async fn calibrate(fleets: usize, steps: &mut Vec<Step>) -> Calibration {
+    let mut c = Calibration {
+        fleets,
+        start: nodes_for(pods_of(fleets)),
+        runs: Vec::new(),
+        failed: None,
+    };
+    while let Some(nodes) = next_nodes(c.start, &c.times()) {
+        eprintln!("bench: calibrating the fake nodes: the floor of {fleets} fleets on {nodes}");
+        let step = Instant::now();
+        let run = floor::run(fleets, nodes).await;
+        steps.push(Step::new(
+            format!("floor, {fleets} fleets, {nodes} nodes"),
+            step,
+        ));
+        match run {
+            Ok(run) => c.runs.push(run),
+            Err(e) => {
+                eprintln!("bench: the floor of {fleets} fleets on {nodes} fake nodes failed: {e}");
+                c.failed = Some(Skipped {
+                    what: format!("the floor of {fleets} fleets on {nodes} fake nodes"),
+                    why: e.to_string(),
+                });
+                break;
+            }
+        }
+    }
+    c
+}
+
+/// Fails when `given` fake nodes are too few for the pods of `largest` fleets.
+pub fn check_nodes(given: Option<usize>, largest: usize) -> Result<(), Error> {
+    let needed = nodes_for(pods_of(largest));
+    match given {
+        Some(nodes) if nodes < needed => Err(Error::TooFewNodes {
+            nodes,
+            fleets: largest,
+            needed,
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_nodes_must_hold_the_largest_counts_pods() {
+        assert!(check_nodes(None, 10_000).is_ok());
+        assert!(check_nodes(Some(3), 1000).is_ok());
+        let e = check_nodes(Some(2), 1000).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--nodes 2 is too few for 1000 fleets: their pods need at least 3 fake nodes of 800 pods each; give more or leave --nodes out to calibrate"
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! The children the operator would make for the bench's fleets, rendered by its own builders
+//! (`celld_operator::children::*::build`) for the floor to apply.
+
+use crate::error::{Error, Result};
+use crate::settings::{FLEET_NAMESPACE, REPLICAS};
+use celld_api::CelldFleet;
+use celld_operator::children::{self, Desired};
+use celld_operator::upgrade::decide;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::ApiResource;
+use kube::{Resource, ResourceExt};
+
+/// One child, ready to apply.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// Its kind.
+    pub resource: ApiResource,
+    /// Its name.
+    pub name: String,
+    /// What is applied.
+    pub body: serde_json::Value,
+}
+
+fn rendered<K>(object: K) -> Result<Rendered>
+where
+    K: Resource<DynamicType = ()> + serde::Serialize,
+{
+    let name = object.meta().name.clone().unwrap_or_default();
+    let body = serde_json::to_value(&object).map_err(|e| Error::Manifest {
+        what: format!("{} {name}", K::kind(&())),
+        detail: e.to_string(),
+    })?;
+    Ok(Rendered {
+        resource: ApiResource::erase::<K>(&()),
+        name,
+        body,
+    })
+}
+
+/// Every child the operator applies for `fleet` (on a cluster without the Gateway API route
+/// it asks for none), rendered with the operator's builders.
+pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
+    let namespace = fleet.namespace().unwrap_or_else(|| FLEET_NAMESPACE.into());
+    let storage = celld_api::resolve::resolve(&fleet.spec, &namespace, None).map_err(|e| {
+        Error::Manifest {
+            what: format!("the storage of fleet {}", fleet.name_any()),
+            detail: e.to_string(),
+        }
+    })?;
+    let desired = Desired {
+        fleet,
+        name: fleet.name_any(),
+        namespace,
+        config_hash: celld_operator::fleet::config_hash::compute(&storage, Some(secret)),
+        storage,
+        replicas: REPLICAS,
+        https: false,
+        operator: children::OperatorPods::default(),
+        upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
+    };
+    let mut out = vec![
+        rendered(children::statefulset::build(&desired))?,
+        rendered(children::service::build(&desired))?,
+        rendered(children::peer_service::build(&desired))?,
+        rendered(children::network_policy::build(&desired))?,
+    ];
+    out.extend(children::pdb::build(&desired).map(rendered).transpose()?);
+    out.extend(
+        children::ingress::build(&desired)
+            .map(rendered)
+            .transpose()?,
+    );
+    out.extend(
+        children::httproute::build(&desired)
+            .map(rendered)
+            .transpose()?,
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use celld_testkit::S3Settings;
+
+    #[test]
+    fn a_fleet_renders_to_the_operators_six_children() {
+        let s3 = S3Settings {
+            endpoint: "http://127.0.0.1:9000".into(),
+            access_key_id: "ak".into(),
+            secret_access_key: "sk".into(),
+            region: "us-east-1".into(),
+            bucket: "b".into(),
+        };
+        let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
+        let kinds: Vec<String> = render(&fleet, &Secret::default())
+            .unwrap()
+            .into_iter()
+            .map(|r| format!("{}/{}", r.resource.kind, r.name))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "StatefulSet/f3",
+                "Service/f3",
+                "Service/f3-peer",
+                "NetworkPolicy/f3",
+                "PodDisruptionBudget/f3",
+                "Ingress/f3"
+            ]
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! The floor's requests, sent by [`CONCURRENCY`] client tasks sharing one queue: every child
+//! applied, and one status per fleet as soon as a watch sees its StatefulSet ready (a status
+//! waiting goes before the next apply, as nothing else holds that fleet back).
+
+use crate::error::{Error, Result};
+use crate::floor_children::Rendered;
+use crate::floor_status::ready_status;
+use crate::identity::FIELD_MANAGER;
+use crate::readiness::statefulset_ready;
+use crate::settings::{CONCURRENCY, FLEET_NAMESPACE};
+use celld_api::CelldFleet;
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+use kube::{Client, ResourceExt};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+/// One request of the floor.
+#[derive(Debug)]
+enum Job {
+    /// Apply one child.
+    Apply(Rendered),
+    /// Write the Ready status of the fleet of this name.
+    Status(String),
+}
+
+/// What is left to send.
+struct Queue {
+    applies: Mutex<VecDeque<Rendered>>,
+    /// The fleets whose StatefulSet a watch saw ready, in that order.
+    ready: tokio::sync::Mutex<UnboundedReceiver<String>>,
+    /// Statuses not handed out yet.
+    statuses_left: AtomicUsize,
+}
+
+impl Queue {
+    /// The next request: a status waiting, else the next apply, else the next status once its
+    /// StatefulSet is ready; `None` when every request was handed out (or the watch ended).
+    async fn next(&self) -> Option<Job> {
+        let mut ready = self.ready.lock().await;
+        if self.statuses_left.load(Ordering::SeqCst) > 0
+            && let Ok(name) = ready.try_recv()
+        {
+            self.statuses_left.fetch_sub(1, Ordering::SeqCst);
+            return Some(Job::Status(name));
+        }
+        let apply = self
+            .applies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front();
+        if let Some(child) = apply {
+            return Some(Job::Apply(child));
+        }
+        if self.statuses_left.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        let name = ready.recv().await?;
+        self.statuses_left.fetch_sub(1, Ordering::SeqCst);
+        Some(Job::Status(name))
+    }
+}
+
+/// Sends every request of the floor through `client`: `children` applied, and the status of
+/// each fleet in `fleets` once its StatefulSet is ready. Returns when the last was answered.
+pub async fn send(
+    client: Client,
+    children: Vec<Rendered>,
+    fleets: &[CelldFleet],
+    ready: UnboundedReceiver<String>,
+) -> Result<()> {
+    let generations: HashMap<String, Option<i64>> = fleets
+        .iter()
+        .map(|f| (f.name_any(), f.metadata.generation))
+        .collect();
+    let queue = Queue {
+        applies: Mutex::new(children.into()),
+        ready: tokio::sync::Mutex::new(ready),
+        statuses_left: AtomicUsize::new(fleets.len()),
+    };
+    let (queue, generations) = (&queue, &generations);
+    let workers = (0..CONCURRENCY).map(|_| {
+        let client = client.clone();
+        async move {
+            while let Some(job) = queue.next().await {
+                match job {
+                    Job::Apply(child) => apply(&client, child).await?,
+                    Job::Status(name) => {
+                        let generation = generations.get(&name).copied().flatten();
+                        write_status(&client, &name, generation).await?;
+                    }
+                }
+            }
+            Ok::<_, Error>(())
+        }
+    });
+    futures::future::try_join_all(workers).await?;
+    Ok(())
+}
+
+async fn apply(client: &Client, child: Rendered) -> Result<()> {
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), FLEET_NAMESPACE, &child.resource);
+    api.patch(
+        &child.name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&child.body),
+    )
+    .await
+    .map_err(Error::kube(format!(
+        "applying {} {}",
+        child.resource.kind, child.name
+    )))?;
+    Ok(())
+}
+
+async fn write_status(client: &Client, name: &str, generation: Option<i64>) -> Result<()> {
+    let api: Api<CelldFleet> = Api::namespaced(client.clone(), FLEET_NAMESPACE);
+    api.patch_status(
+        name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&ready_status(name, generation)),
+    )
+    .await
+    .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
+    Ok(())
+}
+
+/// Watches the StatefulSets of the bench's namespace through `client` and sends the name of
+/// each the first time it is seen ready, until aborted. Its StatefulSet has its fleet's name.
+pub fn watch_ready(client: Client) -> (UnboundedReceiver<String>, JoinHandle<()>) {
+    let (sender, receiver) = unbounded_channel();
+    let api: Api<StatefulSet> = Api::namespaced(client, FLEET_NAMESPACE);
+    let task = tokio::spawn(forward_ready(api, sender));
+    (receiver, task)
+}
+
+async fn forward_ready(api: Api<StatefulSet>, sender: UnboundedSender<String>) {
+    let mut sent = HashSet::new();
+    let mut events = watcher::watcher(api, watcher::Config::default())
+        .default_backoff()
+        .boxed();
+    while let Some(event) = events.next().await {
+        if let Ok(Event::Apply(s) | Event::InitApply(s)) = event
+            && statefulset_ready(&s)
+            && sent.insert(s.name_any())
+            && sender.send(s.name_any()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::api::ApiResource;
+    use std::time::Duration;
+
+    fn child(name: &str) -> Rendered {
+        Rendered {
+            resource: ApiResource::erase::<StatefulSet>(&()),
+            name: name.into(),
+            body: serde_json::Value::Null,
+        }
+    }
+
+    fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
+        let (sender, receiver) = unbounded_channel();
+        let queue = Queue {
+            applies: Mutex::new(children.iter().map(|c| child(c)).collect()),
+            ready: tokio::sync::Mutex::new(receiver),
+            statuses_left: AtomicUsize::new(statuses),
+        };
+        (queue, sender)
+    }
+
+    fn describe(job: Option<Job>) -> String {
+        match job {
+            Some(Job::Apply(c)) => format!("apply {}", c.name),
+            Some(Job::Status(n)) => format!("status {n}"),
+            None => "done".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_ready_fleets_status_goes_before_the_next_apply() {
+        let (q, ready) = queue(&["a", "b"], 2);
+        assert_eq!(describe(q.next().await), "apply a");
+        ready.send("f0".into()).unwrap();
+        assert_eq!(describe(q.next().await), "status f0");
+        assert_eq!(describe(q.next().await), "apply b");
+        // Nothing to apply: wait for the next ready StatefulSet.
+        let later = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ready.send("f1".into()).unwrap();
+            ready
+        });
+        assert_eq!(describe(q.next().await), "status f1");
+        assert_eq!(describe(q.next().await), "done", "every status handed out");
+        drop(later.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn the_queue_ends_when_the_watch_does() {
+        let (q, ready) = queue(&[], 3);
+        drop(ready);
+        assert_eq!(describe(q.next().await), "done");
+    }
+}

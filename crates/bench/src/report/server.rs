@@ -1,0 +1,50 @@
+//! The report's table of what the API server handled while the fleets converged, floor and
+//! operator side by side: its rate and latencies say whether it was the limit.
+
+use super::format::{ms, secs, thousands};
+use crate::audit::{Percentiles, ServerLoad};
+use crate::results::Scale;
+use std::fmt::Write as _;
+
+/// Writes the section, a row per run.
+pub fn server(out: &mut String, scales: &[Scale]) {
+    let _ = writeln!(
+        out,
+        "\n### The API server during converge\n\nEvery request the API server handled, from everyone (the controllers, \
+the scheduler, kwok, the bench, and the floor or the operator), each audit ID once, from the first apply (floor) or \
+create (operator) until every fleet was Ready; its latency is from receipt to response complete (watches, open until \
+closed, have none). When the floor is the limit, it is the API server's: a rate that no longer grows with more fake \
+nodes, and latencies that do.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| run | converge | requests | requests/s | p50 | p90 | p99 | writes | writes p50 | writes p90 | writes p99 |\n|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for s in scales {
+        let fleets = thousands(s.fleets() as u64);
+        row(out, &format!("floor, {fleets} fleets"), &s.floor.server);
+        row(
+            out,
+            &format!("operator, {fleets} fleets"),
+            &s.operator.server,
+        );
+    }
+}
+
+fn row(out: &mut String, run: &str, load: &ServerLoad) {
+    let _ = writeln!(
+        out,
+        "| {run} | {} | {} | {:.0} | {} | {} | {} |",
+        secs(load.window),
+        thousands(load.requests),
+        load.rate(),
+        latencies(&load.all),
+        thousands(load.writes.count),
+        latencies(&load.writes),
+    );
+}
+
+/// The p50, p90 and p99 cells.
+fn latencies(p: &Percentiles) -> String {
+    format!("{} | {} | {}", ms(p.p50), ms(p.p90), ms(p.p99))
+}
