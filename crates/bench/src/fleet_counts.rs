@@ -5,7 +5,7 @@
 use crate::calibration_rule::next_nodes;
 use crate::error::Error;
 use crate::results::{Calibration, Nodes, Scale, Skipped, Step};
-use crate::settings::{nodes_for, pods_of};
+use crate::settings::{fake_nodes, nodes_for, pods_of};
 use crate::{floor, operator_run};
 use std::path::Path;
 use std::time::Instant;
@@ -49,23 +49,19 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>) -> Meas
                 }
             },
             _ => {
-                eprintln!(
-                    "bench: {count} fleets: floor on {} fake nodes",
-                    nodes.count()
-                );
+                let on = fake_nodes(nodes.count());
+                eprintln!("bench: {count} fleets: floor on {on}");
                 let floor = floor::run(count, nodes.count()).await;
-                m.steps.push(Step::new(
-                    format!("floor, {count} fleets, {} nodes", nodes.count()),
-                    step,
-                ));
+                m.steps
+                    .push(Step::new(format!("floor, {count} fleets, {on}"), step));
                 floor
             }
         };
         let measured = match floor {
             Ok(floor) => {
                 eprintln!(
-                    "bench: {count} fleets: operator on {} fake nodes",
-                    nodes.count()
+                    "bench: {count} fleets: operator on {}",
+                    fake_nodes(nodes.count())
                 );
                 let operator_step = Instant::now();
                 let operator = operator_run::run(bin, count, nodes.count()).await;
@@ -106,19 +102,17 @@ async fn calibrate(fleets: usize, steps: &mut Vec<Step>) -> Calibration {
         failed: None,
     };
     while let Some(nodes) = next_nodes(c.start, &c.times()) {
-        eprintln!("bench: calibrating the fake nodes: the floor of {fleets} fleets on {nodes}");
+        let on = fake_nodes(nodes);
+        eprintln!("bench: calibrating the fake nodes: the floor of {fleets} fleets on {on}");
         let step = Instant::now();
         let run = floor::run(fleets, nodes).await;
-        steps.push(Step::new(
-            format!("floor, {fleets} fleets, {nodes} nodes"),
-            step,
-        ));
+        steps.push(Step::new(format!("floor, {fleets} fleets, {on}"), step));
         match run {
             Ok(run) => c.runs.push(run),
             Err(e) => {
-                eprintln!("bench: the floor of {fleets} fleets on {nodes} fake nodes failed: {e}");
+                eprintln!("bench: the floor of {fleets} fleets on {on} failed: {e}");
                 c.failed = Some(Skipped {
-                    what: format!("the floor of {fleets} fleets on {nodes} fake nodes"),
+                    what: format!("the floor of {fleets} fleets on {on}"),
                     why: e.to_string(),
                 });
                 break;

@@ -14,7 +14,7 @@ use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{FLEET_NAMESPACE, operator_username, ready_timeout};
+use crate::settings::{FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
 use kube::Client;
 use std::time::{Duration, Instant};
@@ -55,9 +55,9 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let objects = children.len();
     let mut audit = AuditTail::new(plane.audit_log(), operator_username()).with_server_load();
     let watches = Watches::start(&admin, FLEET_NAMESPACE);
-    let (ready, watch) = floor_work::watch_ready(client.clone());
-    let anchor = Anchor::now();
     let logs = plane.dir().join("logs");
+    let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
+    let anchor = Anchor::now();
     let sent = floor_work::send(client, children, &fleets, ready);
     let converged = watches.wait_ready(count, count, ready_timeout(count), logs, || Ok(()));
     let result = tokio::try_join!(sent, converged);
@@ -72,7 +72,8 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let last = watches.fleets().last_ready().unwrap_or_else(Instant::now);
     drop(watches);
     eprintln!(
-        "bench: floor: {objects} objects applied and {count} statuses written on {nodes} nodes; every fleet Ready after {:.1} s",
+        "bench: floor: {objects} objects applied and {count} statuses written on {}; every fleet Ready after {:.1} s",
+        fake_nodes(nodes),
         since(Some(last)).as_secs_f64()
     );
     tokio::time::sleep(AUDIT_LAG).await;

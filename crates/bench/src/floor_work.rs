@@ -16,9 +16,12 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// One request of the floor.
@@ -132,27 +135,60 @@ async fn write_status(client: &Client, name: &str, generation: Option<i64>) -> R
     Ok(())
 }
 
+/// How long the floor's watch may take to list the StatefulSets when it starts.
+const WATCH_START: Duration = Duration::from_secs(60);
+
 /// Watches the StatefulSets of the bench's namespace through `client` and sends the name of
-/// each the first time it is seen ready, until aborted. Its StatefulSet has its fleet's name.
-pub fn watch_ready(client: Client) -> (UnboundedReceiver<String>, JoinHandle<()>) {
+/// each the first time it is seen ready, until aborted (its StatefulSet has its fleet's name).
+/// Returns once the watch has listed them, so its start, like the operator's, comes before the
+/// clock and is not counted; `logs` is named when it does not start in time.
+pub async fn watch_ready(
+    client: Client,
+    logs: PathBuf,
+) -> Result<(UnboundedReceiver<String>, JoinHandle<()>)> {
     let (sender, receiver) = unbounded_channel();
+    let (listed, started) = oneshot::channel();
     let api: Api<StatefulSet> = Api::namespaced(client, FLEET_NAMESPACE);
-    let task = tokio::spawn(forward_ready(api, sender));
-    (receiver, task)
+    let task = tokio::spawn(forward_ready(api, sender, listed));
+    match tokio::time::timeout(WATCH_START, started).await {
+        Ok(Ok(())) => Ok((receiver, task)),
+        _ => {
+            task.abort();
+            Err(Error::Timeout {
+                what: "the floor's watch of StatefulSets listing them".into(),
+                seconds: WATCH_START.as_secs(),
+                seen: "no list answered".into(),
+                logs,
+            })
+        }
+    }
 }
 
-async fn forward_ready(api: Api<StatefulSet>, sender: UnboundedSender<String>) {
+async fn forward_ready(
+    api: Api<StatefulSet>,
+    sender: UnboundedSender<String>,
+    listed: oneshot::Sender<()>,
+) {
+    let mut listed = Some(listed);
     let mut sent = HashSet::new();
     let mut events = watcher::watcher(api, watcher::Config::default())
         .default_backoff()
         .boxed();
     while let Some(event) = events.next().await {
-        if let Ok(Event::Apply(s) | Event::InitApply(s)) = event
-            && statefulset_ready(&s)
-            && sent.insert(s.name_any())
-            && sender.send(s.name_any()).is_err()
-        {
-            return;
+        match event {
+            Ok(Event::InitDone) => {
+                if let Some(listed) = listed.take() {
+                    let _ = listed.send(());
+                }
+            }
+            Ok(Event::Apply(s) | Event::InitApply(s))
+                if statefulset_ready(&s)
+                    && sent.insert(s.name_any())
+                    && sender.send(s.name_any()).is_err() =>
+            {
+                return;
+            }
+            _ => {}
         }
     }
 }
@@ -161,7 +197,6 @@ async fn forward_ready(api: Api<StatefulSet>, sender: UnboundedSender<String>) {
 mod tests {
     use super::*;
     use kube::api::ApiResource;
-    use std::time::Duration;
 
     fn child(name: &str) -> Rendered {
         Rendered {

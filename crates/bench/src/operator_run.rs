@@ -11,7 +11,8 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, WARM_UP, operator_username, ready_timeout, settle_limit,
+    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, WARM_UP, fake_nodes, operator_username, ready_timeout,
+    settle_limit,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -257,7 +258,7 @@ pub async fn run(bin: &Path, count: usize, nodes: usize) -> Result<OperatorRun> 
         }
         Err(e) => Err(setup
             .gave_out(
-                format!("the operator on {count} fleets on {nodes} fake nodes"),
+                format!("the operator on {count} fleets on {}", fake_nodes(nodes)),
                 e,
             )
             .await),

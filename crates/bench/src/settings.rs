@@ -85,6 +85,15 @@ pub fn pods_of(fleets: usize) -> usize {
     fleets * REPLICAS as usize
 }
 
+/// `n` fake nodes, in words: "1 fake node", "4 fake nodes".
+pub fn fake_nodes(n: usize) -> String {
+    if n == 1 {
+        "1 fake node".into()
+    } else {
+        format!("{n} fake nodes")
+    }
+}
+
 /// Fake nodes for `pods` pods.
 pub fn nodes_for(pods: usize) -> usize {
     pods.div_ceil(PODS_PER_NODE).max(1)
@@ -103,6 +112,8 @@ mod tests {
         assert_eq!(nodes_for(pods_of(1000)), 3);
         assert_eq!(nodes_for(52), 1);
         assert_eq!(nodes_for(pods_of(10_000)), 25);
+        assert_eq!(fake_nodes(1), "1 fake node");
+        assert_eq!(fake_nodes(4), "4 fake nodes");
     }
 
     #[test]

@@ -61,7 +61,7 @@ a watch of the bench first sees it so (`readyReplicas` = {REPLICAS}; condition `
 - **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s, \
 or {per_fleet} ms per fleet when that is longer, after all were Ready); the moment of its last \
 write. **Idle**: the {idle} s after that (one resync period: every fleet is reconciled once in \
-it). A run waits up to {ready_base} s and a second per fleet for every fleet to be Ready.\n",
+it). A run waits up to {ready_base} s and a second per fleet for every fleet to be Ready.",
         per_node = crate::settings::PODS_PER_NODE,
         gain = CALIBRATION_GAIN * 100.0,
         max_nodes = MAX_NODES,
