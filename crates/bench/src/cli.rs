@@ -173,7 +173,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
         date: jiff::Zoned::now().date().to_string(),
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
         total: started.elapsed(),
-        single: args.single.is_some(),
+        single: args.single(),
         nodes: measured.nodes,
         steps,
         load: (load_before, load_average()),

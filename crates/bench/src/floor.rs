@@ -29,7 +29,7 @@ pub async fn run(count: usize, nodes: usize) -> Result<FloorRun> {
         }
         Err(e) => Err(plane
             .gave_out(
-                format!("the floor of {count} fleets on {nodes} fake nodes"),
+                format!("the floor of {count} fleets on {}", fake_nodes(nodes)),
                 e,
             )
             .await),

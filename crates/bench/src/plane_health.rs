@@ -36,8 +36,11 @@ const FATAL: [&str; 7] = [
 /// How much of the end of each log is searched.
 const LOG_TAIL_BYTES: u64 = 1 << 20;
 
-/// Lines of an exited component's log shown.
+/// Error lines of an exited component's log shown.
 const EXIT_LINES: usize = 3;
+
+/// Characters of a log line shown.
+const LINE_CHARS: usize = 300;
 
 /// The machine is short of memory below this, KiB.
 const LOW_MEMORY_KIB: u64 = 256 << 10;
@@ -52,8 +55,11 @@ pub struct Component {
     pub name: &'static str,
     /// Its resident memory, KiB, while it runs; `None` once it exited.
     pub rss_kib: Option<u64>,
-    /// The last lines of its log when it exited, or the last line saying it gave out.
+    /// What its log says went wrong: its last error lines when it exited, the last line saying
+    /// it gave out ([`FATAL`]) while it runs.
     pub said: Vec<String>,
+    /// The last line of its log.
+    pub last_line: Option<String>,
 }
 
 /// The control plane and the machine as found.
@@ -80,7 +86,7 @@ pub fn inspect(dir: &Path) -> Health {
             let rss_kib = pid.filter(|&p| is_running(p)).map(rss_kib);
             let tail = log_tail(&dir.join("logs").join(format!("{name}.log")));
             let said = if rss_kib.is_none() {
-                last_lines(&tail, EXIT_LINES)
+                last_errors(&tail, EXIT_LINES)
             } else {
                 fatal_line(&tail).into_iter().collect()
             };
@@ -88,6 +94,7 @@ pub fn inspect(dir: &Path) -> Health {
                 name,
                 rss_kib,
                 said,
+                last_line: last_line(&tail),
             }
         })
         .collect();
@@ -108,12 +115,14 @@ impl Health {
         for c in &self.components {
             match (c.rss_kib, c.said.is_empty()) {
                 (None, true) => out.push(format!(
-                    "{} exited and its log (logs/{}.log) says nothing; the kernel's out-of-memory \
-killer ends a process without a word (see `dmesg`)",
-                    c.name, c.name
+                    "{} exited without an error in its log (logs/{}.log): a signal ended it, the \
+kernel's out-of-memory killer for one (see `dmesg`); its last line: «{}»",
+                    c.name,
+                    c.name,
+                    c.last_line.as_deref().unwrap_or("")
                 )),
                 (None, false) => out.push(format!(
-                    "{} exited; its log (logs/{}.log) ends: «{}»",
+                    "{} exited; its log (logs/{}.log) last says: «{}»",
                     c.name,
                     c.name,
                     c.said.join(" ⏎ ")
@@ -222,13 +231,40 @@ fn log_tail(path: &Path) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The last `n` non-empty lines of `text`.
-fn last_lines(text: &str, n: usize) -> Vec<String> {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(n)..]
-        .iter()
-        .map(|l| l.trim().to_string())
-        .collect()
+/// The last `n` lines of `text` that report an error, oldest first.
+fn last_errors(text: &str, n: usize) -> Vec<String> {
+    let mut errors: Vec<String> = text
+        .lines()
+        .rev()
+        .filter(|l| is_error(l))
+        .take(n)
+        .map(shown)
+        .collect();
+    errors.reverse();
+    errors
+}
+
+/// The last non-empty line of `text`.
+fn last_line(text: &str) -> Option<String> {
+    text.lines().rev().find(|l| !l.trim().is_empty()).map(shown)
+}
+
+/// Whether a log line reports an error: klog's `E` and `F` levels (`E1203 07:04:39...`), a
+/// structured error level, a panic or a fatal error.
+fn is_error(line: &str) -> bool {
+    let klog = line.len() > 5
+        && matches!(line.as_bytes()[0], b'E' | b'F')
+        && line.as_bytes()[1..5].iter().all(u8::is_ascii_digit);
+    let lower = line.to_lowercase();
+    klog || [
+        "\"level\":\"error\"",
+        "level=error",
+        "panic",
+        "fatal",
+        "error:",
+    ]
+    .iter()
+    .any(|e| lower.contains(e))
 }
 
 /// The last line of `text` that says its component gave out ([`FATAL`]).
@@ -239,7 +275,16 @@ fn fatal_line(text: &str) -> Option<String> {
             let lower = l.to_lowercase();
             FATAL.iter().any(|f| lower.contains(f))
         })
-        .map(|l| l.trim().to_string())
+        .map(shown)
+}
+
+/// A log line as shown: trimmed, at most [`LINE_CHARS`] characters.
+fn shown(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(LINE_CHARS) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.to_string(),
+    }
 }
 
 /// `MemAvailable` of `/proc/meminfo`, KiB.
@@ -277,6 +322,7 @@ mod tests {
             name,
             rss_kib,
             said: said.iter().map(|s| s.to_string()).collect(),
+            last_line: said.last().map(|s| s.to_string()),
         }
     }
 
@@ -310,7 +356,7 @@ mod tests {
         h.components[0].said = vec!["etcdserver: mvcc: database space exceeded".into()];
         h.etcd_db_bytes = Some(ETCD_QUOTA_BYTES);
         let text = h.to_string();
-        assert!(text.starts_with("what gave out: etcd runs but its log says: «etcdserver: mvcc: database space exceeded»; kube-apiserver exited; its log (logs/kube-apiserver.log) ends: «E0101 storage error ⏎ F0101 etcd unreachable»; etcd's database is full: 2.0 GiB of its 2.0 GiB quota"), "{text}");
+        assert!(text.starts_with("what gave out: etcd runs but its log says: «etcdserver: mvcc: database space exceeded»; kube-apiserver exited; its log (logs/kube-apiserver.log) last says: «E0101 storage error ⏎ F0101 etcd unreachable»; etcd's database is full: 2.0 GiB of its 2.0 GiB quota"), "{text}");
         assert!(!text.contains("kube-apiserver 100 MiB"), "{text}");
     }
 
@@ -318,11 +364,15 @@ mod tests {
     fn a_silent_exit_points_at_the_oom_killer_and_shortages_are_named() {
         let mut h = healthy();
         h.components[4] = component("kwok", None, &[]);
+        h.components[4].last_line = Some("{\"level\":\"INFO\",\"msg\":\"Patch pod\"}".into());
         h.memory_available_kib = Some(100 << 10);
         h.disk_free_kib = Some(10 << 10);
         let gave_out = h.gave_out();
         assert_eq!(gave_out.len(), 3, "{gave_out:?}");
-        assert!(gave_out[0].contains("out-of-memory killer"), "{gave_out:?}");
+        assert_eq!(
+            gave_out[0],
+            "kwok exited without an error in its log (logs/kwok.log): a signal ended it, the kernel's out-of-memory killer for one (see `dmesg`); its last line: «{\"level\":\"INFO\",\"msg\":\"Patch pod\"}»"
+        );
         assert_eq!(
             gave_out[1],
             "the machine is out of memory: 100 MiB available"
@@ -341,7 +391,17 @@ mod tests {
             Some("W0101 Too many open files in system")
         );
         assert_eq!(fatal_line("I0101 fine\n"), None);
-        assert_eq!(last_lines("a\n\nb\nc\n\n", 2), ["b", "c"]);
+        let log = "I0101 start\nE0101 first\nI0101 between\n{\"level\":\"ERROR\",\"msg\":\"second\"}\npanic: third\nI0101 last\n\n";
+        assert_eq!(
+            last_errors(log, 2),
+            ["{\"level\":\"ERROR\",\"msg\":\"second\"}", "panic: third"]
+        );
+        assert_eq!(last_line(log).as_deref(), Some("I0101 last"));
+        assert_eq!(
+            last_errors("I0101 Event occurred\nEvery thing fine\n", 3),
+            Vec::<String>::new()
+        );
+        assert_eq!(shown(&"x".repeat(400)).chars().count(), LINE_CHARS + 1);
         let df = "Filesystem 1024-blocks Used Available Capacity Mounted on\n/dev/vda 263174212 67000000 29000000 70% /\n";
         assert_eq!(df_available_kib(df), Some(29_000_000));
     }

@@ -25,7 +25,11 @@ pub fn file_name(single: Option<usize>) -> String {
 
 /// The targets `r` is judged against.
 fn targets(r: &Results) -> Targets {
-    if r.single { AT_10000 } else { AT_1000 }
+    if r.single.is_some() {
+        AT_10000
+    } else {
+        AT_1000
+    }
 }
 
 /// One row of the table: a label, a target, a cell per scale.
@@ -258,18 +262,15 @@ fn table(out: &mut String, scales: &[Scale], t: &Targets) {
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
     let t = targets(r);
-    let mut out = match r.scales.first().filter(|_| r.single) {
-        Some(s) => format!(
-            "# celld-operator at {} fleets\n\n",
-            thousands(s.fleets() as u64)
+    let (mut out, written_by) = match r.single {
+        Some(n) => (
+            format!("# celld-operator at {} fleets\n\n", thousands(n as u64)),
+            format!("`make bench FLEETS={n}`: one fleet count alone"),
         ),
-        None => String::from("# celld-operator at scale\n\n"),
-    };
-    let written_by = if r.single {
-        let n = r.scales.first().map_or(0, Scale::fleets);
-        format!("`make bench FLEETS={n}`: one fleet count alone")
-    } else {
-        "`make bench`".to_string()
+        None => (
+            String::from("# celld-operator at scale\n\n"),
+            "`make bench`".to_string(),
+        ),
     };
     let _ = writeln!(
         out,
@@ -288,7 +289,7 @@ issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
 cannot be below 1.00×: a ratio below 1.0 means the floor is wrong (it was not the limit, as on too \
 few fake nodes)."
         );
-        if !r.single {
+        if r.single.is_none() {
             let _ = writeln!(
                 out,
                 "\n![time to ready and resident memory against the number of fleets]({PLOT_FILE})"
@@ -436,7 +437,7 @@ pub(crate) mod tests {
             date: "2026-01-01".into(),
             cores: 2,
             total: Duration::from_secs(754),
-            single: false,
+            single: None,
             nodes: Some(Nodes::Calibrated(calibration())),
             scales: vec![
                 scale(100, 10, 20, 32 * 1024),
@@ -571,9 +572,7 @@ pub(crate) mod tests {
         assert!(lines.contains(&"| 12 | 52.0 s | 1.04× | 769 |"), "{md}");
         let mut given = results();
         given.nodes = Some(Nodes::Given(40));
-        assert!(
-            render(&given).contains("had 40 kwok fake nodes, as `--nodes` asked (not calibrated)")
-        );
+        assert!(render(&given).contains("had 40 fake nodes, as `--nodes` asked (not calibrated)"));
     }
 
     #[test]
@@ -587,7 +586,7 @@ pub(crate) mod tests {
     #[test]
     fn one_count_alone_is_judged_at_10000_in_its_own_report() {
         let mut r = results();
-        r.single = true;
+        r.single = Some(10_000);
         r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
         r.churn = None;
         r.previews = None;

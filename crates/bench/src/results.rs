@@ -245,9 +245,9 @@ pub struct Results {
     pub cores: usize,
     /// Wall time of the whole run.
     pub total: Duration,
-    /// Whether one fleet count was measured alone (`--single`): its own report, judged
-    /// against the targets at 10,000 fleets.
-    pub single: bool,
+    /// The fleet count measured alone (`--single`), if so: its own report, judged against the
+    /// targets at 10,000 fleets.
+    pub single: Option<usize>,
     /// How many fake nodes the fleet counts ran on, and why; `None` when none ran.
     pub nodes: Option<Nodes>,
     /// One entry per fleet count measured, in increasing order.

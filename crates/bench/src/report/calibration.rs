@@ -3,7 +3,7 @@
 
 use super::format::{secs, thousands, times};
 use crate::results::{Nodes, ratio};
-use crate::settings::{CALIBRATION_GAIN, PODS_PER_NODE};
+use crate::settings::{CALIBRATION_GAIN, PODS_PER_NODE, fake_nodes};
 use std::fmt::Write as _;
 
 /// Writes the section.
@@ -12,7 +12,8 @@ pub fn nodes(out: &mut String, nodes: &Nodes) {
         Nodes::Given(n) => {
             let _ = writeln!(
                 out,
-                "\n### Fake nodes\n\nEvery run of the fleet counts had {n} kwok fake nodes, as `--nodes` asked (not calibrated)."
+                "\n### Fake nodes\n\nEvery run of the fleet counts had {}, as `--nodes` asked (not calibrated).",
+                fake_nodes(*n)
             );
             return;
         }

@@ -16,7 +16,7 @@ const TIME_BUDGET: Duration = Duration::from_secs(20 * 60);
 
 /// Writes the section "How it was measured" of `r` to `out`.
 pub(super) fn method(out: &mut String, r: &Results) {
-    let others = if r.single {
+    let others = if r.single.is_some() {
         ""
     } else {
         " The churn gets a third, the previews a fourth, each on the fewest fake nodes its pods fit on \
@@ -71,7 +71,7 @@ it). A run waits up to {ready_base} s and a second per fleet for every fleet to 
         idle = IDLE_WINDOW.as_secs(),
         ready_base = ready_timeout(0).as_secs(),
     );
-    if !r.single {
+    if r.single.is_none() {
         let _ = writeln!(
             out,
             "- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
@@ -121,7 +121,7 @@ run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores
 (1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
 itself is a debug build; the operator is built with the workspace's release profile.",
         warm = crate::settings::WARM_UP.as_secs(),
-        churn_memory = if r.single {
+        churn_memory = if r.single.is_some() {
             String::new()
         } else {
             format!(
@@ -136,7 +136,7 @@ time) is shown beside.",
                 settle = CHURN_SETTLE.as_secs(),
             )
         },
-        connections = if r.single {
+        connections = if r.single.is_some() {
             ""
         } else {
             " **TCP connections** are the operator's socket descriptors that are ESTABLISHED in \
@@ -161,7 +161,7 @@ time) is shown beside.",
             steps.join("; ")
         );
     }
-    if r.total > TIME_BUDGET && !r.single {
+    if r.total > TIME_BUDGET && r.single.is_none() {
         let _ = writeln!(
             out,
             "- The whole run took longer than the {} minutes `make bench` is meant to fit in on a \
