@@ -60,8 +60,10 @@ pub const CALIBRATION_GAIN: f64 = 0.05;
 pub const MAX_NODES: usize = 64;
 
 /// Extra kube-apiserver flags: audit events written within a second (the bench follows the
-/// log while it runs), and no rotation of the log during a run.
-pub const APISERVER_FLAGS: &str = "--audit-log-batch-max-wait=1s --audit-log-maxsize=100000";
+/// log while it runs), room for ten times the default events waiting to be written (a full
+/// buffer drops them: "audit buffer queue blocked"), and no rotation of the log during a run.
+pub const APISERVER_FLAGS: &str =
+    "--audit-log-batch-max-wait=1s --audit-log-batch-buffer-size=100000 --audit-log-maxsize=100000";
 
 /// The audit username of the operator.
 pub fn operator_username() -> String {

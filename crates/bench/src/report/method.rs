@@ -50,7 +50,8 @@ kwok, not by the API server. Unless `--nodes` gives their number, the floor of t
 count runs first on the fewest nodes its pods fit on, then on twice as many, and so on until a run \
 is less than {gain:.0} % faster than the one before (at most {max_nodes} nodes, or the fewest if \
 more); the fastest run sets the fake nodes of every floor and operator run of the fleet counts and \
-is the floor of the largest count.\n\
+is the floor of the largest count. On a busy machine one slow run can end the doubling early: \
+the curve is in the report.\n\
 - **Operator**: the release build of `celld-operator` as its own process, with its default \
 settings (every namespace, resync every 60 s) except leader election (off: one replica, and \
 Lease renewals would be counted as idle writes). It runs as the ServiceAccount \
