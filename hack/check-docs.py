@@ -2,7 +2,7 @@
 """Checks every command shown in README.md and docs/*.md, so the docs cannot rot.
 
 Every ```sh block must be valid bash. Each command in it is then checked by what it runs:
-  make TARGET          TARGET is a target of the Makefile
+  make TARGET VAR=v    TARGET is a target of the Makefile, VAR a variable it sets
   kubectl celld ...    parses with the built plugin's own argument parser (ARGS --help)
   kubectl-celld ...    the same
   celld-operator ...   parses with the built operator's argument parser
@@ -143,6 +143,16 @@ def makefile_targets() -> set[str]:
     return targets
 
 
+def makefile_variables() -> set[str]:
+    """The variables the Makefile sets (VAR = ..., VAR ?= ..., VAR := ...)."""
+    names = set()
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[?:+]?=", line)
+        if m:
+            names.add(m.group(1))
+    return names
+
+
 def parses(binary: Path, args: list[str]) -> str | None:
     """None when `binary ARGS --help` exits 0 (every flag and value before --help parsed)."""
     args = [a for a in args if a != "--"]
@@ -170,6 +180,7 @@ def repository_paths(words: list[str]) -> list[str]:
 class Checker:
     def __init__(self):
         self.targets = makefile_targets()
+        self.variables = makefile_variables()
         self.kubectl = kubectl_binary()
         self.failures: list[str] = []
         self.counts: dict[str, int] = {}
@@ -194,7 +205,13 @@ class Checker:
         if program == "make":
             self.count("make")
             for t in args:
-                if not t.startswith("-") and "=" not in t and t not in self.targets:
+                if t.startswith("-"):
+                    continue
+                if "=" in t:
+                    name = t.split("=", 1)[0]
+                    if name not in self.variables:
+                        self.fail(where, words, f"the Makefile sets no variable '{name}'")
+                elif t not in self.targets:
                     self.fail(where, words, f"the Makefile has no target '{t}'")
         elif program == "kubectl" and args[:1] == ["celld"]:
             self.plugin(where, words, args[1:])
