@@ -17,8 +17,6 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
@@ -33,39 +31,46 @@ enum Job {
     Status(String),
 }
 
-/// What is left to send.
-struct Queue {
-    applies: Mutex<VecDeque<Rendered>>,
+/// What is left to send, taken by one client task at a time.
+struct Queue(tokio::sync::Mutex<Left>);
+
+/// The requests not handed out yet.
+struct Left {
+    /// The children not applied yet, in order.
+    applies: VecDeque<Rendered>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
-    ready: tokio::sync::Mutex<UnboundedReceiver<String>>,
+    ready: UnboundedReceiver<String>,
     /// Statuses not handed out yet.
-    statuses_left: AtomicUsize,
+    statuses: usize,
 }
 
 impl Queue {
+    fn new(applies: VecDeque<Rendered>, ready: UnboundedReceiver<String>, statuses: usize) -> Self {
+        Queue(tokio::sync::Mutex::new(Left {
+            applies,
+            ready,
+            statuses,
+        }))
+    }
+
     /// The next request: a status waiting, else the next apply, else the next status once its
     /// StatefulSet is ready; `None` when every request was handed out (or the watch ended).
     async fn next(&self) -> Option<Job> {
-        let mut ready = self.ready.lock().await;
-        if self.statuses_left.load(Ordering::SeqCst) > 0
-            && let Ok(name) = ready.try_recv()
+        let mut left = self.0.lock().await;
+        if left.statuses > 0
+            && let Ok(name) = left.ready.try_recv()
         {
-            self.statuses_left.fetch_sub(1, Ordering::SeqCst);
+            left.statuses -= 1;
             return Some(Job::Status(name));
         }
-        let apply = self
-            .applies
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front();
-        if let Some(child) = apply {
+        if let Some(child) = left.applies.pop_front() {
             return Some(Job::Apply(child));
         }
-        if self.statuses_left.load(Ordering::SeqCst) == 0 {
+        if left.statuses == 0 {
             return None;
         }
-        let name = ready.recv().await?;
-        self.statuses_left.fetch_sub(1, Ordering::SeqCst);
+        let name = left.ready.recv().await?;
+        left.statuses -= 1;
         Some(Job::Status(name))
     }
 }
@@ -82,11 +87,7 @@ pub async fn send(
         .iter()
         .map(|f| (f.name_any(), f.metadata.generation))
         .collect();
-    let queue = Queue {
-        applies: Mutex::new(children.into()),
-        ready: tokio::sync::Mutex::new(ready),
-        statuses_left: AtomicUsize::new(fleets.len()),
-    };
+    let queue = Queue::new(children.into(), ready, fleets.len());
     let (queue, generations) = (&queue, &generations);
     let workers = (0..CONCURRENCY).map(|_| {
         let client = client.clone();
@@ -208,11 +209,11 @@ mod tests {
 
     fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
         let (sender, receiver) = unbounded_channel();
-        let queue = Queue {
-            applies: Mutex::new(children.iter().map(|c| child(c)).collect()),
-            ready: tokio::sync::Mutex::new(receiver),
-            statuses_left: AtomicUsize::new(statuses),
-        };
+        let queue = Queue::new(
+            children.iter().map(|c| child(c)).collect(),
+            receiver,
+            statuses,
+        );
         (queue, sender)
     }
 
