@@ -286,8 +286,8 @@ issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         let _ = writeln!(
             out,
             "\nThe floor is the least any operator must send for these fleets, so the converge ratio \
-cannot be below 1.00×: a ratio below 1.0 means the floor is wrong (it was not the limit, as on too \
-few fake nodes)."
+cannot be below 1.00×: a ratio below 1.0 means the floor is wrong: it was not the limit (too few \
+fake nodes, or the machine busy with other work while it ran); measure again."
         );
         if r.single.is_none() {
             let _ = writeln!(
