@@ -33,32 +33,13 @@ pub struct Applied {
     pub failures: Vec<Failure>,
 }
 
-/// What applying one child (and pruning the others of its kind) did.
-#[derive(Debug, Default)]
-struct Done {
-    /// Children created or changed, as `Kind/name`.
-    changed: Vec<String>,
-    /// Children deleted, as `Kind/name`.
-    pruned: Vec<String>,
-    /// What could not be read, applied or pruned.
-    failures: Vec<Failure>,
-}
-
-impl Done {
-    fn failed<K: Child>(name: &str, verb: &str, error: &Error) -> Self {
-        Self {
-            failures: vec![Failure::child(&kind::<K>(), name, verb, error)],
-            ..Self::default()
-        }
-    }
-}
-
 /// Applies the children of one fleet in its namespace.
 struct Children<'a> {
     ctx: &'a Context,
     ns: &'a str,
     uid: &'a str,
     selector: String,
+    applied: Applied,
 }
 
 fn kind<K: Child>() -> String {
@@ -70,54 +51,63 @@ impl Children<'_> {
         Api::namespaced(self.ctx.client.clone(), self.ns)
     }
 
+    fn fail<K: Child>(&mut self, name: &str, verb: &str, error: &Error) {
+        self.applied
+            .failures
+            .push(Failure::child(&kind::<K>(), name, verb, error));
+    }
+
     /// The live child `name` from the cache (from the API server for a kind the controller
-    /// does not cache), or the failure to read it.
-    async fn read<K: ChildKind>(&self, name: &str) -> Result<Option<K>, Done> {
+    /// does not cache), or the failure to read it recorded.
+    async fn read<K: ChildKind>(&mut self, name: &str) -> Result<Option<K>, ()> {
         if let Some(cache) = K::cache(&self.ctx.caches.children) {
             return Ok(caches::child(cache, self.ns, name));
         }
-        ssa::read(&self.api::<K>(), name)
-            .await
-            .map_err(|e| Done::failed::<K>(name, "read", &e))
+        match ssa::read(&self.api::<K>(), name).await {
+            Ok(live) => Ok(live),
+            Err(e) => {
+                self.fail::<K>(name, "read", &e);
+                Err(())
+            }
+        }
     }
 
     /// Applies `child` over `live` (unconditionally when `force`). Returns the object after
     /// the call, or the live one when the apply failed.
-    async fn put<K: Child>(&self, child: K, live: Option<K>, force: bool) -> (Option<K>, Done) {
+    async fn put<K: Child>(&mut self, child: K, live: Option<K>, force: bool) -> Option<K> {
         let name = child.name_any();
         let basis = if force { None } else { live.as_ref() };
         match ssa::apply(&self.api(), child, basis).await {
             Ok((obj, outcome)) => {
-                let mut done = Done::default();
                 if outcome == Outcome::Applied {
-                    done.changed.push(format!("{}/{name}", kind::<K>()));
+                    self.applied.changed.push(format!("{}/{name}", kind::<K>()));
                 }
-                (Some(obj), done)
+                Some(obj)
             }
-            Err(e) => (live, Done::failed::<K>(&name, "apply", &e)),
+            Err(e) => {
+                self.fail::<K>(&name, "apply", &e);
+                live
+            }
         }
     }
 
     /// Applies a child the fleet always has.
-    async fn always<K: ChildKind>(&self, child: K) -> Done {
-        match self.read::<K>(&child.name_any()).await {
-            Ok(live) => self.put(child, live, false).await.1,
-            Err(failed) => failed,
-        }
+    async fn always<K: ChildKind>(&mut self, child: K) -> Option<K> {
+        let live = self.read::<K>(&child.name_any()).await.ok()?;
+        self.put(child, live, false).await
     }
 
     /// Applies a Service, first replacing live ports that clash with the wanted ones. The
     /// repair only applies to the version of the Service read: if it changed in between, the
     /// Service is read and repaired again.
-    async fn service(&self, child: Service) -> Done {
+    async fn service(&mut self, child: Service) {
         let name = child.name_any();
         let api = self.api::<Service>();
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let live = match self.read::<Service>(&name).await {
-                Ok(live) => live,
-                Err(failed) => return failed,
+            let Ok(live) = self.read::<Service>(&name).await else {
+                return;
             };
             let repaired = match &live {
                 None => false,
@@ -126,20 +116,23 @@ impl Children<'_> {
                     Err(e) if attempts < REPAIR_ATTEMPTS && service_ports::raced(&e) => {
                         continue;
                     }
-                    Err(e) => return Done::failed::<Service>(&name, "repair the ports of", &e),
+                    Err(e) => {
+                        self.fail::<Service>(&name, "repair the ports of", &e);
+                        return;
+                    }
                 },
             };
-            return self.put(child, live, repaired).await.1;
+            self.put(child, live, repaired).await;
+            return;
         }
     }
 
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
-    async fn optional<K: OptionalKind>(&self, child: Option<K>) -> Done {
+    async fn optional<K: OptionalKind>(&mut self, child: Option<K>) {
         let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
-        let mut done = match child {
-            Some(child) => self.always(child).await,
-            None => Done::default(),
-        };
+        if let Some(child) = child {
+            self.always(child).await;
+        }
         let api = self.api::<K>();
         let pruned = match K::owned(&self.ctx.caches.children) {
             Some(owned) => {
@@ -150,22 +143,19 @@ impl Children<'_> {
             }
             None => ssa::prune(&api, &self.selector, self.uid, &keep).await,
         };
-        done.pruned.extend(
+        self.applied.pruned.extend(
             pruned
                 .deleted
                 .into_iter()
                 .map(|n| format!("{}/{n}", kind::<K>())),
         );
-        done.failures.extend(pruned.failures);
-        done
+        self.applied.failures.extend(pruned.failures);
     }
 }
 
 /// Applies every child of `plan` for the fleet `d` (owner `uid`), whose StatefulSet is `live`
 /// (as the inputs read it), and prunes what the plan no longer holds, each independently of
-/// the others' success. The children are sent at once, not one after the other: a fleet's
-/// reconcile takes the time of its slowest child, and a thousand fleets starting together keep
-/// the API server busy rather than waiting on it in turn.
+/// the others' success.
 pub async fn apply(
     ctx: &Context,
     d: &Desired<'_>,
@@ -183,7 +173,7 @@ pub async fn apply(
         http_route,
         http_routes_served,
     } = plan;
-    let children = Children {
+    let mut children = Children {
         ctx,
         ns: &d.namespace,
         uid,
@@ -192,42 +182,22 @@ pub async fn apply(
             labels::FLEET,
             d.name
         ),
+        applied: Applied {
+            statefulset: None,
+            changed: Vec::new(),
+            pruned: Vec::new(),
+            failures: Vec::new(),
+        },
     };
-    let route = async {
-        // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
-        if http_routes_served {
-            children.optional(http_route).await
-        } else {
-            Done::default()
-        }
-    };
-    let ((statefulset, sts_done), service, peer_service, network_policy, pdb, ingress, route) = futures::join!(
-        children.put(statefulset, live, false),
-        children.service(service),
-        children.service(peer_service),
-        children.always(network_policy),
-        children.optional(pod_disruption_budget),
-        children.optional(ingress),
-        route,
-    );
-    let mut applied = Applied {
-        statefulset,
-        changed: Vec::new(),
-        pruned: Vec::new(),
-        failures: Vec::new(),
-    };
-    for done in [
-        sts_done,
-        service,
-        peer_service,
-        network_policy,
-        pdb,
-        ingress,
-        route,
-    ] {
-        applied.changed.extend(done.changed);
-        applied.pruned.extend(done.pruned);
-        applied.failures.extend(done.failures);
+    children.applied.statefulset = children.put(statefulset, live, false).await;
+    children.service(service).await;
+    children.service(peer_service).await;
+    children.always(network_policy).await;
+    children.optional(pod_disruption_budget).await;
+    children.optional(ingress).await;
+    // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
+    if http_routes_served {
+        children.optional(http_route).await;
     }
-    applied
+    children.applied
 }
