@@ -21,6 +21,15 @@ const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Lines of a failed script's output shown in the error.
 const OUTPUT_TAIL: usize = 20;
 
+/// The components of a control plane whose CPU the bench reports, as up.sh names them.
+pub const BUSY_COMPONENTS: [&str; 5] = [
+    "kube-apiserver",
+    "etcd",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kwok",
+];
+
 /// Where the bench's control planes keep their state (ignored by git like `.testenv/`).
 pub fn bench_state_root() -> PathBuf {
     workspace_root().join(".testenv-bench")
@@ -110,11 +119,24 @@ impl BenchControlPlane {
     /// The resident memory of one of its components (as up.sh names it), KiB; 0 when it does
     /// not run.
     fn component_rss_kib(&self, component: &str) -> u64 {
+        self.component_pid(component).map_or(0, rss_kib)
+    }
+
+    /// The pid of one of its components (as up.sh names it), if it runs.
+    fn component_pid(&self, component: &str) -> Option<u32> {
         std::fs::read_to_string(self.dir().join("run").join(format!("{component}.pid")))
             .ok()
             .and_then(|p| p.trim().parse::<u32>().ok())
             .filter(|&pid| is_running(pid))
-            .map_or(0, rss_kib)
+    }
+
+    /// The components that share the machine's cores while fleets converge, by name, with
+    /// their pids (those that run).
+    pub fn busy_components(&self) -> Vec<(String, u32)> {
+        BUSY_COMPONENTS
+            .iter()
+            .filter_map(|c| self.component_pid(c).map(|pid| ((*c).to_string(), pid)))
+            .collect()
     }
 
     /// `error`, which ended `what` on it, with what gave out in the control plane (read now,

@@ -1,23 +1,27 @@
-//! The floor: the children the operator would make for the fleets, rendered by its own
-//! builders before the clock starts, applied by server-side apply from concurrent client tasks
-//! with no operator running, and one status per fleet written once its StatefulSet is ready;
-//! timed until every fleet's status says Ready. It runs as the operator's ServiceAccount, so
+//! The floor: the fleets created as in the operator's run, the children the operator would
+//! make for each rendered by its own builders as its create returns and applied by server-side
+//! apply from concurrent client tasks with no operator running, and one status per fleet
+//! written once its StatefulSet is ready; timed from the first create until every fleet's
+//! status says Ready. It runs as the operator's ServiceAccount, so
 //! the API server authorizes it as it does the operator, and the audit log counts its requests.
 
 use crate::audit::AuditTail;
 use crate::clock::Anchor;
 use crate::control_plane::BenchControlPlane;
+use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
-use crate::floor_children::{Rendered, render};
-use crate::floor_work;
+use crate::floor_children::render;
+use crate::floor_work::{self, Generations};
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
+use crate::settings::{BENCH, FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
+use futures::StreamExt;
 use kube::Client;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc::unbounded_channel;
 
 /// Measures the floor for `count` fleets on a fresh control plane with `nodes` fake nodes.
 pub async fn run(count: usize, nodes: usize) -> Result<FloorRun> {
@@ -43,26 +47,38 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let client = Client::try_from(celld_testkit::config_from(&kubeconfig).await?)
         .map_err(Error::kube("building the floor's client"))?;
     let workload = Workload::prepare(admin.clone(), plane.s3(), count).await?;
-    let fleets = workload.create(count).await?;
     let secret = workload.secret().await?;
-    let children: Vec<Rendered> = fleets
-        .iter()
-        .map(|f| render(f, &secret))
-        .collect::<Result<Vec<_>>>()?
-        .into_iter()
-        .flatten()
-        .collect();
-    let objects = children.len();
     let mut audit = AuditTail::new(plane.audit_log(), operator_username()).with_server_load();
     let watches = Watches::start(&admin, FLEET_NAMESPACE);
     let logs = plane.dir().join("logs");
     let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
+    let (applies, to_apply) = unbounded_channel();
+    let generations = Generations::default();
     let anchor = Anchor::now();
-    let sent = floor_work::send(client, children, &fleets, ready);
+    let cpu = CpuMeter::start(busy(plane));
+    // The fleets are created as in the operator's run, and each one's children go to the
+    // client tasks as soon as its create returns: nothing can be applied for a fleet before.
+    let created = async {
+        let applies = applies;
+        let mut creating = std::pin::pin!(workload.creating(count)?);
+        let mut objects = 0;
+        while let Some(fleet) = creating.next().await {
+            let fleet = fleet?;
+            floor_work::created(&generations, &fleet);
+            for child in render(&fleet, &secret)? {
+                objects += 1;
+                // The client tasks end only once every fleet is Ready, so they are there.
+                let _ = applies.send(child);
+            }
+        }
+        Ok::<_, Error>(objects)
+    };
+    let sent = floor_work::send(client, to_apply, count, &generations, ready);
     let converged = watches.wait_ready(count, count, ready_timeout(count), logs, || Ok(()));
-    let result = tokio::try_join!(sent, converged);
+    let result = tokio::try_join!(created, sent, converged);
+    let cpu = cpu.stop();
     watch.abort();
-    result?;
+    let (objects, (), ()) = result?;
     let since = |t: Option<Instant>| {
         t.map_or(Duration::ZERO, |t| {
             t.saturating_duration_since(anchor.instant())
@@ -94,5 +110,14 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         requests: tally,
         by_resource,
         server,
+        cpu,
     })
+}
+
+/// What shares the cores in a floor's run: the control plane, and the bench (the floor's
+/// client tasks and watches).
+fn busy(plane: &BenchControlPlane) -> Vec<(String, u32)> {
+    let mut processes = plane.busy_components();
+    processes.push((BENCH.into(), std::process::id()));
+    processes
 }

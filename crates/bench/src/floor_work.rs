@@ -1,6 +1,7 @@
 //! The floor's requests, sent by [`CONCURRENCY`] client tasks sharing one queue: every child
-//! applied, and one status per fleet as soon as a watch sees its StatefulSet ready (a status
-//! waiting goes before the next apply, as nothing else holds that fleet back).
+//! applied as soon as its fleet's create returned, and one status per fleet as soon as a watch
+//! sees its StatefulSet ready (a status waiting goes before the next apply, as nothing else
+//! holds that fleet back).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
@@ -15,8 +16,9 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
@@ -36,8 +38,11 @@ struct Queue(tokio::sync::Mutex<Left>);
 
 /// The requests not handed out yet.
 struct Left {
-    /// The children not applied yet, in order.
-    applies: VecDeque<Rendered>,
+    /// The children of the fleets created so far, not applied yet, in order; closed once every
+    /// fleet was created and its children sent.
+    applies: UnboundedReceiver<Rendered>,
+    /// Whether `applies` is closed and empty.
+    applied_all: bool,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
     ready: UnboundedReceiver<String>,
     /// Statuses not handed out yet.
@@ -45,26 +50,44 @@ struct Left {
 }
 
 impl Queue {
-    fn new(applies: VecDeque<Rendered>, ready: UnboundedReceiver<String>, statuses: usize) -> Self {
+    fn new(
+        applies: UnboundedReceiver<Rendered>,
+        ready: UnboundedReceiver<String>,
+        statuses: usize,
+    ) -> Self {
         Queue(tokio::sync::Mutex::new(Left {
             applies,
+            applied_all: false,
             ready,
             statuses,
         }))
     }
 
-    /// The next request: a status waiting, else the next apply, else the next status once its
-    /// StatefulSet is ready; `None` when every request was handed out (or the watch ended).
+    /// The next request: a status waiting, else the next apply, else whichever comes first
+    /// of a child to apply and a StatefulSet ready; `None` when every request was handed out
+    /// (or the watch ended).
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
+        let left = &mut *left;
         if left.statuses > 0
             && let Ok(name) = left.ready.try_recv()
         {
             left.statuses -= 1;
             return Some(Job::Status(name));
         }
-        if let Some(child) = left.applies.pop_front() {
-            return Some(Job::Apply(child));
+        while !left.applied_all {
+            tokio::select! {
+                biased;
+                name = left.ready.recv(), if left.statuses > 0 => {
+                    let name = name?;
+                    left.statuses -= 1;
+                    return Some(Job::Status(name));
+                }
+                child = left.applies.recv() => match child {
+                    Some(child) => return Some(Job::Apply(child)),
+                    None => left.applied_all = true,
+                },
+            }
         }
         if left.statuses == 0 {
             return None;
@@ -75,20 +98,29 @@ impl Queue {
     }
 }
 
-/// Sends every request of the floor through `client`: `children` applied, and the status of
-/// each fleet in `fleets` once its StatefulSet is ready. Returns when the last was answered.
+/// The generation of each fleet created so far, by name, for its status.
+pub type Generations = Mutex<HashMap<String, Option<i64>>>;
+
+/// Records `fleet`'s generation in `generations`.
+pub fn created(generations: &Generations, fleet: &CelldFleet) {
+    generations
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(fleet.name_any(), fleet.metadata.generation);
+}
+
+/// Sends every request of the floor through `client`: the children from `applies`, and the
+/// status of each of `fleets` fleets once its StatefulSet is ready (with its generation from
+/// `generations`). Returns when the last was answered.
 pub async fn send(
     client: Client,
-    children: Vec<Rendered>,
-    fleets: &[CelldFleet],
+    applies: UnboundedReceiver<Rendered>,
+    fleets: usize,
+    generations: &Generations,
     ready: UnboundedReceiver<String>,
 ) -> Result<()> {
-    let generations: HashMap<String, Option<i64>> = fleets
-        .iter()
-        .map(|f| (f.name_any(), f.metadata.generation))
-        .collect();
-    let queue = Queue::new(children.into(), ready, fleets.len());
-    let (queue, generations) = (&queue, &generations);
+    let queue = Queue::new(applies, ready, fleets);
+    let queue = &queue;
     let workers = (0..CONCURRENCY).map(|_| {
         let client = client.clone();
         async move {
@@ -96,7 +128,12 @@ pub async fn send(
                 match job {
                     Job::Apply(child) => apply(&client, child).await?,
                     Job::Status(name) => {
-                        let generation = generations.get(&name).copied().flatten();
+                        let generation = generations
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get(&name)
+                            .copied()
+                            .flatten();
                         write_status(&client, &name, generation).await?;
                     }
                 }
@@ -208,13 +245,12 @@ mod tests {
     }
 
     fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
-        let (sender, receiver) = unbounded_channel();
-        let queue = Queue::new(
-            children.iter().map(|c| child(c)).collect(),
-            receiver,
-            statuses,
-        );
-        (queue, sender)
+        let (applies, receiver) = unbounded_channel();
+        for c in children {
+            applies.send(child(c)).unwrap();
+        }
+        let (sender, ready) = unbounded_channel();
+        (Queue::new(receiver, ready, statuses), sender)
     }
 
     fn describe(job: Option<Job>) -> String {
@@ -240,6 +276,25 @@ mod tests {
         });
         assert_eq!(describe(q.next().await), "status f1");
         assert_eq!(describe(q.next().await), "done", "every status handed out");
+        drop(later.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_child_of_a_fleet_created_later_is_applied_before_a_status_to_come() {
+        let (applies, receiver) = unbounded_channel();
+        let (ready, statuses) = unbounded_channel();
+        let q = Queue::new(receiver, statuses, 1);
+        let later = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            applies.send(child("b")).unwrap();
+            drop(applies);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ready.send("f0".into()).unwrap();
+            ready
+        });
+        assert_eq!(describe(q.next().await), "apply b");
+        assert_eq!(describe(q.next().await), "status f0");
+        assert_eq!(describe(q.next().await), "done");
         drop(later.await.unwrap());
     }
 

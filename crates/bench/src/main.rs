@@ -2,9 +2,9 @@
 //! control planes and writes `bench/REPORT.md` and the plot `bench/scaling.svg`.
 //!
 //! First it chooses the fake nodes (`--nodes`, or the calibration: the floor of the largest
-//! count on more and more of them). For each fleet count it measures a floor (the operator's
-//! children, pre-rendered, applied with no operator, and one status per fleet once its
-//! StatefulSet is ready) and the operator (time to ready StatefulSets and Ready fleets, the
+//! count on more and more of them). For each fleet count it measures a floor (the fleets
+//! created, each one's children applied as its create returns with no operator, and one
+//! status per fleet once its StatefulSet is ready) and the operator (time to ready StatefulSets and Ready fleets, the
 //! status lag, API requests until settled and per idle minute from the audit log, the API
 //! server's rate and latencies, memory and CPU), each on a control plane of its own; then a
 //! churn of fleets created and deleted again and again under one operator; then previews of one
@@ -17,6 +17,7 @@ mod churn;
 mod cli;
 mod clock;
 mod control_plane;
+mod cpu_meter;
 mod deploy_pods;
 mod error;
 mod fleet_counts;

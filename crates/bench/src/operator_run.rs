@@ -4,6 +4,7 @@
 use crate::audit::AuditTail;
 use crate::clock::Anchor;
 use crate::control_plane::BenchControlPlane;
+use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
 use crate::identity;
 use crate::operator;
@@ -11,8 +12,8 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, QUIET, WARM_UP, fake_nodes, operator_username, ready_timeout,
-    settle_limit,
+    BENCH, FLEET_NAMESPACE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username,
+    ready_timeout, settle_limit,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -97,6 +98,15 @@ impl Setup {
     /// Where the logs are.
     pub fn logs(&self) -> std::path::PathBuf {
         self.plane.dir().join("logs")
+    }
+
+    /// What shares the cores while the fleets converge: the control plane, the operator and
+    /// the bench (its watches, creates and the nodes' API the operator reads).
+    pub fn busy(&self) -> Vec<(String, u32)> {
+        let mut processes = self.plane.busy_components();
+        processes.push((OPERATOR.into(), self.pid));
+        processes.push((BENCH.into(), std::process::id()));
+        processes
     }
 
     /// Stops the operator and removes the control plane.
@@ -269,6 +279,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     let client = setup.plane.client();
     let watches = Watches::start(&client, FLEET_NAMESPACE);
     let anchor = Anchor::now();
+    let cpu = CpuMeter::start(setup.busy());
     setup.workload.create(count).await?;
     let logs = setup.logs();
     let operator = &mut setup.operator;
@@ -277,6 +288,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
             operator.check_alive().map_err(Error::from)
         })
         .await?;
+    let cpu = cpu.stop();
     let statefulsets = watches.statefulsets();
     let fleets = watches.fleets();
     drop(watches);
@@ -332,6 +344,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         to_settle,
         by_resource,
         server,
+        cpu,
         control_plane,
         idle: idle_tally,
         idle_window: idle.window(),

@@ -102,7 +102,7 @@ pub fn render(scales: &[Scale]) -> Result<String> {
                 points: points(scales, |s| s.operator.statefulsets_ready.as_secs_f64()),
             },
             Line {
-                name: "floor: all fleets Ready (from first apply)",
+                name: "floor: all fleets Ready (from first create)",
                 colour: BLUE,
                 points: points(scales, |s| s.floor.fleets_ready.as_secs_f64()),
             },
@@ -143,7 +143,7 @@ mod tests {
             "Time to ready",
             "Operator resident memory",
             "operator: all fleets Ready",
-            "floor: all fleets Ready (from first apply)",
+            "floor: all fleets Ready (from first create)",
             "empty operator",
         ] {
             assert!(svg.contains(text), "{text} missing");

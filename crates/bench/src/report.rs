@@ -3,6 +3,7 @@
 
 mod calibration;
 mod churn;
+mod cpu;
 mod format;
 mod method;
 mod previews;
@@ -84,14 +85,14 @@ fn table(out: &mut String, scales: &[Scale], t: &Targets) {
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(scales.len()));
     row(
         out,
-        "**floor**: first apply → all StatefulSets ready",
+        "**floor**: first create → all StatefulSets ready",
         "",
         scales,
         |s| secs(s.floor.statefulsets_ready),
     );
     row(
         out,
-        "**floor**: first apply → all fleets Ready (one status each, once its StatefulSet is ready)",
+        "**floor**: first create → all fleets Ready (one status each, once its StatefulSet is ready)",
         "",
         scales,
         |s| secs(s.floor.fleets_ready),
@@ -301,6 +302,7 @@ fake nodes, or the machine busy with other work while it ran); measure again."
     }
     if !r.scales.is_empty() {
         server::server(&mut out, &r.scales);
+        cpu::cpu(&mut out, &r.scales);
         requests::fleets(&mut out, &r.scales);
     }
     if let Some(c) = &r.churn {
@@ -326,6 +328,7 @@ fake nodes, or the machine busy with other work while it ran); measure again."
 pub(crate) mod tests {
     use super::*;
     use crate::audit::{Percentiles, ServerLoad, Tally};
+    use crate::cpu_meter::CpuUse;
     use crate::results::{
         Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes,
         OperatorRun, Skipped, Step,
@@ -374,6 +377,20 @@ pub(crate) mod tests {
             .into_iter()
             .collect(),
             server: load(n * 40, secs, 2),
+            cpu: cpu_use(secs, 0.95, &[("kube-apiserver", 50_000), ("bench", 7_000)]),
+        }
+    }
+
+    /// CPU over `secs` seconds on 2 cores, `busy` of them busy, and `processes`' CPU in ms.
+    pub(crate) fn cpu_use(secs: u64, busy: f64, processes: &[(&str, u64)]) -> CpuUse {
+        CpuUse {
+            window: Duration::from_secs(secs),
+            cores: 2,
+            machine_busy: Some(busy),
+            processes: processes
+                .iter()
+                .map(|(n, ms)| ((*n).to_string(), Duration::from_millis(*ms)))
+                .collect(),
         }
     }
 
@@ -404,6 +421,11 @@ pub(crate) mod tests {
                 .into_iter()
                 .collect(),
                 server: load(fleets as u64 * 50, ready_s, 3),
+                cpu: cpu_use(
+                    ready_s,
+                    0.9,
+                    &[("kube-apiserver", 40_000), ("operator", 12_300)],
+                ),
                 control_plane: ControlPlaneMemory {
                     apiserver_kib: 900 * 1024,
                     etcd_kib: 200 * 1024,
@@ -501,12 +523,12 @@ pub(crate) mod tests {
         );
         assert!(
             lines.contains(
-                &"| **floor**: first apply → all StatefulSets ready | | 10.0 s | 50.0 s |"
+                &"| **floor**: first create → all StatefulSets ready | | 10.0 s | 50.0 s |"
             ),
             "{md}"
         );
         assert!(
-            lines.contains(&"| **floor**: first apply → all fleets Ready (one status each, once its StatefulSet is ready) | | 10.0 s | 50.0 s |"),
+            lines.contains(&"| **floor**: first create → all fleets Ready (one status each, once its StatefulSet is ready) | | 10.0 s | 50.0 s |"),
             "{md}"
         );
         assert!(lines.contains(&"| first create → all StatefulSets ready (× the floor's) | | 19.0 s (1.90×) | 149.0 s (2.98×) |"), "{md}");
@@ -581,6 +603,29 @@ pub(crate) mod tests {
         let lines: Vec<&str> = md.lines().collect();
         assert!(lines.contains(&"| floor, 100 fleets | 10.0 s | 4,000 | 400 | 2.0 ms | 8.0 ms | 40.0 ms | 1,000 | 4.0 ms | 16.0 ms | 80.0 ms |"), "{md}");
         assert!(lines.contains(&"| operator, 1,000 fleets | 150.0 s | 50,000 | 333 | 3.0 ms | 12.0 ms | 60.0 ms | 12,500 | 6.0 ms | 24.0 ms | 120 ms |"), "{md}");
+    }
+
+    #[test]
+    fn the_cpu_has_a_row_per_run_with_the_machine_s_busy_share_and_each_process() {
+        let md = render(&results());
+        let lines: Vec<&str> = md.lines().collect();
+        assert!(
+            md.contains("the share of the machine's 2 cores that was busy"),
+            "{md}"
+        );
+        assert!(lines.contains(&"| run | converge | machine busy | kube-apiserver | etcd | kube-controller-manager | kube-scheduler | kwok | operator | bench |"), "{md}");
+        assert!(
+            lines.contains(
+                &"| floor, 100 fleets | 10.0 s | 95 % | 50.0 s | – | – | – | – | – | 7.0 s |"
+            ),
+            "{md}"
+        );
+        assert!(
+            lines.contains(
+                &"| operator, 1,000 fleets | 150.0 s | 90 % | 40.0 s | – | – | – | – | 12.3 s | – |"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

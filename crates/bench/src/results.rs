@@ -12,6 +12,7 @@ pub use previews::PreviewsRun;
 pub use skipped::Skipped;
 
 use crate::audit::{ByResource, ServerLoad, Tally};
+use crate::cpu_meter::CpuUse;
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
 
@@ -39,6 +40,8 @@ pub struct OperatorRun {
     /// What the API server handled from the first create until every fleet was Ready, from
     /// everyone.
     pub server: ServerLoad,
+    /// Where the CPU went over the same time.
+    pub cpu: CpuUse,
     /// The control plane's own resident memory once the operator settled.
     pub control_plane: ControlPlaneMemory,
     /// The operator's requests during the idle window after it settled.

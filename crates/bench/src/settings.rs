@@ -5,6 +5,12 @@ use std::time::Duration;
 /// Client tasks that create the fleets (operator runs) or apply the children (the floor).
 pub const CONCURRENCY: usize = 32;
 
+/// The bench's own process, by name in the report's CPU figures.
+pub const BENCH: &str = "bench";
+
+/// The operator's process, by name in the report's CPU figures.
+pub const OPERATOR: &str = "operator";
+
 /// Nodes of each fleet (`spec.replicas`).
 pub const REPLICAS: i32 = 2;
 

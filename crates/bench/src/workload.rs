@@ -138,12 +138,21 @@ impl Workload {
 
     /// Creates fleets `0..count` from concurrent client tasks; returns them as created.
     pub async fn create(&self, count: usize) -> Result<Vec<CelldFleet>> {
+        self.creating(count)?.try_collect().await
+    }
+
+    /// Creates fleets `0..count` from concurrent client tasks, yielding each as its create
+    /// returns.
+    pub fn creating(
+        &self,
+        count: usize,
+    ) -> Result<impl futures::Stream<Item = Result<CelldFleet>> + use<>> {
         let api = self.fleets();
         let fleets: Vec<CelldFleet> = (0..count)
             .map(|i| fleet_manifest(i, &self.s3))
             .collect::<Result<_>>()?;
-        futures::stream::iter(fleets)
-            .map(|fleet| {
+        Ok(futures::stream::iter(fleets)
+            .map(move |fleet| {
                 let api = api.clone();
                 async move {
                     api.create(&PostParams::default(), &fleet)
@@ -151,9 +160,7 @@ impl Workload {
                         .map_err(Error::kube("creating a fleet"))
                 }
             })
-            .buffer_unordered(CONCURRENCY)
-            .try_collect()
-            .await
+            .buffer_unordered(CONCURRENCY))
     }
 
     /// Deletes every fleet (one request; their children go by garbage collection).

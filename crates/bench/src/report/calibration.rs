@@ -33,7 +33,7 @@ chose the fake nodes of every floor and operator run above ({chosen}) and is the
     );
     let _ = writeln!(
         out,
-        "| fake nodes | floor: first apply → all fleets Ready | × the run before | API server requests/s |\n|---|---|---|---|"
+        "| fake nodes | floor: first create → all fleets Ready | × the run before | API server requests/s |\n|---|---|---|---|"
     );
     let chosen = c.chosen().map(|r| r.nodes);
     let mut before = None;

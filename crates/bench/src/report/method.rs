@@ -34,15 +34,17 @@ storage with a credentials Secret, and a published deployment (`deploy/current.j
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
 (`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
-- **Floor**: the least an operator that reports readiness must send. The fleets are created (not \
-timed: nothing reconciles them), then every child the operator would make for them (StatefulSet, \
-Service, peer Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's \
-own builders (`celld_operator::children::*::build`) and applied by server-side apply, and when a \
+- **Floor**: the least an operator that reports readiness must send. The fleets are created as in \
+the operator's run (the same {CONCURRENCY} client tasks; nothing reconciles them), and as each \
+create returns, every child the operator would make for that fleet (StatefulSet, Service, peer \
+Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
+(`celld_operator::children::*::build`) and applied by server-side apply, and when a \
 watch sees a fleet's StatefulSet ready its status is written once (server-side apply on the status \
 subresource, as the operator writes it: its replica counts, its selector and a `Ready=True` \
 condition); {CONCURRENCY} concurrent client tasks share these requests, a status waiting going \
 before the next apply. It runs as the operator's ServiceAccount, so the API server authorizes it \
-as it does the operator. Timed from the first apply until a watch has seen every fleet \
+as it does the operator. Timed, like the operator, from the first create (no child can be \
+applied before its fleet exists) until a watch has seen every fleet \
 `Ready=True` (and every StatefulSet with its {REPLICAS} pods ready): the floor's converge. The \
 operator's converge over it is the **converge ratio**; below 1.0 the floor is wrong.\n\
 - **Fake nodes**: kwok does each fake node's work in turn, so on too few the floor is bound by \

@@ -11,8 +11,8 @@ pub fn server(out: &mut String, scales: &[Scale]) {
     let _ = writeln!(
         out,
         "\n### The API server during converge\n\nEvery request the API server handled, from everyone (the controllers, \
-the scheduler, kwok, the bench, and the floor or the operator), each audit ID once, from the first apply (floor) or \
-create (operator) until every fleet was Ready; its latency is from receipt to response complete (watches, open until \
+the scheduler, kwok, the bench, and the floor or the operator), each audit ID once, from the first create \
+until every fleet was Ready; its latency is from receipt to response complete (watches, open until \
 closed, have none). When the floor is the limit, it is the API server's: a rate that no longer grows with more fake \
 nodes, and latencies that do.\n"
     );

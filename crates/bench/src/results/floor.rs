@@ -1,9 +1,10 @@
 //! What the floor of one fleet count measured.
 
 use crate::audit::{ByResource, ServerLoad, Tally};
+use crate::cpu_meter::CpuUse;
 use std::time::Duration;
 
-/// The floor for one fleet count: the same children, pre-rendered, applied with no operator,
+/// The floor for one fleet count: the fleets created and the same children applied with no operator,
 /// and one status written per fleet once its StatefulSet is ready.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloorRun {
@@ -13,14 +14,16 @@ pub struct FloorRun {
     pub nodes: usize,
     /// Objects applied (every child of every fleet).
     pub objects: usize,
-    /// From the first apply until every StatefulSet was ready.
+    /// From the first create until every StatefulSet was ready.
     pub statefulsets_ready: Duration,
-    /// From the first apply until every fleet's status said Ready=True: the floor's converge.
+    /// From the first create until every fleet's status said Ready=True: the floor's converge.
     pub fleets_ready: Duration,
-    /// Its requests from the first apply until then.
+    /// Its requests from the first create until then.
     pub requests: Tally,
     /// The same by resource and verb.
     pub by_resource: ByResource,
     /// What the API server handled over the same time, from everyone.
     pub server: ServerLoad,
+    /// Where the CPU went over the same time.
+    pub cpu: CpuUse,
 }
