@@ -22,12 +22,13 @@ const SCRIPT_TIMEOUT: Duration = Duration::from_secs(300);
 const OUTPUT_TAIL: usize = 20;
 
 /// The components of a control plane whose CPU the bench reports, as up.sh names them.
-pub const BUSY_COMPONENTS: [&str; 5] = [
+pub const BUSY_COMPONENTS: [&str; 6] = [
     "kube-apiserver",
     "etcd",
     "kube-controller-manager",
     "kube-scheduler",
     "kwok",
+    "s3s-fs",
 ];
 
 /// Where the bench's control planes keep their state (ignored by git like `.testenv/`).

@@ -81,17 +81,10 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use celld_testkit::S3Settings;
 
     #[test]
     fn a_fleet_renders_to_the_operators_six_children() {
-        let s3 = S3Settings {
-            endpoint: "http://127.0.0.1:9000".into(),
-            access_key_id: "ak".into(),
-            secret_access_key: "sk".into(),
-            region: "us-east-1".into(),
-            bucket: "b".into(),
-        };
+        let s3 = crate::workload::tests::s3();
         let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
         let kinds: Vec<String> = render(&fleet, &Secret::default())
             .unwrap()

@@ -146,15 +146,7 @@ impl PreviewWorkload {
 mod tests {
     use super::*;
 
-    fn s3() -> S3Settings {
-        S3Settings {
-            endpoint: "http://127.0.0.1:9000".into(),
-            access_key_id: "ak".into(),
-            secret_access_key: "sk".into(),
-            region: "us-east-1".into(),
-            bucket: "b".into(),
-        }
-    }
+    use crate::workload::tests::s3;
 
     #[test]
     fn the_parent_allows_previews_of_a_day_apart_from_its_own_prefix() {

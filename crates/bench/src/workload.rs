@@ -182,18 +182,23 @@ pub fn manifest(what: &'static str) -> impl FnOnce(serde_json::Error) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    #[test]
-    fn a_fleet_has_two_nodes_an_ingress_and_its_own_bucket_prefix() {
-        let s3 = S3Settings {
+    /// S3 settings for tests that render fleets without a server.
+    pub(crate) fn s3() -> S3Settings {
+        S3Settings {
             endpoint: "http://127.0.0.1:9000".into(),
             access_key_id: "ak".into(),
             secret_access_key: "sk".into(),
             region: "us-east-1".into(),
             bucket: "b".into(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_fleet_has_two_nodes_an_ingress_and_its_own_bucket_prefix() {
+        let s3 = crate::workload::tests::s3();
         let fleet = fleet_manifest(7, &s3).unwrap();
         assert_eq!(fleet.metadata.name.as_deref(), Some("f7"));
         assert_eq!(fleet.spec.replicas, 2);
