@@ -1,7 +1,8 @@
-//! The floor's requests, sent by [`CONCURRENCY`] client tasks sharing one queue: every child
-//! applied as soon as its fleet's create returned, and one status per fleet as soon as a watch
-//! sees its StatefulSet ready (a status waiting goes before the next apply, as nothing else
-//! holds that fleet back).
+//! The floor's requests, sent by client tasks sharing one queue: every child applied once its
+//! fleet's create returned, and one status per fleet as soon as a watch sees its StatefulSet
+//! ready. A status waiting goes before the next apply (nothing else holds that fleet back),
+//! and a StatefulSet before the other children (a fleet's pods, so its readiness, wait for it
+//! alone).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
@@ -16,7 +17,7 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -38,34 +39,62 @@ struct Queue(tokio::sync::Mutex<Left>);
 
 /// The requests not handed out yet.
 struct Left {
-    /// The children of the fleets created so far, not applied yet, in order; closed once every
-    /// fleet was created and its children sent.
-    applies: UnboundedReceiver<Rendered>,
-    /// Whether `applies` is closed and empty.
-    applied_all: bool,
+    /// The children of the fleets created so far, as they come; closed once every fleet was
+    /// created and its children sent.
+    incoming: UnboundedReceiver<Rendered>,
+    /// Whether `incoming` is closed and empty.
+    created_all: bool,
+    /// StatefulSets not applied yet, in order: they go first, as a fleet's pods and so its
+    /// readiness wait for nothing else.
+    statefulsets: VecDeque<Rendered>,
+    /// The other children not applied yet, in order.
+    others: VecDeque<Rendered>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
     ready: UnboundedReceiver<String>,
     /// Statuses not handed out yet.
     statuses: usize,
 }
 
+impl Left {
+    /// Sorts `child` into the StatefulSets or the others.
+    fn sort(&mut self, child: Rendered) {
+        if child.resource.kind == "StatefulSet" {
+            self.statefulsets.push_back(child);
+        } else {
+            self.others.push_back(child);
+        }
+    }
+
+    /// The next child to apply of those that came in: a StatefulSet before any other.
+    fn next_child(&mut self) -> Option<Rendered> {
+        while let Ok(child) = self.incoming.try_recv() {
+            self.sort(child);
+        }
+        self.statefulsets
+            .pop_front()
+            .or_else(|| self.others.pop_front())
+    }
+}
+
 impl Queue {
     fn new(
-        applies: UnboundedReceiver<Rendered>,
+        incoming: UnboundedReceiver<Rendered>,
         ready: UnboundedReceiver<String>,
         statuses: usize,
     ) -> Self {
         Queue(tokio::sync::Mutex::new(Left {
-            applies,
-            applied_all: false,
+            incoming,
+            created_all: false,
+            statefulsets: VecDeque::new(),
+            others: VecDeque::new(),
             ready,
             statuses,
         }))
     }
 
-    /// The next request: a status waiting, else the next apply, else whichever comes first
-    /// of a child to apply and a StatefulSet ready; `None` when every request was handed out
-    /// (or the watch ended).
+    /// The next request: a status waiting, else the next StatefulSet, else the next other
+    /// child, else whichever comes first of a child and a StatefulSet ready; `None` when every
+    /// request was handed out (or the watch ended).
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
         let left = &mut *left;
@@ -75,7 +104,10 @@ impl Queue {
             left.statuses -= 1;
             return Some(Job::Status(name));
         }
-        while !left.applied_all {
+        if let Some(child) = left.next_child() {
+            return Some(Job::Apply(child));
+        }
+        while !left.created_all {
             tokio::select! {
                 biased;
                 name = left.ready.recv(), if left.statuses > 0 => {
@@ -83,9 +115,9 @@ impl Queue {
                     left.statuses -= 1;
                     return Some(Job::Status(name));
                 }
-                child = left.applies.recv() => match child {
+                child = left.incoming.recv() => match child {
                     Some(child) => return Some(Job::Apply(child)),
-                    None => left.applied_all = true,
+                    None => left.created_all = true,
                 },
             }
         }
@@ -244,6 +276,14 @@ mod tests {
         }
     }
 
+    fn service(name: &str) -> Rendered {
+        Rendered {
+            resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
+            name: name.into(),
+            body: serde_json::Value::Null,
+        }
+    }
+
     fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
         let (applies, receiver) = unbounded_channel();
         for c in children {
@@ -296,6 +336,22 @@ mod tests {
         assert_eq!(describe(q.next().await), "status f0");
         assert_eq!(describe(q.next().await), "done");
         drop(later.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn statefulsets_go_before_the_other_children_that_came_in() {
+        let (applies, receiver) = unbounded_channel();
+        for c in [service("s0"), child("a"), service("s1"), child("b")] {
+            applies.send(c).unwrap();
+        }
+        drop(applies);
+        let (_ready, statuses) = unbounded_channel::<String>();
+        let q = Queue::new(receiver, statuses, 0);
+        let mut order = Vec::new();
+        while let Some(job) = q.next().await {
+            order.push(describe(Some(job)));
+        }
+        assert_eq!(order, ["apply a", "apply b", "apply s0", "apply s1"]);
     }
 
     #[tokio::test]
