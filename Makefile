@@ -54,7 +54,7 @@ faults-report: testenv ## run the resilience suite on the local control plane an
 	cp "$$out/REPORT.md" faults/REPORT.md; \
 	echo "refreshed faults/REPORT.md and faults/sections/ from this run; review with: git diff -- faults"
 
-check-docs: ## every command shown in README.md and docs/ is a Makefile target, a valid plugin or operator invocation, or a file that exists
+check-docs: testenv ## every command shown in README.md and docs/ is a Makefile target, a valid plugin or operator invocation, or a file that exists
 	$(CARGO) build --locked -p kubectl-celld -p celld-operator
 	python3 hack/check-docs.py
 
