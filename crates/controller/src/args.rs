@@ -117,9 +117,7 @@ pub struct Args {
 
     /// Requests per second the reconciles may send to the API server (watches excluded): a
     /// client-side limit, so a thousand fleets starting at once do not time out the API server.
-    /// Above what the concurrent reconciles send at the API server's usual latency: at 200,
-    /// fleets created by the thousand waited on it.
-    #[arg(long, env = "API_QPS", default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, env = "API_QPS", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
     pub api_qps: u32,
 
     /// Seconds between reads of the capacity (`GET /state`) of the nodes of a fleet without

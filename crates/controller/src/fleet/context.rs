@@ -81,7 +81,7 @@ impl Default for Settings {
             s3_timeout: Duration::from_secs(5),
             concurrency: 16,
             debounce: Duration::from_millis(500),
-            api_qps: 500,
+            api_qps: 200,
             reporter: "celld-operator".into(),
             instance: None,
             operator_pods: OperatorPods::default(),
