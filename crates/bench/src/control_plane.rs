@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::plane_health;
 use crate::proc_stats::{is_running, rss_kib};
 use crate::results::ControlPlaneMemory;
-use crate::settings::APISERVER_FLAGS;
+use crate::settings::{APISERVER_FLAGS, BENCH};
 use celld_testkit::S3Settings;
 use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::paths::{STATE_DIR_ENV, workspace_root};
@@ -131,13 +131,15 @@ impl BenchControlPlane {
             .filter(|&pid| is_running(pid))
     }
 
-    /// The components that share the machine's cores while fleets converge, by name, with
-    /// their pids (those that run).
-    pub fn busy_components(&self) -> Vec<(String, u32)> {
-        BUSY_COMPONENTS
+    /// What shares the machine's cores while fleets converge, by name, with their pids: its
+    /// components (those that run) and the bench itself.
+    pub fn busy_processes(&self) -> Vec<(String, u32)> {
+        let mut processes: Vec<(String, u32)> = BUSY_COMPONENTS
             .iter()
             .filter_map(|c| self.component_pid(c).map(|pid| ((*c).to_string(), pid)))
-            .collect()
+            .collect();
+        processes.push((BENCH.into(), std::process::id()));
+        processes
     }
 
     /// `error`, which ended `what` on it, with what gave out in the control plane (read now,

@@ -16,7 +16,7 @@ use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{BENCH, FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
+use crate::settings::{FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
 use futures::StreamExt;
 use kube::Client;
@@ -55,7 +55,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let (applies, to_apply) = unbounded_channel();
     let generations = Generations::default();
     let anchor = Anchor::now();
-    let cpu = CpuMeter::start(busy(plane));
+    let cpu = CpuMeter::start(plane.busy_processes());
     // The fleets are created as in the operator's run, and each one's children go to the
     // client tasks as soon as its create returns: nothing can be applied for a fleet before.
     let created = async {
@@ -112,12 +112,4 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         server,
         cpu,
     })
-}
-
-/// What shares the cores in a floor's run: the control plane, and the bench (the floor's
-/// client tasks and watches).
-fn busy(plane: &BenchControlPlane) -> Vec<(String, u32)> {
-    let mut processes = plane.busy_components();
-    processes.push((BENCH.into(), std::process::id()));
-    processes
 }

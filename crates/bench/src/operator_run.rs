@@ -12,7 +12,7 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    BENCH, FLEET_NAMESPACE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username,
+    FLEET_NAMESPACE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username,
     ready_timeout, settle_limit,
 };
 use crate::workload::Workload;
@@ -103,9 +103,8 @@ impl Setup {
     /// What shares the cores while the fleets converge: the control plane, the operator and
     /// the bench (its watches, creates and the nodes' API the operator reads).
     pub fn busy(&self) -> Vec<(String, u32)> {
-        let mut processes = self.plane.busy_components();
+        let mut processes = self.plane.busy_processes();
         processes.push((OPERATOR.into(), self.pid));
-        processes.push((BENCH.into(), std::process::id()));
         processes
     }
 
