@@ -1,0 +1,234 @@
+//! The report's first table: one column per fleet count, the operator against its floor and the
+//! targets.
+
+use super::format::{mib, secs, thousands, times, verdict};
+use super::targets::Targets;
+use crate::results::Scale;
+use std::fmt::Write as _;
+
+/// One row of the table: a label, a target, a cell per scale.
+fn row(
+    out: &mut String,
+    label: &str,
+    target: &str,
+    scales: &[Scale],
+    cell: impl Fn(&Scale) -> String,
+) {
+    let cells: Vec<String> = scales.iter().map(cell).collect();
+    let target = if target.is_empty() {
+        " ".to_string()
+    } else {
+        format!(" {target} ")
+    };
+    let _ = writeln!(out, "| {label} |{target}| {} |", cells.join(" | "));
+}
+
+/// The converge ratio with its verdict at the target count, and a warning below 1.
+fn converge_cell(s: &Scale, t: &Targets) -> String {
+    let r = s.converge_ratio();
+    let mark = at(t, s, r <= t.converge);
+    let wrong = if r < 1.0 {
+        " — below 1: the floor is wrong"
+    } else {
+        ""
+    };
+    format!(
+        "{} ({}){mark}{wrong}",
+        secs(s.operator.fleets_ready),
+        times(r)
+    )
+}
+
+/// `verdict(met)` for a measurement at the targets' fleet count, nothing for the other counts.
+fn at(t: &Targets, s: &Scale, met: bool) -> &'static str {
+    if s.fleets() == t.fleets {
+        verdict(met)
+    } else {
+        ""
+    }
+}
+
+pub fn table(out: &mut String, scales: &[Scale], t: &Targets) {
+    let header: Vec<String> = scales
+        .iter()
+        .map(|s| format!("{} fleets", thousands(s.fleets() as u64)))
+        .collect();
+    let at_count = format!("at {}", thousands(t.fleets as u64));
+    let _ = writeln!(out, "| | target | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(scales.len()));
+    row(
+        out,
+        "**floor**: first create → all StatefulSets ready",
+        "",
+        scales,
+        |s| secs(s.floor.statefulsets_ready),
+    );
+    row(
+        out,
+        "**floor**: first create → all fleets Ready (one status each, once its StatefulSet is ready)",
+        "",
+        scales,
+        |s| secs(s.floor.fleets_ready),
+    );
+    row(
+        out,
+        "first create → all StatefulSets ready (× the floor's)",
+        "",
+        scales,
+        |s| {
+            format!(
+                "{} ({})",
+                secs(s.operator.statefulsets_ready),
+                times(s.statefulsets_ratio())
+            )
+        },
+    );
+    row(
+        out,
+        "**converge**: first create → all fleets Ready (× the floor's)",
+        &format!("≤ {:.1}× {at_count}", t.converge),
+        scales,
+        |s| converge_cell(s, t),
+    );
+    row(
+        out,
+        "status lag: max over fleets (without spec.source) of Ready − StatefulSet ready",
+        &format!("≤ {} s", t.lag.as_secs()),
+        scales,
+        |s| {
+            format!(
+                "{}{}",
+                secs(s.operator.status_lag),
+                verdict(s.operator.status_lag <= t.lag)
+            )
+        },
+    );
+    row(
+        out,
+        "first create → settled (no write for 10 s)",
+        "",
+        scales,
+        |s| {
+            let note = if s.operator.writes_stopped {
+                ""
+            } else {
+                " (writes never stopped)"
+            };
+            format!("{}{note}", secs(s.operator.settled))
+        },
+    );
+    row(
+        out,
+        "API requests until settled (writes)",
+        "",
+        scales,
+        |s| {
+            let t = s.operator.to_settle;
+            format!("{} ({})", thousands(t.requests), thousands(t.writes))
+        },
+    );
+    let per_fleet_target = t
+        .requests_per_fleet
+        .map_or(String::new(), |n| format!("≤ {n:.0} {at_count}"));
+    row(
+        out,
+        "… per fleet (writes per fleet)",
+        &per_fleet_target,
+        scales,
+        |s| {
+            let tally = s.operator.to_settle;
+            let n = s.fleets().max(1) as f64;
+            let per_fleet = tally.requests as f64 / n;
+            let mark = t
+                .requests_per_fleet
+                .map_or("", |target| at(t, s, per_fleet <= target));
+            format!("{per_fleet:.1} ({:.1}){mark}", tally.writes as f64 / n)
+        },
+    );
+    row(
+        out,
+        "… the floor's, per fleet (writes per fleet)",
+        "",
+        scales,
+        |s| {
+            let tally = s.floor.requests;
+            let n = s.fleets().max(1) as f64;
+            format!(
+                "{:.1} ({:.1})",
+                tally.requests as f64 / n,
+                tally.writes as f64 / n
+            )
+        },
+    );
+    row(out, "server errors (5xx) until settled", "0", scales, |s| {
+        let n = s.operator.to_settle.server_errors;
+        format!("{n}{}", verdict(n == 0))
+    });
+    row(
+        out,
+        "API requests per idle minute",
+        &format!("≤ {:.0} {at_count}", t.idle_requests),
+        scales,
+        |s| {
+            let per_minute = s.operator.idle_requests_per_minute();
+            format!("{per_minute:.0}{}", at(t, s, per_minute <= t.idle_requests))
+        },
+    );
+    row(out, "writes per idle minute", "0", scales, |s| {
+        let w = s.operator.idle_writes_per_minute();
+        format!("{w:.0}{}", verdict(s.operator.idle.writes == 0))
+    });
+    row(out, "server errors (5xx) while idle", "0", scales, |s| {
+        let n = s.operator.idle.server_errors;
+        format!("{n}{}", verdict(n == 0))
+    });
+    row(
+        out,
+        "node GET /state reads per idle minute (capacity)",
+        "≤ 60 × --capacity-reads-per-second",
+        scales,
+        |s| format!("{:.0}", s.operator.idle_state_reads_per_minute()),
+    );
+    row(
+        out,
+        "CPU seconds per idle minute",
+        &format!("≤ {} {at_count}", t.idle_cpu),
+        scales,
+        |s| {
+            let cpu = s.operator.idle_cpu_seconds_per_minute();
+            format!("{cpu:.2}{}", at(t, s, cpu <= t.idle_cpu))
+        },
+    );
+    row(
+        out,
+        "resident memory after settling (× empty operator)",
+        &format!("≤ {:.0} MiB {at_count}", t.rss_mib),
+        scales,
+        |s| {
+            let o = &s.operator;
+            let mark = at(t, s, o.settled_rss_kib as f64 / 1024.0 <= t.rss_mib);
+            let r = o.settled_rss_kib as f64 / o.empty_rss_kib.max(1) as f64;
+            format!("{} ({}){mark}", mib(o.settled_rss_kib), times(r))
+        },
+    );
+    row(
+        out,
+        "memory growth per fleet over the empty operator",
+        "",
+        scales,
+        |s| format!("{:.0} KiB", s.operator.rss_growth_per_fleet_kib()),
+    );
+    row(out, "empty operator's resident memory", "", scales, |s| {
+        mib(s.operator.empty_rss_kib)
+    });
+    row(
+        out,
+        "control plane's resident memory after settling: kube-apiserver, etcd",
+        "",
+        scales,
+        |s| {
+            let c = s.operator.control_plane;
+            format!("{}, {}", mib(c.apiserver_kib), mib(c.etcd_kib))
+        },
+    );
+}

@@ -1,0 +1,442 @@
+//! The report's tests, and the results they render (the plot's and the calibration's tests
+//! use them too).
+
+use super::*;
+use crate::audit::{Percentiles, ServerLoad, Tally};
+use crate::cpu_meter::CpuUse;
+use crate::results::{
+    Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
+    Scale, Skipped, Step,
+};
+use std::time::Duration;
+
+/// What the API server handled: `requests` over `window_s` seconds, latencies in ms.
+pub(crate) fn load(requests: u64, window_s: u64, p50_ms: u64) -> ServerLoad {
+    let ms = Duration::from_millis;
+    ServerLoad {
+        requests,
+        window: Duration::from_secs(window_s),
+        all: Percentiles {
+            count: requests - 10,
+            p50: ms(p50_ms),
+            p90: ms(p50_ms * 4),
+            p99: ms(p50_ms * 20),
+        },
+        writes: Percentiles {
+            count: requests / 4,
+            p50: ms(p50_ms * 2),
+            p90: ms(p50_ms * 8),
+            p99: ms(p50_ms * 40),
+        },
+    }
+}
+
+/// A floor of `fleets` fleets on `nodes` fake nodes, every fleet Ready after `secs`.
+pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
+    let n = fleets as u64;
+    FloorRun {
+        fleets,
+        nodes,
+        objects: fleets * 6,
+        statefulsets_ready: Duration::from_secs(secs),
+        fleets_ready: Duration::from_secs(secs),
+        requests: Tally {
+            requests: n * 7,
+            writes: n * 7,
+            server_errors: 0,
+        },
+        by_resource: [
+            (("celldfleets/status".into(), "patch".into()), n),
+            (("statefulsets".into(), "patch".into()), n),
+        ]
+        .into_iter()
+        .collect(),
+        server: load(n * 40, secs, 2),
+        cpu: cpu_use(secs, 0.95, &[("kube-apiserver", 50_000), ("bench", 7_000)]),
+    }
+}
+
+/// CPU over `secs` seconds on 2 cores, `busy` of them busy, and `processes`' CPU in ms.
+pub(crate) fn cpu_use(secs: u64, busy: f64, processes: &[(&str, u64)]) -> CpuUse {
+    CpuUse {
+        window: Duration::from_secs(secs),
+        cores: 2,
+        machine_busy: Some(busy),
+        processes: processes
+            .iter()
+            .map(|(n, ms)| ((*n).to_string(), Duration::from_millis(*ms)))
+            .collect(),
+    }
+}
+
+pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> Scale {
+    Scale {
+        floor: floor(fleets, 6, floor_s),
+        operator: OperatorRun {
+            fleets,
+            nodes: 6,
+            statefulsets_ready: Duration::from_secs(ready_s - 1),
+            fleets_ready: Duration::from_secs(ready_s),
+            status_lag: Duration::from_millis(6_500),
+            settled: Duration::from_secs(ready_s + 2),
+            writes_stopped: true,
+            to_settle: Tally {
+                requests: 12_345,
+                writes: 1_100,
+                server_errors: 0,
+            },
+            by_resource: [
+                (
+                    ("celldfleets/status".into(), "patch".into()),
+                    fleets as u64 * 3,
+                ),
+                (("statefulsets".into(), "patch".into()), fleets as u64),
+                (("secrets".into(), "get".into()), fleets as u64 / 2),
+            ]
+            .into_iter()
+            .collect(),
+            server: load(fleets as u64 * 50, ready_s, 3),
+            cpu: cpu_use(
+                ready_s,
+                0.9,
+                &[("kube-apiserver", 40_000), ("operator", 12_300)],
+            ),
+            control_plane: ControlPlaneMemory {
+                apiserver_kib: 900 * 1024,
+                etcd_kib: 200 * 1024,
+            },
+            idle: Tally {
+                requests: 40,
+                writes: 0,
+                server_errors: 0,
+            },
+            idle_window: Duration::from_secs(60),
+            idle_state_reads: 1_200,
+            idle_cpu: Duration::from_millis(1_500),
+            empty_rss_kib: 16 * 1024,
+            settled_rss_kib: rss_kib,
+        },
+    }
+}
+
+/// The calibration at 1,000 fleets: 3, 6 and 12 nodes, 6 the fastest.
+pub(crate) fn calibration() -> Calibration {
+    Calibration {
+        fleets: 1000,
+        start: 3,
+        runs: vec![floor(1000, 3, 120), floor(1000, 6, 50), floor(1000, 12, 52)],
+        failed: None,
+    }
+}
+
+pub(crate) fn results() -> Results {
+    Results {
+        date: "2026-01-01".into(),
+        cores: 2,
+        total: Duration::from_secs(754),
+        single: None,
+        nodes: Some(Nodes::Calibrated(calibration())),
+        scales: vec![
+            scale(100, 10, 20, 32 * 1024),
+            scale(1000, 50, 150, 80 * 1024),
+        ],
+        churn: Some(ChurnRun {
+            fleets: 300,
+            cycles: vec![
+                Cycle {
+                    to_ready: Duration::from_secs(20),
+                    to_gone: Duration::from_secs(10),
+                },
+                Cycle {
+                    to_ready: Duration::from_secs(19),
+                    to_gone: Duration::from_secs(12),
+                },
+            ],
+            empty_rss_kib: 16 * 1024,
+            empty_file_kib: 10 * 1024,
+            warm_rss_kib: 17 * 1024,
+            warm_file_kib: 11 * 1024,
+            cycle_rss_kib: vec![25 * 1024, 25 * 1024 + 512],
+            after_rss_kib: 24 * 1024,
+            settled_rss_kib: 18 * 1024,
+            settled_file_kib: 11 * 1024,
+            connections: Connections {
+                api_server: 2,
+                s3: 1,
+                other: 0,
+            },
+            requests: Tally {
+                requests: 9_000,
+                writes: 4_000,
+                server_errors: 2,
+            },
+        }),
+        previews: Some(super::previews::tests::run()),
+        plugin: Some(crate::results::PluginStart {
+            plugin: Duration::from_micros(4_200),
+            floor: Duration::from_micros(900),
+        }),
+        skipped: vec![Skipped {
+            what: "3,000 fleets".into(),
+            why: "not asked".into(),
+        }],
+        steps: vec![Step {
+            what: "floor, 100 fleets".into(),
+            took: Duration::from_secs(61),
+        }],
+        load: (2.5, 3.3),
+    }
+}
+
+#[test]
+fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
+    let md = render(&results());
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(
+        lines.contains(&"| | target | 100 fleets | 1,000 fleets |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| **floor**: first create → all StatefulSets ready | | 10.0 s | 50.0 s |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| **floor**: first create → all fleets Ready (one status each, once its StatefulSet is ready) | | 10.0 s | 50.0 s |"),
+        "{md}"
+    );
+    assert!(lines.contains(&"| first create → all StatefulSets ready (× the floor's) | | 19.0 s (1.90×) | 149.0 s (2.98×) |"), "{md}");
+    assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 150.0 s (3.00×) ✗ |"), "{md}");
+    assert!(lines.contains(&"| status lag: max over fleets (without spec.source) of Ready − StatefulSet ready | ≤ 5 s | 6.5 s ✗ | 6.5 s ✗ |"), "{md}");
+    assert!(
+        lines.contains(
+            &"| API requests until settled (writes) | | 12,345 (1,100) | 12,345 (1,100) |"
+        ),
+        "{md}"
+    );
+    assert!(
+        lines.contains(
+            &"| … per fleet (writes per fleet) | ≤ 12 at 1,000 | 123.5 (11.0) | 12.3 (1.1) ✗ |"
+        ),
+        "{md}"
+    );
+    // The absolute targets are judged at 1,000 fleets only.
+    assert!(
+        lines.contains(&"| API requests per idle minute | ≤ 50 at 1,000 | 40 | 40 ✓ |"),
+        "{md}"
+    );
+    assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 64 MiB at 1,000 | 32.0 MiB (2.00×) | 80.0 MiB (5.00×) ✗ |"), "{md}");
+    assert!(
+        lines.contains(&"| CPU seconds per idle minute | ≤ 0.5 at 1,000 | 1.50 | 1.50 ✗ |"),
+        "{md}"
+    );
+    assert!(
+        lines
+            .contains(&"| … the floor's, per fleet (writes per fleet) | | 7.0 (7.0) | 7.0 (7.0) |"),
+        "{md}"
+    );
+    assert!(lines.contains(&"| control plane's resident memory after settling: kube-apiserver, etcd | | 900.0 MiB, 200.0 MiB | 900.0 MiB, 200.0 MiB |"), "{md}");
+    assert!(
+        md.contains("a ratio below 1.0 means the floor is wrong"),
+        "{md}"
+    );
+    assert!(md.contains("(scaling.svg)"));
+}
+
+#[test]
+fn a_converge_ratio_below_1_says_the_floor_is_wrong() {
+    let mut r = results();
+    r.scales[1].floor.fleets_ready = Duration::from_secs(200);
+    let md = render(&r);
+    assert!(
+        md.contains("| 150.0 s (0.75×) ✓ — below 1: the floor is wrong |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_fake_nodes_show_the_calibration_curve_and_the_choice() {
+    let md = render(&results());
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(md.contains("from 3 (room for 800 pods each), doubled until a run was less than 5 % faster than the one before; the fastest run chose the fake nodes of every floor and operator run above (6)"), "{md}");
+    assert!(lines.contains(&"| 3 | 120.0 s |  | 333 |"), "{md}");
+    assert!(
+        lines.contains(&"| 6 (chosen) | 50.0 s | 0.42× | 800 |"),
+        "{md}"
+    );
+    assert!(lines.contains(&"| 12 | 52.0 s | 1.04× | 769 |"), "{md}");
+    let mut given = results();
+    given.nodes = Some(Nodes::Given(40));
+    assert!(render(&given).contains("had 40 fake nodes, as `--nodes` asked (not calibrated)"));
+}
+
+#[test]
+fn the_api_server_has_a_row_per_run_with_its_rate_and_latencies() {
+    let md = render(&results());
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(lines.contains(&"| floor, 100 fleets | 10.0 s | 4,000 | 400 | 2.0 ms | 8.0 ms | 40.0 ms | 1,000 | 4.0 ms | 16.0 ms | 80.0 ms |"), "{md}");
+    assert!(lines.contains(&"| operator, 1,000 fleets | 150.0 s | 50,000 | 333 | 3.0 ms | 12.0 ms | 60.0 ms | 12,500 | 6.0 ms | 24.0 ms | 120 ms |"), "{md}");
+}
+
+#[test]
+fn the_cpu_has_a_row_per_run_with_the_machine_s_busy_share_and_each_process() {
+    let md = render(&results());
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(
+        md.contains("the share of the machine's 2 cores that was busy"),
+        "{md}"
+    );
+    assert!(lines.contains(&"| run | converge | machine busy | kube-apiserver | etcd | kube-controller-manager | kube-scheduler | kwok | s3s-fs | operator | bench |"), "{md}");
+    assert!(
+        lines.contains(
+            &"| floor, 100 fleets | 10.0 s | 95 % | 50.0 s | – | – | – | – | – | – | 7.0 s |"
+        ),
+        "{md}"
+    );
+    assert!(
+        lines.contains(
+            &"| operator, 1,000 fleets | 150.0 s | 90 % | 40.0 s | – | – | – | – | – | 12.3 s | – |"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn one_count_alone_is_judged_at_10000_in_its_own_report() {
+    let mut r = results();
+    r.single = Some(10_000);
+    r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
+    r.churn = None;
+    r.previews = None;
+    r.plugin = None;
+    r.skipped.clear();
+    let md = render(&r);
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `make bench FLEETS=10000`: one fleet count alone."), "{md}");
+    assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 10,000 | 630.0 s (1.05×) ✓ |"), "{md}");
+    assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 256 MiB at 10,000 | 200.0 MiB (12.50×) ✓ |"), "{md}");
+    assert!(
+        lines.contains(&"| CPU seconds per idle minute | ≤ 1 at 10,000 | 1.50 ✗ |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| API requests per idle minute | ≤ 50 at 10,000 | 40 ✓ |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| … per fleet (writes per fleet) | | 1.2 (0.1) |"),
+        "{md}"
+    );
+    assert!(!md.contains("scaling.svg"), "{md}");
+    assert!(!md.contains("## Churn"), "{md}");
+    assert_eq!(file_name(Some(10_000)), "REPORT-10000.md");
+    assert_eq!(file_name(None), "REPORT.md");
+}
+
+#[test]
+fn the_churn_and_what_was_not_measured_have_sections() {
+    let md = render(&results());
+    assert!(
+        md.contains(
+            "| resident memory 120 s after the churn (× empty) | ≤ 1.2× | 18.0 MiB (1.12×) ✓ |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| resident memory 10 s after the churn (× empty) | | 24.0 MiB (1.50×) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| resident memory as each cycle's fleets were gone | | 25.0 MiB, 25.5 MiB |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| … of which file-backed (the binary's code paged in), empty → warm → 120 s after | | 10.0 MiB → 11.0 MiB → 11.0 MiB |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| resident memory 10 s after one fleet came and went, before the cycles: the warm empty operator (× empty) | | 17.0 MiB (1.06×) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| … × the warm empty operator | | 1.06× |"),
+        "{md}"
+    );
+    assert!(md.contains(
+        "| cycles (first create → all Ready + deletion → all gone) | | 30.0 s (20.0 s + 10.0 s), 31.0 s (19.0 s + 12.0 s) |"
+    ), "{md}");
+    assert!(
+        md.contains(
+            "| open TCP connections 120 s after the churn (API server, S3, other) | | 3 (2, 1, 0) |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| API requests over the churn (writes, 5xx) | | 9,000 (4,000, 2) |"),
+        "{md}"
+    );
+    assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
+    let (churn, previews, plugin) = (
+        md.find("\n## Churn").unwrap(),
+        md.find("\n## Previews").unwrap(),
+        md.find("\n## Plugin start-up").unwrap(),
+    );
+    assert!(churn < previews && previews < plugin, "{md}");
+    assert!(md.contains("- **Previews**: "), "{md}");
+    assert!(
+        md.contains("| `kubectl celld --version` (× floor) | ≤ 20 ms | 4.2 ms (4.7×) ✓ |"),
+        "{md}"
+    );
+    assert!(!md.contains("took longer than the 20 minutes"), "{md}");
+    let mut slow = results();
+    slow.total = Duration::from_secs(21 * 60);
+    assert!(render(&slow).contains("took longer than the 20 minutes"));
+    assert!(md.contains("Whole run: 12 min 34 s on 2 cores, 2026-01-01 (1-minute load average 2.5 at the start, 3.3 at the end)."), "{md}");
+    assert!(
+        md.contains(
+            "- Time per run, control plane start and stop included: floor, 100 fleets 1 min 01 s."
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn requests_are_broken_down_per_fleet_by_resource_and_verb_next_to_the_floor() {
+    let mut r = results();
+    r.scales[1]
+        .operator
+        .by_resource
+        .insert(("events".into(), "create".into()), 500);
+    let md = render(&r);
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(
+        lines.contains(
+            &"| resource | verb | 100 fleets | floor, 100 | 1,000 fleets | floor, 1,000 |"
+        ),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| celldfleets/status | patch | 3.00 | 1.00 | 3.00 | 1.00 |"),
+        "{md}"
+    );
+    // A kind only one run sent shows 0 for the others.
+    assert!(
+        lines.contains(&"| events | create | 0.00 | 0.00 | 0.50 | 0.00 |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| secrets | get | 0.50 | 0.00 | 0.50 | 0.00 |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| statefulsets | patch | 1.00 | 1.00 | 1.00 | 1.00 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn numbers_are_grouped_by_thousands() {
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(1000), "1,000");
+    assert_eq!(thousands(1234567), "1,234,567");
+}

@@ -1,0 +1,250 @@
+//! Wires the reconciles into kube-runtime Controllers, one module each: fleets and the
+//! children they own ([`fleet_controller`]), the stores' status ([`store_controller`]) and the
+//! previews ([`preview_controller`]), over the fleets, stores and Secrets each watched once.
+//! Every watch comes from [`WatchStreams`] (its own client, timeout and backoff, its life
+//! reported to [`WatchHealth`]); the reconciles write through a client that checks the
+//! [`Fence`].
+
+mod fleet_controller;
+mod preview_controller;
+mod store_controller;
+
+use crate::cache::caches::Caches;
+use crate::cache::health::WatchHealth;
+use crate::cache::source_caches::flux_kinds;
+use crate::cache::streams::{Items, WatchStreams};
+use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
+use crate::fleet::reconcile::{error_policy, reconcile};
+use crate::leadership::fence::Fence;
+use crate::leadership::fenced_client::fenced;
+use crate::metrics::Metrics;
+use crate::preview;
+use crate::store::status as store_status;
+use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
+use fleet_controller::fleet_controller;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::ApiResource;
+use kube::core::{DeserializeGuard, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::{Client, Resource};
+use preview_controller::preview_controller;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use store_controller::store_controller;
+use tracing::{debug, info, warn};
+
+/// How long reconciles under way get to finish once a shutdown is asked for. kube-runtime holds
+/// a controller's reconciles until its cache has listed once, and waits for them on shutdown:
+/// a cache that never lists (its CRD not installed, the list refused) would otherwise keep the
+/// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+type Fleets = Store<DeserializeGuard<CelldFleet>>;
+type Stores = Store<DeserializeGuard<CelldObjectStore>>;
+
+/// References to `names` in namespace `ns`.
+fn refs<K>(names: Vec<String>, ns: &str) -> Vec<ObjectRef<K>>
+where
+    K: Resource,
+    K::DynamicType: Default,
+{
+    names.iter().map(|n| ObjectRef::new(n).within(ns)).collect()
+}
+
+/// Runs [`Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
+async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
+    let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ticks = async {
+        loop {
+            every.tick().await;
+            ctx.housekeeping();
+        }
+    };
+    tokio::select! {
+        () = ticks => {}
+        () = shutdown => {}
+    }
+}
+
+/// The fleets, stores and Secrets, each watched once: one cache each, and the changes each
+/// controller looks at.
+struct Shared {
+    fleets: Fleets,
+    stores: Stores,
+    secrets: Store<PartialObjectMeta<Secret>>,
+    for_fleets: Triggers,
+    for_stores: Triggers,
+    /// The fleet changes the preview controller looks at.
+    for_previews: Items<DeserializeGuard<CelldFleet>>,
+}
+
+/// The changes of fleets, stores and Secrets one controller looks at.
+struct Triggers {
+    fleets: Items<DeserializeGuard<CelldFleet>>,
+    stores: Items<DeserializeGuard<CelldObjectStore>>,
+    secrets: Items<PartialObjectMeta<Secret>>,
+}
+
+impl Shared {
+    fn watch(streams: &WatchStreams) -> Self {
+        let config = streams.config();
+        let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =
+            streams.cached_fanned::<DeserializeGuard<CelldFleet>, 3>(
+                "CelldFleet",
+                config.clone().any_semantic(),
+            );
+        let (stores, stores_for_fleets, store_changes) = streams
+            .cached_shared::<DeserializeGuard<CelldObjectStore>>(
+                "CelldObjectStore",
+                config.clone().any_semantic(),
+            );
+        // The Secrets' metadata tells which fleets and stores to look at again and whether a
+        // Secret changed since its contents were last read.
+        let (secrets, secrets_for_fleets, secrets_for_stores) =
+            streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config);
+        Self {
+            fleets,
+            stores,
+            secrets,
+            for_fleets: Triggers {
+                fleets: fleet_changes,
+                stores: stores_for_fleets,
+                secrets: secrets_for_fleets,
+            },
+            for_stores: Triggers {
+                fleets: fleets_for_stores,
+                stores: store_changes,
+                secrets: secrets_for_stores,
+            },
+            for_previews: fleets_for_previews,
+        }
+    }
+}
+
+/// The APIs the cluster may or may not serve, as discovered at start.
+struct OptionalApis {
+    /// Whether it serves HTTPRoute.
+    gateway_api: bool,
+    /// The Flux source kinds it serves.
+    flux: Vec<(FluxSourceKind, ApiResource)>,
+    /// Whether it serves CelldPreview (a CRD installed with this release).
+    previews: bool,
+}
+
+/// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or
+/// [`SHUTDOWN_GRACE`] after `shutdown`, whichever comes first.
+/// Every write passes `fence`; every watch reports its life to `watches`.
+pub async fn run(
+    client: Client,
+    settings: Settings,
+    metrics: Arc<Metrics>,
+    fence: Arc<Fence>,
+    watches: Arc<WatchHealth>,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
+    let optional = OptionalApis {
+        gateway_api: crate::cache::discovery::http_route_served(&client).await,
+        flux: flux_kinds(&client).await,
+        previews: crate::cache::discovery::previews_served(&client).await,
+    };
+    let gateway_api = optional.gateway_api;
+    let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
+    let previews = optional.previews;
+    info!(gateway_api, ?flux, previews, namespace = ?settings.namespace, "starting the CelldFleet controller");
+    let Shared {
+        fleets,
+        stores,
+        secrets,
+        for_fleets,
+        for_stores,
+        for_previews,
+    } = Shared::watch(&streams);
+    let (fleet_controller, children, source, statefulsets_to_follow) =
+        fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
+    // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
+    let (node_trigger, again) = futures::channel::mpsc::unbounded();
+    let fleet_controller = fleet_controller.reconcile_on(again);
+    let store_controller = store_controller(&stores, for_stores, settings.concurrency);
+    let caches = Caches::new(children, stores, secrets, source, streams.listed());
+    // Made after the caches every reconcile waits for: a fleet never waits for the previews.
+    let preview_controller =
+        previews.then(|| preview_controller(&streams, for_previews, settings.concurrency));
+    let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
+    let ctx = Arc::new(Context::new(
+        writer,
+        metrics,
+        settings,
+        gateway_api,
+        fleets,
+        caches,
+        node_trigger,
+    ));
+    let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
+    let shutdown_previews = shutdown.clone();
+    let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
+    let capacity = tokio::spawn(crate::runtime::capacity_reads::run(
+        ctx.clone(),
+        shutdown.clone(),
+    ));
+    let follower = tokio::spawn(crate::status::follower::run(
+        ctx.status.clone(),
+        ctx.fleets.clone(),
+        statefulsets_to_follow,
+        shutdown.clone(),
+    ));
+    let fleet_loop = fleet_controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(reconcile, error_policy, ctx.clone())
+        .for_each(|result| async move {
+            match result {
+                Ok((obj, _)) => debug!(fleet = %obj, "reconciled"),
+                Err(e) => debug!(error = %e, "reconcile did not complete"),
+            }
+        });
+    let store_loop = store_controller
+        .graceful_shutdown_on(shutdown.clone())
+        .run(
+            store_status::reconcile,
+            store_status::error_policy,
+            ctx.clone(),
+        )
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                debug!(error = %e, "store status did not complete");
+            }
+        });
+    let preview_loop = async move {
+        if let Some(controller) = preview_controller {
+            controller
+                .graceful_shutdown_on(shutdown_previews)
+                .run(
+                    preview::reconcile::reconcile,
+                    preview::reconcile::error_policy,
+                    ctx,
+                )
+                .for_each(|result| async move {
+                    if let Err(e) = result {
+                        debug!(error = %e, "preview reconcile did not complete");
+                    }
+                })
+                .await;
+        }
+    };
+    let grace = async {
+        shutdown.clone().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        _ = futures::future::join3(fleet_loop, store_loop, preview_loop) => {}
+        () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
+    }
+    housekeeping.abort();
+    capacity.abort();
+    follower.abort();
+    watches.forget_all();
+    info!("controller stopped");
+}
