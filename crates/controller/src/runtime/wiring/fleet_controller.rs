@@ -1,8 +1,7 @@
 //! The CelldFleet controller: fleets and every child kind they own, looked at again when a
 //! store, Secret, deploy Job, deploy pod or Flux source they use changes.
 
-use super::store_controller::stores_with_secret;
-use super::{Fleets, OptionalApis, Stores, Triggers, refs};
+use super::watched::{Fleets, OptionalApis, Stores, Triggers, refs, stores_with_secret};
 use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
 use crate::cache::source_caches::{SourceCaches, deploy_selector};

@@ -8,11 +8,12 @@
 mod fleet_controller;
 mod preview_controller;
 mod store_controller;
+mod watched;
 
 use crate::cache::caches::Caches;
 use crate::cache::health::WatchHealth;
 use crate::cache::source_caches::flux_kinds;
-use crate::cache::streams::{Items, WatchStreams};
+use crate::cache::streams::WatchStreams;
 use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
 use crate::fleet::reconcile::{error_policy, reconcile};
 use crate::leadership::fence::Fence;
@@ -20,38 +21,22 @@ use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
 use crate::preview;
 use crate::store::status as store_status;
-use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
 use fleet_controller::fleet_controller;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::ApiResource;
-use kube::core::{DeserializeGuard, PartialObjectMeta};
-use kube::runtime::reflector::{ObjectRef, Store};
-use kube::{Client, Resource};
+use kube::Client;
 use preview_controller::preview_controller;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use store_controller::store_controller;
 use tracing::{debug, info, warn};
+use watched::{OptionalApis, Shared};
 
 /// How long reconciles under way get to finish once a shutdown is asked for. kube-runtime holds
 /// a controller's reconciles until its cache has listed once, and waits for them on shutdown:
 /// a cache that never lists (its CRD not installed, the list refused) would otherwise keep the
 /// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-type Fleets = Store<DeserializeGuard<CelldFleet>>;
-type Stores = Store<DeserializeGuard<CelldObjectStore>>;
-
-/// References to `names` in namespace `ns`.
-fn refs<K>(names: Vec<String>, ns: &str) -> Vec<ObjectRef<K>>
-where
-    K: Resource,
-    K::DynamicType: Default,
-{
-    names.iter().map(|n| ObjectRef::new(n).within(ns)).collect()
-}
 
 /// Runs [`Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
 async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
@@ -67,71 +52,6 @@ async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
         () = ticks => {}
         () = shutdown => {}
     }
-}
-
-/// The fleets, stores and Secrets, each watched once: one cache each, and the changes each
-/// controller looks at.
-struct Shared {
-    fleets: Fleets,
-    stores: Stores,
-    secrets: Store<PartialObjectMeta<Secret>>,
-    for_fleets: Triggers,
-    for_stores: Triggers,
-    /// The fleet changes the preview controller looks at.
-    for_previews: Items<DeserializeGuard<CelldFleet>>,
-}
-
-/// The changes of fleets, stores and Secrets one controller looks at.
-struct Triggers {
-    fleets: Items<DeserializeGuard<CelldFleet>>,
-    stores: Items<DeserializeGuard<CelldObjectStore>>,
-    secrets: Items<PartialObjectMeta<Secret>>,
-}
-
-impl Shared {
-    fn watch(streams: &WatchStreams) -> Self {
-        let config = streams.config();
-        let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =
-            streams.cached_fanned::<DeserializeGuard<CelldFleet>, 3>(
-                "CelldFleet",
-                config.clone().any_semantic(),
-            );
-        let (stores, stores_for_fleets, store_changes) = streams
-            .cached_shared::<DeserializeGuard<CelldObjectStore>>(
-                "CelldObjectStore",
-                config.clone().any_semantic(),
-            );
-        // The Secrets' metadata tells which fleets and stores to look at again and whether a
-        // Secret changed since its contents were last read.
-        let (secrets, secrets_for_fleets, secrets_for_stores) =
-            streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config);
-        Self {
-            fleets,
-            stores,
-            secrets,
-            for_fleets: Triggers {
-                fleets: fleet_changes,
-                stores: stores_for_fleets,
-                secrets: secrets_for_fleets,
-            },
-            for_stores: Triggers {
-                fleets: fleets_for_stores,
-                stores: store_changes,
-                secrets: secrets_for_stores,
-            },
-            for_previews: fleets_for_previews,
-        }
-    }
-}
-
-/// The APIs the cluster may or may not serve, as discovered at start.
-struct OptionalApis {
-    /// Whether it serves HTTPRoute.
-    gateway_api: bool,
-    /// The Flux source kinds it serves.
-    flux: Vec<(FluxSourceKind, ApiResource)>,
-    /// Whether it serves CelldPreview (a CRD installed with this release).
-    previews: bool,
 }
 
 /// Runs the controller until `shutdown` resolves. Returns once every running reconcile ended, or

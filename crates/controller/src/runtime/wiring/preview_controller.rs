@@ -1,6 +1,6 @@
 //! The CelldPreview controller.
 
-use super::refs;
+use super::watched::refs;
 use crate::cache::streams::{Items, WatchStreams};
 use celld_api::{CelldFleet, CelldPreview};
 use kube::core::DeserializeGuard;

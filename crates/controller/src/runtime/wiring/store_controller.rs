@@ -1,35 +1,10 @@
 //! The CelldObjectStore controller, which writes the stores' status.
 
-use super::{Stores, Triggers, refs};
+use super::watched::{Stores, Triggers, refs, stores_in, stores_with_secret};
 use celld_api::{CelldFleet, CelldObjectStore};
 use kube::ResourceExt;
 use kube::core::DeserializeGuard;
 use kube::runtime::{Controller, controller};
-
-/// The stores of namespace `ns` that parse.
-fn stores_in(stores: &Stores, ns: &str) -> Vec<CelldObjectStore> {
-    stores
-        .state()
-        .iter()
-        .filter_map(|g| g.0.as_ref().ok())
-        .filter(|s| s.namespace().as_deref() == Some(ns))
-        .cloned()
-        .collect()
-}
-
-/// Names of the stores of `ns` whose credentials are the Secret `secret`.
-pub(super) fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec<String> {
-    stores_in(stores, ns)
-        .iter()
-        .filter(|s| {
-            s.spec
-                .credentials_secret_ref
-                .as_ref()
-                .is_some_and(|r| r.name == secret)
-        })
-        .map(|s| s.name_any())
-        .collect()
-}
 
 /// The CelldObjectStore controller (it writes the stores' status): looked at again when its
 /// Secret changes, or when a fleet of its namespace changes (a storeRef may have moved).
