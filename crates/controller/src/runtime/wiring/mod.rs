@@ -1,6 +1,6 @@
 //! Wires the reconciles into kube-runtime Controllers, one module each: fleets and the
-//! children they own ([`fleet_controller`]), the stores' status ([`store_controller`]) and the
-//! previews ([`preview_controller`]), over the fleets, stores and Secrets each watched once.
+//! children they own (`fleet_controller`), the stores' status (`store_controller`) and the
+//! previews (`preview_controller`), over the fleets, stores and Secrets each watched once.
 //! Every watch comes from [`WatchStreams`] (its own client, timeout and backoff, its life
 //! reported to [`WatchHealth`]); the reconciles write through a client that checks the
 //! [`Fence`].
