@@ -18,21 +18,24 @@ use kube::core::DeserializeGuard;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{Controller, controller};
 
-/// Fleets of `ns` that use the Secret `secret`, directly or through one of `stores`.
-fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String]) -> Vec<String> {
+/// Names of the fleets of `ns` that parse and that `wanted` keeps.
+fn fleet_names(fleets: &Fleets, ns: &str, wanted: impl Fn(&CelldFleet) -> bool) -> Vec<String> {
     fleets
         .state()
         .iter()
         .filter_map(|g| g.0.as_ref().ok())
-        .filter(|f| f.namespace().as_deref() == Some(ns))
-        .filter(|f| {
-            let inline = f.spec.object_storage.credentials_secret_ref.as_ref();
-            let store = f.spec.store_ref.as_ref();
-            inline.is_some_and(|r| r.name == secret)
-                || store.is_some_and(|r| stores.contains(&r.name))
-        })
+        .filter(|f| f.namespace().as_deref() == Some(ns) && wanted(f))
         .map(|f| f.name_any())
         .collect()
+}
+
+/// Fleets of `ns` that use the Secret `secret`, directly or through one of `stores`.
+fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String]) -> Vec<String> {
+    fleet_names(fleets, ns, |f| {
+        let inline = f.spec.object_storage.credentials_secret_ref.as_ref();
+        let store = f.spec.store_ref.as_ref();
+        inline.is_some_and(|r| r.name == secret) || store.is_some_and(|r| stores.contains(&r.name))
+    })
 }
 
 /// The CelldFleet controller: fleets and every child kind they own (HTTPRoutes only where the
@@ -112,20 +115,13 @@ pub(super) fn fleet_controller(
 
 /// The fleets of `ns` whose spec.source names the Flux source `kind`/`name`.
 fn fleets_sourced_from(fleets: &Fleets, ns: &str, kind: FluxSourceKind, name: &str) -> Vec<String> {
-    fleets
-        .state()
-        .iter()
-        .filter_map(|g| g.0.as_ref().ok())
-        .filter(|f| f.namespace().as_deref() == Some(ns))
-        .filter(|f| {
-            f.spec
-                .source
-                .as_ref()
-                .and_then(|s| s.source_ref.as_ref())
-                .is_some_and(|r| r.kind == kind && r.name == name)
-        })
-        .map(|f| f.name_any())
-        .collect()
+    fleet_names(fleets, ns, |f| {
+        f.spec
+            .source
+            .as_ref()
+            .and_then(|s| s.source_ref.as_ref())
+            .is_some_and(|r| r.kind == kind && r.name == name)
+    })
 }
 
 /// The deploy Jobs of spec.source (owned by their fleet), their pods (mapped to their fleet by
