@@ -54,6 +54,7 @@ mod no_gateway_api;
 mod object_store_support;
 mod object_stores;
 mod pod_history;
+mod preview_source;
 mod previews;
 mod progress_deadline;
 mod refused_child;

@@ -17,7 +17,7 @@ use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-const V1: &str = "00000000000000b1";
+pub(crate) const V1: &str = "00000000000000b1";
 
 /// Long enough for a preview to be Ready first, then expire, within one test.
 const SHORT_TTL: &str = "1m";
@@ -25,11 +25,11 @@ const SHORT_TTL: &str = "1m";
 /// How long an expiry may take: the TTL, then the nodes stopping and the prefix emptied.
 const EXPIRY: Duration = Duration::from_secs(150);
 
-struct Setup {
-    env: TestEnv,
-    s3: S3Settings,
+pub(crate) struct Setup {
+    pub(crate) env: TestEnv,
+    pub(crate) s3: S3Settings,
     /// The previewed fleet's own prefix.
-    prefix: String,
+    pub(crate) prefix: String,
     /// The previews bucket's prefix (beside the fleet's own).
     previews: String,
     nodes: NodeDouble,
@@ -37,7 +37,7 @@ struct Setup {
 
 impl Setup {
     /// A namespace, the node double, and the fleet `web` (Ready) allowing previews (or not).
-    async fn new(test: &str, allow_previews: bool) -> (Self, Operator) {
+    pub(crate) async fn new(test: &str, allow_previews: bool) -> (Self, Operator) {
         let env = env_with_crds(test).await;
         let nodes = NodeDouble::start("0.6.0", V1)
             .await
@@ -80,7 +80,7 @@ impl Setup {
     }
 
     /// The key prefix of preview `name` (no trailing slash).
-    fn preview_prefix(&self, name: &str) -> String {
+    pub(crate) fn preview_prefix(&self, name: &str) -> String {
         format!("{}/{}/{name}", self.previews, self.env.namespace())
     }
 
@@ -99,7 +99,7 @@ impl Setup {
         }
     }
 
-    async fn keys(&self, prefix: &str) -> Vec<String> {
+    pub(crate) async fn keys(&self, prefix: &str) -> Vec<String> {
         self.s3
             .list_keys(&format!("{prefix}/"))
             .await
@@ -113,11 +113,11 @@ async fn start_operator(env: &TestEnv, nodes: &NodeDouble, identity: &str) -> Op
     start(operator_client(env).await, settings)
 }
 
-fn previews_api(env: &TestEnv) -> Api<CelldPreview> {
+pub(crate) fn previews_api(env: &TestEnv) -> Api<CelldPreview> {
     env.api::<CelldPreview>()
 }
 
-fn preview(name: &str, spec: Value) -> CelldPreview {
+pub(crate) fn preview(name: &str, spec: Value) -> CelldPreview {
     serde_json::from_value(json!({
         "apiVersion": "platform.celld.dev/v1alpha1",
         "kind": "CelldPreview",
@@ -127,12 +127,12 @@ fn preview(name: &str, spec: Value) -> CelldPreview {
     .expect("a CelldPreview")
 }
 
-async fn create(env: &TestEnv, p: &CelldPreview) -> Result<CelldPreview, kube::Error> {
+pub(crate) async fn create(env: &TestEnv, p: &CelldPreview) -> Result<CelldPreview, kube::Error> {
     previews_api(env).create(&PostParams::default(), p).await
 }
 
 /// Waits until preview `name` is in `phase`; returns it.
-async fn wait_phase(
+pub(crate) async fn wait_phase(
     env: &TestEnv,
     name: &str,
     phase: PreviewPhase,
@@ -149,7 +149,7 @@ async fn wait_phase(
     .expect("the preview reaches the phase")
 }
 
-async fn wait_gone<K>(api: &Api<K>, name: &str, what: &str)
+pub(crate) async fn wait_gone<K>(api: &Api<K>, name: &str, what: &str)
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
