@@ -3,9 +3,14 @@
 pub mod bucket;
 pub mod fan_out;
 pub mod kube_error;
+mod messages;
 pub mod preview;
 pub mod refused;
 
+use messages::{
+    fleet_not_found, hint_note, ns_flag, ns_note, path_note, place, release_manifest, server_note,
+    unreachable,
+};
 use std::path::PathBuf;
 
 /// Everything that can stop a command.
@@ -279,89 +284,6 @@ pub enum Error {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-fn path_note(path: &Option<PathBuf>) -> String {
-    path.as_ref()
-        .map(|p| format!(" '{}'", p.display()))
-        .unwrap_or_default()
-}
-
-fn release_manifest() -> String {
-    format!(
-        "https://github.com/anthaathi/celld-operator/releases/download/v{}/install-operator.yaml",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
-fn server_note(server: &Option<String>) -> String {
-    server.as_ref().map(|s| format!(" {s}")).unwrap_or_default()
-}
-
-fn unreachable(server: &Option<String>, refused: bool, detail: &str) -> String {
-    let server = server
-        .as_deref()
-        .map(kube_error::host_port)
-        .unwrap_or_else(|| "(kubeconfig server)".to_string());
-    if refused {
-        format!(
-            "The connection to the server {server} was refused - did you specify the right host or port? (check the context with: kubectl config view --minify)"
-        )
-    } else {
-        format!(
-            "Unable to connect to the server {server}: {detail} (check the context with: kubectl config view --minify)"
-        )
-    }
-}
-
-fn hint_note(source: &kube::Error, namespace: &Option<String>) -> String {
-    kube_error::hint(source, namespace.as_deref())
-        .map(|h| format!("; {h}"))
-        .unwrap_or_default()
-}
-
-fn ns_note(namespace: &Option<String>) -> String {
-    namespace
-        .as_ref()
-        .map(|n| format!(" in namespace '{n}'"))
-        .unwrap_or_else(|| " cluster-wide".to_string())
-}
-
-fn place(namespace: &Option<String>) -> String {
-    match namespace {
-        Some(ns) => format!("in namespace '{ns}'"),
-        None => "in any namespace".to_string(),
-    }
-}
-
-fn ns_flag(namespace: &Option<String>) -> String {
-    namespace
-        .as_ref()
-        .map(|n| format!(" -n {n}"))
-        .unwrap_or_else(|| " -A".to_string())
-}
-
-fn fleet_not_found(name: &str, namespace: &str, near: &[String], elsewhere: &[String]) -> String {
-    let mut msg = format!("CelldFleet '{name}' does not exist in namespace '{namespace}'");
-    if !elsewhere.is_empty() {
-        msg.push_str(&format!(
-            "; a fleet of that name exists in namespace {}: add -n {}",
-            elsewhere
-                .iter()
-                .map(|n| format!("'{n}'"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            elsewhere[0]
-        ));
-    }
-    if near.is_empty() {
-        msg.push_str(&format!(
-            "; list the fleets with: kubectl celld status -n {namespace} (or -A), or create one with: kubectl celld init {name}"
-        ));
-    } else {
-        msg.push_str(&format!("; did you mean {}?", near.join(", ")));
-    }
-    msg
-}
 
 impl Error {
     /// Wraps a client error for `verb` on `resource`: 403 names the verb and the resource, a 404
