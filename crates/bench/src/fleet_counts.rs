@@ -1,10 +1,11 @@
 //! The fleet counts, each against its floor on the same fake nodes: first the fake nodes are
 //! chosen (given, or calibrated on the floor of the largest count), then every count runs its
-//! floor (the calibration's own, for the largest) and the operator.
+//! floor (the calibration's own, for the largest) and the operator, and the largest count runs
+//! more pairs of floor and operator, for the spread of its converge ratio.
 
 use crate::calibration_rule::next_nodes;
 use crate::error::Error;
-use crate::results::{Calibration, Nodes, Scale, Skipped, Step};
+use crate::results::{Calibration, FloorRun, Nodes, Scale, Skipped, Step};
 use crate::settings::{fake_nodes, nodes_for, pods_of};
 use crate::{floor, operator_run};
 use std::path::Path;
@@ -17,6 +18,8 @@ pub struct Measured {
     pub nodes: Option<Nodes>,
     /// One per count measured, in increasing order.
     pub scales: Vec<Scale>,
+    /// The further pairs of floor and operator of the largest count, in the order they ran.
+    pub repeats: Vec<Scale>,
     /// The counts (or calibration runs) that could not be measured, and why.
     pub skipped: Vec<Skipped>,
     /// How long each run took.
@@ -24,8 +27,9 @@ pub struct Measured {
 }
 
 /// Measures the operator `bin` at each of `counts` (increasing) against its floor, on `given`
-/// fake nodes or, when `None`, on the number the calibration chooses.
-pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>) -> Measured {
+/// fake nodes or, when `None`, on the number the calibration chooses; the largest count runs
+/// `pairs` pairs of floor and operator in all.
+pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>, pairs: usize) -> Measured {
     let mut m = Measured::default();
     let Some(&largest) = counts.last() else {
         return m;
@@ -48,29 +52,10 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>) -> Meas
                     continue;
                 }
             },
-            _ => {
-                let on = fake_nodes(nodes.count());
-                eprintln!("bench: {count} fleets: floor on {on}");
-                let floor = floor::run(count, nodes.count()).await;
-                m.steps
-                    .push(Step::new(format!("floor, {count} fleets, {on}"), step));
-                floor
-            }
+            _ => floor_run(count, nodes.count(), &mut m.steps).await,
         };
         let measured = match floor {
-            Ok(floor) => {
-                eprintln!(
-                    "bench: {count} fleets: operator on {}",
-                    fake_nodes(nodes.count())
-                );
-                let operator_step = Instant::now();
-                let operator = operator_run::run(bin, count, nodes.count()).await;
-                m.steps.push(Step::new(
-                    format!("operator, {count} fleets"),
-                    operator_step,
-                ));
-                operator.map(|operator| Scale { floor, operator })
-            }
+            Ok(floor) => operator_beside(bin, floor, nodes.count(), &mut m.steps).await,
             Err(e) => Err(e),
         };
         match measured {
@@ -88,8 +73,65 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>) -> Meas
             step.elapsed().as_secs_f64()
         );
     }
+    if m.scales.last().is_some_and(|s| s.fleets() == largest) {
+        for pair in 2..=pairs {
+            let step = Instant::now();
+            eprintln!("bench: {largest} fleets: pair {pair} of {pairs}");
+            match floor_then_operator(bin, largest, nodes.count(), &mut m.steps).await {
+                Ok(scale) => m.repeats.push(scale),
+                Err(e) => {
+                    eprintln!("bench: {largest} fleets, pair {pair} not measured: {e}");
+                    m.skipped.push(Skipped {
+                        what: format!("{largest} fleets, pair {pair} of {pairs}"),
+                        why: e.to_string(),
+                    });
+                }
+            }
+            eprintln!(
+                "bench: {largest} fleets, pair {pair} took {:.0} s",
+                step.elapsed().as_secs_f64()
+            );
+        }
+    }
     m.nodes = Some(nodes);
     m
+}
+
+/// One more pair: the floor of `count` fleets on `nodes` fake nodes, then the operator `bin`.
+async fn floor_then_operator(
+    bin: &Path,
+    count: usize,
+    nodes: usize,
+    steps: &mut Vec<Step>,
+) -> Result<Scale, Error> {
+    let floor = floor_run(count, nodes, steps).await?;
+    operator_beside(bin, floor, nodes, steps).await
+}
+
+/// The floor of `count` fleets on `nodes` fake nodes, its time added to `steps`.
+async fn floor_run(count: usize, nodes: usize, steps: &mut Vec<Step>) -> Result<FloorRun, Error> {
+    let on = fake_nodes(nodes);
+    eprintln!("bench: {count} fleets: floor on {on}");
+    let step = Instant::now();
+    let floor = floor::run(count, nodes).await;
+    steps.push(Step::new(format!("floor, {count} fleets, {on}"), step));
+    floor
+}
+
+/// The operator `bin` on the fleets and fake nodes of `floor`, paired with it; its time added
+/// to `steps`.
+async fn operator_beside(
+    bin: &Path,
+    floor: FloorRun,
+    nodes: usize,
+    steps: &mut Vec<Step>,
+) -> Result<Scale, Error> {
+    let count = floor.fleets;
+    eprintln!("bench: {count} fleets: operator on {}", fake_nodes(nodes));
+    let step = Instant::now();
+    let operator = operator_run::run(bin, count, nodes).await;
+    steps.push(Step::new(format!("operator, {count} fleets"), step));
+    operator.map(|operator| Scale { floor, operator })
 }
 
 /// Times the floor of `fleets` fleets on more and more fake nodes (see

@@ -6,6 +6,7 @@ mod churn;
 mod cpu;
 mod format;
 mod method;
+mod pairs;
 mod previews;
 mod requests;
 mod scales;
@@ -27,9 +28,10 @@ pub fn file_name(single: Option<usize>) -> String {
     single.map_or_else(|| "REPORT.md".into(), |n| format!("REPORT-{n}.md"))
 }
 
-/// The targets `r` is judged against.
+/// The targets `r` is judged against: those at 10,000 fleets for a count of 10,000 or more
+/// measured alone, else those at 1,000.
 fn targets(r: &Results) -> Targets {
-    if r.single.is_some() {
+    if r.single.is_some_and(|n| n >= AT_10000.fleets) {
         AT_10000
     } else {
         AT_1000
@@ -59,13 +61,14 @@ issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
     if r.scales.is_empty() {
         out.push_str("No fleet count was measured.\n");
     } else {
-        scales::table(&mut out, &r.scales, &t);
+        scales::table(&mut out, &r.scales, &r.repeats, &t);
         let _ = writeln!(
             out,
             "\nThe floor is the least any operator must send for these fleets, so the converge ratio \
 cannot be below 1.00×: a ratio below 1.0 means the floor is wrong: it was not the limit (too few \
 fake nodes, or the machine busy with other work while it ran); measure again."
         );
+        pairs::section(&mut out, &r.scales, &r.repeats, &t);
         if r.single.is_none() {
             let _ = writeln!(
                 out,

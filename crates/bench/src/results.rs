@@ -255,6 +255,9 @@ pub struct Results {
     pub nodes: Option<Nodes>,
     /// One entry per fleet count measured, in increasing order.
     pub scales: Vec<Scale>,
+    /// The largest count's further pairs of floor and operator, in the order they ran (the
+    /// first pair is its entry in `scales`).
+    pub repeats: Vec<Scale>,
     /// The churn run, when it was measured.
     pub churn: Option<ChurnRun>,
     /// The previews run, when it was measured.

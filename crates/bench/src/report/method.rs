@@ -77,6 +77,17 @@ it). A run waits up to {ready_base} s and a second per fleet for every fleet to 
         idle = IDLE_WINDOW.as_secs(),
         ready_base = ready_timeout(0).as_secs(),
     );
+    if let Some(largest) = r.scales.last().filter(|_| !r.repeats.is_empty()) {
+        let _ = writeln!(
+            out,
+            "- **Pairs**: {fleets} fleets ran {pairs} pairs of floor and operator (`--pairs`), one after \
+the other, floor first, each on a fresh control plane: one pair's converge ratio moved by 0.15 \
+from one full run to the next on this shared machine, so the ratio and the idle CPU at that count \
+are judged on the median of the pairs; the table's column is the first pair.",
+            fleets = thousands(largest.fleets() as u64),
+            pairs = r.repeats.len() + 1,
+        );
+    }
     if r.single.is_none() {
         let _ = writeln!(
             out,

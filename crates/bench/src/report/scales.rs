@@ -2,6 +2,7 @@
 //! targets.
 
 use super::format::{mib, secs, thousands, times, verdict};
+use super::pairs;
 use super::targets::Targets;
 use crate::results::Scale;
 use std::fmt::Write as _;
@@ -23,19 +24,43 @@ fn row(
     let _ = writeln!(out, "| {label} |{target}| {} |", cells.join(" | "));
 }
 
-/// The converge ratio with its verdict at the target count, and a warning below 1.
-fn converge_cell(s: &Scale, t: &Targets) -> String {
-    let r = s.converge_ratio();
+/// The converge ratio with its verdict at the target count, and a warning below 1; where the
+/// count ran several pairs, the verdict and the warning go by their median.
+fn converge_cell(s: &Scale, repeats: &[Scale], t: &Targets) -> String {
+    let pairs = pairs::of(s, repeats);
+    let r = pairs::converge(&pairs);
     let mark = at(t, s, r <= t.converge);
     let wrong = if r < 1.0 {
         " — below 1: the floor is wrong"
     } else {
         ""
     };
+    let median = if pairs.len() > 1 {
+        format!("; median of {} pairs {}", pairs.len(), times(r))
+    } else {
+        String::new()
+    };
     format!(
-        "{} ({}){mark}{wrong}",
+        "{} ({}{median}){mark}{wrong}",
         secs(s.operator.fleets_ready),
-        times(r)
+        times(s.converge_ratio())
+    )
+}
+
+/// CPU seconds per idle minute with its verdict at the target count, by the median where the
+/// count ran several pairs.
+fn idle_cpu_cell(s: &Scale, repeats: &[Scale], t: &Targets) -> String {
+    let pairs = pairs::of(s, repeats);
+    let cpu = pairs::idle_cpu(&pairs);
+    let median = if pairs.len() > 1 {
+        format!(" (median of {} pairs {cpu:.2})", pairs.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "{:.2}{median}{}",
+        s.operator.idle_cpu_seconds_per_minute(),
+        at(t, s, cpu <= t.idle_cpu)
     )
 }
 
@@ -48,7 +73,8 @@ fn at(t: &Targets, s: &Scale, met: bool) -> &'static str {
     }
 }
 
-pub fn table(out: &mut String, scales: &[Scale], t: &Targets) {
+/// Writes the table; `repeats` are the largest count's further pairs.
+pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets) {
     let header: Vec<String> = scales
         .iter()
         .map(|s| format!("{} fleets", thousands(s.fleets() as u64)))
@@ -88,7 +114,7 @@ pub fn table(out: &mut String, scales: &[Scale], t: &Targets) {
         "**converge**: first create → all fleets Ready (× the floor's)",
         &format!("≤ {:.1}× {at_count}", t.converge),
         scales,
-        |s| converge_cell(s, t),
+        |s| converge_cell(s, repeats, t),
     );
     row(
         out,
@@ -194,10 +220,7 @@ pub fn table(out: &mut String, scales: &[Scale], t: &Targets) {
         "CPU seconds per idle minute",
         &format!("≤ {} {at_count}", t.idle_cpu),
         scales,
-        |s| {
-            let cpu = s.operator.idle_cpu_seconds_per_minute();
-            format!("{cpu:.2}{}", at(t, s, cpu <= t.idle_cpu))
-        },
+        |s| idle_cpu_cell(s, repeats, t),
     );
     row(
         out,

@@ -140,6 +140,7 @@ pub(crate) fn results() -> Results {
             scale(100, 10, 20, 32 * 1024),
             scale(1000, 50, 150, 80 * 1024),
         ],
+        repeats: Vec::new(),
         churn: Some(ChurnRun {
             fleets: 300,
             cycles: vec![
@@ -330,6 +331,49 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     assert!(!md.contains("## Churn"), "{md}");
     assert_eq!(file_name(Some(10_000)), "REPORT-10000.md");
     assert_eq!(file_name(None), "REPORT.md");
+}
+
+#[test]
+fn the_largest_count_s_pairs_are_listed_and_judged_on_their_median() {
+    let mut r = results();
+    r.scales[1] = scale(1000, 100, 125, 50 * 1024);
+    r.repeats = vec![
+        scale(1000, 100, 105, 50 * 1024),
+        scale(1000, 100, 108, 50 * 1024),
+    ];
+    r.repeats[0].operator.idle_cpu = Duration::from_millis(400);
+    r.repeats[1].operator.idle_cpu = Duration::from_millis(450);
+    let md = render(&r);
+    let lines: Vec<&str> = md.lines().collect();
+    assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 125.0 s (1.25×; median of 3 pairs 1.08×) ✓ |"), "{md}");
+    assert!(
+        lines.contains(&"| CPU seconds per idle minute | ≤ 0.5 at 1,000 | 1.50 | 1.50 (median of 3 pairs 0.45) ✓ |"),
+        "{md}"
+    );
+    assert!(md.contains("### 1,000 fleets, pair by pair"), "{md}");
+    assert!(
+        lines.contains(&"| 2 | 100.0 s | 105.0 s | 1.05× | 12.3 (7.0) | 0 | 0.40 | 50.0 MiB |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Median converge ratio **1.08×** (spread 1.05×–1.25×; target ≤ 1.1×) ✓; median CPU per idle minute 0.45 s (target ≤ 0.5 s) ✓."),
+        "{md}"
+    );
+    // One pair: no such section, and the ratio stands alone.
+    assert!(!render(&results()).contains("pair by pair"));
+}
+
+#[test]
+fn a_count_below_10000_measured_alone_is_judged_at_1000() {
+    let mut r = results();
+    r.single = Some(1000);
+    r.scales = vec![scale(1000, 100, 105, 50 * 1024)];
+    let md = render(&r);
+    assert!(md.contains("| 105.0 s (1.05×) ✓ |"), "{md}");
+    assert!(
+        md.contains("| resident memory after settling (× empty operator) | ≤ 64 MiB at 1,000 |"),
+        "{md}"
+    );
 }
 
 #[test]
