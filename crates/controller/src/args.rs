@@ -190,7 +190,7 @@ impl Args {
                 gcs: self.gcs_endpoint.clone(),
                 azure_blob: self.azure_blob_endpoint.clone(),
             },
-            publish_backoff: crate::source::decide::FIRST_BACKOFF,
+            publish_backoff: crate::source::decision::FIRST_BACKOFF,
             capacity_interval: Duration::from_secs(self.capacity_read_seconds),
             autoscale_interval: Duration::from_secs(self.autoscale_read_seconds),
             capacity_reads_per_second: self.capacity_reads_per_second,

@@ -87,7 +87,7 @@ impl Default for Settings {
             operator_pods: OperatorPods::default(),
             node_api_connect_to: None,
             store_endpoints: StoreEndpoints::default(),
-            publish_backoff: crate::source::decide::FIRST_BACKOFF,
+            publish_backoff: crate::source::decision::FIRST_BACKOFF,
             capacity_interval: Duration::from_secs(60),
             autoscale_interval: Duration::from_secs(15),
             capacity_reads_per_second: 10,

@@ -17,7 +17,7 @@ use crate::fleet::settled::Seen;
 use crate::fleet::source_step::{self, SourceRead};
 use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
-use crate::source::decide::Decision;
+use crate::source::decision::Decision;
 use crate::status::conditions::progressing::Deadline;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};

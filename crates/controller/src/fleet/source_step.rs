@@ -9,7 +9,8 @@ use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
 use crate::fleet::fleet_id::FleetId;
-use crate::source::decide::{self, Bucket, Decision};
+use crate::source::decide;
+use crate::source::decision::{Bucket, Decision, Input};
 use crate::source::job_state::{self, JobSeen};
 use crate::source::wanted::{self, Wanted};
 use crate::storage::pointer::Pointer;
@@ -128,7 +129,7 @@ pub fn decide(
         Pointer::Missing => Bucket::Missing,
         Pointer::Unknown(_) | Pointer::NoCredentials(_) => Bucket::Unknown,
     };
-    Some(decide::decide(&decide::Input {
+    Some(decide::decide(&Input {
         spec,
         wanted: &read.wanted,
         suspended: read.suspended.as_deref(),

@@ -7,5 +7,8 @@
 //! Jobs and reads the caches.
 
 pub mod decide;
+pub mod decision;
+mod drift;
 pub mod job_state;
+mod publish_step;
 pub mod wanted;

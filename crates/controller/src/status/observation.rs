@@ -8,7 +8,7 @@ use crate::autoscale::decide::Scaled;
 use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
 use crate::nodes::adoption::Reading;
-use crate::source::decide::Synced;
+use crate::source::decision::Synced;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::{ResolvedStorage, SourceStatus};

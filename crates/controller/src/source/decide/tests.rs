@@ -1,5 +1,9 @@
 use super::*;
+use crate::source::decision::{Bucket, FIRST_BACKOFF, backoff};
+use crate::source::job_state::JobSeen;
 use crate::source::wanted::from_image;
+use celld_api::{DriftPolicy, PublishPhase, SourceStatus, WorkerSource};
+use k8s_openapi::jiff::Timestamp;
 
 const REF: &str =
     "r.example.com/w:1@sha256:ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12";

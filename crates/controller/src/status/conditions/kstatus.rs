@@ -7,7 +7,7 @@
 
 use super::{Cond, cond};
 use crate::reason::Reason;
-use crate::source::decide::Synced;
+use crate::source::decision::Synced;
 use crate::status::observation::Observed;
 use celld_api::conditions::{RECONCILING, STALLED};
 
