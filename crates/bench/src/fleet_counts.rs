@@ -58,43 +58,37 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>, pairs: 
             Ok(floor) => operator_beside(bin, floor, nodes.count(), &mut m.steps).await,
             Err(e) => Err(e),
         };
-        match measured {
-            Ok(scale) => m.scales.push(scale),
-            Err(e) => {
-                eprintln!("bench: {count} fleets not measured: {e}");
-                m.skipped.push(Skipped {
-                    what: format!("{count} fleets"),
-                    why: e.to_string(),
-                });
-            }
-        }
-        eprintln!(
-            "bench: {count} fleets took {:.0} s",
-            step.elapsed().as_secs_f64()
-        );
+        let what = format!("{count} fleets");
+        m.scales.extend(kept(measured, &what, &mut m.skipped));
+        eprintln!("bench: {what} took {:.0} s", step.elapsed().as_secs_f64());
     }
     if m.scales.last().is_some_and(|s| s.fleets() == largest) {
         for pair in 2..=pairs {
             let step = Instant::now();
             eprintln!("bench: {largest} fleets: pair {pair} of {pairs}");
-            match floor_then_operator(bin, largest, nodes.count(), &mut m.steps).await {
-                Ok(scale) => m.repeats.push(scale),
-                Err(e) => {
-                    eprintln!("bench: {largest} fleets, pair {pair} not measured: {e}");
-                    m.skipped.push(Skipped {
-                        what: format!("{largest} fleets, pair {pair} of {pairs}"),
-                        why: e.to_string(),
-                    });
-                }
-            }
-            eprintln!(
-                "bench: {largest} fleets, pair {pair} took {:.0} s",
-                step.elapsed().as_secs_f64()
-            );
+            let measured = floor_then_operator(bin, largest, nodes.count(), &mut m.steps).await;
+            let what = format!("{largest} fleets, pair {pair} of {pairs}");
+            m.repeats.extend(kept(measured, &what, &mut m.skipped));
+            eprintln!("bench: {what} took {:.0} s", step.elapsed().as_secs_f64());
         }
     }
     m.nodes = Some(nodes);
     m
+}
+
+/// The scale `measured`, or nothing with `what` and why added to `skipped`.
+fn kept(measured: Result<Scale, Error>, what: &str, skipped: &mut Vec<Skipped>) -> Option<Scale> {
+    match measured {
+        Ok(scale) => Some(scale),
+        Err(e) => {
+            eprintln!("bench: {what} not measured: {e}");
+            skipped.push(Skipped {
+                what: what.to_string(),
+                why: e.to_string(),
+            });
+            None
+        }
+    }
 }
 
 /// One more pair: the floor of `count` fleets on `nodes` fake nodes, then the operator `bin`.
