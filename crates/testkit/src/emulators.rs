@@ -9,29 +9,18 @@ use object_store::ObjectStoreExt;
 use object_store::azure::MicrosoftAzureBuilder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::env_file;
 use crate::error::{Error, Result};
 use crate::paths;
 
 /// `KEY=value` settings of an env file; fails with [`Error::NotRunning`] when it does not exist.
 fn settings(path: &Path) -> Result<impl Fn(&'static str) -> Result<String> + use<>> {
-    if !path.exists() {
-        return Err(Error::NotRunning {
+    env_file::read(
+        path,
+        Error::NotRunning {
             path: path.to_path_buf(),
-        });
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::io("reading the emulator settings", path, e))?;
-    let path = path.to_path_buf();
-    Ok(move |key: &'static str| {
-        text.lines()
-            .filter_map(|line| line.trim().split_once('='))
-            .find(|(k, _)| k.trim() == key)
-            .map(|(_, v)| v.trim().trim_matches('"').to_owned())
-            .ok_or_else(|| Error::EmulatorSetting {
-                path: path.clone(),
-                key,
-            })
-    })
+        },
+    )
 }
 
 /// fake-gcs-server: plain HTTP, no authentication.

@@ -25,6 +25,7 @@ mod component;
 mod crds;
 pub mod deploy_double;
 mod emulators;
+mod env_file;
 mod error;
 mod exec_rule;
 pub mod faults;
