@@ -101,6 +101,10 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let tally = requests.tally(from, to);
     let by_resource = requests.by_resource(from, to);
     let server = audit.server().map(|s| s.load(from, to)).unwrap_or_default();
+    let server_writes = audit
+        .server()
+        .map(|s| s.writes_by_resource(from, to))
+        .unwrap_or_default();
     Ok(FloorRun {
         fleets: count,
         nodes,
@@ -110,6 +114,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         requests: tally,
         by_resource,
         server,
+        server_writes,
         cpu,
     })
 }

@@ -317,10 +317,16 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     let to_settle = requests.tally(from, to);
     let by_resource = requests.by_resource(from, to);
     let idle_tally = requests.tally(anchor.wall(idle.start), anchor.wall(idle.end));
+    let ready_to = anchor.wall(all_ready + Duration::from_millis(1));
     let server = setup
         .audit
         .server()
-        .map(|s| s.load(from, anchor.wall(all_ready + Duration::from_millis(1))))
+        .map(|s| s.load(from, ready_to))
+        .unwrap_or_default();
+    let server_writes = setup
+        .audit
+        .server()
+        .map(|s| s.writes_by_resource(from, ready_to))
         .unwrap_or_default();
     Ok(OperatorRun {
         fleets: count,
@@ -343,6 +349,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         to_settle,
         by_resource,
         server,
+        server_writes,
         cpu,
         control_plane,
         idle: idle_tally,

@@ -83,6 +83,7 @@ fake nodes, or the machine busy with other work while it ran); measure again."
         server::server(&mut out, &r.scales);
         cpu::cpu(&mut out, &r.scales);
         requests::fleets(&mut out, &r.scales);
+        requests::everyone(&mut out, &r.scales);
     }
     if let Some(c) = &r.churn {
         churn::churn(&mut out, c);

@@ -40,6 +40,8 @@ pub struct OperatorRun {
     /// What the API server handled from the first create until every fleet was Ready, from
     /// everyone.
     pub server: ServerLoad,
+    /// Everyone's writes over the same time (the control plane's too), by resource and verb.
+    pub server_writes: ByResource,
     /// Where the CPU went over the same time.
     pub cpu: CpuUse,
     /// The control plane's own resident memory once the operator settled.

@@ -7,8 +7,9 @@
 
 use super::event::{Event, Stage, is_write};
 use super::percentiles::Percentiles;
+use super::user::ByResource;
 use jiff::Timestamp;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 /// One request, compactly: a large run logs millions.
@@ -20,6 +21,8 @@ struct Record {
     latency_us: u32,
     /// Whether it changes something.
     write: bool,
+    /// Its resource and verb, as an index into [`ServerRequests::kinds`].
+    kind: u32,
 }
 
 /// The latency of a long-running request: none.
@@ -31,6 +34,10 @@ pub struct ServerRequests {
     records: Vec<Record>,
     /// Long-running requests whose response started, by audit ID, until their last event.
     open: HashSet<String>,
+    /// Every (resource, verb) seen, once each.
+    kinds: Vec<(String, String)>,
+    /// Where each is in `kinds`.
+    kind_index: HashMap<(String, String), u32>,
 }
 
 impl ServerRequests {
@@ -58,11 +65,38 @@ impl ServerRequests {
             let took = event.at.duration_since(event.received);
             u32::try_from(took.as_micros().max(0)).unwrap_or(LONG_RUNNING - 1)
         };
+        let key = (event.resource.clone(), event.verb.clone());
+        let kind = match self.kind_index.get(&key) {
+            Some(&kind) => kind,
+            None => {
+                let kind = u32::try_from(self.kinds.len()).unwrap_or(u32::MAX);
+                self.kinds.push(key.clone());
+                self.kind_index.insert(key, kind);
+                kind
+            }
+        };
         self.records.push(Record {
             received_ns: nanos(event.received),
             latency_us,
             write: is_write(&event.verb),
+            kind,
         });
+    }
+
+    /// Everyone's writes received in `[from, to)`, counted by resource and verb.
+    pub fn writes_by_resource(&self, from: Timestamp, to: Timestamp) -> ByResource {
+        let (from, to) = (nanos(from), nanos(to));
+        let mut counts = ByResource::new();
+        for r in self
+            .records
+            .iter()
+            .filter(|r| r.write && r.received_ns >= from && r.received_ns < to)
+        {
+            if let Some(kind) = usize::try_from(r.kind).ok().and_then(|k| self.kinds.get(k)) {
+                *counts.entry(kind.clone()).or_default() += 1;
+            }
+        }
+        counts
     }
 
     /// The load of the requests received in `[from, to)`.
@@ -189,6 +223,21 @@ mod tests {
         assert_eq!(load.all.p99, Duration::from_millis(50));
         assert_eq!(load.writes.count, 2);
         assert_eq!(load.writes.p50, Duration::from_millis(30));
+    }
+
+    #[test]
+    fn everyone_s_writes_are_counted_by_resource_and_verb() {
+        let counts =
+            fixture().writes_by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:09Z"));
+        assert_eq!(
+            counts.values().sum::<u64>(),
+            1,
+            "the patch; the create is outside"
+        );
+        assert_eq!(
+            counts.keys().next().map(|(_, verb)| verb.as_str()),
+            Some("patch")
+        );
     }
 
     #[test]

@@ -42,21 +42,57 @@ status and Events rows.\n"
         .iter()
         .flat_map(|s| {
             let fleets = super::format::thousands(s.fleets() as u64);
-            [
-                Column {
-                    header: format!("{fleets} fleets"),
-                    counts: &s.operator.by_resource,
-                    per: s.fleets(),
-                },
-                Column {
-                    header: format!("floor, {fleets}"),
-                    counts: &s.floor.by_resource,
-                    per: s.fleets(),
-                },
-            ]
+            side_by_side(
+                s,
+                (format!("{fleets} fleets"), &s.operator.by_resource),
+                (format!("floor, {fleets}"), &s.floor.by_resource),
+            )
         })
         .collect();
     table(out, &columns);
+}
+
+/// Writes the table of everyone's writes while the largest of `scales` converged (its first
+/// pair), the floor's run next to the operator's: what the control plane wrote more of, and why.
+pub fn everyone(out: &mut String, scales: &[Scale]) {
+    let Some(s) = scales.last() else {
+        return;
+    };
+    if s.operator.server_writes.is_empty() && s.floor.server_writes.is_empty() {
+        return;
+    }
+    let fleets = super::format::thousands(s.fleets() as u64);
+    let _ = writeln!(
+        out,
+        "\n### Everyone's writes while {fleets} fleets converged, per fleet\n\nEvery user's writes in the \
+same audit log (the controllers', the scheduler's, kwok's, the bench's and the floor's or the \
+operator's), from the first create until every fleet was Ready, by resource and verb, divided by \
+the fleets: where the control plane works more in one run than in the other (the first pair).\n"
+    );
+    table(
+        out,
+        &side_by_side(
+            s,
+            (
+                format!("operator's run, {fleets}"),
+                &s.operator.server_writes,
+            ),
+            (format!("floor's run, {fleets}"), &s.floor.server_writes),
+        ),
+    );
+}
+
+/// The operator's and the floor's counts of `s`, each per fleet, under their headers.
+fn side_by_side<'a>(
+    s: &Scale,
+    operator: (String, &'a ByResource),
+    floor: (String, &'a ByResource),
+) -> [Column<'a>; 2] {
+    [operator, floor].map(|(header, counts)| Column {
+        header,
+        counts,
+        per: s.fleets(),
+    })
 }
 
 /// Writes a table with a row per (resource, verb) any column has, each cell its count divided

@@ -52,6 +52,9 @@ pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
         .into_iter()
         .collect(),
         server: load(n * 40, secs, 2),
+        server_writes: [(("endpoints".into(), "update".into()), n / 4)]
+            .into_iter()
+            .collect(),
         cpu: cpu_use(secs, 0.95, &[("kube-apiserver", 50_000), ("bench", 7_000)]),
     }
 }
@@ -96,6 +99,9 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
             .into_iter()
             .collect(),
             server: load(fleets as u64 * 50, ready_s, 3),
+            server_writes: [(("endpoints".into(), "update".into()), fleets as u64 * 2)]
+                .into_iter()
+                .collect(),
             cpu: cpu_use(
                 ready_s,
                 0.9,
@@ -361,6 +367,19 @@ fn the_largest_count_s_pairs_are_listed_and_judged_on_their_median() {
     );
     // One pair: no such section, and the ratio stands alone.
     assert!(!render(&results()).contains("pair by pair"));
+}
+
+#[test]
+fn everyone_s_writes_while_converging_show_the_floor_s_run_beside_the_operator_s() {
+    let md = render(&results());
+    assert!(
+        md.contains("### Everyone's writes while 1,000 fleets converged, per fleet"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| resource | verb | operator's run, 1,000 | floor's run, 1,000 |\n|---|---|---|---|\n| endpoints | update | 2.00 | 0.25 |"),
+        "{md}"
+    );
 }
 
 #[test]

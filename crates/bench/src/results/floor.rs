@@ -24,6 +24,8 @@ pub struct FloorRun {
     pub by_resource: ByResource,
     /// What the API server handled over the same time, from everyone.
     pub server: ServerLoad,
+    /// Everyone's writes over the same time (the control plane's too), by resource and verb.
+    pub server_writes: ByResource,
     /// Where the CPU went over the same time.
     pub cpu: CpuUse,
 }
