@@ -129,7 +129,7 @@ pub fn render(scales: &[Scale]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::scale;
+    use crate::report::fixtures::scale;
 
     #[test]
     fn the_plot_is_an_svg_with_both_charts_and_every_line_named() {

@@ -4,6 +4,8 @@
 mod calibration;
 mod churn;
 mod cpu;
+#[cfg(test)]
+pub(crate) mod fixtures;
 mod format;
 mod method;
 mod pairs;
@@ -13,7 +15,7 @@ mod scales;
 mod server;
 mod targets;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;
 
 use crate::results::Results;
 use format::thousands;

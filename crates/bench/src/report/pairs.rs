@@ -103,7 +103,7 @@ column. Converge and idle CPU at this count are judged on the median of the pair
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::scale;
+    use crate::report::fixtures::scale;
 
     #[test]
     fn the_median_is_the_middle_value_or_the_mean_of_the_middle_two() {

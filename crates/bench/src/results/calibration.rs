@@ -61,7 +61,7 @@ impl Calibration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::tests::floor;
+    use crate::report::fixtures::floor;
 
     #[test]
     fn the_fastest_floor_sets_the_nodes() {
