@@ -19,6 +19,9 @@ pub struct Rendered {
     pub name: String,
     /// What is applied.
     pub body: serde_json::Value,
+    /// Whether it is one of the nodes' own (their peer Service and StatefulSet), which the floor
+    /// applies before the other children.
+    pub nodes: bool,
 }
 
 fn rendered<K>(object: K) -> Result<Rendered>
@@ -34,11 +37,14 @@ where
         resource: ApiResource::erase::<K>(&()),
         name,
         body,
+        nodes: false,
     })
 }
 
 /// Every child the operator applies for `fleet` (on a cluster without the Gateway API route
-/// it asks for none), rendered with the operator's builders.
+/// it asks for none), rendered with the operator's builders; the nodes' own first: their peer
+/// Service (it names them: each advertises `<pod>.<peer Service>.<namespace>.svc` to the
+/// others, so it exists before they start, as the operator makes it) and their StatefulSet.
 pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
     let namespace = fleet.namespace().unwrap_or_else(|| FLEET_NAMESPACE.into());
     let storage = celld_api::resolve::resolve(&fleet.spec, &namespace, None).map_err(|e| {
@@ -58,10 +64,11 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         operator: children::OperatorPods::default(),
         upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
     };
+    let nodes = |r: Rendered| Rendered { nodes: true, ..r };
     let mut out = vec![
-        rendered(children::statefulset::build(&desired))?,
+        nodes(rendered(children::peer_service::build(&desired))?),
+        nodes(rendered(children::statefulset::build(&desired))?),
         rendered(children::service::build(&desired))?,
-        rendered(children::peer_service::build(&desired))?,
         rendered(children::network_policy::build(&desired))?,
     ];
     out.extend(children::pdb::build(&desired).map(rendered).transpose()?);
@@ -86,20 +93,21 @@ mod tests {
     fn a_fleet_renders_to_the_operators_six_children() {
         let s3 = crate::workload::tests::s3();
         let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
-        let kinds: Vec<String> = render(&fleet, &Secret::default())
+        let kinds: Vec<(String, bool)> = render(&fleet, &Secret::default())
             .unwrap()
             .into_iter()
-            .map(|r| format!("{}/{}", r.resource.kind, r.name))
+            .map(|r| (format!("{}/{}", r.resource.kind, r.name), r.nodes))
             .collect();
+        let kinds: Vec<(&str, bool)> = kinds.iter().map(|(k, n)| (k.as_str(), *n)).collect();
         assert_eq!(
             kinds,
             [
-                "StatefulSet/f3",
-                "Service/f3",
-                "Service/f3-peer",
-                "NetworkPolicy/f3",
-                "PodDisruptionBudget/f3",
-                "Ingress/f3"
+                ("Service/f3-peer", true),
+                ("StatefulSet/f3", true),
+                ("Service/f3", false),
+                ("NetworkPolicy/f3", false),
+                ("PodDisruptionBudget/f3", false),
+                ("Ingress/f3", false)
             ]
         );
     }

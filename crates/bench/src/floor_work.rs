@@ -1,8 +1,8 @@
 //! The floor's requests, sent by client tasks sharing one queue: every child applied once its
 //! fleet's create returned, and one status per fleet as soon as a watch sees its StatefulSet
 //! ready. A status waiting goes before the next apply (nothing else holds that fleet back),
-//! and a StatefulSet before the other children (a fleet's pods, so its readiness, wait for it
-//! alone).
+//! and the nodes' own children (their peer Service, which names them, and their StatefulSet)
+//! before the others (a fleet's pods, so its readiness, wait for nothing else).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
@@ -44,9 +44,9 @@ struct Left {
     incoming: UnboundedReceiver<Rendered>,
     /// Whether `incoming` is closed and empty.
     created_all: bool,
-    /// StatefulSets not applied yet, in order: they go first, as a fleet's pods and so its
-    /// readiness wait for nothing else.
-    statefulsets: VecDeque<Rendered>,
+    /// The nodes' own children not applied yet (peer Services and StatefulSets), in order: they
+    /// go first, as a fleet's pods and so its readiness wait for nothing else.
+    nodes: VecDeque<Rendered>,
     /// The other children not applied yet, in order.
     others: VecDeque<Rendered>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
@@ -56,23 +56,21 @@ struct Left {
 }
 
 impl Left {
-    /// Sorts `child` into the StatefulSets or the others.
+    /// Sorts `child` into the nodes' own or the others.
     fn sort(&mut self, child: Rendered) {
-        if child.resource.kind == "StatefulSet" {
-            self.statefulsets.push_back(child);
+        if child.nodes {
+            self.nodes.push_back(child);
         } else {
             self.others.push_back(child);
         }
     }
 
-    /// The next child to apply of those that came in: a StatefulSet before any other.
+    /// The next child to apply of those that came in: the nodes' own before any other.
     fn next_child(&mut self) -> Option<Rendered> {
         while let Ok(child) = self.incoming.try_recv() {
             self.sort(child);
         }
-        self.statefulsets
-            .pop_front()
-            .or_else(|| self.others.pop_front())
+        self.nodes.pop_front().or_else(|| self.others.pop_front())
     }
 }
 
@@ -85,14 +83,14 @@ impl Queue {
         Queue(tokio::sync::Mutex::new(Left {
             incoming,
             created_all: false,
-            statefulsets: VecDeque::new(),
+            nodes: VecDeque::new(),
             others: VecDeque::new(),
             ready,
             statuses,
         }))
     }
 
-    /// The next request: a status waiting, else the next StatefulSet, else the next other
+    /// The next request: a status waiting, else the nodes' next child, else the next other
     /// child, else whichever comes first of a child and a StatefulSet ready; `None` when every
     /// request was handed out (or the watch ended).
     async fn next(&self) -> Option<Job> {
@@ -273,6 +271,7 @@ mod tests {
             resource: ApiResource::erase::<StatefulSet>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
+            nodes: true,
         }
     }
 
@@ -281,6 +280,7 @@ mod tests {
             resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
+            nodes: false,
         }
     }
 
@@ -339,7 +339,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn statefulsets_go_before_the_other_children_that_came_in() {
+    async fn the_nodes_children_go_before_the_others_that_came_in() {
         let (applies, receiver) = unbounded_channel();
         for c in [service("s0"), child("a"), service("s1"), child("b")] {
             applies.send(c).unwrap();

@@ -42,10 +42,14 @@ Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operato
 watch sees a fleet's StatefulSet ready its status is written once (server-side apply on the status \
 subresource, as the operator writes it: its replica counts, its selector and a `Ready=True` \
 condition); {CONCURRENCY} concurrent client tasks share these requests, a status waiting going \
-before the next apply and a StatefulSet before the other children (a fleet's pods, so its \
-readiness, wait for nothing else: at 1,000 fleets this order converged in 77 s where applying each \
-fleet's children in turn took 115 s, on the same machine; 16 tasks were as fast as {CONCURRENCY}, 64 \
-slower). It runs as the operator's ServiceAccount, so the API server authorizes it \
+before the next apply and the nodes' own children, their peer Service then their StatefulSet, \
+before the others (a fleet's pods, so its readiness, wait for nothing else: at 1,000 fleets this \
+order converged in 77 s where applying each fleet's children in turn took 115 s, on the same \
+machine; 16 tasks were as fast as {CONCURRENCY}, 64 slower). The peer Service comes before the \
+nodes, as the operator makes it: it names them (each node advertises \
+`<pod>.<peer Service>.<namespace>.svc` to the others), so a floor that made it after them would \
+spare the control plane the rewrites of its Endpoints and EndpointSlice as the pods start, which no \
+correct operator can. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
 applied before its fleet exists) until a watch has seen every fleet \
 `Ready=True` (and every StatefulSet with its {REPLICAS} pods ready): the floor's converge. The \
