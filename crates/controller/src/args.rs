@@ -131,6 +131,12 @@ pub struct Args {
     #[arg(long, env = "AUTOSCALE_READ_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..))]
     pub autoscale_read_seconds: u64,
 
+    /// Periodic reconciles per second, across all fleets (each reads its fleet's deployment
+    /// pointer): above this many fleets per --resync-seconds their resync is stretched (10,000
+    /// fleets are each looked at every 200 s at 50).
+    #[arg(long, env = "RESYNCS_PER_SECOND", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub resyncs_per_second: u32,
+
     /// Node `GET /state` reads per second for capacity, across all fleets: bounds the
     /// operator's work (1,000 fleets of 3 nodes are each read every 300 s at 10).
     #[arg(long, env = "CAPACITY_READS_PER_SECOND", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -194,6 +200,7 @@ impl Args {
             capacity_interval: Duration::from_secs(self.capacity_read_seconds),
             autoscale_interval: Duration::from_secs(self.autoscale_read_seconds),
             capacity_reads_per_second: self.capacity_reads_per_second,
+            resyncs_per_second: self.resyncs_per_second,
         }
     }
 

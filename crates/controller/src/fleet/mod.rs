@@ -14,6 +14,7 @@ pub mod observe;
 pub mod plan;
 pub mod probe;
 pub mod reconcile;
+pub mod resync_budget;
 pub mod resync_grid;
 pub mod service_ports;
 pub mod settled;

@@ -199,17 +199,19 @@ async fn unresolved(
         .await?;
     match error {
         ResolveError::Api { .. } => Err(error.into()),
-        _ => Ok(Action::requeue(resync_grid::aligned(ctx.settings.resync))),
+        _ => Ok(Action::requeue(resync_grid::aligned(
+            ctx.resync(ctx.settings.resync),
+        ))),
     }
 }
 
 /// When to look at a fleet again: soon while it waits for its first deployment or its bucket
-/// cannot be read, at the resync period otherwise.
+/// cannot be read, at the resync period otherwise; either stretched when the fleets are many.
 fn requeue_after(ctx: &Context, pointer: &Pointer) -> Duration {
-    resync_grid::aligned(match pointer {
+    resync_grid::aligned(ctx.resync(match pointer {
         Pointer::Deployed(_) => ctx.settings.resync,
         Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => {
             ctx.settings.pending_resync
         }
-    })
+    }))
 }

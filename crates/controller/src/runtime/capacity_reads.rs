@@ -57,10 +57,7 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
         let mut batch = Vec::new();
         // Fleets that run no node yet are looked up too: a bound keeps a start of a thousand
         // fleets from parsing every StatefulSet every second.
-        for candidate in due(&ctx, now)
-            .into_iter()
-            .take(LOOKUPS_PER_READ * rate as usize)
-        {
+        for candidate in due(&ctx, now, LOOKUPS_PER_READ * rate as usize) {
             if tokens <= 0.0 {
                 break;
             }
@@ -83,18 +80,18 @@ struct Candidate {
     last: Option<Instant>,
 }
 
-/// The fleets due for a reading at `now`, those with spec.autoscaling first, then the longest
-/// unread.
-fn due(ctx: &Context, now: Instant) -> Vec<Candidate> {
+/// The first `limit` fleets due for a reading at `now`: those with spec.autoscaling first,
+/// then the longest unread. Every fleet is looked at each tick, so this copies nothing of a
+/// fleet that is not among them.
+fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
     let settings = &ctx.settings;
-    let mut due: Vec<Candidate> = ctx
-        .fleets
-        .state()
+    let fleets = ctx.fleets.state();
+    let mut order: Vec<Order> = fleets
         .iter()
-        .filter_map(|guard| {
+        .enumerate()
+        .filter_map(|(index, guard)| {
             let fleet: &CelldFleet = guard.0.as_ref().ok()?;
-            let uid = fleet.metadata.uid.clone()?;
-            let last = ctx.capacity.taken(&uid);
+            let last = ctx.capacity.taken(fleet.metadata.uid.as_deref()?);
             let autoscaled = fleet.spec.autoscaling.is_some();
             let every = if autoscaled {
                 settings.autoscale_interval
@@ -104,17 +101,44 @@ fn due(ctx: &Context, now: Instant) -> Vec<Candidate> {
             if last.is_some_and(|at| now.duration_since(at) < every) {
                 return None;
             }
+            Some((!autoscaled, last, index))
+        })
+        .collect();
+    first(&mut order, limit);
+    order
+        .into_iter()
+        .filter_map(|(_, last, index)| {
+            let fleet: &CelldFleet = fleets.get(index)?.0.as_ref().ok()?;
             Some(Candidate {
-                uid,
+                uid: fleet.metadata.uid.clone()?,
                 namespace: fleet.metadata.namespace.clone()?,
                 name: fleet.metadata.name.clone()?,
-                autoscaled: autoscaled.then(|| MemoryBudget::of(&fleet.spec)),
+                autoscaled: fleet
+                    .spec
+                    .autoscaling
+                    .is_some()
+                    .then(|| MemoryBudget::of(&fleet.spec)),
                 last,
             })
         })
-        .collect();
-    due.sort_by_key(|d| (d.autoscaled.is_none(), d.last));
-    due
+        .collect()
+}
+
+/// Where a fleet due comes: without spec.autoscaling after those with it, then by its last
+/// reading (never read first), then by its place in the cache.
+type Order = (bool, Option<Instant>, usize);
+
+/// Keeps the `limit` first of `order`, sorted, without sorting the rest.
+fn first(order: &mut Vec<Order>, limit: usize) {
+    if limit == 0 {
+        order.clear();
+        return;
+    }
+    if order.len() > limit {
+        order.select_nth_unstable(limit - 1);
+        order.truncate(limit);
+    }
+    order.sort_unstable();
 }
 
 /// The fleet to read, when it runs nodes (its StatefulSet asks for some); one without
@@ -176,5 +200,43 @@ async fn read(ctx: &Context, due: Due) {
     if ctx.capacity.record(fleet, reading, taken, said) && shown {
         // The controller is gone only when the operator stops.
         let _ = ctx.node_trigger.unbounded_send(fleet_ref);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_due_are_kept_in_order_and_the_rest_dropped() {
+        let t0 = Instant::now();
+        let at = |s: u64| Some(t0 + Duration::from_secs(s));
+        let all: Vec<Order> = vec![
+            (true, at(5), 0),
+            (true, None, 1),
+            (false, at(9), 2),
+            (true, at(1), 3),
+            (false, at(2), 4),
+            (true, at(3), 5),
+        ];
+        let mut order = all.clone();
+        first(&mut order, 4);
+        assert_eq!(
+            order,
+            [
+                (false, at(2), 4),
+                (false, at(9), 2),
+                (true, None, 1),
+                (true, at(1), 3)
+            ]
+        );
+        let mut order = all.clone();
+        first(&mut order, 10);
+        let mut sorted = all.clone();
+        sorted.sort();
+        assert_eq!(order, sorted);
+        let mut order = all;
+        first(&mut order, 0);
+        assert!(order.is_empty());
     }
 }

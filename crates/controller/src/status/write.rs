@@ -168,10 +168,10 @@ impl Writer {
     }
 
     /// Forgets every fleet whose uid is not in `live`.
-    pub fn retain(&self, live: &HashSet<String>) {
+    pub fn retain(&self, live: &HashSet<&str>) {
         crate::map_retain::retain(
             &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
-            |uid, _| live.contains(uid),
+            |uid, _| live.contains(uid.as_str()),
         );
         self.observations.retain(|uid| live.contains(uid));
     }

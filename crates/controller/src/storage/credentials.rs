@@ -112,9 +112,13 @@ impl SecretContents {
     /// Forgets the contents of Secrets the metadata cache no longer holds (deleted ones): on
     /// every read, and in each housekeeping round, so no credentials outlive their Secret.
     pub fn forget_deleted(&self) {
-        let live: HashSet<String> = self.cache.state().iter().filter_map(|m| m.uid()).collect();
+        let secrets = self.cache.state();
+        let live: HashSet<&str> = secrets
+            .iter()
+            .filter_map(|m| m.metadata.uid.as_deref())
+            .collect();
         let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
-        crate::map_retain::retain(&mut read, |uid, _| live.contains(uid));
+        crate::map_retain::retain(&mut read, |uid, _| live.contains(uid.as_str()));
     }
 }
 

@@ -58,6 +58,7 @@ mod preview_source;
 mod previews;
 mod progress_deadline;
 mod refused_child;
+mod resync_budget;
 mod routes;
 mod scale;
 mod shutdown;
