@@ -22,7 +22,7 @@ use kube::Client;
 use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
 use kube::runtime::reflector::{ObjectRef, Store};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -222,13 +222,23 @@ impl Context {
         // was most of the housekeeping's time.
         let fleets = self.fleets.state();
         let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
-        let mut live: HashSet<&str> = HashSet::with_capacity(fleets.len());
+        // Every parsed fleet's uid, with its resourceVersion.
+        let mut live: HashMap<&str, &str> = HashMap::with_capacity(fleets.len());
         for guard in &fleets {
             let Ok(fleet) = &guard.0 else {
                 unknown += 1;
                 continue;
             };
-            live.extend(fleet.metadata.uid.as_deref());
+            if let Some(uid) = fleet.metadata.uid.as_deref() {
+                live.insert(
+                    uid,
+                    fleet
+                        .metadata
+                        .resource_version
+                        .as_deref()
+                        .unwrap_or_default(),
+                );
+            }
             let ready_status = fleet.status.as_ref().and_then(|s| {
                 conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
             });
@@ -251,13 +261,13 @@ impl Context {
             |key, _| key.starts_with("store:") || cached(key),
         );
         self.secrets.forget_deleted();
-        self.pointers.retain(|uid| live.contains(uid));
-        self.node_reads.retain(|uid| live.contains(uid));
-        self.capacity.retain(|uid| live.contains(uid));
-        self.manifests.retain(|uid| live.contains(uid));
+        self.pointers.retain(|uid| live.contains_key(uid));
+        self.node_reads.retain(|uid| live.contains_key(uid));
+        self.capacity.retain(|uid| live.contains_key(uid));
+        self.manifests.retain(|uid| live.contains_key(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);
-        self.settled.retain(|uid| live.contains(uid));
+        self.settled.retain(|uid| live.contains_key(uid));
         self.status.retain(&live);
         self.heap_release.round(fleets.len());
     }

@@ -24,7 +24,7 @@ use kube::api::{Patch, PatchParams};
 use kube::runtime::events::{Event, Recorder, Reporter};
 use kube::runtime::reflector::Store;
 use kube::{Api, Client, Resource, ResourceExt};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tracing::{debug, warn};
 
@@ -167,13 +167,15 @@ impl Writer {
         }
     }
 
-    /// Forgets every fleet whose uid is not in `live`.
-    pub fn retain(&self, live: &HashSet<&str>) {
+    /// Forgets every fleet whose uid is not in `live` (uid to the resourceVersion the cache
+    /// holds), and every status written that the cache caught up with: a settled fleet's
+    /// resync does not publish, so it would otherwise be kept until its next change.
+    pub fn retain(&self, live: &HashMap<&str, &str>) {
         crate::map_retain::retain(
             &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
-            |uid, _| live.contains(uid.as_str()),
+            |uid, (seen, _)| live.get(uid.as_str()) == Some(&seen.as_str()),
         );
-        self.observations.retain(|uid| live.contains(uid));
+        self.observations.retain(|uid| live.contains_key(uid));
     }
 
     /// The status `observed` gives `fleet`, when it differs from the one last written for it

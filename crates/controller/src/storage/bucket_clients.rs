@@ -130,10 +130,10 @@ impl BucketClients {
     /// their uids is in `live`) and those no fleet used for two resync periods; returns how
     /// many are left. A fleet created after `live` was read can only lose its client, which
     /// its next reconcile builds again.
-    pub fn drop_unused(&self, now: Instant, live: &HashSet<&str>) -> usize {
+    pub fn drop_unused(&self, now: Instant, live: &HashMap<&str, &str>) -> usize {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         map_retain::retain(&mut clients, |_, entry| {
-            entry.fleets.retain(|uid| live.contains(uid.as_str()));
+            entry.fleets.retain(|uid| live.contains_key(uid.as_str()));
             !entry.fleets.is_empty() && now.saturating_duration_since(entry.used) < self.idle
         });
         clients.len()
@@ -244,7 +244,7 @@ mod tests {
             )
             .map(|c| Arc::new(c) as Client)
         };
-        let live = HashSet::from(["a", "b"]);
+        let live = HashMap::from([("a", "1"), ("b", "1")]);
         clients
             .get_or_build("k", "a", start, || build("s"))
             .unwrap();
@@ -294,7 +294,11 @@ mod tests {
             clients.get_or_build("shared", fleet, now, build).unwrap();
         }
         clients.get_or_build("own", "c", now, build).unwrap();
-        let live = |uids: &[&'static str]| uids.iter().copied().collect::<HashSet<&str>>();
+        let live = |uids: &[&'static str]| {
+            uids.iter()
+                .map(|u| (*u, "1"))
+                .collect::<HashMap<&str, &str>>()
+        };
         assert_eq!(
             clients.drop_unused(now, &live(&["b", "c"])),
             2,

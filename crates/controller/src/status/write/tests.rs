@@ -253,3 +253,27 @@ async fn the_follower_writes_only_when_ready_changes() {
         "a fleet changed since its last reconcile waits for that reconcile"
     );
 }
+
+#[tokio::test]
+async fn a_written_status_is_kept_only_until_the_cache_catches_up() {
+    let fleet = fleet();
+    let uid = fleet.metadata.uid.clone().unwrap();
+    let (writer, _sent, _) = writer(&fleet);
+    writer
+        .publish(&fleet, report(&fleet, deployed(), Vec::new()))
+        .await
+        .unwrap();
+    assert!(writer.latest(&fleet).is_some(), "the status just written");
+
+    writer.retain(&HashMap::from([(uid.as_str(), "7")]));
+    assert!(
+        writer.latest(&fleet).is_some(),
+        "the cache still holds the fleet as it was before the write"
+    );
+    writer.retain(&HashMap::from([(uid.as_str(), "8")]));
+    assert_eq!(
+        writer.latest(&fleet),
+        None,
+        "the cache caught up: the fleet's own status is the one to start from"
+    );
+}
