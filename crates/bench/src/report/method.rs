@@ -25,7 +25,7 @@ pub(super) fn method(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "\n## How it was measured\n\n\
-- Every fleet count runs twice, each time on a fresh local control plane of its own, so nothing \
+- Every fleet count runs at least twice (the largest once per pair, below), each time on a fresh local control plane of its own, so nothing \
 is left from a previous run in etcd, the API server's caches or kwok \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
 nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator, \
