@@ -107,17 +107,13 @@ fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
     first(&mut order, limit);
     order
         .into_iter()
-        .filter_map(|(_, last, index)| {
+        .filter_map(|(manual, last, index)| {
             let fleet: &CelldFleet = fleets.get(index)?.0.as_ref().ok()?;
             Some(Candidate {
                 uid: fleet.metadata.uid.clone()?,
                 namespace: fleet.metadata.namespace.clone()?,
                 name: fleet.metadata.name.clone()?,
-                autoscaled: fleet
-                    .spec
-                    .autoscaling
-                    .is_some()
-                    .then(|| MemoryBudget::of(&fleet.spec)),
+                autoscaled: (!manual).then(|| MemoryBudget::of(&fleet.spec)),
                 last,
             })
         })
