@@ -1,7 +1,7 @@
 //! The floor: the fleets created as in the operator's run, the children the operator would
 //! make for each rendered by its own builders as its create returns and applied by server-side
-//! apply from concurrent client tasks with no operator running, and one status per fleet
-//! written once its StatefulSet is ready; timed from the first create until every fleet's
+//! apply from concurrent client tasks with no operator running, a status per fleet written
+//! once its children are (on its way) and once its StatefulSet is ready (Ready); timed from the first create until every fleet's
 //! status says Ready. It runs as the operator's ServiceAccount, so
 //! the API server authorizes it as it does the operator, and the audit log counts its requests.
 
@@ -11,7 +11,7 @@ use crate::control_plane::BenchControlPlane;
 use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
 use crate::floor_children::render;
-use crate::floor_work::{self, Generations};
+use crate::floor_work::{self, Fleets, Job};
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
@@ -19,7 +19,7 @@ use crate::results::FloorRun;
 use crate::settings::{FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
 use futures::StreamExt;
-use kube::Client;
+use kube::{Client, ResourceExt};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -53,7 +53,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let logs = plane.dir().join("logs");
     let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
     let (applies, to_apply) = unbounded_channel();
-    let generations = Generations::default();
+    let fleets = Fleets::default();
     let anchor = Anchor::now();
     let cpu = CpuMeter::start(plane.busy_processes());
     // The fleets are created as in the operator's run, and each one's children go to the
@@ -64,16 +64,17 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         let mut objects = 0;
         while let Some(fleet) = creating.next().await {
             let fleet = fleet?;
-            floor_work::created(&generations, &fleet);
+            fleets.created(&fleet);
+            // The client tasks end only once every fleet is Ready, so they are there.
             for child in render(&fleet, &secret)? {
                 objects += 1;
-                // The client tasks end only once every fleet is Ready, so they are there.
-                let _ = applies.send(child);
+                let _ = applies.send(Job::Apply(child));
             }
+            let _ = applies.send(Job::Created(fleet.name_any()));
         }
         Ok::<_, Error>(objects)
     };
-    let sent = floor_work::send(client, to_apply, count, &generations, ready);
+    let sent = floor_work::send(client, to_apply, count, &fleets, ready);
     let converged = watches.wait_ready(count, count, ready_timeout(count), logs, || Ok(()));
     let result = tokio::try_join!(created, sent, converged);
     let cpu = cpu.stop();
@@ -88,7 +89,8 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let last = watches.fleets().last_ready().unwrap_or_else(Instant::now);
     drop(watches);
     eprintln!(
-        "bench: floor: {objects} objects applied and {count} statuses written on {}; every fleet Ready after {:.1} s",
+        "bench: floor: {objects} objects applied and {} statuses written on {}; every fleet Ready after {:.1} s",
+        fleets.statuses_written(),
         fake_nodes(nodes),
         since(Some(last)).as_secs_f64()
     );

@@ -1,12 +1,14 @@
 //! The floor's requests, sent by client tasks sharing one queue: every child applied once its
-//! fleet's create returned, and one status per fleet as soon as a watch sees its StatefulSet
-//! ready. A status waiting goes before the next apply (nothing else holds that fleet back),
-//! and the nodes' own children (their peer Service, which names them, and their StatefulSet)
-//! before the others (a fleet's pods, so its readiness, wait for nothing else).
+//! fleet's create returned, then the fleet's status at creation (on its way), and its Ready
+//! status as soon as a watch sees its StatefulSet ready. A Ready status waiting goes before the
+//! next apply (nothing else holds that fleet back), and the nodes' own children (their peer
+//! Service, which names them, and their StatefulSet) before the others (a fleet's pods, so its
+//! readiness, wait for nothing else). A status at creation whose fleet's Ready status was
+//! written before it is not sent, as an operator coalesces a pending write with a newer one.
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
-use crate::floor_status::ready_status;
+use crate::floor_status::{created_status, ready_status};
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::statefulset_ready;
 use crate::settings::{CONCURRENCY, FLEET_NAMESPACE};
@@ -19,7 +21,8 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
@@ -27,11 +30,14 @@ use tokio::task::JoinHandle;
 
 /// One request of the floor.
 #[derive(Debug)]
-enum Job {
+pub enum Job {
     /// Apply one child.
     Apply(Rendered),
+    /// Write the status at creation of the fleet of this name, unless its Ready status was
+    /// written first.
+    Created(String),
     /// Write the Ready status of the fleet of this name.
-    Status(String),
+    Ready(String),
 }
 
 /// What is left to send, taken by one client task at a time.
@@ -39,36 +45,35 @@ struct Queue(tokio::sync::Mutex<Left>);
 
 /// The requests not handed out yet.
 struct Left {
-    /// The children of the fleets created so far, as they come; closed once every fleet was
-    /// created and its children sent.
-    incoming: UnboundedReceiver<Rendered>,
+    /// The fleets' children and statuses at creation, as their creates return; closed once
+    /// every fleet was created and its requests sent.
+    incoming: UnboundedReceiver<Job>,
     /// Whether `incoming` is closed and empty.
     created_all: bool,
     /// The nodes' own children not applied yet (peer Services and StatefulSets), in order: they
     /// go first, as a fleet's pods and so its readiness wait for nothing else.
-    nodes: VecDeque<Rendered>,
-    /// The other children not applied yet, in order.
-    others: VecDeque<Rendered>,
+    nodes: VecDeque<Job>,
+    /// The other children and statuses at creation not sent yet, in order.
+    others: VecDeque<Job>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
     ready: UnboundedReceiver<String>,
-    /// Statuses not handed out yet.
+    /// Ready statuses not handed out yet.
     statuses: usize,
 }
 
 impl Left {
-    /// Sorts `child` into the nodes' own or the others.
-    fn sort(&mut self, child: Rendered) {
-        if child.nodes {
-            self.nodes.push_back(child);
-        } else {
-            self.others.push_back(child);
+    /// Sorts `job` into the nodes' own or the others.
+    fn sort(&mut self, job: Job) {
+        match job {
+            Job::Apply(child) if child.nodes => self.nodes.push_back(Job::Apply(child)),
+            job => self.others.push_back(job),
         }
     }
 
-    /// The next child to apply of those that came in: the nodes' own before any other.
-    fn next_child(&mut self) -> Option<Rendered> {
-        while let Ok(child) = self.incoming.try_recv() {
-            self.sort(child);
+    /// The next of the requests that came in: the nodes' own children before any other.
+    fn next_incoming(&mut self) -> Option<Job> {
+        while let Ok(job) = self.incoming.try_recv() {
+            self.sort(job);
         }
         self.nodes.pop_front().or_else(|| self.others.pop_front())
     }
@@ -76,7 +81,7 @@ impl Left {
 
 impl Queue {
     fn new(
-        incoming: UnboundedReceiver<Rendered>,
+        incoming: UnboundedReceiver<Job>,
         ready: UnboundedReceiver<String>,
         statuses: usize,
     ) -> Self {
@@ -90,9 +95,9 @@ impl Queue {
         }))
     }
 
-    /// The next request: a status waiting, else the nodes' next child, else the next other
-    /// child, else whichever comes first of a child and a StatefulSet ready; `None` when every
-    /// request was handed out (or the watch ended).
+    /// The next request: a Ready status waiting, else the nodes' next child, else the next
+    /// other request that came in, else whichever comes first of a request coming in and a
+    /// StatefulSet ready; `None` when every request was handed out (or the watch ended).
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
         let left = &mut *left;
@@ -100,10 +105,10 @@ impl Queue {
             && let Ok(name) = left.ready.try_recv()
         {
             left.statuses -= 1;
-            return Some(Job::Status(name));
+            return Some(Job::Ready(name));
         }
-        if let Some(child) = left.next_child() {
-            return Some(Job::Apply(child));
+        if let Some(job) = left.next_incoming() {
+            return Some(job);
         }
         while !left.created_all {
             tokio::select! {
@@ -111,10 +116,10 @@ impl Queue {
                 name = left.ready.recv(), if left.statuses > 0 => {
                     let name = name?;
                     left.statuses -= 1;
-                    return Some(Job::Status(name));
+                    return Some(Job::Ready(name));
                 }
-                child = left.incoming.recv() => match child {
-                    Some(child) => return Some(Job::Apply(child)),
+                job = left.incoming.recv() => match job {
+                    Some(job) => return Some(job),
                     None => left.created_all = true,
                 },
             }
@@ -124,32 +129,106 @@ impl Queue {
         }
         let name = left.ready.recv().await?;
         left.statuses -= 1;
-        Some(Job::Status(name))
+        Some(Job::Ready(name))
     }
 }
 
-/// The generation of each fleet created so far, by name, for its status.
-pub type Generations = Mutex<HashMap<String, Option<i64>>>;
-
-/// Records `fleet`'s generation in `generations`.
-pub fn created(generations: &Generations, fleet: &CelldFleet) {
-    generations
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(fleet.name_any(), fleet.metadata.generation);
+/// What the floor's statuses need of one fleet.
+#[derive(Debug, Default)]
+struct FleetState {
+    /// Its generation, for its status.
+    generation: Option<i64>,
+    /// Held while one of its statuses is written; true once its Ready status was. A status
+    /// at creation taken after that is not sent, and one sent before ends before the Ready
+    /// one starts, so Ready is always the last.
+    ready_written: tokio::sync::Mutex<bool>,
 }
 
-/// Sends every request of the floor through `client`: the children from `applies`, and the
-/// status of each of `fleets` fleets once its StatefulSet is ready (with its generation from
-/// `generations`). Returns when the last was answered.
+/// The fleets created so far, by name, for their statuses; and how many statuses were written.
+#[derive(Debug, Default)]
+pub struct Fleets {
+    fleets: Mutex<HashMap<String, Arc<FleetState>>>,
+    written: AtomicUsize,
+}
+
+impl Fleets {
+    /// Records `fleet` as created.
+    pub fn created(&self, fleet: &CelldFleet) {
+        let state = FleetState {
+            generation: fleet.metadata.generation,
+            ..FleetState::default()
+        };
+        self.fleets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(fleet.name_any(), Arc::new(state));
+    }
+
+    /// How many statuses were written.
+    pub fn statuses_written(&self) -> usize {
+        self.written.load(Ordering::Relaxed)
+    }
+
+    fn state(&self, name: &str) -> Arc<FleetState> {
+        self.fleets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Writes fleet `name`'s status at creation (`ready` false) unless its Ready status was
+    /// written, or its Ready status (`ready` true), through `client`.
+    async fn write(&self, client: &Client, name: &str, ready: bool) -> Result<()> {
+        self.write_with(name, ready, |body| async move {
+            let api: Api<CelldFleet> = Api::namespaced(client.clone(), FLEET_NAMESPACE);
+            api.patch_status(
+                name,
+                &PatchParams::apply(FIELD_MANAGER).force(),
+                &Patch::Apply(&body),
+            )
+            .await
+            .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// As [`write`](Self::write), sending the status apply body with `send`.
+    async fn write_with<F, Fut>(&self, name: &str, ready: bool, send: F) -> Result<()>
+    where
+        F: FnOnce(serde_json::Value) -> Fut,
+        Fut: std::future::Future<Output = Result<()>>,
+    {
+        let state = self.state(name);
+        let mut ready_written = state.ready_written.lock().await;
+        if *ready_written {
+            return Ok(());
+        }
+        send(if ready {
+            ready_status(name, state.generation)
+        } else {
+            created_status(name, state.generation)
+        })
+        .await?;
+        *ready_written = ready;
+        self.written.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// Sends every request of the floor through `client`: the children and statuses at creation
+/// from `incoming`, and the Ready status of each of `count` fleets (recorded in `fleets`) once
+/// its StatefulSet is ready. Returns when the last was answered.
 pub async fn send(
     client: Client,
-    applies: UnboundedReceiver<Rendered>,
-    fleets: usize,
-    generations: &Generations,
+    incoming: UnboundedReceiver<Job>,
+    count: usize,
+    fleets: &Fleets,
     ready: UnboundedReceiver<String>,
 ) -> Result<()> {
-    let queue = Queue::new(applies, ready, fleets);
+    let queue = Queue::new(incoming, ready, count);
     let queue = &queue;
     let workers = (0..CONCURRENCY).map(|_| {
         let client = client.clone();
@@ -157,15 +236,8 @@ pub async fn send(
             while let Some(job) = queue.next().await {
                 match job {
                     Job::Apply(child) => apply(&client, child).await?,
-                    Job::Status(name) => {
-                        let generation = generations
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get(&name)
-                            .copied()
-                            .flatten();
-                        write_status(&client, &name, generation).await?;
-                    }
+                    Job::Created(name) => fleets.write(&client, &name, false).await?,
+                    Job::Ready(name) => fleets.write(&client, &name, true).await?,
                 }
             }
             Ok::<_, Error>(())
@@ -188,18 +260,6 @@ async fn apply(client: &Client, child: Rendered) -> Result<()> {
         "applying {} {}",
         child.resource.kind, child.name
     )))?;
-    Ok(())
-}
-
-async fn write_status(client: &Client, name: &str, generation: Option<i64>) -> Result<()> {
-    let api: Api<CelldFleet> = Api::namespaced(client.clone(), FLEET_NAMESPACE);
-    api.patch_status(
-        name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(&ready_status(name, generation)),
-    )
-    .await
-    .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
     Ok(())
 }
 
@@ -266,22 +326,22 @@ mod tests {
     use super::*;
     use kube::api::ApiResource;
 
-    fn child(name: &str) -> Rendered {
-        Rendered {
+    fn child(name: &str) -> Job {
+        Job::Apply(Rendered {
             resource: ApiResource::erase::<StatefulSet>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
             nodes: true,
-        }
+        })
     }
 
-    fn service(name: &str) -> Rendered {
-        Rendered {
+    fn service(name: &str) -> Job {
+        Job::Apply(Rendered {
             resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
             nodes: false,
-        }
+        })
     }
 
     fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
@@ -296,7 +356,8 @@ mod tests {
     fn describe(job: Option<Job>) -> String {
         match job {
             Some(Job::Apply(c)) => format!("apply {}", c.name),
-            Some(Job::Status(n)) => format!("status {n}"),
+            Some(Job::Created(n)) => format!("created {n}"),
+            Some(Job::Ready(n)) => format!("status {n}"),
             None => "done".into(),
         }
     }
@@ -341,7 +402,14 @@ mod tests {
     #[tokio::test]
     async fn the_nodes_children_go_before_the_others_that_came_in() {
         let (applies, receiver) = unbounded_channel();
-        for c in [service("s0"), child("a"), service("s1"), child("b")] {
+        for c in [
+            service("s0"),
+            child("a"),
+            Job::Created("a".into()),
+            service("s1"),
+            child("b"),
+            Job::Created("b".into()),
+        ] {
             applies.send(c).unwrap();
         }
         drop(applies);
@@ -351,7 +419,111 @@ mod tests {
         while let Some(job) = q.next().await {
             order.push(describe(Some(job)));
         }
-        assert_eq!(order, ["apply a", "apply b", "apply s0", "apply s1"]);
+        assert_eq!(
+            order,
+            [
+                "apply a",
+                "apply b",
+                "apply s0",
+                "created a",
+                "apply s1",
+                "created b"
+            ]
+        );
+    }
+
+    /// What `fleets` sends for each of `writes` (fleet name, Ready or at creation), in order:
+    /// the Ready condition's status of each body sent.
+    async fn sent(fleets: &Fleets, writes: &[(&str, bool)]) -> Vec<String> {
+        let bodies = Mutex::new(Vec::new());
+        for (name, ready) in writes {
+            fleets
+                .write_with(name, *ready, |body| {
+                    let bodies = &bodies;
+                    async move {
+                        let ready = &body["status"]["conditions"][0];
+                        assert_eq!(ready["type"], "Ready");
+                        bodies
+                            .lock()
+                            .unwrap()
+                            .push(format!("{name} {}", ready["status"]));
+                        Ok(())
+                    }
+                })
+                .await
+                .unwrap();
+        }
+        bodies.into_inner().unwrap()
+    }
+
+    fn fleet(name: &str) -> CelldFleet {
+        let mut fleet = CelldFleet::new(
+            name,
+            serde_json::from_value(serde_json::json!({
+                "replicas": 2, "objectStorage": {"bucket": "s3://b/f"},
+            }))
+            .unwrap(),
+        );
+        fleet.metadata.generation = Some(1);
+        fleet
+    }
+
+    #[tokio::test]
+    async fn a_status_at_creation_is_not_sent_once_the_ready_one_was() {
+        let fleets = Fleets::default();
+        for name in ["a", "b"] {
+            fleets.created(&fleet(name));
+        }
+        let sent = sent(
+            &fleets,
+            &[("a", false), ("b", true), ("a", true), ("b", false)],
+        )
+        .await;
+        assert_eq!(sent, ["a \"False\"", "b \"True\"", "a \"True\""]);
+        assert_eq!(fleets.statuses_written(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_ready_status_waits_for_a_status_at_creation_being_written() {
+        let fleets = Arc::new(Fleets::default());
+        fleets.created(&fleet("a"));
+        let (started, on_start) = oneshot::channel();
+        let (finish, finished) = oneshot::channel::<()>();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let creating = tokio::spawn({
+            let (fleets, order) = (fleets.clone(), order.clone());
+            async move {
+                fleets
+                    .write_with("a", false, |_| async move {
+                        started.send(()).unwrap();
+                        finished.await.unwrap();
+                        order.lock().unwrap().push("created");
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        on_start.await.unwrap();
+        let ready = tokio::spawn({
+            let (fleets, order) = (fleets.clone(), order.clone());
+            async move {
+                fleets
+                    .write_with("a", true, |_| async move {
+                        order.lock().unwrap().push("ready");
+                        Ok(())
+                    })
+                    .await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(
+            order.lock().unwrap().is_empty(),
+            "Ready waits for the write under way"
+        );
+        finish.send(()).unwrap();
+        creating.await.unwrap().unwrap();
+        ready.await.unwrap().unwrap();
+        assert_eq!(*order.lock().unwrap(), ["created", "ready"]);
     }
 
     #[tokio::test]

@@ -55,8 +55,8 @@ pub fn render(r: &Results) -> String {
     };
     let _ = writeln!(
         out,
-        "Written by {written_by}. The operator against a floor (the same objects applied and one \
-status written per fleet, with no operator) on fresh local control planes; targets from the scale \
+        "Written by {written_by}. The operator against a floor (the same objects applied and a \
+status written per fleet at creation and at Ready, with no operator) on fresh local control planes; targets from the scale \
 issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         thousands(t.fleets as u64)
     );
@@ -66,7 +66,7 @@ issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         scales::table(&mut out, &r.scales, &r.repeats, &t);
         let _ = writeln!(
             out,
-            "\nThe floor is the least any operator must send for these fleets, so the converge ratio \
+            "\nThe floor is the least any correct operator must send for these fleets, so the converge ratio \
 cannot be below 1.00×: a ratio below 1.0 means the floor is wrong: it was not the limit (too few \
 fake nodes, or the machine busy with other work while it ran); measure again."
         );

@@ -34,15 +34,20 @@ storage with a credentials Secret, and a published deployment (`deploy/current.j
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
 (`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
-- **Floor**: the least an operator that reports readiness must send. The fleets are created as in \
+- **Floor**: the least an operator that reports readiness, and that GitOps tools read right, must \
+send. The fleets are created as in \
 the operator's run (the same {CONCURRENCY} client tasks; nothing reconciles them), and as each \
 create returns, every child the operator would make for that fleet (StatefulSet, Service, peer \
 Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
-(`celld_operator::children::*::build`) and applied by server-side apply, and when a \
-watch sees a fleet's StatefulSet ready its status is written once (server-side apply on the status \
-subresource, as the operator writes it: its replica counts, its selector and a `Ready=True` \
-condition); {CONCURRENCY} concurrent client tasks share these requests, a status waiting going \
-before the next apply and the nodes' own children, their peer Service then their StatefulSet, \
+(`celld_operator::children::*::build`) and applied by server-side apply; after its children the \
+fleet's status says it is on its way (`Ready=False`, `Reconciling=True`: kstatus, which Flux's \
+health checks use, judges a fleet with no status Current, so an operator that writes nothing until \
+its fleet is ready tells Flux it is ready from its creation on), and when a watch sees the \
+fleet's StatefulSet ready its status says `Ready=True`; a status at creation whose turn comes after \
+the fleet's Ready one was written is not sent, as an operator coalesces a pending write into a \
+newer one (both by server-side apply on the status subresource, as the operator writes it: its \
+replica counts, its selector, the conditions in its words); {CONCURRENCY} concurrent client tasks \
+share these requests, a Ready status waiting going before the next apply and the nodes' own children, their peer Service then their StatefulSet, \
 before the others (a fleet's pods, so its readiness, wait for nothing else: at 1,000 fleets this \
 order converged in 77 s where applying each fleet's children in turn took 115 s, on the same \
 machine; 16 tasks were as fast as {CONCURRENCY}, 64 slower). The peer Service comes before the \

@@ -29,7 +29,7 @@ pub fn fleets(out: &mut String, scales: &[Scale]) {
         out,
         "\n### Requests until settled, per fleet\n\nBy resource and verb, reads and writes, from the same audit log: the operator's from \
 the first create until it settled, and next to each count the floor's from its first create until every fleet was \
-Ready (it sends the same requests per fleet at every count: each child applied, one status). Each child is applied \
+Ready (each child applied, and a status at creation, unless the fleet's Ready one was written first, and at Ready). Each child is applied \
 once (the public and the peer Service are the two `services`); the operator reads from the caches its watches fill, \
 so its gets are the few objects it does not cache, and a watch counts when it is opened again. Its status is written \
 when it changes: at least twice (created, then Ready), once more for each state between that a reconcile or the \

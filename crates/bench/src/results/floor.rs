@@ -5,7 +5,7 @@ use crate::cpu_meter::CpuUse;
 use std::time::Duration;
 
 /// The floor for one fleet count: the fleets created and the same children applied with no operator,
-/// and one status written per fleet once its StatefulSet is ready.
+/// and a status written per fleet once its children are and once its StatefulSet is ready.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloorRun {
     /// Fleets whose children were applied.

@@ -90,6 +90,23 @@ async fn judged(env: &TestEnv, name: &str, kstatus: &str, argo: &str) -> [(Strin
     .expect("the GitOps tools' verdicts")
 }
 
+/// Why the operator writes a status as soon as a fleet's children are applied, before its nodes
+/// are ready, and why the bench's floor does too: kstatus judges a fleet with no status yet
+/// Current, so Flux would call a fleet ready from its creation on; the shipped Lua check waits.
+#[test]
+fn a_fleet_without_a_status_is_current_for_kstatus() {
+    let fleet: CelldFleet = serde_json::from_value(json!({
+        "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
+        "metadata": {"name": "new", "namespace": "gitops", "generation": 1},
+        "spec": {"replicas": 2, "objectStorage": {"bucket": "s3://b/new"}},
+    }))
+    .expect("a CelldFleet");
+    assert!(fleet.status.is_none());
+    let [kstatus, argo] = verdicts(&fleet);
+    assert_eq!(kstatus.0, "Current", "{kstatus:?}");
+    assert_eq!(argo.0, "Progressing", "{argo:?}");
+}
+
 #[tokio::test]
 async fn flux_and_argo_cd_read_each_state_of_a_fleet_right() {
     let (env, _nodes, op) = env_with_nodes("gitops", "0.6.1", "00000000000000d1").await;
