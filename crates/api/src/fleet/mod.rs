@@ -143,7 +143,7 @@ pub struct CelldFleetSpec {
     /// Public routing: an Ingress (ingressClass) or a Gateway API HTTPRoute (gatewayRefs). Omit
     /// to reach the fleet through its Service only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ingress: Option<IngressSpec>,
+    pub ingress: Option<Box<IngressSpec>>,
 
     /// CPU and memory requests and limits of the celld container. celld caps its memory at 80%
     /// of the memory limit. Resources are cpu, memory, ephemeral-storage, hugepages-SIZE or an
@@ -152,7 +152,7 @@ pub struct CelldFleetSpec {
     /// its limit; claims are not supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::rules::resources::schema)]
-    pub resources: Option<ResourceRequirements>,
+    pub resources: Option<Box<ResourceRequirements>>,
 
     /// When celld acknowledges a write: `fleet` (after a follower's fsync, celld's default) or
     /// `bucket` (after the object-storage write).
@@ -186,7 +186,7 @@ pub struct CelldFleetSpec {
     /// values are label values of at most 63 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::rules::affinity::schema)]
-    pub affinity: Option<Affinity>,
+    pub affinity: Option<Box<Affinity>>,
 
     /// How this fleet's pods spread across zones and nodes, at most 8 constraints with distinct
     /// topologyKey and whenUnsatisfiable, each with at most 8 selector requirements, values and
@@ -231,7 +231,7 @@ pub struct CelldFleetSpec {
     /// The Worker the fleet serves, declared here (an OCI image or a Flux source) and published
     /// by the operator. Omit it to ship the Worker with `kubectl celld deploy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<WorkerSource>,
+    pub source: Option<Box<WorkerSource>>,
 
     /// Size the fleet from celld's own capacity signals instead of spec.replicas (celld v0.5.0
     /// and later): see status.autoscaling and status.capacity for what it decided and read.
@@ -241,7 +241,7 @@ pub struct CelldFleetSpec {
     /// Let CelldPreviews copy this fleet: each gets a fleet of its own at
     /// <preview>.<baseDomain>, its data under the previews bucket, deleted at its TTL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previews: Option<PreviewPolicy>,
+    pub previews: Option<Box<PreviewPolicy>>,
 }
 
 /// When the kubelet pulls a container image.

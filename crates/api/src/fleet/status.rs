@@ -54,7 +54,7 @@ pub struct CelldFleetStatus {
     /// What the operator published from spec.source, and from which revision: absent for a
     /// fleet without spec.source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<SourceStatus>,
+    pub source: Option<Box<SourceStatus>>,
 
     /// What the fleet's nodes last reported about their capacity, summed and per node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,7 +62,7 @@ pub struct CelldFleetStatus {
 
     /// What spec.autoscaling decided and why: absent without spec.autoscaling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub autoscaling: Option<super::AutoscalingStatus>,
+    pub autoscaling: Option<Box<super::AutoscalingStatus>>,
 
     /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted, SourceSynced, RouteReady,
     /// Autoscaling and IdleEviction conditions, and kstatus' Reconciling and Stalled (True only while the fleet converges,

@@ -149,14 +149,14 @@ mod tests {
         assert_eq!(upgrade.reason, Reason::UpgradeInProgress);
         assert!(upgrade.holds_up);
         let publishing = CelldFleetStatus {
-            source: Some(celld_api::SourceStatus {
+            source: Some(Box::new(celld_api::SourceStatus {
                 last_attempted: Some(celld_api::PublishAttempt {
                     revision: "r1".into(),
                     job: "web-src-1".into(),
                     ..Default::default()
                 }),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         };
         let publish = busy(Some(&sts(3, 3, "a", "a")), Some(&publishing)).unwrap();

@@ -283,7 +283,11 @@ mod tests {
             let fleet = fixtures::fleet(spec);
             // Plan::children names every field of the plan (no `..`).
             let plan = crate::fleet::plan::plan(&fixtures::desired(&fleet), true);
-            planned.extend(plan.children().into_iter().map(|(kind, _)| kind));
+            planned.extend(
+                plan.children()
+                    .into_iter()
+                    .map(|(kind, _)| kind.into_owned()),
+            );
         }
         assert_eq!(planned, listed);
     }

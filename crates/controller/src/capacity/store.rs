@@ -4,10 +4,9 @@
 
 use crate::capacity::reading::{FleetReading, differs};
 use crate::capacity::signals::{Hold, Signals};
-use celld_api::NodeCapacity;
 use k8s_openapi::jiff::Timestamp;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What is known of one fleet's capacity.
@@ -17,15 +16,15 @@ pub struct Tracked {
     pub namespace: String,
     /// The fleet's name.
     pub name: String,
-    /// The last reading.
-    pub reading: FleetReading,
+    /// The last reading (shared with the observation of the reconcile that publishes it).
+    pub reading: Arc<FleetReading>,
     /// When it was taken, on this process' clock.
     pub taken: Instant,
     /// Moves when a reading differs from the last one that moved it, or a signal of
     /// spec.autoscaling turns on or off: the fleet is reconciled then, not on every reading.
     pub version: u64,
-    /// The nodes of the last reading that moved `version`.
-    shown: Vec<NodeCapacity>,
+    /// The last reading that moved `version`.
+    shown: Arc<FleetReading>,
     /// What the last reading says to spec.autoscaling (fleets with it only).
     pub signals: Option<Signals>,
     /// Since when nodes have asked for more nodes, reading after reading.
@@ -89,13 +88,14 @@ impl CapacityStore {
         let moved = flipped
             || previous
                 .as_ref()
-                .is_none_or(|p| differs(&p.shown, &reading.nodes));
+                .is_none_or(|p| differs(&p.shown.nodes, &reading.nodes));
+        let reading = Arc::new(reading);
         let version = previous
             .as_ref()
             .map_or(1, |p| p.version + u64::from(moved));
         let shown = match (&previous, moved) {
             (Some(p), false) => p.shown.clone(),
-            _ => reading.nodes.clone(),
+            _ => reading.clone(),
         };
         fleets.insert(
             fleet.uid.to_string(),
@@ -160,6 +160,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use crate::reason::Reason;
+    use celld_api::NodeCapacity;
 
     fn reading(at: i64, rss: u64) -> FleetReading {
         FleetReading {

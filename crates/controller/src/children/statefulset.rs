@@ -133,7 +133,7 @@ fn pod_template(d: &Desired, persistent: bool) -> PodTemplateSpec {
             }),
             node_selector: non_empty_map(&spec.node_selector),
             tolerations: non_empty(&spec.tolerations),
-            affinity: spec.affinity.clone(),
+            affinity: spec.affinity.as_deref().cloned(),
             topology_spread_constraints: non_empty(&spec.topology_spread_constraints),
             image_pull_secrets: non_empty(&spec.image_pull_secrets),
             ..PodSpec::default()
@@ -163,7 +163,7 @@ fn container(d: &Desired) -> Container {
             port("internal", INTERNAL_PORT),
         ]),
         env: Some(env(d)),
-        resources: spec.resources.clone(),
+        resources: spec.resources.as_deref().cloned(),
         readiness_probe: Some(health(3)),
         startup_probe: startup_failures(&d.upgrade.image).map(health),
         volume_mounts: Some(vec![

@@ -33,7 +33,7 @@ pub fn decided(
     let busy = busy(live, latest.as_ref());
     let mut facts = Facts {
         policy,
-        previous: latest.as_ref().and_then(|s| s.autoscaling.as_ref()),
+        previous: latest.as_ref().and_then(|s| s.autoscaling.as_deref()),
         spec_replicas: fleet.spec.replicas,
         current: live
             .and_then(|s| s.status.as_ref())

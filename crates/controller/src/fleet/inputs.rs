@@ -66,8 +66,8 @@ pub struct Inputs {
     pub manifest_failures: Vec<Failure>,
     /// spec.source: what it gives and the next step of publishing it.
     pub source: Option<(SourceRead, Decision)>,
-    /// The last reading of the nodes' capacity.
-    pub capacity: Option<FleetReading>,
+    /// The last reading of the nodes' capacity (the capacity store's).
+    pub capacity: Option<Arc<FleetReading>>,
     /// What spec.autoscaling decided, for a fleet with it.
     pub autoscale: Option<Scaled>,
 }

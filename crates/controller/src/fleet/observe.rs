@@ -60,15 +60,19 @@ pub fn full(
             holders: inputs.holders.clone(),
             nodes: inputs.nodes.clone(),
             deployed_at: fleet.annotations().get(labels::DEPLOYED_AT).cloned(),
-            source: inputs.source.as_ref().map(|(_, d)| SourceObserved {
-                status: d.status.clone(),
-                synced: d.synced.clone(),
-                drift_warning: d.drift_warning.clone(),
+            source: inputs.source.as_ref().map(|(_, d)| {
+                Box::new(SourceObserved {
+                    status: d.status.clone(),
+                    synced: d.synced.clone(),
+                    drift_warning: d.drift_warning.clone(),
+                })
             }),
             capacity: inputs.capacity.clone(),
-            autoscale: inputs.autoscale.clone().map(|scaled| AutoscaleObserved {
-                scaled,
-                idle_evict: fleet.spec.env.iter().any(|e| e.name == env::IDLE_EVICT),
+            autoscale: inputs.autoscale.clone().map(|scaled| {
+                Box::new(AutoscaleObserved {
+                    scaled,
+                    idle_evict: fleet.spec.env.iter().any(|e| e.name == env::IDLE_EVICT),
+                })
             }),
         },
         statefulset: applied.statefulset,

@@ -9,6 +9,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use std::borrow::Cow;
 
 /// Every child of one fleet, as the operator wants it.
 #[derive(Debug, Clone)]
@@ -34,7 +35,7 @@ pub struct Plan {
 
 impl Plan {
     /// Kind and name of every child the plan holds.
-    pub fn children(&self) -> Vec<(String, String)> {
+    pub fn children(&self) -> Vec<(Cow<'static, str>, String)> {
         let Plan {
             statefulset,
             service,
@@ -45,11 +46,8 @@ impl Plan {
             http_route,
             http_routes_served: _,
         } = self;
-        fn named<K: kube::Resource<DynamicType = ()>>(k: &K) -> (String, String) {
-            (
-                K::kind(&()).to_string(),
-                k.meta().name.clone().unwrap_or_default(),
-            )
+        fn named<K: kube::Resource<DynamicType = ()>>(k: &K) -> (Cow<'static, str>, String) {
+            (K::kind(&()), k.meta().name.clone().unwrap_or_default())
         }
         let mut children = vec![
             named(statefulset),

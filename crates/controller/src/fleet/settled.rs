@@ -5,6 +5,7 @@
 //! A full reconcile still runs every [`FULL_EVERY`], whatever the inputs say.
 
 use crate::storage::pointer::Pointer;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -31,19 +32,27 @@ pub struct Seen {
     pub capacity: Option<u64>,
 }
 
-/// A child of a fleet, as a cache knows it: kind, name and resourceVersion (None: absent).
-pub type ChildVersion = (String, String, Option<String>);
+/// A child of a fleet, as a cache knows it: kept for every settled fleet, so without spare
+/// capacity (the kinds are the API types' own strings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildVersion {
+    kind: Cow<'static, str>,
+    name: Box<str>,
+    /// Its resourceVersion; None while it is absent.
+    version: Option<Box<str>>,
+}
 
 /// The version every child in `children` (kind, name) has now, as `version` tells it.
 pub fn versions(
-    children: Vec<(String, String)>,
+    children: Vec<(Cow<'static, str>, String)>,
     version: impl Fn(&str, &str) -> Option<String>,
 ) -> Vec<ChildVersion> {
     children
         .into_iter()
-        .map(|(kind, name)| {
-            let v = version(&kind, &name);
-            (kind, name, v)
+        .map(|(kind, name)| ChildVersion {
+            version: version(&kind, &name).map(String::into_boxed_str),
+            kind,
+            name: name.into_boxed_str(),
         })
         .collect()
 }
@@ -51,7 +60,7 @@ pub fn versions(
 #[derive(Debug)]
 struct Entry {
     seen: Seen,
-    children: Vec<ChildVersion>,
+    children: Box<[ChildVersion]>,
     at: Instant,
 }
 
@@ -66,7 +75,7 @@ impl Settled {
     pub fn record(&self, uid: &str, seen: Seen, children: Vec<ChildVersion>) {
         let entry = Entry {
             seen,
-            children,
+            children: children.into_boxed_slice(),
             at: Instant::now(),
         };
         self.lock().insert(uid.to_string(), entry);
@@ -90,7 +99,7 @@ impl Settled {
             && entry
                 .children
                 .iter()
-                .all(|(kind, name, rv)| version(kind, name) == *rv)
+                .all(|c| version(&c.kind, &c.name).as_deref() == c.version.as_deref())
     }
 
     /// Forgets fleet `uid`: its next reconcile is a full one.
@@ -124,10 +133,13 @@ mod tests {
     }
 
     fn children(rv: &str) -> Vec<ChildVersion> {
-        vec![
-            ("StatefulSet".into(), "web".into(), Some(rv.into())),
-            ("Ingress".into(), "web".into(), None),
-        ]
+        versions(
+            vec![
+                ("StatefulSet".into(), "web".into()),
+                ("Ingress".into(), "web".into()),
+            ],
+            |kind, _| (kind == "StatefulSet").then(|| rv.to_string()),
+        )
     }
 
     fn cache(rv: &'static str) -> impl Fn(&str, &str) -> Option<String> {

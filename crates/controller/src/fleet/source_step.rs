@@ -97,7 +97,7 @@ pub fn read(
         .clone()
         .unwrap_or_else(|| celld_api::contract::deployer::deployer_for(&fleet.spec.image));
     let job_base = wanted::job_base(&id.name, &key, &deployer);
-    let previous = ctx.status.latest(fleet).and_then(|s| s.source);
+    let previous = ctx.status.latest(fleet).and_then(|s| s.source.map(|s| *s));
     let last = previous.as_ref().and_then(|s| s.last_attempted.as_ref());
     let job = match last.and_then(|a| caches.job(&id.namespace, &a.job)) {
         None => JobSeen::Missing,

@@ -19,10 +19,10 @@ pub fn render(parent: &CelldFleet, policy: &PreviewPolicy, preview: &CelldPrevie
     let mut spec = parent.spec.clone();
     spec.replicas = policy.replicas;
     spec.object_storage.bucket = policy.preview_bucket(&ns, &name);
-    spec.resources = Some(policy.node_resources());
+    spec.resources = Some(Box::new(policy.node_resources()));
     spec.local_storage = LocalStorage::default();
     spec.service = ServiceSpec::default();
-    spec.ingress = Some(IngressSpec {
+    spec.ingress = Some(Box::new(IngressSpec {
         hostname: policy.host(&name),
         path: "/".to_string(),
         path_type: PathType::Prefix,
@@ -31,8 +31,8 @@ pub fn render(parent: &CelldFleet, policy: &PreviewPolicy, preview: &CelldPrevie
         gateway_refs: policy.gateway_refs.clone(),
         tls: policy.tls.as_ref().map(ingress_tls),
         annotations: BTreeMap::new(),
-    });
-    spec.source = preview.spec.source.clone();
+    }));
+    spec.source = preview.spec.source.clone().map(Box::new);
     spec.autoscaling = None;
     spec.previews = None;
     let mut fleet = CelldFleet::new(&name, spec);

@@ -99,7 +99,7 @@ pub fn judge(preview: &CelldPreview, parent: Option<&CelldFleet>, now: Timestamp
     Verdict::Live {
         parent: Box::new(parent.clone()),
         expires_at: ends(preview, lifetime, now),
-        policy: Box::new(policy),
+        policy,
     }
 }
 

@@ -78,7 +78,7 @@ pub fn compute(
         // A reconcile stopped by storage that does not resolve decides nothing about the
         // source: what was published stays recorded.
         source: match (o.source, &o.storage) {
-            (Some(s), _) => Some(s.status.clone()),
+            (Some(s), _) => Some(Box::new(s.status.clone())),
             (None, Storage::Failed(..)) => previous.and_then(|p| p.source.clone()),
             (None, Storage::Resolved(..)) => None,
         },
@@ -90,7 +90,7 @@ pub fn compute(
             (Some(r), _) => Some(r.to_status()),
             (None, shown) => shown.cloned(),
         },
-        autoscaling: o.autoscale.map(|a| a.scaled.status.clone()),
+        autoscaling: o.autoscale.map(|a| Box::new(a.scaled.status.clone())),
         conditions: [
             Some(resolved),
             Some(deployed),

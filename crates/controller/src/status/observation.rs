@@ -110,11 +110,11 @@ pub struct Observation {
     /// The fleet's deployed-at annotation when the pointer was read.
     pub deployed_at: Option<String>,
     /// What publishing spec.source decided, for a fleet with one.
-    pub source: Option<SourceObserved>,
-    /// The last reading of the nodes' capacity.
-    pub capacity: Option<FleetReading>,
+    pub source: Option<Box<SourceObserved>>,
+    /// The last reading of the nodes' capacity (the capacity store's).
+    pub capacity: Option<Arc<FleetReading>>,
     /// What spec.autoscaling decided, for a fleet with it.
-    pub autoscale: Option<AutoscaleObserved>,
+    pub autoscale: Option<Box<AutoscaleObserved>>,
 }
 
 /// What spec.autoscaling decided, and whether spec.env lets new nodes take existing load.
@@ -161,9 +161,9 @@ impl Observation {
             holders: &self.holders,
             nodes: self.nodes.as_ref(),
             deployed_at: self.deployed_at.as_deref(),
-            source: self.source.as_ref(),
-            capacity: self.capacity.as_ref(),
-            autoscale: self.autoscale.as_ref(),
+            source: self.source.as_deref(),
+            capacity: self.capacity.as_deref(),
+            autoscale: self.autoscale.as_deref(),
         }
     }
 

@@ -171,11 +171,11 @@ mod tests {
         fleet.spec.autoscaling = Some(celld_api::Autoscaling::between(2, 5));
         assert_eq!(desired_replicas(&fleet), 5);
         fleet.status = Some(celld_api::CelldFleetStatus {
-            autoscaling: Some(celld_api::AutoscalingStatus {
+            autoscaling: Some(Box::new(celld_api::AutoscalingStatus {
                 desired_replicas: 3,
                 current_replicas: 2,
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         });
         assert_eq!(desired_replicas(&fleet), 3);

@@ -37,7 +37,7 @@ impl Suspension {
 
 /// The fleet's spec.source, when it declares one.
 pub fn of(fleet: &CelldFleet) -> Option<&WorkerSource> {
-    fleet.spec.source.as_ref()
+    fleet.spec.source.as_deref()
 }
 
 /// Why publishing from the fleet's source is suspended, if it is: spec.source.suspend first,
@@ -108,7 +108,7 @@ mod tests {
 
     fn fleet(source: Option<WorkerSource>, annotation: Option<&str>) -> CelldFleet {
         let mut spec = CelldFleetSpec::with_bucket("s3://celld/web");
-        spec.source = source;
+        spec.source = source.map(Box::new);
         let mut fleet = CelldFleet::new("web", spec);
         fleet.metadata.annotations = annotation
             .map(|reason| BTreeMap::from([(SOURCE_SUSPENDED.to_string(), reason.to_string())]));

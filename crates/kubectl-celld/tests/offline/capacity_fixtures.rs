@@ -136,7 +136,7 @@ pub fn web() -> CelldFleet {
     status.replicas = 3;
     status.ready_replicas = 2;
     status.updated_replicas = 3;
-    status.autoscaling = Some(AutoscalingStatus {
+    status.autoscaling = Some(Box::new(AutoscalingStatus {
         desired_replicas: 4,
         current_replicas: 3,
         last_scale_time: Some(time(600)),
@@ -153,7 +153,7 @@ pub fn web() -> CelldFleet {
             reason: "Cooldown".into(),
             message: "the node added 10m ago gets 60s (scaleUp.periodSeconds) to take load".into(),
         }),
-    });
+    }));
     status.conditions = vec![
         condition(READY, "True", "Serving", "2/3 nodes ready"),
         condition(

@@ -26,11 +26,11 @@ fn time(secs_ago: i64) -> String {
 
 fn fleet(source: WorkerSource, status: Option<SourceStatus>) -> CelldFleet {
     let mut spec = CelldFleetSpec::with_bucket("s3://celld/web");
-    spec.source = Some(source);
+    spec.source = Some(Box::new(source));
     let mut fleet = CelldFleet::new("web", spec);
     fleet.metadata.namespace = Some("apps".into());
     fleet.status = status.map(|s| CelldFleetStatus {
-        source: Some(s),
+        source: Some(Box::new(s)),
         ..CelldFleetStatus::default()
     });
     fleet

@@ -177,14 +177,14 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
             version: "v1".into(),
             ..DeploymentStatus::default()
         }),
-        source: Some(celld_api::SourceStatus {
+        source: Some(Box::new(celld_api::SourceStatus {
             last_published: Some(celld_api::PublishedRevision {
                 revision: "r.example.com/w:1".into(),
                 version: Some("v1".into()),
                 ..celld_api::PublishedRevision::default()
             }),
             ..celld_api::SourceStatus::default()
-        }),
+        })),
         ..CelldFleetStatus::default()
     };
     let failure = Failure::storage(&celld_api::ResolveError::StoreNotFound {

@@ -119,7 +119,7 @@ mod tests {
 
     fn fleet(source: Option<WorkerSource>) -> CelldFleet {
         let mut spec = CelldFleetSpec::with_bucket("s3://celld/web");
-        spec.source = source;
+        spec.source = source.map(Box::new);
         CelldFleet::new("web", spec)
     }
 

@@ -195,14 +195,14 @@ pub fn spec(a: &InitArgs) -> Result<CelldFleetSpec> {
             ..EnvVar::default()
         })
         .collect();
-    s.resources = resources(a);
+    s.resources = resources(a).map(Box::new);
     s.service_account_name = a.service_account.clone();
     s.pod_labels = map(&a.pod_labels);
     s.pod_annotations = map(&a.pod_annotations);
     s.node_selector = map(&a.node_selector);
     s.tolerations = a.tolerations.iter().map(toleration).collect();
     s.topology_spread_constraints = a.spread.iter().map(|d| spread(&a.name, *d)).collect();
-    s.affinity = affinity(a)?;
+    s.affinity = affinity(a)?.map(Box::new);
     s.local_storage = local_storage(a);
     if let Some(t) = a.service_type {
         s.service.type_ = match t {
@@ -212,7 +212,7 @@ pub fn spec(a: &InitArgs) -> Result<CelldFleetSpec> {
         };
     }
     s.service.annotations = map(&a.service_annotations);
-    s.ingress = ingress(a);
+    s.ingress = ingress(a).map(Box::new);
     Ok(s)
 }
 

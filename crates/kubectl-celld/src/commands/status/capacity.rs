@@ -19,7 +19,10 @@ pub fn report(fleet: &CelldFleet, conditions: &[ConditionReport]) -> Option<Auto
     let spec = fleet.spec.autoscaling.clone()?;
     Some(AutoscalingReport {
         spec,
-        observed: fleet.status.as_ref().and_then(|s| s.autoscaling.clone()),
+        observed: fleet
+            .status
+            .as_ref()
+            .and_then(|s| s.autoscaling.as_deref().cloned()),
         conditions: conditions
             .iter()
             .filter(|c| c.type_ == AUTOSCALING || c.type_ == IDLE_EVICTION)

@@ -33,7 +33,7 @@ pub fn report(fleet: &CelldFleet, conditions: &[ConditionReport]) -> Option<Sour
         observed: fleet
             .status
             .as_ref()
-            .and_then(|s| s.source.clone())
+            .and_then(|s| s.source.as_deref().cloned())
             .unwrap_or_default(),
         synced: conditions
             .iter()
