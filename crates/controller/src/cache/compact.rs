@@ -4,8 +4,10 @@
 //! caches are read by metadata (resourceVersion, owner) on every reconcile, and in full only
 //! when a fleet's child is compared with its plan, so the full object is parsed then
 //! ([`Compact::expand`]). Labels and annotations are kept as text too: parsed, they took more
-//! than the rest of a child's text (a map node and two strings per entry).
+//! than the rest of a child's text (a map node and two strings per entry). The text is kept
+//! deflated where that is smaller ([`PackedText`]).
 
+use crate::cache::packed_text::PackedText;
 use kube::Resource;
 use kube::api::ObjectMeta;
 use serde::Deserialize;
@@ -22,8 +24,9 @@ pub struct Compact<K> {
     /// are written over the ones kept as text).
     metadata: ObjectMeta,
     /// The metadata's labels and annotations as JSON members, like `rest`.
-    metadata_text: Box<str>,
-    rest: Box<str>,
+    metadata_text: PackedText,
+    /// The object's other members, `"name":value` separated by commas.
+    rest: PackedText,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -55,12 +58,13 @@ impl<K: DeserializeOwned> Compact<K> {
     /// The whole object, parsed: the metadata written back into the text, then one parse.
     pub fn expand(&self) -> Result<K, serde_json::Error> {
         let metadata = self.metadata_json()?;
-        let mut text = String::with_capacity(metadata.len() + self.rest.len() + 16);
+        let rest = self.rest.text()?;
+        let mut text = String::with_capacity(metadata.len() + rest.len() + 16);
         text.push_str("{\"metadata\":");
         text.push_str(&metadata);
-        if !self.rest.is_empty() {
+        if !rest.is_empty() {
             text.push(',');
-            text.push_str(&self.rest);
+            text.push_str(&rest);
         }
         text.push('}');
         serde_json::from_str(&text)
@@ -73,7 +77,7 @@ impl<K> Compact<K> {
     fn metadata_json(&self) -> Result<String, serde_json::Error> {
         let parsed = serde_json::to_value(&self.metadata)?;
         let mut members: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&format!("{{{}}}", self.metadata_text))?;
+            serde_json::from_str(&format!("{{{}}}", self.metadata_text.text()?))?;
         if let serde_json::Value::Object(parsed) = parsed {
             members.extend(parsed);
         }
@@ -158,8 +162,8 @@ impl<'de, K> Visitor<'de> for Fields<K> {
             metadata.map_or_else(Default::default, |m| (m.parsed, m.text));
         Ok(Compact {
             metadata,
-            metadata_text: metadata_text.into_boxed_str(),
-            rest: rest.into_boxed_str(),
+            metadata_text: PackedText::pack(metadata_text),
+            rest: PackedText::pack(rest),
             kind: PhantomData,
         })
     }
@@ -223,6 +227,11 @@ mod tests {
     fn expands_to_the_object_it_was_read_from() {
         let compact: Compact<StatefulSet> = serde_json::from_value(statefulset()).expect("compact");
         assert_eq!(compact.meta().resource_version.as_deref(), Some("7"));
+        assert!(
+            matches!(compact.rest, PackedText::Deflated(_)),
+            "a StatefulSet's spec and status are kept deflated: {:?}",
+            compact.rest
+        );
         let typed: StatefulSet = serde_json::from_value(statefulset()).expect("typed");
         assert_eq!(compact.expand().expect("expanded"), typed);
     }

@@ -9,5 +9,6 @@ pub mod discovery;
 pub mod health;
 pub mod heap_release;
 pub mod owner_index;
+pub mod packed_text;
 pub mod source_caches;
 pub mod streams;

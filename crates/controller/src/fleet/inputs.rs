@@ -61,7 +61,7 @@ pub struct Inputs {
     /// The nodes that hold a rollout past its deadline, read only then.
     pub holders: Vec<String>,
     /// The nodes' states against the deployed version: read while a Worker is deployed.
-    pub nodes: Option<Reading>,
+    pub nodes: Option<Arc<Reading>>,
     /// What the deployed version's manifest requires that the nodes cannot serve.
     pub manifest_failures: Vec<Failure>,
     /// spec.source: what it gives and the next step of publishing it.
@@ -148,7 +148,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let replicas = replicas(fleet, &pointer, autoscale.as_ref());
     let nodes = read_nodes(ctx, id, replicas, &pointer).await;
     let (upgrade, mut upgrade_failures) =
-        decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_ref()).await;
+        decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_deref()).await;
     let holders = if past_deadline(fleet) {
         match probe::holders(ctx, &id.namespace, &id.name, replicas, live.as_ref()).await {
             Ok(holders) => holders,
@@ -198,7 +198,7 @@ async fn read_nodes(
     id: &FleetId,
     replicas: i32,
     pointer: &Pointer,
-) -> Option<Reading> {
+) -> Option<Arc<Reading>> {
     let Pointer::Deployed(deployment) = pointer else {
         return None;
     };

@@ -43,7 +43,7 @@ struct Sent {
 #[derive(Debug, Default)]
 pub struct NodeReads {
     sent: Mutex<HashMap<String, Sent>>,
-    last: Mutex<HashMap<String, Reading>>,
+    last: Mutex<HashMap<String, Arc<Reading>>>,
     under_way: Mutex<HashSet<String>>,
 }
 
@@ -61,7 +61,7 @@ impl NodeReads {
         version: &str,
         budget: Duration,
         late: impl FnOnce() + Send + 'static,
-    ) -> Option<Reading> {
+    ) -> Option<Arc<Reading>> {
         let replicas = fleet.replicas;
         let last = || self.last_of(uid, version, replicas);
         if !lock(&self.under_way).insert(uid.to_string()) {
@@ -75,7 +75,7 @@ impl NodeReads {
                 version.to_string(),
             );
             async move {
-                let reading = reads.read(&api, &uid, &fleet, &version).await;
+                let reading = Arc::new(reads.read(&api, &uid, &fleet, &version).await);
                 let changed = reads.keep(&uid, &reading);
                 lock(&reads.under_way).remove(&uid);
                 (reading, changed)
@@ -100,7 +100,7 @@ impl NodeReads {
     }
 
     /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes.
-    fn last_of(&self, uid: &str, version: &str, replicas: i32) -> Option<Reading> {
+    fn last_of(&self, uid: &str, version: &str, replicas: i32) -> Option<Arc<Reading>> {
         lock(&self.last)
             .get(uid)
             .filter(|r| r.version == version && r.nodes.len() == replicas.max(0) as usize)
@@ -108,9 +108,9 @@ impl NodeReads {
     }
 
     /// Keeps `reading` as fleet `uid`'s last; whether it differs from the one before.
-    fn keep(&self, uid: &str, reading: &Reading) -> bool {
+    fn keep(&self, uid: &str, reading: &Arc<Reading>) -> bool {
         lock(&self.last)
-            .insert(uid.to_string(), reading.clone())
+            .insert(uid.to_string(), Arc::clone(reading))
             .as_ref()
             != Some(reading)
     }

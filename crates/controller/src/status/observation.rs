@@ -106,7 +106,7 @@ pub struct Observation {
     /// The nodes that hold a rollout past its deadline, described (read only then).
     pub holders: Vec<String>,
     /// The nodes' states against the deployed version, when read.
-    pub nodes: Option<Reading>,
+    pub nodes: Option<Arc<Reading>>,
     /// The fleet's deployed-at annotation when the pointer was read.
     pub deployed_at: Option<String>,
     /// What publishing spec.source decided, for a fleet with one.
@@ -159,7 +159,7 @@ impl Observation {
             upgrade: &self.upgrade,
             progress_deadline_s: self.progress_deadline_s,
             holders: &self.holders,
-            nodes: self.nodes.as_ref(),
+            nodes: self.nodes.as_deref(),
             deployed_at: self.deployed_at.as_deref(),
             source: self.source.as_deref(),
             capacity: self.capacity.as_deref(),
