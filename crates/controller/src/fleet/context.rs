@@ -2,6 +2,7 @@
 //! instead of the API server, the bucket clients and pointer reads, what settled fleets last
 //! saw, the nodes' API, the status writer and the per-fleet error backoff.
 
+use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::store::CapacityStore;
@@ -17,9 +18,7 @@ use crate::storage::credentials::SecretContents;
 use crate::storage::manifest_reads::ManifestReads;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
-use celld_api::{CelldFleet, conditions};
 use kube::Client;
-use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::collections::HashMap;
@@ -31,8 +30,7 @@ use std::time::{Duration, Instant};
 pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
 
 /// Where a fleet is sent to be reconciled again, out of turn.
-pub type FleetTrigger =
-    futures::channel::mpsc::UnboundedSender<ObjectRef<DeserializeGuard<CelldFleet>>>;
+pub type FleetTrigger = futures::channel::mpsc::UnboundedSender<ObjectRef<CachedFleet>>;
 
 /// Settings of the controller.
 #[derive(Debug, Clone)]
@@ -115,7 +113,7 @@ pub struct Context {
     /// Consecutive failures per fleet (namespace/name), for exponential backoff.
     failures: Mutex<HashMap<String, u32>>,
     /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
-    pub fleets: Store<DeserializeGuard<CelldFleet>>,
+    pub fleets: Store<CachedFleet>,
     /// What reconciles read: children, stores and Secret metadata.
     pub caches: Caches,
     /// Contents of credentials Secrets, read once per resourceVersion.
@@ -151,7 +149,7 @@ impl Context {
         metrics: Arc<Metrics>,
         settings: Settings,
         gateway_api: bool,
-        fleets: Store<DeserializeGuard<CelldFleet>>,
+        fleets: Store<CachedFleet>,
         caches: Caches,
         node_trigger: FleetTrigger,
     ) -> Self {
@@ -225,7 +223,7 @@ impl Context {
         // Every parsed fleet's uid, with its resourceVersion.
         let mut live: HashMap<&str, &str> = HashMap::with_capacity(fleets.len());
         for guard in &fleets {
-            let Ok(fleet) = &guard.0 else {
+            let Some(fleet) = guard.without_status() else {
                 unknown += 1;
                 continue;
             };
@@ -239,13 +237,10 @@ impl Context {
                         .unwrap_or_default(),
                 );
             }
-            let ready_status = fleet.status.as_ref().and_then(|s| {
-                conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
-            });
-            match ready_status {
-                Some("True") => ready += 1,
-                Some("False") => not_ready += 1,
-                _ => unknown += 1,
+            match guard.ready() {
+                Some(true) => ready += 1,
+                Some(false) => not_ready += 1,
+                None => unknown += 1,
             }
         }
         self.metrics.set_fleets(ready, not_ready, unknown);

@@ -25,8 +25,10 @@ use tracing::warn;
 
 /// The cached fleet `name` of namespace `ns`, if it parses.
 fn cached_fleet(ctx: &Context, ns: &str, name: &str) -> Option<CelldFleet> {
-    let guard = ctx.fleets.get(&ObjectRef::new(name).within(ns))?;
-    guard.0.as_ref().ok().cloned()
+    ctx.fleets
+        .get(&ObjectRef::new(name).within(ns))?
+        .fleet()
+        .ok()
 }
 
 /// Reconciles one preview.
