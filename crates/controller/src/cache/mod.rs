@@ -2,7 +2,6 @@
 //! ([`caches`]), kept compact, indexed by owner, and given back to the system as fleets go.
 
 pub mod cache_writer;
-pub mod cached_fleet;
 pub mod caches;
 pub mod client;
 pub mod compact;

@@ -2,7 +2,6 @@
 //! instead of the API server, the bucket clients and pointer reads, what settled fleets last
 //! saw, the nodes' API, the status writer and the per-fleet error backoff.
 
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::store::CapacityStore;
@@ -18,7 +17,9 @@ use crate::storage::credentials::SecretContents;
 use crate::storage::manifest_reads::ManifestReads;
 use crate::storage::object_store::StoreEndpoints;
 use crate::storage::pointer_reads::PointerReads;
+use celld_api::{CelldFleet, conditions};
 use kube::Client;
+use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::collections::HashMap;
@@ -30,7 +31,8 @@ use std::time::{Duration, Instant};
 pub const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(5);
 
 /// Where a fleet is sent to be reconciled again, out of turn.
-pub type FleetTrigger = futures::channel::mpsc::UnboundedSender<ObjectRef<CachedFleet>>;
+pub type FleetTrigger =
+    futures::channel::mpsc::UnboundedSender<ObjectRef<DeserializeGuard<CelldFleet>>>;
 
 /// Settings of the controller.
 #[derive(Debug, Clone)]
@@ -113,7 +115,7 @@ pub struct Context {
     /// Consecutive failures per fleet (namespace/name), for exponential backoff.
     failures: Mutex<HashMap<String, u32>>,
     /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
-    pub fleets: Store<CachedFleet>,
+    pub fleets: Store<DeserializeGuard<CelldFleet>>,
     /// What reconciles read: children, stores and Secret metadata.
     pub caches: Caches,
     /// Contents of credentials Secrets, read once per resourceVersion.
@@ -149,7 +151,7 @@ impl Context {
         metrics: Arc<Metrics>,
         settings: Settings,
         gateway_api: bool,
-        fleets: Store<CachedFleet>,
+        fleets: Store<DeserializeGuard<CelldFleet>>,
         caches: Caches,
         node_trigger: FleetTrigger,
     ) -> Self {
@@ -223,7 +225,7 @@ impl Context {
         // Every parsed fleet's uid, with its resourceVersion.
         let mut live: HashMap<&str, &str> = HashMap::with_capacity(fleets.len());
         for guard in &fleets {
-            let Some(fleet) = guard.without_status() else {
+            let Ok(fleet) = &guard.0 else {
                 unknown += 1;
                 continue;
             };
@@ -237,10 +239,13 @@ impl Context {
                         .unwrap_or_default(),
                 );
             }
-            match guard.ready() {
-                Some(true) => ready += 1,
-                Some(false) => not_ready += 1,
-                None => unknown += 1,
+            let ready_status = fleet.status.as_ref().and_then(|s| {
+                conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
+            });
+            match ready_status {
+                Some("True") => ready += 1,
+                Some("False") => not_ready += 1,
+                _ => unknown += 1,
             }
         }
         self.metrics.set_fleets(ready, not_ready, unknown);

@@ -5,7 +5,6 @@
 //! (Degraded, with a typed reason), one Warning Event and the failure metric, all from the
 //! writer, before the reconcile returns an error for a retry.
 
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::caches;
 use crate::children::Desired;
 use crate::error::Error;
@@ -16,6 +15,7 @@ use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::jiff::Timestamp;
 use kube::Resource;
+use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -27,8 +27,11 @@ use tracing::{info, warn};
 const UPGRADE_POLL: Duration = Duration::from_secs(5);
 
 /// The controller's reconcile entry point.
-pub async fn reconcile(guard: Arc<CachedFleet>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let fleet = match guard.fleet() {
+pub async fn reconcile(
+    guard: Arc<DeserializeGuard<CelldFleet>>,
+    ctx: Arc<Context>,
+) -> Result<Action, Error> {
+    let fleet = match &guard.0 {
         Ok(fleet) => fleet,
         Err(invalid) => {
             warn!(error = %invalid.error, name = ?invalid.metadata.name, namespace = ?invalid.metadata.namespace,
@@ -36,7 +39,6 @@ pub async fn reconcile(guard: Arc<CachedFleet>, ctx: Arc<Context>) -> Result<Act
             return Ok(Action::await_change());
         }
     };
-    let fleet = &fleet;
     let Some(id) = FleetId::of(fleet) else {
         warn!(name = ?fleet.metadata.name, "a CelldFleet without namespace or uid; waiting for it to change");
         return Ok(Action::await_change());
@@ -55,7 +57,11 @@ pub async fn reconcile(guard: Arc<CachedFleet>, ctx: Arc<Context>) -> Result<Act
 }
 
 /// What the controller does after a failed reconcile: retry with per-fleet exponential backoff.
-pub fn error_policy(guard: Arc<CachedFleet>, error: &Error, ctx: Arc<Context>) -> Action {
+pub fn error_policy(
+    guard: Arc<DeserializeGuard<CelldFleet>>,
+    error: &Error,
+    ctx: Arc<Context>,
+) -> Action {
     let meta = &guard.meta();
     let key = format!(
         "{}/{}",

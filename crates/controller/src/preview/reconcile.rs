@@ -25,10 +25,8 @@ use tracing::warn;
 
 /// The cached fleet `name` of namespace `ns`, if it parses.
 fn cached_fleet(ctx: &Context, ns: &str, name: &str) -> Option<CelldFleet> {
-    ctx.fleets
-        .get(&ObjectRef::new(name).within(ns))?
-        .fleet()
-        .ok()
+    let guard = ctx.fleets.get(&ObjectRef::new(name).within(ns))?;
+    guard.0.as_ref().ok().cloned()
 }
 
 /// Reconciles one preview.

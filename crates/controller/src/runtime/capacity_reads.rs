@@ -13,6 +13,7 @@ use crate::children::peer_service_name;
 use crate::fleet::context::Context;
 use crate::nodes::adoption::Answer;
 use crate::nodes::reads::{Nodes, states};
+use celld_api::CelldFleet;
 use futures::future::join_all;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::reflector::ObjectRef;
@@ -89,7 +90,7 @@ fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
         .iter()
         .enumerate()
         .filter_map(|(index, guard)| {
-            let fleet = guard.without_status()?;
+            let fleet: &CelldFleet = guard.0.as_ref().ok()?;
             let last = ctx.capacity.taken(fleet.metadata.uid.as_deref()?);
             let autoscaled = fleet.spec.autoscaling.is_some();
             let every = if autoscaled {
@@ -107,7 +108,7 @@ fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
     order
         .into_iter()
         .filter_map(|(manual, last, index)| {
-            let fleet = fleets.get(index)?.without_status()?;
+            let fleet: &CelldFleet = fleets.get(index)?.0.as_ref().ok()?;
             Some(Candidate {
                 uid: fleet.metadata.uid.clone()?,
                 namespace: fleet.metadata.namespace.clone()?,
@@ -188,8 +189,9 @@ async fn read(ctx: &Context, due: Due) {
     // A reading the fleet's status would not show is kept for the gauges only.
     let shown = ctx.fleets.get(&fleet_ref).is_some_and(|guard| {
         guard
-            .fleet()
-            .is_ok_and(|f| shown_in_status(&f, &reading, reading.read_at))
+            .0
+            .as_ref()
+            .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at))
     });
     if ctx.capacity.record(fleet, reading, taken, said) && shown {
         // The controller is gone only when the operator stops.

@@ -6,13 +6,14 @@
 //! Each StatefulSet change is handed to the [writer](Writer::follow), which recomputes the
 //! status from the fleet's last observation and writes it when the Ready condition changes.
 
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::compact::Compact;
 use crate::cache::streams::Items;
 use crate::status::write::Writer;
+use celld_api::CelldFleet;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::ResourceExt;
+use kube::core::DeserializeGuard;
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::future::Future;
 use std::sync::Arc;
@@ -21,22 +22,26 @@ use std::sync::Arc;
 const CONCURRENCY: usize = 16;
 
 /// Hands `statefulset` to the writer with the fleet of the same name, if there is one.
-async fn follow_one(writer: &Writer, fleets: &Store<CachedFleet>, statefulset: StatefulSet) {
+async fn follow_one(
+    writer: &Writer,
+    fleets: &Store<DeserializeGuard<CelldFleet>>,
+    statefulset: StatefulSet,
+) {
     let Some(ns) = statefulset.namespace() else {
         return;
     };
     let Some(guard) = fleets.get(&ObjectRef::new(&statefulset.name_any()).within(&ns)) else {
         return;
     };
-    if let Ok(fleet) = guard.fleet() {
-        writer.follow(&fleet, statefulset).await;
+    if let Ok(fleet) = &guard.0 {
+        writer.follow(fleet, statefulset).await;
     }
 }
 
 /// Follows every StatefulSet change in `statefulsets` until `shutdown` resolves.
 pub async fn run(
     writer: Arc<Writer>,
-    fleets: Store<CachedFleet>,
+    fleets: Store<DeserializeGuard<CelldFleet>>,
     statefulsets: Items<Compact<StatefulSet>>,
     shutdown: impl Future<Output = ()>,
 ) {

@@ -1,12 +1,11 @@
 //! CelldObjectStore status: whether its credentials Secret resolves (a store without one, for
 //! workload identity, is ready as it is), and which fleets use it.
 
-use crate::cache::cached_fleet::CachedFleet;
 use crate::children::MANAGER;
 use crate::error::Error;
 use crate::fleet::context::Context;
 use celld_api::conditions::{self, READY};
-use celld_api::{CelldObjectStore, CelldObjectStoreStatus, resolve};
+use celld_api::{CelldFleet, CelldObjectStore, CelldObjectStoreStatus, resolve};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
@@ -19,11 +18,15 @@ use std::sync::Arc;
 use tracing::warn;
 
 /// Names of the fleets in `ns` whose storeRef names `store`, sorted.
-pub fn fleets_using(fleets: &Store<CachedFleet>, ns: &str, store: &str) -> Vec<String> {
+pub fn fleets_using(
+    fleets: &Store<DeserializeGuard<CelldFleet>>,
+    ns: &str,
+    store: &str,
+) -> Vec<String> {
     let mut names: Vec<String> = fleets
         .state()
         .iter()
-        .filter_map(|g| g.without_status())
+        .filter_map(|g| g.0.as_ref().ok())
         .filter(|f| f.namespace().as_deref() == Some(ns))
         .filter(|f| f.spec.store_ref.as_ref().is_some_and(|r| r.name == store))
         .map(|f| f.name_any())

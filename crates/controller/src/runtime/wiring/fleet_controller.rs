@@ -2,7 +2,6 @@
 //! store, Secret, deploy Job, deploy pod or Flux source they use changes.
 
 use super::watched::{Fleets, OptionalApis, Stores, Triggers, refs, stores_with_secret};
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
 use crate::cache::source_caches::{SourceCaches, deploy_selector};
@@ -24,7 +23,7 @@ fn fleet_names(fleets: &Fleets, ns: &str, wanted: impl Fn(&CelldFleet) -> bool) 
     fleets
         .state()
         .iter()
-        .filter_map(|g| g.without_status())
+        .filter_map(|g| g.0.as_ref().ok())
         .filter(|f| f.namespace().as_deref() == Some(ns) && wanted(f))
         .map(|f| f.name_any())
         .collect()
@@ -50,7 +49,7 @@ pub(super) fn fleet_controller(
     stores: &Stores,
     triggers: Triggers,
 ) -> (
-    Controller<CachedFleet>,
+    Controller<DeserializeGuard<CelldFleet>>,
     ChildCaches,
     SourceCaches,
     Items<Compact<StatefulSet>>,
@@ -129,10 +128,10 @@ fn fleets_sourced_from(fleets: &Fleets, ns: &str, kind: FluxSourceKind, name: &s
 /// label) and the Flux sources of every kind in `flux` (mapped to the fleets naming them).
 fn watch_sources(
     streams: &WatchStreams,
-    mut controller: Controller<CachedFleet>,
+    mut controller: Controller<DeserializeGuard<CelldFleet>>,
     fleets: &Fleets,
     flux: &[(FluxSourceKind, ApiResource)],
-) -> (Controller<CachedFleet>, SourceCaches) {
+) -> (Controller<DeserializeGuard<CelldFleet>>, SourceCaches) {
     let selector = deploy_selector();
     let (jobs, job_changes) =
         streams.cached_owned::<Job>("Job", streams.config().labels(&selector));

@@ -1,9 +1,8 @@
 //! The CelldPreview controller.
 
 use super::watched::refs;
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::streams::{Items, WatchStreams};
-use celld_api::CelldPreview;
+use celld_api::{CelldFleet, CelldPreview};
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{Controller, controller};
@@ -15,7 +14,7 @@ type Previews = Store<DeserializeGuard<CelldPreview>>;
 /// (its controller, when a preview).
 fn previews_touched_by(
     previews: &Previews,
-    fleet: &CachedFleet,
+    fleet: &DeserializeGuard<CelldFleet>,
 ) -> Vec<ObjectRef<DeserializeGuard<CelldPreview>>> {
     let ns = fleet.namespace().unwrap_or_default();
     let name = fleet.name_any();
@@ -41,7 +40,7 @@ fn previews_touched_by(
 /// previews created together do not open fifty connections to the API server.
 pub(super) fn preview_controller(
     streams: &WatchStreams,
-    fleet_changes: Items<CachedFleet>,
+    fleet_changes: Items<DeserializeGuard<CelldFleet>>,
     concurrency: u16,
 ) -> Controller<DeserializeGuard<CelldPreview>> {
     let (previews, preview_changes) = streams.cached_touched::<DeserializeGuard<CelldPreview>>(
@@ -51,7 +50,7 @@ pub(super) fn preview_controller(
     let by_fleet = previews.clone();
     Controller::for_stream(preview_changes, previews)
         .with_config(controller::Config::default().concurrency(concurrency))
-        .watches_stream(fleet_changes, move |fleet: CachedFleet| {
+        .watches_stream(fleet_changes, move |fleet: DeserializeGuard<CelldFleet>| {
             previews_touched_by(&by_fleet, &fleet)
         })
 }

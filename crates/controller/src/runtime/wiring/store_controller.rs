@@ -1,8 +1,7 @@
 //! The CelldObjectStore controller, which writes the stores' status.
 
 use super::watched::{Stores, Triggers, refs, stores_in, stores_with_secret};
-use crate::cache::cached_fleet::CachedFleet;
-use celld_api::CelldObjectStore;
+use celld_api::{CelldFleet, CelldObjectStore};
 use kube::ResourceExt;
 use kube::core::DeserializeGuard;
 use kube::runtime::{Controller, controller};
@@ -24,14 +23,17 @@ pub(super) fn store_controller(
                 &ns,
             )
         })
-        .watches_stream(triggers.fleets, move |fleet: CachedFleet| {
-            // Their status lists the fleets that use them: look at every store of the
-            // fleet's namespace.
-            let ns = fleet.namespace().unwrap_or_default();
-            let names = stores_in(&stores_by_fleet, &ns)
-                .iter()
-                .map(|s| s.name_any())
-                .collect();
-            refs(names, &ns)
-        })
+        .watches_stream(
+            triggers.fleets,
+            move |fleet: DeserializeGuard<CelldFleet>| {
+                // Their status lists the fleets that use them: look at every store of the
+                // fleet's namespace.
+                let ns = fleet.namespace().unwrap_or_default();
+                let names = stores_in(&stores_by_fleet, &ns)
+                    .iter()
+                    .map(|s| s.name_any())
+                    .collect();
+                refs(names, &ns)
+            },
+        )
 }

@@ -2,16 +2,15 @@
 //! the cluster was found to serve, and the lookups from a changed object to the ones to look
 //! at again.
 
-use crate::cache::cached_fleet::CachedFleet;
 use crate::cache::streams::{Items, WatchStreams};
-use celld_api::{CelldObjectStore, FluxSourceKind};
+use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ApiResource;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 
-pub(super) type Fleets = Store<CachedFleet>;
+pub(super) type Fleets = Store<DeserializeGuard<CelldFleet>>;
 pub(super) type Stores = Store<DeserializeGuard<CelldObjectStore>>;
 
 /// References to `names` in namespace `ns`.
@@ -57,12 +56,12 @@ pub(super) struct Shared {
     pub(super) for_fleets: Triggers,
     pub(super) for_stores: Triggers,
     /// The fleet changes the preview controller looks at.
-    pub(super) for_previews: Items<CachedFleet>,
+    pub(super) for_previews: Items<DeserializeGuard<CelldFleet>>,
 }
 
 /// The changes of fleets, stores and Secrets one controller looks at.
 pub(super) struct Triggers {
-    pub(super) fleets: Items<CachedFleet>,
+    pub(super) fleets: Items<DeserializeGuard<CelldFleet>>,
     pub(super) stores: Items<DeserializeGuard<CelldObjectStore>>,
     pub(super) secrets: Items<PartialObjectMeta<Secret>>,
 }
@@ -71,7 +70,10 @@ impl Shared {
     pub(super) fn watch(streams: &WatchStreams) -> Self {
         let config = streams.config();
         let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =
-            streams.cached_fanned::<CachedFleet, 3>("CelldFleet", config.clone().any_semantic());
+            streams.cached_fanned::<DeserializeGuard<CelldFleet>, 3>(
+                "CelldFleet",
+                config.clone().any_semantic(),
+            );
         let (stores, stores_for_fleets, store_changes) = streams
             .cached_shared::<DeserializeGuard<CelldObjectStore>>(
                 "CelldObjectStore",
