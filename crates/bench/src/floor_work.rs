@@ -3,26 +3,23 @@
 //! status as soon as a watch sees its StatefulSet ready. A Ready status waiting goes before the
 //! next apply (nothing else holds that fleet back), and the nodes' own children (their peer
 //! Service, which names them, and their StatefulSet) before the others (a fleet's pods, so its
-//! readiness, wait for nothing else). A status at creation whose fleet's Ready status was
-//! written before it is not sent, as an operator coalesces a pending write with a newer one.
+//! readiness, wait for nothing else). The statuses are written by
+//! [`floor_fleets`](crate::floor_fleets).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
-use crate::floor_status::{created_status, ready_status};
+use crate::floor_fleets::Fleets;
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::statefulset_ready;
 use crate::settings::{CONCURRENCY, FLEET_NAMESPACE};
-use celld_api::CelldFleet;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
@@ -130,91 +127,6 @@ impl Queue {
         let name = left.ready.recv().await?;
         left.statuses -= 1;
         Some(Job::Ready(name))
-    }
-}
-
-/// What the floor's statuses need of one fleet.
-#[derive(Debug, Default)]
-struct FleetState {
-    /// Its generation, for its status.
-    generation: Option<i64>,
-    /// Held while one of its statuses is written; true once its Ready status was. A status
-    /// at creation taken after that is not sent, and one sent before ends before the Ready
-    /// one starts, so Ready is always the last.
-    ready_written: tokio::sync::Mutex<bool>,
-}
-
-/// The fleets created so far, by name, for their statuses; and how many statuses were written.
-#[derive(Debug, Default)]
-pub struct Fleets {
-    fleets: Mutex<HashMap<String, Arc<FleetState>>>,
-    written: AtomicUsize,
-}
-
-impl Fleets {
-    /// Records `fleet` as created.
-    pub fn created(&self, fleet: &CelldFleet) {
-        let state = FleetState {
-            generation: fleet.metadata.generation,
-            ..FleetState::default()
-        };
-        self.fleets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(fleet.name_any(), Arc::new(state));
-    }
-
-    /// How many statuses were written.
-    pub fn statuses_written(&self) -> usize {
-        self.written.load(Ordering::Relaxed)
-    }
-
-    fn state(&self, name: &str) -> Arc<FleetState> {
-        self.fleets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(name)
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Writes fleet `name`'s status at creation (`ready` false) unless its Ready status was
-    /// written, or its Ready status (`ready` true), through `client`.
-    async fn write(&self, client: &Client, name: &str, ready: bool) -> Result<()> {
-        self.write_with(name, ready, |body| async move {
-            let api: Api<CelldFleet> = Api::namespaced(client.clone(), FLEET_NAMESPACE);
-            api.patch_status(
-                name,
-                &PatchParams::apply(FIELD_MANAGER).force(),
-                &Patch::Apply(&body),
-            )
-            .await
-            .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
-            Ok(())
-        })
-        .await
-    }
-
-    /// As [`write`](Self::write), sending the status apply body with `send`.
-    async fn write_with<F, Fut>(&self, name: &str, ready: bool, send: F) -> Result<()>
-    where
-        F: FnOnce(serde_json::Value) -> Fut,
-        Fut: std::future::Future<Output = Result<()>>,
-    {
-        let state = self.state(name);
-        let mut ready_written = state.ready_written.lock().await;
-        if *ready_written {
-            return Ok(());
-        }
-        send(if ready {
-            ready_status(name, state.generation)
-        } else {
-            created_status(name, state.generation)
-        })
-        .await?;
-        *ready_written = ready;
-        self.written.fetch_add(1, Ordering::Relaxed);
-        Ok(())
     }
 }
 
@@ -430,100 +342,6 @@ mod tests {
                 "created b"
             ]
         );
-    }
-
-    /// What `fleets` sends for each of `writes` (fleet name, Ready or at creation), in order:
-    /// the Ready condition's status of each body sent.
-    async fn sent(fleets: &Fleets, writes: &[(&str, bool)]) -> Vec<String> {
-        let bodies = Mutex::new(Vec::new());
-        for (name, ready) in writes {
-            fleets
-                .write_with(name, *ready, |body| {
-                    let bodies = &bodies;
-                    async move {
-                        let ready = &body["status"]["conditions"][0];
-                        assert_eq!(ready["type"], "Ready");
-                        bodies
-                            .lock()
-                            .unwrap()
-                            .push(format!("{name} {}", ready["status"]));
-                        Ok(())
-                    }
-                })
-                .await
-                .unwrap();
-        }
-        bodies.into_inner().unwrap()
-    }
-
-    fn fleet(name: &str) -> CelldFleet {
-        let mut fleet = CelldFleet::new(
-            name,
-            serde_json::from_value(serde_json::json!({
-                "replicas": 2, "objectStorage": {"bucket": "s3://b/f"},
-            }))
-            .unwrap(),
-        );
-        fleet.metadata.generation = Some(1);
-        fleet
-    }
-
-    #[tokio::test]
-    async fn a_status_at_creation_is_not_sent_once_the_ready_one_was() {
-        let fleets = Fleets::default();
-        for name in ["a", "b"] {
-            fleets.created(&fleet(name));
-        }
-        let sent = sent(
-            &fleets,
-            &[("a", false), ("b", true), ("a", true), ("b", false)],
-        )
-        .await;
-        assert_eq!(sent, ["a \"False\"", "b \"True\"", "a \"True\""]);
-        assert_eq!(fleets.statuses_written(), 3);
-    }
-
-    #[tokio::test]
-    async fn a_ready_status_waits_for_a_status_at_creation_being_written() {
-        let fleets = Arc::new(Fleets::default());
-        fleets.created(&fleet("a"));
-        let (started, on_start) = oneshot::channel();
-        let (finish, finished) = oneshot::channel::<()>();
-        let order = Arc::new(Mutex::new(Vec::new()));
-        let creating = tokio::spawn({
-            let (fleets, order) = (fleets.clone(), order.clone());
-            async move {
-                fleets
-                    .write_with("a", false, |_| async move {
-                        started.send(()).unwrap();
-                        finished.await.unwrap();
-                        order.lock().unwrap().push("created");
-                        Ok(())
-                    })
-                    .await
-            }
-        });
-        on_start.await.unwrap();
-        let ready = tokio::spawn({
-            let (fleets, order) = (fleets.clone(), order.clone());
-            async move {
-                fleets
-                    .write_with("a", true, |_| async move {
-                        order.lock().unwrap().push("ready");
-                        Ok(())
-                    })
-                    .await
-            }
-        });
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        assert!(
-            order.lock().unwrap().is_empty(),
-            "Ready waits for the write under way"
-        );
-        finish.send(()).unwrap();
-        creating.await.unwrap().unwrap();
-        ready.await.unwrap().unwrap();
-        assert_eq!(*order.lock().unwrap(), ["created", "ready"]);
     }
 
     #[tokio::test]

@@ -23,6 +23,7 @@ mod error;
 mod fleet_counts;
 mod floor;
 mod floor_children;
+mod floor_fleets;
 mod floor_status;
 mod floor_work;
 mod identity;
