@@ -47,17 +47,6 @@ impl PackedText {
             }
         }
     }
-
-    /// Whether there is no text.
-    pub fn is_empty(&self) -> bool {
-        matches!(self, Self::Plain(text) if text.is_empty())
-    }
-}
-
-impl Default for PackedText {
-    fn default() -> Self {
-        Self::Plain(Box::default())
-    }
 }
 
 impl fmt::Debug for PackedText {
@@ -101,7 +90,6 @@ mod tests {
             text.len()
         );
         assert_eq!(packed.text().unwrap(), text);
-        assert!(!packed.is_empty());
     }
 
     #[test]
@@ -109,7 +97,10 @@ mod tests {
         let packed = PackedText::pack(r#""spec":{"a":1}"#.to_string());
         assert_eq!(packed, PackedText::Plain(r#""spec":{"a":1}"#.into()));
         assert_eq!(packed.text().unwrap(), r#""spec":{"a":1}"#);
-        assert!(PackedText::pack(String::new()).is_empty());
+        assert_eq!(
+            PackedText::pack(String::new()),
+            PackedText::Plain("".into())
+        );
     }
 
     #[test]
