@@ -1,8 +1,8 @@
 //! The floor: the fleets created as in the operator's run, the children the operator would
 //! make for each rendered by its own builders as its create returns and applied by server-side
 //! apply from concurrent client tasks with no operator running, a status per fleet written
-//! once its children are (on its way) and once its StatefulSet is ready (Ready); timed from the first create until every fleet's
-//! status says Ready. It runs as the operator's ServiceAccount, so
+//! once its children are (on its way) and once its StatefulSet is ready and every child
+//! applied (Ready); timed from the first create until every fleet's status says Ready. It runs as the operator's ServiceAccount, so
 //! the API server authorizes it as it does the operator, and the audit log counts its requests.
 
 use crate::audit::AuditTail;
@@ -65,9 +65,10 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         let mut objects = 0;
         while let Some(fleet) = creating.next().await {
             let fleet = fleet?;
-            fleets.created(&fleet);
+            let children = render(&fleet, &secret)?;
+            fleets.created(&fleet, children.len());
             // The client tasks end only once every fleet is Ready, so they are there.
-            for child in render(&fleet, &secret)? {
+            for child in children {
                 objects += 1;
                 let _ = applies.send(Job::Apply(child));
             }

@@ -19,12 +19,14 @@ pub struct Rendered {
     pub name: String,
     /// What is applied.
     pub body: serde_json::Value,
+    /// The name of the fleet it belongs to.
+    pub fleet: String,
     /// Whether it is one of the nodes' own (their peer Service and StatefulSet), which the floor
     /// applies before the other children.
     pub nodes: bool,
 }
 
-fn rendered<K>(object: K) -> Result<Rendered>
+fn rendered<K>(fleet: &str, object: K) -> Result<Rendered>
 where
     K: Resource<DynamicType = ()> + serde::Serialize,
 {
@@ -37,6 +39,7 @@ where
         resource: ApiResource::erase::<K>(&()),
         name,
         body,
+        fleet: fleet.to_owned(),
         nodes: false,
     })
 }
@@ -64,22 +67,27 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         operator: children::OperatorPods::default(),
         upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
     };
+    let name = desired.name.as_str();
     let nodes = |r: Rendered| Rendered { nodes: true, ..r };
     let mut out = vec![
-        nodes(rendered(children::peer_service::build(&desired))?),
-        nodes(rendered(children::statefulset::build(&desired))?),
-        rendered(children::service::build(&desired))?,
-        rendered(children::network_policy::build(&desired))?,
+        nodes(rendered(name, children::peer_service::build(&desired))?),
+        nodes(rendered(name, children::statefulset::build(&desired))?),
+        rendered(name, children::service::build(&desired))?,
+        rendered(name, children::network_policy::build(&desired))?,
     ];
-    out.extend(children::pdb::build(&desired).map(rendered).transpose()?);
+    out.extend(
+        children::pdb::build(&desired)
+            .map(|c| rendered(name, c))
+            .transpose()?,
+    );
     out.extend(
         children::ingress::build(&desired)
-            .map(rendered)
+            .map(|c| rendered(name, c))
             .transpose()?,
     );
     out.extend(
         children::httproute::build(&desired)
-            .map(rendered)
+            .map(|c| rendered(name, c))
             .transpose()?,
     );
     Ok(out)
@@ -96,7 +104,14 @@ mod tests {
         let kinds: Vec<(String, bool)> = render(&fleet, &Secret::default())
             .unwrap()
             .into_iter()
-            .map(|r| (format!("{}/{}", r.resource.kind, r.name), r.nodes))
+            .map(|r| {
+                assert_eq!(
+                    r.fleet, "f3",
+                    "{} {} names its fleet",
+                    r.resource.kind, r.name
+                );
+                (format!("{}/{}", r.resource.kind, r.name), r.nodes)
+            })
             .collect();
         let kinds: Vec<(&str, bool)> = kinds.iter().map(|(k, n)| (k.as_str(), *n)).collect();
         assert_eq!(

@@ -1,6 +1,8 @@
 //! The floor's statuses of each fleet: the one at creation (on its way) and the Ready one, one
 //! write at a time per fleet. A status at creation whose turn comes after the fleet's Ready one
-//! was written is not sent, as an operator coalesces a pending write into a newer one.
+//! was written is not sent, as an operator coalesces a pending write into a newer one. The
+//! Ready one is due once the fleet's StatefulSet is ready and every child of the fleet was
+//! applied: no correct operator says a fleet serves before its Service and Ingress exist.
 
 use crate::error::{Error, Result};
 use crate::floor_status::{created_status, ready_status};
@@ -22,6 +24,24 @@ struct FleetState {
     /// at creation taken after that is not sent, and one sent before ends before the Ready
     /// one starts, so Ready is always the last.
     ready_written: tokio::sync::Mutex<bool>,
+    /// What its Ready status still waits for.
+    due: Mutex<Due>,
+}
+
+/// What a fleet's Ready status waits for: its children applied and its StatefulSet ready.
+#[derive(Debug, Default)]
+struct Due {
+    /// Its children not applied yet.
+    children_left: usize,
+    /// Whether a watch saw its StatefulSet ready.
+    statefulset_ready: bool,
+}
+
+impl Due {
+    /// Whether the Ready status is due now.
+    fn now(&self) -> bool {
+        self.children_left == 0 && self.statefulset_ready
+    }
 }
 
 /// The fleets created so far, by name, for their statuses; and how many statuses were written.
@@ -32,10 +52,14 @@ pub struct Fleets {
 }
 
 impl Fleets {
-    /// Records `fleet` as created.
-    pub fn created(&self, fleet: &CelldFleet) {
+    /// Records `fleet` as created, with `children` to apply.
+    pub fn created(&self, fleet: &CelldFleet, children: usize) {
         let state = FleetState {
             generation: fleet.metadata.generation,
+            due: Mutex::new(Due {
+                children_left: children,
+                statefulset_ready: false,
+            }),
             ..FleetState::default()
         };
         self.fleets
@@ -56,6 +80,30 @@ impl Fleets {
             .get(name)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Records that a child of fleet `name` was applied; true when that makes its Ready
+    /// status due (it was the last, and the StatefulSet was seen ready before).
+    pub fn child_applied(&self, name: &str) -> bool {
+        self.became_due(name, |due| {
+            due.children_left = due.children_left.saturating_sub(1)
+        })
+    }
+
+    /// Records that a watch saw the StatefulSet of fleet `name` ready; true when that makes
+    /// its Ready status due (its children were all applied before).
+    pub fn statefulset_ready(&self, name: &str) -> bool {
+        self.became_due(name, |due| due.statefulset_ready = true)
+    }
+
+    /// Applies `change` to what fleet `name`'s Ready status waits for; true when that made
+    /// it due (exactly once for each fleet).
+    fn became_due(&self, name: &str, change: impl FnOnce(&mut Due)) -> bool {
+        let state = self.state(name);
+        let mut due = state.due.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = due.now();
+        change(&mut due);
+        !before && due.now()
     }
 
     /// Writes fleet `name`'s status at creation (`ready` false) unless its Ready status was
@@ -144,7 +192,7 @@ mod tests {
     async fn a_status_at_creation_is_not_sent_once_the_ready_one_was() {
         let fleets = Fleets::default();
         for name in ["a", "b"] {
-            fleets.created(&fleet(name));
+            fleets.created(&fleet(name), 1);
         }
         let sent = sent(
             &fleets,
@@ -158,7 +206,7 @@ mod tests {
     #[tokio::test]
     async fn a_ready_status_waits_for_a_status_at_creation_being_written() {
         let fleets = Arc::new(Fleets::default());
-        fleets.created(&fleet("a"));
+        fleets.created(&fleet("a"), 1);
         let (started, on_start) = oneshot::channel();
         let (finish, finished) = oneshot::channel::<()>();
         let order = Arc::new(Mutex::new(Vec::new()));
@@ -196,5 +244,23 @@ mod tests {
         creating.await.unwrap().unwrap();
         ready.await.unwrap().unwrap();
         assert_eq!(*order.lock().unwrap(), ["created", "ready"]);
+    }
+
+    #[test]
+    fn a_ready_status_is_due_once_the_statefulset_is_ready_and_every_child_applied() {
+        let fleets = Fleets::default();
+        fleets.created(&fleet("a"), 2);
+        fleets.created(&fleet("b"), 2);
+        // a: its StatefulSet is ready before its last child is applied.
+        assert!(!fleets.child_applied("a"));
+        assert!(!fleets.statefulset_ready("a"), "a child is left");
+        assert!(fleets.child_applied("a"), "the last child makes it due");
+        // b: every child is applied before its StatefulSet is ready.
+        assert!(!fleets.child_applied("b"));
+        assert!(!fleets.child_applied("b"), "its StatefulSet is not ready");
+        assert!(fleets.statefulset_ready("b"));
+        // Due once: a watch seeing the StatefulSet ready again changes nothing.
+        assert!(!fleets.statefulset_ready("a"));
+        assert!(!fleets.statefulset_ready("b"));
     }
 }

@@ -1,6 +1,7 @@
 //! The floor's requests, sent by client tasks sharing one queue: every child applied once its
 //! fleet's create returned, then the fleet's status at creation (on its way), and its Ready
-//! status as soon as a watch sees its StatefulSet ready. A Ready status waiting goes before the
+//! status as soon as a watch sees its StatefulSet ready and every child of the fleet was
+//! applied (whichever comes last). A Ready status waiting goes before the
 //! next apply (nothing else holds that fleet back), and the nodes' own children (their peer
 //! Service, which names them, and their StatefulSet) before the others (a fleet's pods, so its
 //! readiness, wait for nothing else). The statuses are written by
@@ -132,30 +133,63 @@ impl Queue {
 
 /// Sends every request of the floor through `client`: the children and statuses at creation
 /// from `incoming`, and the Ready status of each of `count` fleets (recorded in `fleets`) once
-/// its StatefulSet is ready. Returns when the last was answered.
+/// its StatefulSet is ready (its name from `statefulsets_ready`) and its children are applied.
+/// Returns when the last was answered.
 pub async fn send(
     client: Client,
     incoming: UnboundedReceiver<Job>,
     count: usize,
     fleets: &Fleets,
-    ready: UnboundedReceiver<String>,
+    mut statefulsets_ready: UnboundedReceiver<String>,
 ) -> Result<()> {
+    let (due, ready) = unbounded_channel();
     let queue = Queue::new(incoming, ready, count);
     let queue = &queue;
-    let workers = (0..CONCURRENCY).map(|_| {
-        let client = client.clone();
+    // A StatefulSet seen ready makes its fleet's Ready status due when its children are
+    // applied; otherwise the last of them does.
+    let gate = {
+        let due = due.clone();
         async move {
-            while let Some(job) = queue.next().await {
-                match job {
-                    Job::Apply(child) => apply(&client, child).await?,
-                    Job::Created(name) => fleets.write(&client, &name, false).await?,
-                    Job::Ready(name) => fleets.write(&client, &name, true).await?,
+            while let Some(name) = statefulsets_ready.recv().await {
+                if fleets.statefulset_ready(&name) {
+                    let _ = due.send(name);
                 }
             }
-            Ok::<_, Error>(())
         }
-    });
-    futures::future::try_join_all(workers).await?;
+    };
+    let workers: Vec<_> = (0..CONCURRENCY)
+        .map(|_| {
+            let (client, due) = (client.clone(), due.clone());
+            async move {
+                while let Some(job) = queue.next().await {
+                    match job {
+                        Job::Apply(child) => {
+                            let fleet = child.fleet.clone();
+                            apply(&client, child).await?;
+                            if fleets.child_applied(&fleet) {
+                                let _ = due.send(fleet);
+                            }
+                        }
+                        Job::Created(name) => fleets.write(&client, &name, false).await?,
+                        Job::Ready(name) => fleets.write(&client, &name, true).await?,
+                    }
+                }
+                Ok::<_, Error>(())
+            }
+        })
+        .collect();
+    drop(due);
+    let mut workers = std::pin::pin!(futures::future::try_join_all(workers));
+    let finished = tokio::select! {
+        result = &mut workers => Some(result),
+        () = gate => None,
+    };
+    // When the watch ended first, the statuses it would have made due end in the caller's
+    // timeout.
+    match finished {
+        Some(result) => result?,
+        None => workers.await?,
+    };
     Ok(())
 }
 
@@ -243,6 +277,7 @@ mod tests {
             resource: ApiResource::erase::<StatefulSet>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
+            fleet: name.into(),
             nodes: true,
         })
     }
@@ -252,6 +287,7 @@ mod tests {
             resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
             name: name.into(),
             body: serde_json::Value::Null,
+            fleet: name.into(),
             nodes: false,
         })
     }

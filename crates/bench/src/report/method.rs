@@ -43,7 +43,8 @@ Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operato
 fleet's status says it is on its way (`Ready=False`, `Reconciling=True`: kstatus, which Flux's \
 health checks use, judges a fleet with no status Current, so an operator that writes nothing until \
 its fleet is ready tells Flux it is ready from its creation on), and when a watch sees the \
-fleet's StatefulSet ready its status says `Ready=True`; a status at creation whose turn comes after \
+fleet's StatefulSet ready and every child of the fleet was applied (no correct operator says a \
+fleet serves before its Service and Ingress exist) its status says `Ready=True`; a status at creation whose turn comes after \
 the fleet's Ready one was written is not sent, as an operator coalesces a pending write into a \
 newer one (both by server-side apply on the status subresource, as the operator writes it: its \
 replica counts, its selector, the conditions in its words); {CONCURRENCY} concurrent client tasks \
