@@ -2,8 +2,9 @@
 //! make for each rendered by its own builders as its create returns and applied by server-side
 //! apply from concurrent client tasks with no operator running, a status per fleet written
 //! once its children are (on its way) and once its StatefulSet is ready and every child
-//! applied (Ready); timed from the first create until every fleet's status says Ready. It runs as the operator's ServiceAccount, so
-//! the API server authorizes it as it does the operator, and the audit log counts its requests.
+//! applied (Ready); timed from the first create until every fleet's status says Ready. It runs
+//! as the operator's ServiceAccount, so the API server authorizes it as it does the operator,
+//! and the audit log counts its requests.
 
 use crate::audit::AuditTail;
 use crate::clock::Anchor;

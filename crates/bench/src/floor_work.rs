@@ -1,11 +1,10 @@
 //! The floor's requests, sent by client tasks sharing one queue: every child applied once its
 //! fleet's create returned, then the fleet's status at creation (on its way), and its Ready
 //! status as soon as a watch sees its StatefulSet ready and every child of the fleet was
-//! applied (whichever comes last). A Ready status waiting goes before the
-//! next apply (nothing else holds that fleet back), and the nodes' own children (their peer
-//! Service, which names them, and their StatefulSet) before the others (a fleet's pods, so its
-//! readiness, wait for nothing else). The statuses are written by
-//! [`floor_fleets`](crate::floor_fleets).
+//! applied (whichever comes last). A Ready status waiting goes before the next apply (nothing
+//! else holds that fleet back), and the nodes' own children (their peer Service, which names
+//! them, and their StatefulSet) before the others (a fleet's pods, so its readiness, wait for
+//! nothing else). The statuses are written by [`floor_fleets`](crate::floor_fleets).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
