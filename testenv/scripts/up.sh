@@ -15,6 +15,7 @@
 #   CELLD_TESTENV_AUDIT=1  write an audit log of every request (metadata only, JSON lines) to
 #                          logs/audit.log, to count requests per user, verb and resource
 #   CELLD_TESTENV_APISERVER_FLAGS  extra kube-apiserver flags, split on spaces
+#   CELLD_TESTENV_CONTROLLER_MANAGER_FLAGS  extra kube-controller-manager flags, split on spaces
 #   CELLD_TESTENV_GATEWAY_API=0  do not install the Gateway API CRDs (a cluster without them)
 #   CELLD_TESTENV_FLUX=0   no Flux: neither its CRDs nor source-controller (the OCI registry runs)
 #   CELLD_TESTENV_KEDA=0   do not install KEDA's keda.sh CRDs (ScaledObject...)
@@ -30,6 +31,7 @@ need openssl; need curl; need ss; need setsid; need python3; need node
 nodes=${CELLD_TESTENV_NODES:-1}
 service_cidr=${CELLD_TESTENV_SERVICE_CIDR:-10.96.0.0/16}
 read -r -a apiserver_flags <<<"${CELLD_TESTENV_APISERVER_FLAGS:-}"
+read -r -a kcm_flags <<<"${CELLD_TESTENV_CONTROLLER_MANAGER_FLAGS:-}"
 timeout=${CELLD_TESTENV_TIMEOUT:-45}
 flux=${CELLD_TESTENV_FLUX:-1}
 keda=${CELLD_TESTENV_KEDA:-1}
@@ -486,7 +488,8 @@ start kube-controller-manager "$k8s_bin/kube-controller-manager" \
   --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port="$kcm_port" \
   --service-account-private-key-file="$pki/sa.key" --root-ca-file="$pki/ca.crt" \
-  --controllers="$controllers" --concurrent-gc-syncs=5 --kube-api-qps=1000 --kube-api-burst=2000 --profiling=false
+  --controllers="$controllers" --concurrent-gc-syncs=5 --kube-api-qps=1000 --kube-api-burst=2000 --profiling=false \
+  ${kcm_flags[@]+"${kcm_flags[@]}"}
 
 start kube-scheduler "$k8s_bin/kube-scheduler" \
   --kubeconfig="$kubeconfig" --authentication-kubeconfig="$kubeconfig" --authorization-kubeconfig="$kubeconfig" \

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::plane_health;
 use crate::proc_stats::{is_running, rss_kib};
 use crate::results::ControlPlaneMemory;
-use crate::settings::{APISERVER_FLAGS, BENCH};
+use crate::settings::{APISERVER_FLAGS, BENCH, CONTROLLER_MANAGER_FLAGS};
 use celld_testkit::S3Settings;
 use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::paths::{STATE_DIR_ENV, workspace_root};
@@ -63,6 +63,10 @@ impl BenchControlPlane {
                 ("CELLD_TESTENV_NODES", nodes.as_str()),
                 ("CELLD_TESTENV_AUDIT", "1"),
                 ("CELLD_TESTENV_APISERVER_FLAGS", APISERVER_FLAGS),
+                (
+                    "CELLD_TESTENV_CONTROLLER_MANAGER_FLAGS",
+                    CONTROLLER_MANAGER_FLAGS,
+                ),
             ],
         )
         .await?;

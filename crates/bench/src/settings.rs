@@ -71,6 +71,15 @@ pub const MAX_NODES: usize = 64;
 pub const APISERVER_FLAGS: &str =
     "--audit-log-batch-max-wait=1s --audit-log-batch-buffer-size=100000 --audit-log-maxsize=100000";
 
+/// Extra kube-controller-manager flags: 50 concurrent syncs for the controllers every fleet's
+/// pods and Services pass through (the default is 5 each). With 5, the StatefulSet controller is
+/// what limits converge from a few thousand fleets on: each sync waits on API round trips, so 5
+/// workers update StatefulSet statuses far behind their pods (at 3,000 fleets in one run, 5,409
+/// of 6,000 pods were running while 303 StatefulSets were ready and 2,966 waited in its queue),
+/// and the control plane, not the API server, sets the pace of both runs.
+pub const CONTROLLER_MANAGER_FLAGS: &str = "--concurrent-statefulset-syncs=50 \
+--concurrent-endpoint-syncs=50 --concurrent-service-endpoint-syncs=50";
+
 /// The audit username of the operator.
 pub fn operator_username() -> String {
     format!("system:serviceaccount:{OPERATOR_NAMESPACE}:{OPERATOR_ACCOUNT}")

@@ -5,8 +5,9 @@ use super::targets::AT_1000;
 use crate::plane_health::ETCD_QUOTA_BYTES;
 use crate::results::Results;
 use crate::settings::{
-    APISERVER_FLAGS, CALIBRATION_GAIN, CHURN_REST, CHURN_SETTLE, CONCURRENCY, IDLE_WINDOW,
-    MAX_NODES, QUIET, REPLICAS, SETTLE_LIMIT, SETTLE_PER_FLEET, SOURCED_EVERY, ready_timeout,
+    APISERVER_FLAGS, CALIBRATION_GAIN, CHURN_REST, CHURN_SETTLE, CONCURRENCY,
+    CONTROLLER_MANAGER_FLAGS, IDLE_WINDOW, MAX_NODES, QUIET, REPLICAS, SETTLE_LIMIT,
+    SETTLE_PER_FLEET, SOURCED_EVERY, ready_timeout,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -28,7 +29,10 @@ pub(super) fn method(out: &mut String, r: &Results) {
 - Every fleet count runs at least twice (the largest once per pair, below), each time on a fresh local control plane of its own, so nothing \
 is left from a previous run in etcd, the API server's caches or kwok \
 (`testenv/scripts/up.sh` with its own state directory; kube-apiserver v1.36.3, etcd, kwok fake \
-nodes with room for {per_node} pods each, s3s-fs): once for the floor, once for the operator, \
+nodes with room for {per_node} pods each, s3s-fs; kube-controller-manager with \
+`{CONTROLLER_MANAGER_FLAGS}`: with its default of 5 StatefulSet syncs at a time, each waiting on \
+API round trips, from a few thousand fleets on the StatefulSet statuses fall far behind their \
+pods, and the controller-manager, not the API server, would set the pace of both runs): once for the floor, once for the operator, \
 both on the same number of fake nodes (below).{others} Each fleet: {REPLICAS} nodes (`replicas: {REPLICAS}`), an Ingress, inline S3 \
 storage with a credentials Secret, and a published deployment (`deploy/current.json` in its \
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
