@@ -11,9 +11,7 @@ use crate::operator_run::{Plan, Setup};
 use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
 use crate::readiness::Watches;
 use crate::results::{ChurnRun, Connections, Cycle};
-use crate::settings::{
-    CHURN_REST, CHURN_SETTLE, FLEET_NAMESPACE, nodes_for, pods_of, ready_timeout,
-};
+use crate::settings::{CHURN_REST, CHURN_SETTLE, nodes_for, pods_of, ready_timeout};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -26,7 +24,7 @@ pub async fn run(bin: &Path, fleets: usize, cycles: usize) -> Result<ChurnRun> {
     };
     let mut setup = Setup::start(bin, &format!("churn-{fleets}"), plan).await?;
     let client = setup.plane.client();
-    let watches = Watches::start(&client, FLEET_NAMESPACE);
+    let watches = Watches::start(&client);
     cycle(&mut setup, &watches, 1).await?;
     tokio::time::sleep(CHURN_REST).await;
     setup.operator.check_alive()?;

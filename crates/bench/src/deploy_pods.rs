@@ -14,9 +14,9 @@ use tokio::task::JoinHandle;
 /// What the script writes when `celld deploy` succeeded.
 const PUBLISHED: &str = r#"{"outcome":"Published"}"#;
 
-/// Ends every running deploy pod of `namespace` as published, until aborted.
-pub fn start(client: Client, namespace: &str) -> JoinHandle<()> {
-    let pods: Api<Pod> = Api::namespaced(client, namespace);
+/// Ends every running deploy pod (of every namespace) as published, until aborted.
+pub fn start(client: Client) -> JoinHandle<()> {
+    let pods: Api<Pod> = Api::all(client);
     let config = watcher::Config::default().labels(&format!(
         "{}={}",
         celld_api::labels::ROLE,

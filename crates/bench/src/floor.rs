@@ -18,7 +18,7 @@ use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{FLEET_NAMESPACE, fake_nodes, operator_username, ready_timeout};
+use crate::settings::{fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
 use futures::StreamExt;
 use kube::{Client, ResourceExt};
@@ -51,7 +51,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let workload = Workload::prepare(admin.clone(), plane.s3(), count).await?;
     let secret = workload.secret().await?;
     let mut audit = AuditTail::new(plane.audit_log(), operator_username()).with_server_load();
-    let watches = Watches::start(&admin, FLEET_NAMESPACE);
+    let watches = Watches::start(&admin);
     let logs = plane.dir().join("logs");
     let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
     let (applies, to_apply) = unbounded_channel();
@@ -71,7 +71,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
             // The client tasks end only once every fleet is Ready, so they are there.
             for child in children {
                 objects += 1;
-                let _ = applies.send(Job::Apply(child));
+                let _ = applies.send(Job::Apply(Box::new(child)));
             }
             let _ = applies.send(Job::Created(fleet.name_any()));
         }

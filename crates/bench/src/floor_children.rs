@@ -2,7 +2,7 @@
 //! (`celld_operator::children::*::build`) for the floor to apply.
 
 use crate::error::{Error, Result};
-use crate::settings::{FLEET_NAMESPACE, REPLICAS};
+use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
 use celld_operator::upgrade::decide;
@@ -17,6 +17,8 @@ pub struct Rendered {
     pub resource: ApiResource,
     /// Its name.
     pub name: String,
+    /// Its namespace (its fleet's).
+    pub namespace: String,
     /// What is applied.
     pub body: serde_json::Value,
     /// The name of the fleet it belongs to.
@@ -26,7 +28,7 @@ pub struct Rendered {
     pub nodes: bool,
 }
 
-fn rendered<K>(fleet: &str, object: K) -> Result<Rendered>
+fn rendered<K>(fleet: &str, namespace: &str, object: K) -> Result<Rendered>
 where
     K: Resource<DynamicType = ()> + serde::Serialize,
 {
@@ -38,6 +40,7 @@ where
     Ok(Rendered {
         resource: ApiResource::erase::<K>(&()),
         name,
+        namespace: namespace.to_owned(),
         body,
         fleet: fleet.to_owned(),
         nodes: false,
@@ -49,7 +52,10 @@ where
 /// Service (it names them: each advertises `<pod>.<peer Service>.<namespace>.svc` to the
 /// others, so it exists before they start, as the operator makes it) and their StatefulSet.
 pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
-    let namespace = fleet.namespace().unwrap_or_else(|| FLEET_NAMESPACE.into());
+    let namespace = fleet.namespace().ok_or_else(|| Error::Manifest {
+        what: format!("fleet {}", fleet.name_any()),
+        detail: "it has no namespace".into(),
+    })?;
     let storage = celld_api::resolve::resolve(&fleet.spec, &namespace, None).map_err(|e| {
         Error::Manifest {
             what: format!("the storage of fleet {}", fleet.name_any()),
@@ -67,27 +73,27 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         operator: children::OperatorPods::default(),
         upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
     };
-    let name = desired.name.as_str();
+    let (name, ns) = (desired.name.as_str(), desired.namespace.as_str());
     let nodes = |r: Rendered| Rendered { nodes: true, ..r };
     let mut out = vec![
-        nodes(rendered(name, children::peer_service::build(&desired))?),
-        nodes(rendered(name, children::statefulset::build(&desired))?),
-        rendered(name, children::service::build(&desired))?,
-        rendered(name, children::network_policy::build(&desired))?,
+        nodes(rendered(name, ns, children::peer_service::build(&desired))?),
+        nodes(rendered(name, ns, children::statefulset::build(&desired))?),
+        rendered(name, ns, children::service::build(&desired))?,
+        rendered(name, ns, children::network_policy::build(&desired))?,
     ];
     out.extend(
         children::pdb::build(&desired)
-            .map(|c| rendered(name, c))
+            .map(|c| rendered(name, ns, c))
             .transpose()?,
     );
     out.extend(
         children::ingress::build(&desired)
-            .map(|c| rendered(name, c))
+            .map(|c| rendered(name, ns, c))
             .transpose()?,
     );
     out.extend(
         children::httproute::build(&desired)
-            .map(|c| rendered(name, c))
+            .map(|c| rendered(name, ns, c))
             .transpose()?,
     );
     Ok(out)
@@ -110,6 +116,7 @@ mod tests {
                     "{} {} names its fleet",
                     r.resource.kind, r.name
                 );
+                assert_eq!(r.namespace, "bench-0", "{} {}", r.resource.kind, r.name);
                 (format!("{}/{}", r.resource.kind, r.name), r.nodes)
             })
             .collect();

@@ -7,7 +7,6 @@
 use crate::error::{Error, Result};
 use crate::floor_status::{created_status, ready_status};
 use crate::identity::FIELD_MANAGER;
-use crate::settings::FLEET_NAMESPACE;
 use celld_api::CelldFleet;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
@@ -18,6 +17,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// What the floor's statuses need of one fleet.
 #[derive(Debug, Default)]
 struct FleetState {
+    /// Its namespace.
+    namespace: String,
     /// Its generation, for its status.
     generation: Option<i64>,
     /// Held while one of its statuses is written; true once its Ready status was. A status
@@ -55,6 +56,7 @@ impl Fleets {
     /// Records `fleet` as created, with `children` to apply.
     pub fn created(&self, fleet: &CelldFleet, children: usize) {
         let state = FleetState {
+            namespace: fleet.namespace().unwrap_or_default(),
             generation: fleet.metadata.generation,
             due: Mutex::new(Due {
                 children_left: children,
@@ -109,8 +111,8 @@ impl Fleets {
     /// Writes fleet `name`'s status at creation (`ready` false) unless its Ready status was
     /// written, or its Ready status (`ready` true), through `client`.
     pub async fn write(&self, client: &Client, name: &str, ready: bool) -> Result<()> {
-        self.write_with(name, ready, |body| async move {
-            let api: Api<CelldFleet> = Api::namespaced(client.clone(), FLEET_NAMESPACE);
+        self.write_with(name, ready, |namespace, body| async move {
+            let api: Api<CelldFleet> = Api::namespaced(client.clone(), &namespace);
             api.patch_status(
                 name,
                 &PatchParams::apply(FIELD_MANAGER).force(),
@@ -123,10 +125,11 @@ impl Fleets {
         .await
     }
 
-    /// As [`write`](Self::write), sending the status apply body with `send`.
+    /// As [`write`](Self::write), sending the status apply body with `send` (given the
+    /// fleet's namespace and the body).
     async fn write_with<F, Fut>(&self, name: &str, ready: bool, send: F) -> Result<()>
     where
-        F: FnOnce(serde_json::Value) -> Fut,
+        F: FnOnce(String, serde_json::Value) -> Fut,
         Fut: std::future::Future<Output = Result<()>>,
     {
         let state = self.state(name);
@@ -134,11 +137,14 @@ impl Fleets {
         if *ready_written {
             return Ok(());
         }
-        send(if ready {
-            ready_status(name, state.generation)
-        } else {
-            created_status(name, state.generation)
-        })
+        send(
+            state.namespace.clone(),
+            if ready {
+                ready_status(name, state.generation)
+            } else {
+                created_status(name, state.generation)
+            },
+        )
         .await?;
         *ready_written = ready;
         self.written.fetch_add(1, Ordering::Relaxed);
@@ -158,7 +164,7 @@ mod tests {
         let bodies = Mutex::new(Vec::new());
         for (name, ready) in writes {
             fleets
-                .write_with(name, *ready, |body| {
+                .write_with(name, *ready, |_, body| {
                     let bodies = &bodies;
                     async move {
                         let ready = &body["status"]["conditions"][0];
@@ -214,7 +220,7 @@ mod tests {
             let (fleets, order) = (fleets.clone(), order.clone());
             async move {
                 fleets
-                    .write_with("a", false, |_| async move {
+                    .write_with("a", false, |_, _| async move {
                         started.send(()).unwrap();
                         finished.await.unwrap();
                         order.lock().unwrap().push("created");
@@ -228,7 +234,7 @@ mod tests {
             let (fleets, order) = (fleets.clone(), order.clone());
             async move {
                 fleets
-                    .write_with("a", true, |_| async move {
+                    .write_with("a", true, |_, _| async move {
                         order.lock().unwrap().push("ready");
                         Ok(())
                     })

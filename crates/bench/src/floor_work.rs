@@ -11,7 +11,7 @@ use crate::floor_children::Rendered;
 use crate::floor_fleets::Fleets;
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::statefulset_ready;
-use crate::settings::{CONCURRENCY, FLEET_NAMESPACE};
+use crate::settings::CONCURRENCY;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
@@ -29,7 +29,7 @@ use tokio::task::JoinHandle;
 #[derive(Debug)]
 pub enum Job {
     /// Apply one child.
-    Apply(Rendered),
+    Apply(Box<Rendered>),
     /// Write the status at creation of the fleet of this name, unless its Ready status was
     /// written first.
     Created(String),
@@ -164,7 +164,7 @@ pub async fn send(
                     match job {
                         Job::Apply(child) => {
                             let fleet = child.fleet.clone();
-                            apply(&client, child).await?;
+                            apply(&client, *child).await?;
                             if fleets.child_applied(&fleet) {
                                 let _ = due.send(fleet);
                             }
@@ -194,7 +194,7 @@ pub async fn send(
 
 async fn apply(client: &Client, child: Rendered) -> Result<()> {
     let api: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), FLEET_NAMESPACE, &child.resource);
+        Api::namespaced_with(client.clone(), &child.namespace, &child.resource);
     api.patch(
         &child.name,
         &PatchParams::apply(FIELD_MANAGER).force(),
@@ -211,7 +211,7 @@ async fn apply(client: &Client, child: Rendered) -> Result<()> {
 /// How long the floor's watch may take to list the StatefulSets when it starts.
 const WATCH_START: Duration = Duration::from_secs(60);
 
-/// Watches the StatefulSets of the bench's namespace through `client` and sends the name of
+/// Watches the StatefulSets of every namespace through `client` and sends the name of
 /// each the first time it is seen ready, until aborted (its StatefulSet has its fleet's name).
 /// Returns once the watch has listed them, so its start, like the operator's, comes before the
 /// clock and is not counted; `logs` is named when it does not start in time.
@@ -221,7 +221,7 @@ pub async fn watch_ready(
 ) -> Result<(UnboundedReceiver<String>, JoinHandle<()>)> {
     let (sender, receiver) = unbounded_channel();
     let (listed, started) = oneshot::channel();
-    let api: Api<StatefulSet> = Api::namespaced(client, FLEET_NAMESPACE);
+    let api: Api<StatefulSet> = Api::all(client);
     let task = tokio::spawn(forward_ready(api, sender, listed));
     match tokio::time::timeout(WATCH_START, started).await {
         Ok(Ok(())) => Ok((receiver, task)),
@@ -272,23 +272,25 @@ mod tests {
     use kube::api::ApiResource;
 
     fn child(name: &str) -> Job {
-        Job::Apply(Rendered {
+        Job::Apply(Box::new(Rendered {
             resource: ApiResource::erase::<StatefulSet>(&()),
             name: name.into(),
+            namespace: "bench-0".into(),
             body: serde_json::Value::Null,
             fleet: name.into(),
             nodes: true,
-        })
+        }))
     }
 
     fn service(name: &str) -> Job {
-        Job::Apply(Rendered {
+        Job::Apply(Box::new(Rendered {
             resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
             name: name.into(),
+            namespace: "bench-0".into(),
             body: serde_json::Value::Null,
             fleet: name.into(),
             nodes: false,
-        })
+        }))
     }
 
     fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {

@@ -12,8 +12,8 @@ use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
 use crate::results::OperatorRun;
 use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username,
-    ready_timeout, settle_limit,
+    IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username, ready_timeout,
+    settle_limit,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -164,7 +164,7 @@ impl Operating {
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
         let workload = Workload::prepare(client.clone(), plane.s3(), plan.published).await?;
-        let deploy_pods = crate::deploy_pods::start(client, FLEET_NAMESPACE);
+        let deploy_pods = crate::deploy_pods::start(client);
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         let audit = if plan.server_load {
             audit.with_server_load()
@@ -276,7 +276,7 @@ pub async fn run(bin: &Path, count: usize, nodes: usize) -> Result<OperatorRun> 
 
 async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<OperatorRun> {
     let client = setup.plane.client();
-    let watches = Watches::start(&client, FLEET_NAMESPACE);
+    let watches = Watches::start(&client);
     let anchor = Anchor::now();
     let cpu = CpuMeter::start(setup.busy());
     setup.workload.create(count).await?;
@@ -290,7 +290,6 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     let cpu = cpu.stop();
     let statefulsets = watches.statefulsets();
     let fleets = watches.fleets();
-    drop(watches);
     let all_ready = fleets.last_ready().unwrap_or_else(Instant::now);
     eprintln!(
         "bench: operator: every fleet Ready after {:.1} s; waiting for its writes to stop",
@@ -308,6 +307,14 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     let control_plane = setup.plane.memory();
 
     let idle = setup.idle().await?;
+    // The watches ran on through the idle window for this.
+    let idle_first_capacity = watches
+        .fleets()
+        .shown
+        .values()
+        .filter(|at| (idle.start..idle.end).contains(*at))
+        .count() as u64;
+    drop(watches);
     tokio::time::sleep(AUDIT_LAG).await;
     let requests = setup.audit.poll()?;
     let (from, to) = (
@@ -355,6 +362,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         idle: idle_tally,
         idle_window: idle.window(),
         idle_state_reads: idle.state_reads,
+        idle_first_capacity,
         idle_cpu: idle.cpu,
         empty_rss_kib: setup.empty_rss_kib,
         settled_rss_kib,

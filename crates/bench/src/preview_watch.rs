@@ -27,8 +27,16 @@ pub struct PreviewWatches {
 impl PreviewWatches {
     /// Starts watching `namespace`.
     pub fn start(client: &Client, namespace: &str) -> Self {
-        let (fleets, a) = watch(Api::namespaced(client.clone(), namespace), fleet_ready);
-        let (previews, b) = watch(Api::namespaced(client.clone(), namespace), preview_ready);
+        let (fleets, a) = watch(
+            Api::namespaced(client.clone(), namespace),
+            fleet_ready,
+            |_| false,
+        );
+        let (previews, b) = watch(
+            Api::namespaced(client.clone(), namespace),
+            preview_ready,
+            |_| false,
+        );
         PreviewWatches {
             fleets,
             previews,

@@ -3,7 +3,7 @@
 //! fleets serves, published in its bucket prefix before anything is created.
 
 use crate::error::{Error, Result};
-use crate::settings::{CONCURRENCY, FLEET_NAMESPACE};
+use crate::settings::{CONCURRENCY, fleet_namespace};
 use crate::workload::{bucket_prefix, fleet_json, manifest};
 use celld_api::{CelldFleet, CelldPreview};
 use celld_fixtures::publish_pointer;
@@ -25,6 +25,12 @@ pub const PREVIEW_REPLICAS: usize = 1;
 
 /// Where the previews keep their data, under the bench's bucket.
 const PREVIEWS_PREFIX: &str = "previews";
+
+/// The namespace of the parent and its previews: the first of the bench's fleets' namespaces,
+/// which the workload of no fleets creates.
+pub fn previews_namespace() -> String {
+    fleet_namespace(0)
+}
 
 /// The name of preview `i` (from 1).
 pub fn preview_name(i: usize) -> String {
@@ -50,7 +56,7 @@ pub fn served_version(pod: &str) -> Option<String> {
 /// The parent: a bench fleet that allows previews of a day, served under
 /// `preview.bench.example.com`, with their data under the bucket's `previews/`.
 pub fn parent_manifest(s3: &S3Settings) -> Result<CelldFleet> {
-    let mut fleet = fleet_json(PARENT, s3);
+    let mut fleet = fleet_json(PARENT, &previews_namespace(), s3);
     fleet["spec"]["previews"] = json!({
         "baseDomain": "preview.bench.example.com",
         "bucket": format!("s3://{}/{PREVIEWS_PREFIX}", s3.bucket),
@@ -65,7 +71,7 @@ pub fn parent_manifest(s3: &S3Settings) -> Result<CelldFleet> {
 pub fn preview_manifest(i: usize) -> Result<CelldPreview> {
     let preview = json!({
         "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldPreview",
-        "metadata": {"name": preview_name(i), "namespace": FLEET_NAMESPACE},
+        "metadata": {"name": preview_name(i), "namespace": previews_namespace()},
         "spec": {"fleet": PARENT},
     });
     serde_json::from_value(preview).map_err(manifest("a bench preview"))
@@ -78,7 +84,7 @@ fn preview_prefix(parent: &CelldFleet, s3: &S3Settings, name: &str) -> Result<St
         .spec
         .previews
         .as_ref()
-        .map(|p| p.preview_bucket(FLEET_NAMESPACE, name))
+        .map(|p| p.preview_bucket(&previews_namespace(), name))
         .unwrap_or_default();
     url.strip_prefix(&format!("s3://{}/", s3.bucket))
         .map(str::to_string)
@@ -115,7 +121,7 @@ impl PreviewWorkload {
 
     /// Creates the parent fleet.
     pub async fn create_parent(&self) -> Result<()> {
-        Api::<CelldFleet>::namespaced(self.client.clone(), FLEET_NAMESPACE)
+        Api::<CelldFleet>::namespaced(self.client.clone(), &previews_namespace())
             .create(&PostParams::default(), &self.parent)
             .await
             .map_err(Error::kube("creating the previews' parent fleet"))?;
@@ -124,7 +130,7 @@ impl PreviewWorkload {
 
     /// Creates the previews numbered `numbers` from concurrent client tasks.
     pub async fn create(&self, numbers: RangeInclusive<usize>) -> Result<()> {
-        let api: Api<CelldPreview> = Api::namespaced(self.client.clone(), FLEET_NAMESPACE);
+        let api: Api<CelldPreview> = Api::namespaced(self.client.clone(), &previews_namespace());
         let previews: Vec<CelldPreview> = numbers.map(preview_manifest).collect::<Result<_>>()?;
         futures::stream::iter(previews)
             .map(|preview| {
@@ -158,7 +164,7 @@ mod tests {
         assert_eq!(previews.ingress_class.as_deref(), Some("nginx"));
         assert_eq!(
             preview_prefix(&parent, &s3(), "pr-3").unwrap(),
-            "previews/bench/pr-3"
+            "previews/bench-0/pr-3"
         );
     }
 

@@ -7,13 +7,13 @@ use crate::clock::Anchor;
 use crate::error::{Error, Result};
 use crate::operator_run::{AUDIT_LAG, Plan, Setup, settle};
 use crate::preview_watch::PreviewWatches;
-use crate::preview_workload::{PARENT, PREVIEW_REPLICAS, PreviewWorkload, served_version};
+use crate::preview_workload::{
+    PARENT, PREVIEW_REPLICAS, PreviewWorkload, previews_namespace, served_version,
+};
 use crate::proc_stats::{rss_file_kib, rss_kib};
 use crate::readiness::max_lag;
 use crate::results::PreviewsRun;
-use crate::settings::{
-    FLEET_NAMESPACE, IDLE_WINDOW, REPLICAS, nodes_for, ready_timeout, settle_limit,
-};
+use crate::settings::{IDLE_WINDOW, REPLICAS, nodes_for, ready_timeout, settle_limit};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
     let mut setup = Setup::start(bin, &format!("previews-{count}"), plan(count)).await?;
     let client = setup.plane.client();
     let previews = PreviewWorkload::prepare(client.clone(), setup.plane.s3(), 2 * count).await?;
-    let watches = PreviewWatches::start(&client, FLEET_NAMESPACE);
+    let watches = PreviewWatches::start(&client, &previews_namespace());
     let logs = setup.logs();
 
     let parent_anchor = Anchor::now();
@@ -125,7 +125,7 @@ pub async fn run(bin: &Path, count: usize) -> Result<PreviewsRun> {
 /// settled, and reads its resident memory (KiB).
 async fn twice(setup: &mut Setup, previews: &PreviewWorkload, count: usize) -> Result<u64> {
     let client = setup.plane.client();
-    let watches = PreviewWatches::start(&client, FLEET_NAMESPACE);
+    let watches = PreviewWatches::start(&client, &previews_namespace());
     let logs = setup.logs();
     let anchor = Anchor::now();
     previews.create(count + 1..=2 * count).await?;

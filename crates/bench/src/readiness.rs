@@ -1,6 +1,6 @@
-//! Watches StatefulSets and fleets in the bench's namespace and records when each was first
-//! seen ready (a StatefulSet with all its replicas ready; a fleet with `Ready=True`), and which
-//! exist at all.
+//! Watches StatefulSets and fleets in every namespace and records when each was first
+//! seen ready (a StatefulSet with all its replicas ready; a fleet with `Ready=True`), when a
+//! fleet's status first showed its capacity, and which exist at all.
 
 use crate::error::{Error, Result};
 use crate::settings::REPLICAS;
@@ -23,6 +23,9 @@ use tokio::task::JoinHandle;
 pub struct Seen {
     /// When each object was first seen ready, by name.
     pub ready: HashMap<String, Instant>,
+    /// When each object was first seen showing what the watch looks for besides readiness
+    /// (a fleet's capacity in its status), by name.
+    pub shown: HashMap<String, Instant>,
     /// The objects that exist now.
     pub present: HashSet<String>,
 }
@@ -61,6 +64,12 @@ pub fn statefulset_ready(s: &StatefulSet) -> bool {
     wanted == REPLICAS && ready >= wanted
 }
 
+/// Whether a fleet's status shows its nodes' capacity (`status.capacity`): the operator writes
+/// it once a reading is worth showing, at the latest 5 minutes after the fleet's creation.
+pub fn fleet_shows_capacity(f: &CelldFleet) -> bool {
+    f.status.as_ref().is_some_and(|s| s.capacity.is_some())
+}
+
 /// Whether a fleet reports `Ready=True`.
 pub fn fleet_ready(f: &CelldFleet) -> bool {
     f.status
@@ -69,9 +78,13 @@ pub fn fleet_ready(f: &CelldFleet) -> bool {
         .is_some_and(|c| c.status == "True")
 }
 
-/// Watches `api` and records what exists and when each object was first seen `ready`, until
-/// the task is aborted.
-pub fn watch<K>(api: Api<K>, ready: fn(&K) -> bool) -> (Shared, JoinHandle<()>)
+/// Watches `api` and records what exists and when each object was first seen `ready`, and
+/// first seen `shown`, until the task is aborted.
+pub fn watch<K>(
+    api: Api<K>,
+    ready: fn(&K) -> bool,
+    shown: fn(&K) -> bool,
+) -> (Shared, JoinHandle<()>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
@@ -90,6 +103,9 @@ where
                     if ready(&o) {
                         seen.ready.entry(name.clone()).or_insert(now);
                     }
+                    if shown(&o) {
+                        seen.shown.entry(name.clone()).or_insert(now);
+                    }
                     seen.present.insert(name);
                 }
                 Ok(Event::Delete(o)) => {
@@ -104,14 +120,12 @@ where
 }
 
 impl Watches {
-    /// Starts watching `namespace`.
-    pub fn start(client: &Client, namespace: &str) -> Self {
-        let (statefulsets, a) = watch::<StatefulSet>(
-            Api::namespaced(client.clone(), namespace),
-            statefulset_ready,
-        );
+    /// Starts watching every namespace (the bench's fleets have names unique across them).
+    pub fn start(client: &Client) -> Self {
+        let (statefulsets, a) =
+            watch::<StatefulSet>(Api::all(client.clone()), statefulset_ready, |_| false);
         let (fleets, b) =
-            watch::<CelldFleet>(Api::namespaced(client.clone(), namespace), fleet_ready);
+            watch::<CelldFleet>(Api::all(client.clone()), fleet_ready, fleet_shows_capacity);
         Watches {
             statefulsets,
             fleets,

@@ -52,6 +52,11 @@ pub struct OperatorRun {
     pub idle_window: Duration,
     /// Node `GET /state` requests the operator sent during the idle window (capacity reads).
     pub idle_state_reads: u64,
+    /// Fleets whose status first showed their capacity during the idle window: each one status
+    /// write, the fleet's first reading of its nodes, due once the fleet is 5 minutes old and
+    /// its nodes' turn comes at --capacity-reads-per-second (a once-only transition, not idle
+    /// churn).
+    pub idle_first_capacity: u64,
     /// CPU time (user + system) the operator used during the idle window.
     pub idle_cpu: Duration,
     /// Resident memory with no fleet, once started, KiB.
@@ -74,6 +79,11 @@ impl OperatorRun {
     /// Writes per minute of the idle window.
     pub fn idle_writes_per_minute(&self) -> f64 {
         per_minute(self.idle.writes, self.idle_window)
+    }
+
+    /// Writes per minute of the idle window that were not a fleet's first capacity status.
+    pub fn idle_other_writes(&self) -> u64 {
+        self.idle.writes.saturating_sub(self.idle_first_capacity)
     }
 
     /// CPU seconds per minute of the idle window.

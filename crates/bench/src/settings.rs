@@ -51,8 +51,22 @@ pub const OPERATOR_NAMESPACE: &str = "celld-system";
 /// The operator's ServiceAccount name, as in `config/`.
 pub const OPERATOR_ACCOUNT: &str = "celld-operator";
 
-/// The namespace the fleets are created in.
-pub const FLEET_NAMESPACE: &str = "bench";
+/// Fleets per namespace. A platform with thousands of fleets has them in many namespaces (a
+/// team's, an application's), and the control plane's Endpoints, EndpointSlice and
+/// PodDisruptionBudget controllers scan every Service, pod or budget of a namespace on each change
+/// of a pod in it: with every fleet in one namespace, their work grows with the square of the
+/// fleets and takes the cores the API server and the operator need.
+pub const FLEETS_PER_NAMESPACE: usize = 100;
+
+/// The namespace of the bench's fleet `i`: `bench-<i / FLEETS_PER_NAMESPACE>`.
+pub fn fleet_namespace(i: usize) -> String {
+    format!("bench-{}", i / FLEETS_PER_NAMESPACE)
+}
+
+/// The namespaces `fleets` fleets are spread over (at least one).
+pub fn fleet_namespaces(fleets: usize) -> usize {
+    fleets.div_ceil(FLEETS_PER_NAMESPACE).max(1)
+}
 
 /// Pods one fake node takes (testenv's kwok nodes allow 1,000; some room is left): the fewest
 /// fake nodes a run may have, where the calibration of the fake nodes starts.
@@ -131,6 +145,18 @@ mod tests {
         assert_eq!(nodes_for(pods_of(10_000)), 25);
         assert_eq!(fake_nodes(1), "1 fake node");
         assert_eq!(fake_nodes(4), "4 fake nodes");
+    }
+
+    #[test]
+    fn fleets_are_spread_over_namespaces_of_a_hundred() {
+        assert_eq!(fleet_namespace(0), "bench-0");
+        assert_eq!(fleet_namespace(99), "bench-0");
+        assert_eq!(fleet_namespace(100), "bench-1");
+        assert_eq!(fleet_namespace(9_999), "bench-99");
+        assert_eq!(fleet_namespaces(0), 1);
+        assert_eq!(fleet_namespaces(100), 1);
+        assert_eq!(fleet_namespaces(101), 2);
+        assert_eq!(fleet_namespaces(10_000), 100);
     }
 
     #[test]

@@ -3,14 +3,16 @@
 //! [`SOURCED_EVERY`] also declares its Worker (spec.source, an image pinned by digest).
 
 use crate::error::{Error, Result};
-use crate::settings::{CONCURRENCY, FLEET_NAMESPACE, REPLICAS, SOURCED_EVERY};
+use crate::settings::{
+    CONCURRENCY, FLEETS_PER_NAMESPACE, REPLICAS, SOURCED_EVERY, fleet_namespace, fleet_namespaces,
+};
 use celld_api::CelldFleet;
 use celld_fixtures::{create_credentials, pointer_json};
 use celld_testkit::S3Settings;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DeleteParams, ListParams, PostParams};
-use kube::{Api, Client};
+use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 
 /// Name of the credentials Secret every fleet reads.
@@ -27,12 +29,12 @@ pub fn fleet_name(i: usize) -> String {
 /// The image the sourced fleets declare (kwok never pulls it).
 const SOURCE_IMAGE: &str = "registry.invalid/bench/worker:1@sha256:0000000000000000000000000000000000000000000000000000000000000001";
 
-/// A bench fleet named `name` as JSON: [`REPLICAS`] nodes, an Ingress, and its deployment read
-/// from its own prefix ([`bucket_prefix`]) of the S3 server `s3`.
-pub fn fleet_json(name: &str, s3: &S3Settings) -> serde_json::Value {
+/// A bench fleet named `name` in `namespace` as JSON: [`REPLICAS`] nodes, an Ingress, and its
+/// deployment read from its own prefix ([`bucket_prefix`]) of the S3 server `s3`.
+pub fn fleet_json(name: &str, namespace: &str, s3: &S3Settings) -> serde_json::Value {
     json!({
         "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-        "metadata": {"name": name, "namespace": FLEET_NAMESPACE},
+        "metadata": {"name": name, "namespace": namespace},
         "spec": {
             "replicas": REPLICAS,
             "objectStorage": {
@@ -51,9 +53,10 @@ pub fn bucket_prefix(name: &str) -> String {
     format!("{PREFIX}/{name}")
 }
 
-/// Fleet `i`, reading its deployment from the S3 server `s3`.
+/// Fleet `i`, in its namespace ([`fleet_namespace`]), reading its deployment from the S3
+/// server `s3`.
 pub fn fleet_manifest(i: usize, s3: &S3Settings) -> Result<CelldFleet> {
-    let mut fleet = fleet_json(&fleet_name(i), s3);
+    let mut fleet = fleet_json(&fleet_name(i), &fleet_namespace(i), s3);
     if i.is_multiple_of(SOURCED_EVERY) {
         fleet["spec"]["source"] = json!({"image": {"reference": SOURCE_IMAGE}});
     }
@@ -85,29 +88,25 @@ fn pointer_key(i: usize) -> String {
     format!("{}/deploy/current.json", bucket_prefix(&fleet_name(i)))
 }
 
-/// The fleets' namespace, Secret and published deployments on one control plane.
+/// The fleets' namespaces, their Secrets and the published deployments on one control plane.
 #[derive(Clone)]
 pub struct Workload {
     client: Client,
     s3: S3Settings,
+    /// How many namespaces the fleets are spread over ([`fleet_namespace`]).
+    namespaces: usize,
 }
 
 impl Workload {
-    /// Creates the namespace and the Secret, and publishes a deployment for `fleets` fleets.
+    /// Creates the namespaces of `fleets` fleets and the Secret in each, and publishes a
+    /// deployment for every fleet.
     pub async fn prepare(client: Client, s3: &S3Settings, fleets: usize) -> Result<Self> {
-        let namespace: Namespace =
-            serde_json::from_value(json!({"metadata": {"name": FLEET_NAMESPACE}}))
-                .map_err(manifest("the fleets' Namespace"))?;
-        Api::<Namespace>::all(client.clone())
-            .create(&PostParams::default(), &namespace)
-            .await
-            .map_err(Error::kube("creating the fleets' namespace"))?;
-        create_credentials(
-            &Api::<Secret>::namespaced(client.clone(), FLEET_NAMESPACE),
-            SECRET,
-            s3,
-        )
-        .await?;
+        let namespaces = fleet_namespaces(fleets);
+        futures::stream::iter(0..namespaces)
+            .map(|n| create_namespace(&client, s3, n))
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await?;
         futures::stream::iter(0..fleets)
             .map(|i| async move {
                 let body = pointer_json("bench", &version(i))?;
@@ -120,17 +119,13 @@ impl Workload {
         Ok(Workload {
             client,
             s3: s3.clone(),
+            namespaces,
         })
     }
 
-    /// The fleets' API.
-    pub fn fleets(&self) -> Api<CelldFleet> {
-        Api::namespaced(self.client.clone(), FLEET_NAMESPACE)
-    }
-
-    /// The credentials Secret.
+    /// The credentials Secret (the same in every namespace).
     pub async fn secret(&self) -> Result<Secret> {
-        Api::<Secret>::namespaced(self.client.clone(), FLEET_NAMESPACE)
+        Api::<Secret>::namespaced(self.client.clone(), &fleet_namespace(0))
             .get(SECRET)
             .await
             .map_err(Error::kube("reading the credentials Secret"))
@@ -147,13 +142,14 @@ impl Workload {
         &self,
         count: usize,
     ) -> Result<impl futures::Stream<Item = Result<CelldFleet>> + use<>> {
-        let api = self.fleets();
+        let client = self.client.clone();
         let fleets: Vec<CelldFleet> = (0..count)
             .map(|i| fleet_manifest(i, &self.s3))
             .collect::<Result<_>>()?;
         Ok(futures::stream::iter(fleets)
             .map(move |fleet| {
-                let api = api.clone();
+                let api: Api<CelldFleet> =
+                    Api::namespaced(client.clone(), &fleet.namespace().unwrap_or_default());
                 async move {
                     api.create(&PostParams::default(), &fleet)
                         .await
@@ -163,14 +159,40 @@ impl Workload {
             .buffer_unordered(CONCURRENCY))
     }
 
-    /// Deletes every fleet (one request; their children go by garbage collection).
+    /// Deletes every fleet (one request a namespace; their children go by garbage
+    /// collection).
     pub async fn delete_all(&self) -> Result<()> {
-        self.fleets()
-            .delete_collection(&DeleteParams::background(), &ListParams::default())
-            .await
-            .map_err(Error::kube("deleting the fleets"))?;
+        for n in 0..self.namespaces {
+            let namespace = fleet_namespace(n * FLEETS_PER_NAMESPACE);
+            Api::<CelldFleet>::namespaced(self.client.clone(), &namespace)
+                .delete_collection(&DeleteParams::background(), &ListParams::default())
+                .await
+                .map_err(Error::kube(format!(
+                    "deleting the fleets of namespace {namespace}"
+                )))?;
+        }
         Ok(())
     }
+}
+
+/// Creates the `n`th namespace of the fleets and the credentials Secret in it.
+async fn create_namespace(client: &Client, s3: &S3Settings, n: usize) -> Result<()> {
+    let name = fleet_namespace(n * FLEETS_PER_NAMESPACE);
+    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))
+        .map_err(manifest("the fleets' Namespace"))?;
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .map_err(Error::kube(format!(
+            "creating the fleets' namespace {name}"
+        )))?;
+    create_credentials(
+        &Api::<Secret>::namespaced(client.clone(), &name),
+        SECRET,
+        s3,
+    )
+    .await?;
+    Ok(())
 }
 
 /// Turns a JSON error about `what` into the bench's error.
@@ -201,6 +223,15 @@ pub(crate) mod tests {
         let s3 = crate::workload::tests::s3();
         let fleet = fleet_manifest(7, &s3).unwrap();
         assert_eq!(fleet.metadata.name.as_deref(), Some("f7"));
+        assert_eq!(fleet.metadata.namespace.as_deref(), Some("bench-0"));
+        assert_eq!(
+            fleet_manifest(250, &s3)
+                .unwrap()
+                .metadata
+                .namespace
+                .as_deref(),
+            Some("bench-2")
+        );
         assert_eq!(fleet.spec.replicas, 2);
         assert_eq!(fleet.spec.object_storage.bucket, "s3://b/bench/f7");
         assert!(fleet.spec.ingress.is_some());

@@ -200,10 +200,21 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
             format!("{per_minute:.0}{}", at(t, s, per_minute <= t.idle_requests))
         },
     );
-    row(out, "writes per idle minute", "0", scales, |s| {
-        let w = s.operator.idle_writes_per_minute();
-        format!("{w:.0}{}", verdict(s.operator.idle.writes == 0))
-    });
+    row(
+        out,
+        "writes per idle minute (fleets first showing their capacity in it)",
+        "0 but those",
+        scales,
+        |s| {
+            let o = &s.operator;
+            let w = o.idle_writes_per_minute();
+            format!(
+                "{w:.0} ({}){}",
+                thousands(o.idle_first_capacity),
+                verdict(o.idle_other_writes() == 0)
+            )
+        },
+    );
     row(out, "server errors (5xx) while idle", "0", scales, |s| {
         let n = s.operator.idle.server_errors;
         format!("{n}{}", verdict(n == 0))
