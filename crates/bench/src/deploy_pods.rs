@@ -16,7 +16,7 @@ const PUBLISHED: &str = r#"{"outcome":"Published"}"#;
 
 /// Ends every running deploy pod (of every namespace) as published, until aborted.
 pub fn start(client: Client) -> JoinHandle<()> {
-    let pods: Api<Pod> = Api::all(client);
+    let pods: Api<Pod> = Api::all(client.clone());
     let config = watcher::Config::default().labels(&format!(
         "{}={}",
         celld_api::labels::ROLE,
@@ -24,7 +24,7 @@ pub fn start(client: Client) -> JoinHandle<()> {
     ));
     tokio::spawn(async move {
         let mut done = HashSet::new();
-        let mut changes = watcher(pods.clone(), config)
+        let mut changes = watcher(pods, config)
             .default_backoff()
             .applied_objects()
             .boxed();
@@ -34,7 +34,9 @@ pub fn start(client: Client) -> JoinHandle<()> {
             if !running || !done.insert(pod.name_any()) {
                 continue;
             }
-            let (pods, name) = (pods.clone(), pod.name_any());
+            let name = pod.name_any();
+            let pods: Api<Pod> =
+                Api::namespaced(client.clone(), &pod.namespace().unwrap_or_default());
             tokio::spawn(async move {
                 let published = Completion::succeeded().with_termination_message(PUBLISHED);
                 if let Err(e) = complete_pod(&pods, &name, &published).await {
