@@ -81,7 +81,7 @@ impl OperatorRun {
         per_minute(self.idle.writes, self.idle_window)
     }
 
-    /// Writes per minute of the idle window that were not a fleet's first capacity status.
+    /// Writes in the idle window beyond the fleets that first showed their capacity in it.
     pub fn idle_other_writes(&self) -> u64 {
         self.idle.writes.saturating_sub(self.idle_first_capacity)
     }
