@@ -1,10 +1,10 @@
 //! The floor: the fleets created as in the operator's run, the children the operator would
 //! make for each rendered by its own builders as its create returns and applied by server-side
-//! apply from concurrent client tasks with no operator running, a status per fleet written
-//! once its children are (on its way) and once its StatefulSet is ready and every child
-//! applied (Ready); timed from the first create until every fleet's status says Ready. It runs
-//! as the operator's ServiceAccount, so the API server authorizes it as it does the operator,
-//! and the audit log counts its requests.
+//! apply from concurrent client tasks with no operator running (the StatefulSet at once, the
+//! others once its pods run: [`floor_work`]), and one status per fleet written once every child
+//! is applied (Ready); timed from the first create until every fleet's status says Ready. It
+//! runs as the operator's ServiceAccount, so the API server authorizes it as it does the
+//! operator, and the audit log counts its requests.
 
 use crate::audit::AuditTail;
 use crate::clock::Anchor;
@@ -13,7 +13,7 @@ use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
 use crate::floor_children::render;
 use crate::floor_fleets::Fleets;
-use crate::floor_work::{self, Job};
+use crate::floor_work;
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
@@ -21,7 +21,7 @@ use crate::results::FloorRun;
 use crate::settings::{fake_nodes, operator_username, ready_timeout};
 use crate::workload::Workload;
 use futures::StreamExt;
-use kube::{Client, ResourceExt};
+use kube::Client;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -71,9 +71,8 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
             // The client tasks end only once every fleet is Ready, so they are there.
             for child in children {
                 objects += 1;
-                let _ = applies.send(Job::Apply(Box::new(child)));
+                let _ = applies.send(Box::new(child));
             }
-            let _ = applies.send(Job::Created(fleet.name_any()));
         }
         Ok::<_, Error>(objects)
     };

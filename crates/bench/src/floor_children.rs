@@ -23,9 +23,6 @@ pub struct Rendered {
     pub body: serde_json::Value,
     /// The name of the fleet it belongs to.
     pub fleet: String,
-    /// Whether it is one of the nodes' own (their peer Service and StatefulSet), which the floor
-    /// applies before the other children.
-    pub nodes: bool,
 }
 
 fn rendered<K>(fleet: &str, namespace: &str, object: K) -> Result<Rendered>
@@ -43,14 +40,13 @@ where
         namespace: namespace.to_owned(),
         body,
         fleet: fleet.to_owned(),
-        nodes: false,
     })
 }
 
 /// Every child the operator applies for `fleet` (on a cluster without the Gateway API route
-/// it asks for none), rendered with the operator's builders; the nodes' own first: their peer
-/// Service (it names them: each advertises `<pod>.<peer Service>.<namespace>.svc` to the
-/// others, so it exists before they start, as the operator makes it) and their StatefulSet.
+/// it asks for none), rendered with the operator's builders, in the order its reconcile applies
+/// them (`celld_operator::fleet::apply_plan`): the StatefulSet first, as the fleet's readiness
+/// waits for its pods, then the public and the peer Service and the others.
 pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
     let namespace = fleet.namespace().ok_or_else(|| Error::Manifest {
         what: format!("fleet {}", fleet.name_any()),
@@ -74,11 +70,10 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
         upgrade: decide::decide(&fleet.spec, REPLICAS, None, &decide::Probed::default()),
     };
     let (name, ns) = (desired.name.as_str(), desired.namespace.as_str());
-    let nodes = |r: Rendered| Rendered { nodes: true, ..r };
     let mut out = vec![
-        nodes(rendered(name, ns, children::peer_service::build(&desired))?),
-        nodes(rendered(name, ns, children::statefulset::build(&desired))?),
+        rendered(name, ns, children::statefulset::build(&desired))?,
         rendered(name, ns, children::service::build(&desired))?,
+        rendered(name, ns, children::peer_service::build(&desired))?,
         rendered(name, ns, children::network_policy::build(&desired))?,
     ];
     out.extend(
@@ -104,10 +99,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_fleet_renders_to_the_operators_six_children() {
+    fn a_fleet_renders_to_the_operators_six_children_in_its_order() {
         let s3 = crate::workload::tests::s3();
         let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
-        let kinds: Vec<(String, bool)> = render(&fleet, &Secret::default())
+        let kinds: Vec<String> = render(&fleet, &Secret::default())
             .unwrap()
             .into_iter()
             .map(|r| {
@@ -117,19 +112,18 @@ mod tests {
                     r.resource.kind, r.name
                 );
                 assert_eq!(r.namespace, "bench-0", "{} {}", r.resource.kind, r.name);
-                (format!("{}/{}", r.resource.kind, r.name), r.nodes)
+                format!("{}/{}", r.resource.kind, r.name)
             })
             .collect();
-        let kinds: Vec<(&str, bool)> = kinds.iter().map(|(k, n)| (k.as_str(), *n)).collect();
         assert_eq!(
             kinds,
             [
-                ("Service/f3-peer", true),
-                ("StatefulSet/f3", true),
-                ("Service/f3", false),
-                ("NetworkPolicy/f3", false),
-                ("PodDisruptionBudget/f3", false),
-                ("Ingress/f3", false)
+                "StatefulSet/f3",
+                "Service/f3",
+                "Service/f3-peer",
+                "NetworkPolicy/f3",
+                "PodDisruptionBudget/f3",
+                "Ingress/f3"
             ]
         );
     }

@@ -1,11 +1,9 @@
-//! The floor's statuses of each fleet: the one at creation (on its way) and the Ready one, one
-//! write at a time per fleet. A status at creation whose turn comes after the fleet's Ready one
-//! was written is not sent, as an operator coalesces a pending write into a newer one. The
-//! Ready one is due once the fleet's StatefulSet is ready and every child of the fleet was
-//! applied: no correct operator says a fleet serves before its Service and Ingress exist.
+//! The floor's status of each fleet, its Ready one: due once the fleet's StatefulSet is ready and
+//! every child of the fleet was applied (no correct operator says a fleet serves before its
+//! Service and Ingress exist), exactly once.
 
 use crate::error::{Error, Result};
-use crate::floor_status::{created_status, ready_status};
+use crate::floor_status::ready_status;
 use crate::identity::FIELD_MANAGER;
 use celld_api::CelldFleet;
 use kube::api::{Api, Patch, PatchParams};
@@ -21,10 +19,6 @@ struct FleetState {
     namespace: String,
     /// Its generation, for its status.
     generation: Option<i64>,
-    /// Held while one of its statuses is written; true once its Ready status was. A status
-    /// at creation taken after that is not sent, and one sent before ends before the Ready
-    /// one starts, so Ready is always the last.
-    ready_written: tokio::sync::Mutex<bool>,
     /// What its Ready status still waits for.
     due: Mutex<Due>,
 }
@@ -62,7 +56,6 @@ impl Fleets {
                 children_left: children,
                 statefulset_ready: false,
             }),
-            ..FleetState::default()
         };
         self.fleets
             .lock()
@@ -108,45 +101,17 @@ impl Fleets {
         !before && due.now()
     }
 
-    /// Writes fleet `name`'s status at creation (`ready` false) unless its Ready status was
-    /// written, or its Ready status (`ready` true), through `client`.
-    pub async fn write(&self, client: &Client, name: &str, ready: bool) -> Result<()> {
-        self.write_with(name, ready, |namespace, body| async move {
-            let api: Api<CelldFleet> = Api::namespaced(client.clone(), &namespace);
-            api.patch_status(
-                name,
-                &PatchParams::apply(FIELD_MANAGER).force(),
-                &Patch::Apply(&body),
-            )
-            .await
-            .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
-            Ok(())
-        })
-        .await
-    }
-
-    /// As [`write`](Self::write), sending the status apply body with `send` (given the
-    /// fleet's namespace and the body).
-    async fn write_with<F, Fut>(&self, name: &str, ready: bool, send: F) -> Result<()>
-    where
-        F: FnOnce(String, serde_json::Value) -> Fut,
-        Fut: std::future::Future<Output = Result<()>>,
-    {
+    /// Writes fleet `name`'s Ready status through `client`.
+    pub async fn write(&self, client: &Client, name: &str) -> Result<()> {
         let state = self.state(name);
-        let mut ready_written = state.ready_written.lock().await;
-        if *ready_written {
-            return Ok(());
-        }
-        send(
-            state.namespace.clone(),
-            if ready {
-                ready_status(name, state.generation)
-            } else {
-                created_status(name, state.generation)
-            },
+        let api: Api<CelldFleet> = Api::namespaced(client.clone(), &state.namespace);
+        api.patch_status(
+            name,
+            &PatchParams::apply(FIELD_MANAGER).force(),
+            &Patch::Apply(&ready_status(name, state.generation)),
         )
-        .await?;
-        *ready_written = ready;
+        .await
+        .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
         self.written.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
@@ -155,32 +120,6 @@ impl Fleets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-    use tokio::sync::oneshot;
-
-    /// What `fleets` sends for each of `writes` (fleet name, Ready or at creation), in order:
-    /// the Ready condition's status of each body sent.
-    async fn sent(fleets: &Fleets, writes: &[(&str, bool)]) -> Vec<String> {
-        let bodies = Mutex::new(Vec::new());
-        for (name, ready) in writes {
-            fleets
-                .write_with(name, *ready, |_, body| {
-                    let bodies = &bodies;
-                    async move {
-                        let ready = &body["status"]["conditions"][0];
-                        assert_eq!(ready["type"], "Ready");
-                        bodies
-                            .lock()
-                            .unwrap()
-                            .push(format!("{name} {}", ready["status"]));
-                        Ok(())
-                    }
-                })
-                .await
-                .unwrap();
-        }
-        bodies.into_inner().unwrap()
-    }
 
     fn fleet(name: &str) -> CelldFleet {
         let mut fleet = CelldFleet::new(
@@ -192,64 +131,6 @@ mod tests {
         );
         fleet.metadata.generation = Some(1);
         fleet
-    }
-
-    #[tokio::test]
-    async fn a_status_at_creation_is_not_sent_once_the_ready_one_was() {
-        let fleets = Fleets::default();
-        for name in ["a", "b"] {
-            fleets.created(&fleet(name), 1);
-        }
-        let sent = sent(
-            &fleets,
-            &[("a", false), ("b", true), ("a", true), ("b", false)],
-        )
-        .await;
-        assert_eq!(sent, ["a \"False\"", "b \"True\"", "a \"True\""]);
-        assert_eq!(fleets.statuses_written(), 3);
-    }
-
-    #[tokio::test]
-    async fn a_ready_status_waits_for_a_status_at_creation_being_written() {
-        let fleets = Arc::new(Fleets::default());
-        fleets.created(&fleet("a"), 1);
-        let (started, on_start) = oneshot::channel();
-        let (finish, finished) = oneshot::channel::<()>();
-        let order = Arc::new(Mutex::new(Vec::new()));
-        let creating = tokio::spawn({
-            let (fleets, order) = (fleets.clone(), order.clone());
-            async move {
-                fleets
-                    .write_with("a", false, |_, _| async move {
-                        started.send(()).unwrap();
-                        finished.await.unwrap();
-                        order.lock().unwrap().push("created");
-                        Ok(())
-                    })
-                    .await
-            }
-        });
-        on_start.await.unwrap();
-        let ready = tokio::spawn({
-            let (fleets, order) = (fleets.clone(), order.clone());
-            async move {
-                fleets
-                    .write_with("a", true, |_, _| async move {
-                        order.lock().unwrap().push("ready");
-                        Ok(())
-                    })
-                    .await
-            }
-        });
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        assert!(
-            order.lock().unwrap().is_empty(),
-            "Ready waits for the write under way"
-        );
-        finish.send(()).unwrap();
-        creating.await.unwrap().unwrap();
-        ready.await.unwrap().unwrap();
-        assert_eq!(*order.lock().unwrap(), ["created", "ready"]);
     }
 
     #[test]

@@ -1,10 +1,7 @@
-//! The statuses the floor writes per fleet: the least an operator that reports readiness, and
-//! that GitOps tools read right, must send. One once its children are applied, saying the fleet
-//! is on its way (`Ready=False`, kstatus' `Reconciling=True`): without a status kstatus, which
-//! Flux's health checks use, judges a fleet Current (ready) from its creation on. And one once
-//! its StatefulSet is ready (`Ready=True`); when that comes first, the first is not sent. Shaped
-//! like the operator's (its replica counts, its selector, the conditions as the operator words
-//! them), written as the operator writes it: server-side apply on the status subresource.
+//! The status the floor writes per fleet, the least an operator that reports readiness must
+//! send: one once its StatefulSet is ready and its children applied (`Ready=True`). Shaped like
+//! the operator's (its replica counts, its selector, the condition as the operator words it),
+//! written as the operator writes it: server-side apply on the status subresource.
 
 use crate::settings::REPLICAS;
 use celld_api::{CelldFleet, CelldFleetStatus, conditions, labels};
@@ -15,35 +12,6 @@ use serde_json::json;
 
 /// The reason of the operator's `Ready=True` condition for a fleet whose nodes are all ready.
 const SERVING: &str = "Serving";
-
-/// The reason of the operator's `Ready=False` and `Reconciling=True` while nodes start.
-const NODES_NOT_READY: &str = "NodesNotReady";
-
-/// The status apply body of fleet `name` at `generation` once its children are applied: no
-/// node ready yet, `Ready=False`, `Reconciling=True`.
-pub fn created_status(name: &str, generation: Option<i64>) -> serde_json::Value {
-    let message = format!("0/{REPLICAS} nodes ready");
-    let condition = |kind, status| {
-        conditions::make(
-            &[],
-            kind,
-            Some(status),
-            NODES_NOT_READY,
-            message.clone(),
-            generation,
-            Timestamp::now(),
-        )
-    };
-    body(
-        name,
-        generation,
-        0,
-        vec![
-            condition(conditions::READY, false),
-            condition(conditions::RECONCILING, true),
-        ],
-    )
-}
 
 /// The status apply body of fleet `name` at `generation`: every node ready, `Ready=True`.
 pub fn ready_status(name: &str, generation: Option<i64>) -> serde_json::Value {
@@ -109,29 +77,5 @@ mod tests {
             (ready.reason.as_str(), ready.observed_generation),
             (SERVING, Some(1))
         );
-    }
-
-    #[test]
-    fn the_status_at_creation_says_the_fleet_is_on_its_way() {
-        let body = created_status("f3", Some(1));
-        let status: CelldFleetStatus = serde_json::from_value(body["status"].clone()).unwrap();
-        let read = |kind| {
-            let c = status.conditions.iter().find(|c| c.type_ == kind).unwrap();
-            (c.status.as_str(), c.reason.as_str(), c.observed_generation)
-        };
-        assert_eq!(read(conditions::READY), ("False", NODES_NOT_READY, Some(1)));
-        assert_eq!(
-            read(conditions::RECONCILING),
-            ("True", NODES_NOT_READY, Some(1))
-        );
-        assert_eq!((status.replicas, status.ready_replicas), (REPLICAS, 0));
-        let mut fleet: CelldFleet = serde_json::from_value(json!({
-            "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-            "metadata": {"name": "f3"},
-            "spec": {"replicas": 2, "objectStorage": {"bucket": "s3://b/f3"}},
-        }))
-        .unwrap();
-        fleet.status = Some(status);
-        assert!(!fleet_ready(&fleet));
     }
 }

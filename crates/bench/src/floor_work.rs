@@ -1,10 +1,13 @@
-//! The floor's requests, sent by client tasks sharing one queue: every child applied once its
-//! fleet's create returned, then the fleet's status at creation (on its way), and its Ready
-//! status as soon as a watch sees its StatefulSet ready and every child of the fleet was
-//! applied (whichever comes last). A Ready status waiting goes before the next apply (nothing
-//! else holds that fleet back), and the nodes' own children (their peer Service, which names
-//! them, and their StatefulSet) before the others (a fleet's pods, so its readiness, wait for
-//! nothing else). The statuses are written by [`floor_fleets`](crate::floor_fleets).
+//! The floor's requests, sent by client tasks sharing one queue. Each fleet's StatefulSet is
+//! applied once its create returned, and its other children once a watch sees the StatefulSet
+//! ready: the control plane's Endpoints and EndpointSlices of its Services are then made once,
+//! with the running pods in them, rather than made empty and rewritten as each pod starts (as
+//! they are for the operator's fleets while a thousand start at once: its reconciles, each
+//! applying a fleet's children in turn, reach the Services after the pods started). Its Ready
+//! status goes as soon as every child of the fleet was applied. A Ready status due goes before
+//! anything else, then the children of fleets whose pods run (nothing else holds those fleets
+//! back), then the next StatefulSet. The statuses are written by
+//! [`floor_fleets`](crate::floor_fleets).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
@@ -18,7 +21,7 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use kube::{Client, ResourceExt};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -30,9 +33,6 @@ use tokio::task::JoinHandle;
 pub enum Job {
     /// Apply one child.
     Apply(Box<Rendered>),
-    /// Write the status at creation of the fleet of this name, unless its Ready status was
-    /// written first.
-    Created(String),
     /// Write the Ready status of the fleet of this name.
     Ready(String),
 }
@@ -42,117 +42,145 @@ struct Queue(tokio::sync::Mutex<Left>);
 
 /// The requests not handed out yet.
 struct Left {
-    /// The fleets' children and statuses at creation, as their creates return; closed once
-    /// every fleet was created and its requests sent.
-    incoming: UnboundedReceiver<Job>,
+    /// The fleets' children, as their creates return; closed once every fleet was created and
+    /// its children sent.
+    incoming: UnboundedReceiver<Box<Rendered>>,
     /// Whether `incoming` is closed and empty.
     created_all: bool,
-    /// The nodes' own children not applied yet (peer Services and StatefulSets), in order: they
-    /// go first, as a fleet's pods and so its readiness wait for nothing else.
-    nodes: VecDeque<Job>,
-    /// The other children and statuses at creation not sent yet, in order.
-    others: VecDeque<Job>,
+    /// The StatefulSets not applied yet, in the order they came in.
+    statefulsets: VecDeque<Box<Rendered>>,
+    /// The other children of each fleet whose StatefulSet was not seen ready yet.
+    held: HashMap<String, Vec<Rendered>>,
+    /// The fleets whose StatefulSet was seen ready.
+    running: HashSet<String>,
+    /// The other children of fleets whose StatefulSet was seen ready, in that order.
+    released: VecDeque<Box<Rendered>>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
+    started: UnboundedReceiver<String>,
+    /// The fleets whose Ready status is due, in that order.
     ready: UnboundedReceiver<String>,
     /// Ready statuses not handed out yet.
     statuses: usize,
 }
 
 impl Left {
-    /// Sorts `job` into the nodes' own or the others.
-    fn sort(&mut self, job: Job) {
-        match job {
-            Job::Apply(child) if child.nodes => self.nodes.push_back(Job::Apply(child)),
-            job => self.others.push_back(job),
+    /// Sorts `child` into the StatefulSets, the children held, or those released.
+    fn sort(&mut self, child: Box<Rendered>) {
+        if child.resource.kind == <StatefulSet as k8s_openapi::Resource>::KIND {
+            self.statefulsets.push_back(child);
+        } else if self.running.contains(&child.fleet) {
+            self.released.push_back(child);
+        } else {
+            self.held
+                .entry(child.fleet.clone())
+                .or_default()
+                .push(*child);
         }
     }
 
-    /// The next of the requests that came in: the nodes' own children before any other.
-    fn next_incoming(&mut self) -> Option<Job> {
-        while let Ok(job) = self.incoming.try_recv() {
-            self.sort(job);
+    /// Releases the children held for `fleet`, whose StatefulSet was seen ready.
+    fn release(&mut self, fleet: String) {
+        self.released
+            .extend(self.held.remove(&fleet).into_iter().flatten().map(Box::new));
+        self.running.insert(fleet);
+    }
+
+    /// Sorts what came in without waiting, then hands out the first request due, if any.
+    fn next_now(&mut self) -> Option<Job> {
+        while let Ok(child) = self.incoming.try_recv() {
+            self.sort(child);
         }
-        self.nodes.pop_front().or_else(|| self.others.pop_front())
+        while let Ok(fleet) = self.started.try_recv() {
+            self.release(fleet);
+        }
+        if self.statuses > 0
+            && let Ok(name) = self.ready.try_recv()
+        {
+            self.statuses -= 1;
+            return Some(Job::Ready(name));
+        }
+        self.released
+            .pop_front()
+            .or_else(|| self.statefulsets.pop_front())
+            .map(Job::Apply)
     }
 }
 
 impl Queue {
     fn new(
-        incoming: UnboundedReceiver<Job>,
+        incoming: UnboundedReceiver<Box<Rendered>>,
+        started: UnboundedReceiver<String>,
         ready: UnboundedReceiver<String>,
         statuses: usize,
     ) -> Self {
         Queue(tokio::sync::Mutex::new(Left {
             incoming,
             created_all: false,
-            nodes: VecDeque::new(),
-            others: VecDeque::new(),
+            statefulsets: VecDeque::new(),
+            held: HashMap::new(),
+            running: HashSet::new(),
+            released: VecDeque::new(),
+            started,
             ready,
             statuses,
         }))
     }
 
-    /// The next request: a Ready status waiting, else the nodes' next child, else the next
-    /// other request that came in, else whichever comes first of a request coming in and a
-    /// StatefulSet ready; `None` when every request was handed out (or the watch ended).
+    /// The next request: a Ready status due, else the next child of a fleet whose StatefulSet
+    /// is ready, else the next StatefulSet, else the first of these to come; `None` when every
+    /// Ready status was handed out (the last request), or when the watches ended first.
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
         let left = &mut *left;
-        if left.statuses > 0
-            && let Ok(name) = left.ready.try_recv()
-        {
-            left.statuses -= 1;
-            return Some(Job::Ready(name));
-        }
-        if let Some(job) = left.next_incoming() {
-            return Some(job);
-        }
-        while !left.created_all {
+        loop {
+            if let Some(job) = left.next_now() {
+                return Some(job);
+            }
+            if left.statuses == 0 {
+                return None;
+            }
             tokio::select! {
                 biased;
-                name = left.ready.recv(), if left.statuses > 0 => {
+                name = left.ready.recv() => {
                     let name = name?;
                     left.statuses -= 1;
                     return Some(Job::Ready(name));
                 }
-                job = left.incoming.recv() => match job {
-                    Some(job) => return Some(job),
+                fleet = left.started.recv() => left.release(fleet?),
+                child = left.incoming.recv(), if !left.created_all => match child {
+                    Some(child) => left.sort(child),
                     None => left.created_all = true,
                 },
             }
         }
-        if left.statuses == 0 {
-            return None;
-        }
-        let name = left.ready.recv().await?;
-        left.statuses -= 1;
-        Some(Job::Ready(name))
     }
 }
 
-/// Sends every request of the floor through `client`: the children and statuses at creation
-/// from `incoming`, and the Ready status of each of `count` fleets (recorded in `fleets`) once
-/// its StatefulSet is ready (its name from `statefulsets_ready`) and its children are applied.
+/// Sends every request of the floor through `client`: the children from `incoming` (a fleet's
+/// others once its StatefulSet is ready, its name from `statefulsets_ready`), and the Ready
+/// status of each of `count` fleets (recorded in `fleets`) once its children are applied.
 /// Returns when the last was answered.
 pub async fn send(
     client: Client,
-    incoming: UnboundedReceiver<Job>,
+    incoming: UnboundedReceiver<Box<Rendered>>,
     count: usize,
     fleets: &Fleets,
     mut statefulsets_ready: UnboundedReceiver<String>,
 ) -> Result<()> {
     let (due, ready) = unbounded_channel();
-    let queue = Queue::new(incoming, ready, count);
+    let (start, started) = unbounded_channel();
+    let queue = Queue::new(incoming, started, ready, count);
     let queue = &queue;
-    // A StatefulSet seen ready makes its fleet's Ready status due when its children are
-    // applied; otherwise the last of them does.
+    // A StatefulSet seen ready releases its fleet's other children, and makes its Ready
+    // status due when they are applied (the last of them does).
     let gate = {
         let due = due.clone();
         async move {
             while let Some(name) = statefulsets_ready.recv().await {
                 if fleets.statefulset_ready(&name) {
-                    let _ = due.send(name);
+                    let _ = due.send(name.clone());
                 }
+                let _ = start.send(name);
             }
         }
     };
@@ -169,8 +197,7 @@ pub async fn send(
                                 let _ = due.send(fleet);
                             }
                         }
-                        Job::Created(name) => fleets.write(&client, &name, false).await?,
-                        Job::Ready(name) => fleets.write(&client, &name, true).await?,
+                        Job::Ready(name) => fleets.write(&client, &name).await?,
                     }
                 }
                 Ok::<_, Error>(())
@@ -269,122 +296,153 @@ async fn forward_ready(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::Service;
     use kube::api::ApiResource;
 
-    fn child(name: &str) -> Job {
-        Job::Apply(Box::new(Rendered {
-            resource: ApiResource::erase::<StatefulSet>(&()),
+    fn rendered<K: kube::Resource<DynamicType = ()>>(fleet: &str, name: &str) -> Box<Rendered> {
+        Box::new(Rendered {
+            resource: ApiResource::erase::<K>(&()),
             name: name.into(),
             namespace: "bench-0".into(),
             body: serde_json::Value::Null,
-            fleet: name.into(),
-            nodes: true,
-        }))
+            fleet: fleet.into(),
+        })
     }
 
-    fn service(name: &str) -> Job {
-        Job::Apply(Box::new(Rendered {
-            resource: ApiResource::erase::<k8s_openapi::api::core::v1::Service>(&()),
-            name: name.into(),
-            namespace: "bench-0".into(),
-            body: serde_json::Value::Null,
-            fleet: name.into(),
-            nodes: false,
-        }))
+    /// A fleet's children in the order they are rendered: its StatefulSet, then its Services.
+    fn fleet(name: &str) -> [Box<Rendered>; 3] {
+        [
+            rendered::<StatefulSet>(name, name),
+            rendered::<Service>(name, name),
+            rendered::<Service>(name, &format!("{name}-peer")),
+        ]
     }
 
-    fn queue(children: &[&str], statuses: usize) -> (Queue, UnboundedSender<String>) {
-        let (applies, receiver) = unbounded_channel();
-        for c in children {
-            applies.send(child(c)).unwrap();
+    struct Feeds {
+        children: UnboundedSender<Box<Rendered>>,
+        started: UnboundedSender<String>,
+        ready: UnboundedSender<String>,
+    }
+
+    fn queue(fleets: &[&str], statuses: usize) -> (Queue, Feeds) {
+        let (children, incoming) = unbounded_channel();
+        for f in fleets {
+            for c in fleet(f) {
+                children.send(c).unwrap();
+            }
         }
-        let (sender, ready) = unbounded_channel();
-        (Queue::new(receiver, ready, statuses), sender)
+        let (started, started_rx) = unbounded_channel();
+        let (ready, ready_rx) = unbounded_channel();
+        let q = Queue::new(incoming, started_rx, ready_rx, statuses);
+        (
+            q,
+            Feeds {
+                children,
+                started,
+                ready,
+            },
+        )
     }
 
     fn describe(job: Option<Job>) -> String {
         match job {
-            Some(Job::Apply(c)) => format!("apply {}", c.name),
-            Some(Job::Created(n)) => format!("created {n}"),
+            Some(Job::Apply(c)) => format!("apply {} {}", c.resource.kind, c.name),
             Some(Job::Ready(n)) => format!("status {n}"),
             None => "done".into(),
         }
     }
 
-    #[tokio::test]
-    async fn a_ready_fleets_status_goes_before_the_next_apply() {
-        let (q, ready) = queue(&["a", "b"], 2);
-        assert_eq!(describe(q.next().await), "apply a");
-        ready.send("f0".into()).unwrap();
-        assert_eq!(describe(q.next().await), "status f0");
-        assert_eq!(describe(q.next().await), "apply b");
-        // Nothing to apply: wait for the next ready StatefulSet.
-        let later = tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            ready.send("f1".into()).unwrap();
-            ready
-        });
-        assert_eq!(describe(q.next().await), "status f1");
-        assert_eq!(describe(q.next().await), "done", "every status handed out");
-        drop(later.await.unwrap());
-    }
-
-    #[tokio::test]
-    async fn a_child_of_a_fleet_created_later_is_applied_before_a_status_to_come() {
-        let (applies, receiver) = unbounded_channel();
-        let (ready, statuses) = unbounded_channel();
-        let q = Queue::new(receiver, statuses, 1);
-        let later = tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            applies.send(child("b")).unwrap();
-            drop(applies);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            ready.send("f0".into()).unwrap();
-            ready
-        });
-        assert_eq!(describe(q.next().await), "apply b");
-        assert_eq!(describe(q.next().await), "status f0");
-        assert_eq!(describe(q.next().await), "done");
-        drop(later.await.unwrap());
-    }
-
-    #[tokio::test]
-    async fn the_nodes_children_go_before_the_others_that_came_in() {
-        let (applies, receiver) = unbounded_channel();
-        for c in [
-            service("s0"),
-            child("a"),
-            Job::Created("a".into()),
-            service("s1"),
-            child("b"),
-            Job::Created("b".into()),
-        ] {
-            applies.send(c).unwrap();
+    /// What `q` hands out until it would wait.
+    async fn now(q: &Queue) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Ok(job) = tokio::time::timeout(Duration::from_millis(50), q.next()).await {
+            let done = job.is_none();
+            out.push(describe(job));
+            if done {
+                break;
+            }
         }
-        drop(applies);
-        let (_ready, statuses) = unbounded_channel::<String>();
-        let q = Queue::new(receiver, statuses, 0);
-        let mut order = Vec::new();
-        while let Some(job) = q.next().await {
-            order.push(describe(Some(job)));
+        out
+    }
+
+    #[tokio::test]
+    async fn statefulsets_go_first_and_a_fleets_other_children_once_it_runs() {
+        let (q, feeds) = queue(&["a", "b"], 2);
+        assert_eq!(
+            now(&q).await,
+            ["apply StatefulSet a", "apply StatefulSet b"],
+            "the Services wait for their fleet's pods"
+        );
+        feeds.started.send("b".into()).unwrap();
+        assert_eq!(now(&q).await, ["apply Service b", "apply Service b-peer"]);
+        for c in fleet("c") {
+            feeds.children.send(c).unwrap();
+        }
+        feeds.started.send("a".into()).unwrap();
+        assert_eq!(
+            now(&q).await,
+            [
+                "apply Service a",
+                "apply Service a-peer",
+                "apply StatefulSet c"
+            ],
+            "a running fleet's children go before the next StatefulSet"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_ready_status_goes_before_anything_else_and_the_last_ends_the_queue() {
+        let (q, feeds) = queue(&["a", "b"], 2);
+        feeds.started.send("a".into()).unwrap();
+        feeds.ready.send("x".into()).unwrap();
+        assert_eq!(
+            now(&q).await,
+            [
+                "status x",
+                "apply Service a",
+                "apply Service a-peer",
+                "apply StatefulSet a",
+                "apply StatefulSet b"
+            ]
+        );
+        // Nothing to hand out: the queue waits for the next Ready status due.
+        let later = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            feeds.ready.send("y".into()).unwrap();
+            feeds
+        });
+        assert_eq!(describe(q.next().await), "status y");
+        assert_eq!(
+            describe(q.next().await),
+            "done",
+            "every status handed out, though b's Services were never released"
+        );
+        drop(later.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn children_of_a_fleet_seen_running_before_they_came_in_are_not_held() {
+        let (q, feeds) = queue(&[], 1);
+        feeds.started.send("a".into()).unwrap();
+        assert!(now(&q).await.is_empty());
+        for c in fleet("a") {
+            feeds.children.send(c).unwrap();
         }
         assert_eq!(
-            order,
+            now(&q).await,
             [
-                "apply a",
-                "apply b",
-                "apply s0",
-                "created a",
-                "apply s1",
-                "created b"
+                "apply Service a",
+                "apply Service a-peer",
+                "apply StatefulSet a"
             ]
         );
     }
 
     #[tokio::test]
     async fn the_queue_ends_when_the_watch_does() {
-        let (q, ready) = queue(&[], 3);
-        drop(ready);
+        let (q, feeds) = queue(&["a"], 3);
+        assert_eq!(now(&q).await, ["apply StatefulSet a"]);
+        drop(feeds.started);
         assert_eq!(describe(q.next().await), "done");
     }
 }

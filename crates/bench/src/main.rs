@@ -3,8 +3,8 @@
 //!
 //! First it chooses the fake nodes (`--nodes`, or the calibration: the floor of the largest
 //! count on more and more of them). For each fleet count it measures a floor (the fleets
-//! created, each one's children applied as its create returns with no operator, and a
-//! status per fleet at creation and once its StatefulSet is ready) and the operator (time to ready StatefulSets and Ready fleets, the
+//! created, each one's children applied as its create returns with no operator, and one
+//! status per fleet once its StatefulSet is ready) and the operator (time to ready StatefulSets and Ready fleets, the
 //! status lag, API requests until settled and per idle minute from the audit log, the API
 //! server's rate and latencies, memory and CPU), each on a control plane of its own; then a
 //! churn of fleets created and deleted again and again under one operator; then previews of one

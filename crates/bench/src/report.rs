@@ -55,8 +55,8 @@ pub fn render(r: &Results) -> String {
     };
     let _ = writeln!(
         out,
-        "Written by {written_by}. The operator against a floor (the same objects applied and a \
-status written per fleet at creation and at Ready, with no operator) on fresh local control planes; targets from the scale \
+        "Written by {written_by}. The operator against a floor (the same objects applied and one \
+status written per fleet, at Ready, with no operator) on fresh local control planes; targets from the scale \
 issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         thousands(t.fleets as u64)
     );

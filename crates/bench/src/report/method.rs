@@ -42,28 +42,27 @@ storage with a credentials Secret (one per namespace), and a published deploymen
 bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares its Worker \
 (`spec.source`, an image pinned by digest), which the operator publishes with a deploy Job whose \
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
-- **Floor**: the least an operator that reports readiness, and that GitOps tools read right, must \
-send. The fleets are created as in \
+- **Floor**: the least an operator that reports readiness must send. The fleets are created as in \
 the operator's run (the same {CONCURRENCY} client tasks; nothing reconciles them), and as each \
 create returns, every child the operator would make for that fleet (StatefulSet, Service, peer \
 Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
-(`celld_operator::children::*::build`) and applied by server-side apply; after its children the \
-fleet's status says it is on its way (`Ready=False`, `Reconciling=True`: kstatus, which Flux's \
-health checks use, judges a fleet with no status Current, so an operator that writes nothing until \
-its fleet is ready tells Flux it is ready from its creation on), and when a watch sees the \
+(`celld_operator::children::*::build`) and applied by server-side apply; when a watch sees the \
 fleet's StatefulSet ready and every child of the fleet was applied (no correct operator says a \
-fleet serves before its Service and Ingress exist) its status says `Ready=True`; a status at creation whose turn comes after \
-the fleet's Ready one was written is not sent, as an operator coalesces a pending write into a \
-newer one (both by server-side apply on the status subresource, as the operator writes it: its \
-replica counts, its selector, the conditions in its words); {CONCURRENCY} concurrent client tasks \
-share these requests, a Ready status waiting going before the next apply and the nodes' own children, their peer Service then their StatefulSet, \
-before the others (a fleet's pods, so its readiness, wait for nothing else: at 1,000 fleets this \
-order converged in 77 s where applying each fleet's children in turn took 115 s, on the same \
-machine; 16 tasks were as fast as {CONCURRENCY}, 64 slower). The peer Service comes before the \
-nodes, as the operator makes it: it names them (each node advertises \
-`<pod>.<peer Service>.<namespace>.svc` to the others), so a floor that made it after them would \
-spare the control plane the rewrites of its Endpoints and EndpointSlice as the pods start, which no \
-correct operator can. It runs as the operator's ServiceAccount, so the API server authorizes it \
+fleet serves before its Service and Ingress exist) its status says `Ready=True`, by server-side \
+apply on the status subresource as the operator writes it (its replica counts, its selector, \
+the condition in its words). That is one status per fleet: the operator writes one at creation \
+too (`Ready=False`, `Reconciling=True`, which GitOps tools read), but coalesces it into the \
+Ready one when its pods are ready before its turn to be written comes, as they are for most \
+fleets when a thousand start at once, so a floor that always wrote it would send more than the \
+operator. {CONCURRENCY} concurrent client tasks share these requests: a Ready status due first, then \
+the other children of fleets whose StatefulSet a watch saw ready, then the next StatefulSet in the \
+order the creates returned. A fleet's other children wait for its pods, so the control plane makes \
+the Endpoints and EndpointSlices of its Services once, with the running pods in them, as it does \
+for the operator's fleets while a thousand start (its reconciles apply a fleet's children in turn, \
+StatefulSet first, and reach the Services after the pods started); a floor that applied them with \
+the StatefulSet made the control plane write each twice more per fleet, 4,000 writes at 1,000 \
+fleets, and converged up to 0.2× slower than the operator. The floor's client is the bench, built with the release profile as the \
+operator is. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
 applied before its fleet exists) until a watch has seen every fleet \
 `Ready=True` (and every StatefulSet with its {REPLICAS} pods ready): the floor's converge. The \
@@ -160,8 +159,9 @@ database full, too many open files, no memory, no disk), etcd's database against
 quota, and the machine's memory and disk; the logs are kept.\n\
 - The machine is shared and noisy: times are given as ratios to the floor measured in the same \
 run, memory as ratios to the empty operator. Whole run: {total} on {cores} cores, {date} \
-(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool \
-itself is a debug build; the operator is built with the workspace's release profile.",
+(1-minute load average {load_start:.1} at the start, {load_end:.1} at the end). The bench tool, \
+the floor's client, is built with the workspace's release profile as the operator is: a debug \
+build spends several times the CPU on each request, which the API server's cores then miss.",
         warm = crate::settings::WARM_UP.as_secs(),
         churn_memory = if r.single.is_some() {
             String::new()

@@ -29,12 +29,13 @@ pub fn fleets(out: &mut String, scales: &[Scale]) {
         out,
         "\n### Requests until settled, per fleet\n\nBy resource and verb, reads and writes, from the same audit log: the operator's from \
 the first create until it settled, and next to each count the floor's from its first create until every fleet was \
-Ready (each child applied, and a status at creation, unless the fleet's Ready one was written first, and at Ready). Each child is applied \
+Ready (each child applied, and one status, at Ready). Each child is applied \
 once (the public and the peer Service are the two `services`); the operator reads from the caches its watches fill, \
 so its gets are the few objects it does not cache, and a watch counts when it is opened again. Its status is written \
-when it changes: at least twice (created, then Ready), once more for each state between that a reconcile or the \
-status follower sees, which depends on timing (a fleet whose first status write waits in a long queue until its pods \
-are ready is written once); the Events are the condition changes a first status did not already show (Ready turning \
+when it changes: once created and once Ready, once more for each state between that a reconcile or the status \
+follower sees, which depends on timing, and once in all for a fleet whose first status write waited in the queue \
+until its pods were ready (an observation that comes while a write is pending is coalesced into it; so the floor, \
+the least any operator must send, writes one); the Events are the condition changes a first status did not already show (Ready turning \
 True); creating the children is not announced. Runs on the same machine differ by about one write per fleet in the \
 status and Events rows.\n"
     );

@@ -91,7 +91,7 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
     );
     row(
         out,
-        "**floor**: first create → all fleets Ready (a status at creation, and one once its StatefulSet is ready and its children applied)",
+        "**floor**: first create → all fleets Ready (one status per fleet, once its StatefulSet is ready and its children applied)",
         "",
         scales,
         |s| secs(s.floor.fleets_ready),

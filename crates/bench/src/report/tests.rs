@@ -18,7 +18,7 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
         "{md}"
     );
     assert!(
-        lines.contains(&"| **floor**: first create → all fleets Ready (a status at creation, and one once its StatefulSet is ready and its children applied) | | 10.0 s | 50.0 s |"),
+        lines.contains(&"| **floor**: first create → all fleets Ready (one status per fleet, once its StatefulSet is ready and its children applied) | | 10.0 s | 50.0 s |"),
         "{md}"
     );
     assert!(lines.contains(&"| first create → all StatefulSets ready (× the floor's) | | 19.0 s (1.90×) | 149.0 s (2.98×) |"), "{md}");
