@@ -60,8 +60,9 @@ order the creates returned. A fleet's other children wait for its pods, so the c
 the Endpoints and EndpointSlices of its Services once, with the running pods in them, as it does \
 for the operator's fleets while a thousand start (its reconciles apply a fleet's children in turn, \
 StatefulSet first, and reach the Services after the pods started); a floor that applied them with \
-the StatefulSet made the control plane write each twice more per fleet, 4,000 writes at 1,000 \
-fleets, and converged up to 0.2× slower than the operator. The floor's client is the bench, built with the release profile as the \
+the StatefulSet made the control plane rewrite each twice more per fleet, 4,000 writes at 1,000 \
+fleets, and took 0.96× to 1.09× the operator's time where this order takes 0.83× to 0.95×. The \
+floor's client is the bench, built with the release profile as the \
 operator is. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
 applied before its fleet exists) until a watch has seen every fleet \
