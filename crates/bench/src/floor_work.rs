@@ -6,15 +6,15 @@
 //! applying a fleet's children in turn, reach the Services after the pods started). Its Ready
 //! status goes as soon as every child of the fleet was applied. A Ready status due goes before
 //! anything else, then the children of fleets whose pods run (nothing else holds those fleets
-//! back), then the next StatefulSet. The statuses are written by
-//! [`floor_fleets`](crate::floor_fleets).
+//! back), then the next StatefulSet, while fewer than [`STARTING_AT_ONCE`] fleets have pods
+//! starting. The statuses are written by [`floor_fleets`](crate::floor_fleets).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
 use crate::floor_fleets::Fleets;
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::statefulset_ready;
-use crate::settings::CONCURRENCY;
+use crate::settings::{CONCURRENCY, STARTING_AT_ONCE};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
@@ -53,6 +53,11 @@ struct Left {
     held: HashMap<String, Vec<Rendered>>,
     /// The fleets whose StatefulSet was seen ready.
     running: HashSet<String>,
+    /// The fleets whose StatefulSet was handed out and not seen ready yet: their pods are
+    /// starting.
+    starting: HashSet<String>,
+    /// How many fleets may have pods starting at once; the next StatefulSet waits below it.
+    window: usize,
     /// The other children of fleets whose StatefulSet was seen ready, in that order.
     released: VecDeque<Box<Rendered>>,
     /// The fleets whose StatefulSet a watch saw ready, in that order.
@@ -82,7 +87,20 @@ impl Left {
     fn release(&mut self, fleet: String) {
         self.released
             .extend(self.held.remove(&fleet).into_iter().flatten().map(Box::new));
+        self.starting.remove(&fleet);
         self.running.insert(fleet);
+    }
+
+    /// The next StatefulSet, while fewer than `window` fleets have pods starting.
+    fn next_statefulset(&mut self) -> Option<Box<Rendered>> {
+        if self.starting.len() >= self.window {
+            return None;
+        }
+        let next = self.statefulsets.pop_front()?;
+        if !self.running.contains(&next.fleet) {
+            self.starting.insert(next.fleet.clone());
+        }
+        Some(next)
     }
 
     /// Sorts what came in without waiting, then hands out the first request due, if any.
@@ -101,7 +119,7 @@ impl Left {
         }
         self.released
             .pop_front()
-            .or_else(|| self.statefulsets.pop_front())
+            .or_else(|| self.next_statefulset())
             .map(Job::Apply)
     }
 }
@@ -112,6 +130,7 @@ impl Queue {
         started: UnboundedReceiver<String>,
         ready: UnboundedReceiver<String>,
         statuses: usize,
+        window: usize,
     ) -> Self {
         Queue(tokio::sync::Mutex::new(Left {
             incoming,
@@ -119,6 +138,8 @@ impl Queue {
             statefulsets: VecDeque::new(),
             held: HashMap::new(),
             running: HashSet::new(),
+            starting: HashSet::new(),
+            window,
             released: VecDeque::new(),
             started,
             ready,
@@ -127,7 +148,8 @@ impl Queue {
     }
 
     /// The next request: a Ready status due, else the next child of a fleet whose StatefulSet
-    /// is ready, else the next StatefulSet, else the first of these to come; `None` when every
+    /// is ready, else the next StatefulSet (while the window allows), else the first of these
+    /// to come; `None` when every
     /// Ready status was handed out (the last request), or when the watches ended first.
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
@@ -169,7 +191,7 @@ pub async fn send(
 ) -> Result<()> {
     let (due, ready) = unbounded_channel();
     let (start, started) = unbounded_channel();
-    let queue = Queue::new(incoming, started, ready, count);
+    let queue = Queue::new(incoming, started, ready, count, STARTING_AT_ONCE);
     let queue = &queue;
     // A StatefulSet seen ready releases its fleet's other children, and makes its Ready
     // status due when they are applied (the last of them does).
@@ -325,6 +347,10 @@ mod tests {
     }
 
     fn queue(fleets: &[&str], statuses: usize) -> (Queue, Feeds) {
+        windowed(fleets, statuses, usize::MAX)
+    }
+
+    fn windowed(fleets: &[&str], statuses: usize, window: usize) -> (Queue, Feeds) {
         let (children, incoming) = unbounded_channel();
         for f in fleets {
             for c in fleet(f) {
@@ -333,7 +359,7 @@ mod tests {
         }
         let (started, started_rx) = unbounded_channel();
         let (ready, ready_rx) = unbounded_channel();
-        let q = Queue::new(incoming, started_rx, ready_rx, statuses);
+        let q = Queue::new(incoming, started_rx, ready_rx, statuses, window);
         (
             q,
             Feeds {
@@ -436,6 +462,32 @@ mod tests {
                 "apply StatefulSet a"
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn the_next_statefulset_waits_while_the_window_is_full() {
+        let (q, feeds) = windowed(&["a", "b", "c"], 3, 2);
+        assert_eq!(
+            now(&q).await,
+            ["apply StatefulSet a", "apply StatefulSet b"],
+            "two fleets may start at once"
+        );
+        feeds.started.send("a".into()).unwrap();
+        assert_eq!(
+            now(&q).await,
+            [
+                "apply Service a",
+                "apply Service a-peer",
+                "apply StatefulSet c"
+            ],
+            "a fleet running makes room for the next"
+        );
+        // A StatefulSet seen ready twice frees one place only.
+        feeds.started.send("a".into()).unwrap();
+        for c in fleet("d") {
+            feeds.children.send(c).unwrap();
+        }
+        assert!(now(&q).await.is_empty(), "b and c are still starting");
     }
 
     #[tokio::test]

@@ -10,10 +10,10 @@ use crate::identity;
 use crate::operator;
 use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::readiness::{Watches, max_lag};
-use crate::results::OperatorRun;
+use crate::results::{CapacityRound, OperatorRun};
 use crate::settings::{
-    IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, fake_nodes, operator_username, ready_timeout,
-    settle_limit,
+    FIRST_CAPACITY_AGE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, capacity_round_limit, fake_nodes,
+    operator_username, ready_timeout, settle_limit,
 };
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
@@ -256,6 +256,42 @@ pub async fn settle(
     }
 }
 
+/// Waits, before an idle window that would overlap the first round of capacity reads, until
+/// the bench's watch saw every fleet show its capacity (at most [`capacity_round_limit`] from
+/// the first create), then until the operator wrote nothing for [`QUIET`]: the idle window then
+/// measures the steady state, not the once-only first capacity statuses (and the reads of the
+/// fleets whose nodes were not read yet).
+async fn first_capacity_round(
+    setup: &mut Setup,
+    watches: &Watches,
+    anchor: &Anchor,
+    count: usize,
+) -> Result<CapacityRound> {
+    eprintln!("bench: operator: waiting for every fleet to show its capacity");
+    let deadline = anchor.instant() + capacity_round_limit(count);
+    let operator = &mut setup.operator;
+    let shown = watches
+        .wait_shown(count, deadline, || {
+            operator.check_alive().map_err(Error::from)
+        })
+        .await?;
+    let last_shown = watches.fleets().shown.values().max().copied();
+    let (settled, _) = settle(
+        &mut setup.audit,
+        anchor,
+        last_shown.unwrap_or_else(Instant::now),
+        settle_limit(count),
+    )
+    .await?;
+    Ok(CapacityRound {
+        shown: shown as u64,
+        took: last_shown.map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(anchor.instant())
+        }),
+        settled: settled.saturating_duration_since(anchor.instant()),
+    })
+}
+
 /// Measures the operator on `count` fleets on a fresh control plane with `nodes` fake nodes.
 pub async fn run(bin: &Path, count: usize, nodes: usize) -> Result<OperatorRun> {
     let name = format!("operator-{count}");
@@ -299,6 +335,11 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     );
     let (settled_at, writes_stopped) =
         settle(&mut setup.audit, &anchor, all_ready, settle_limit(count)).await?;
+    let capacity_round = if settled_at + IDLE_WINDOW > anchor.instant() + FIRST_CAPACITY_AGE {
+        Some(first_capacity_round(setup, &watches, &anchor, count).await?)
+    } else {
+        None
+    };
     eprintln!(
         "bench: operator: settled; idle for {} s",
         IDLE_WINDOW.as_secs()
@@ -363,6 +404,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         idle_window: idle.window(),
         idle_state_reads: idle.state_reads,
         idle_first_capacity,
+        capacity_round,
         idle_cpu: idle.cpu,
         empty_rss_kib: setup.empty_rss_kib,
         settled_rss_kib,

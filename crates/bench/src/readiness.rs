@@ -120,6 +120,24 @@ where
 }
 
 impl Watches {
+    /// Waits until the watch has seen `count` fleets show their capacity, or until `deadline`;
+    /// `alive` is asked every second and ends the wait with its error.
+    pub async fn wait_shown(
+        &self,
+        count: usize,
+        deadline: Instant,
+        mut alive: impl FnMut() -> Result<()>,
+    ) -> Result<usize> {
+        loop {
+            let shown = lock(&self.fleets).shown.len();
+            if shown >= count || Instant::now() >= deadline {
+                return Ok(shown);
+            }
+            alive()?;
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+
     /// Starts watching every namespace (the bench's fleets have names unique across them).
     pub fn start(client: &Client) -> Self {
         let (statefulsets, a) =

@@ -57,6 +57,10 @@ pub struct OperatorRun {
     /// its nodes' turn comes at --capacity-reads-per-second (a once-only transition, not idle
     /// churn).
     pub idle_first_capacity: u64,
+    /// The first round of capacity reads, waited for before the idle window when that window
+    /// would have overlapped it; `None` when the window ended before any fleet was 5 minutes
+    /// old.
+    pub capacity_round: Option<CapacityRound>,
     /// CPU time (user + system) the operator used during the idle window.
     pub idle_cpu: Duration,
     /// Resident memory with no fleet, once started, KiB.
@@ -95,6 +99,17 @@ impl OperatorRun {
     pub fn rss_growth_per_fleet_kib(&self) -> f64 {
         self.settled_rss_kib.saturating_sub(self.empty_rss_kib) as f64 / self.fleets.max(1) as f64
     }
+}
+
+/// The first round of capacity reads, as the bench waited for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapacityRound {
+    /// Fleets whose status showed their capacity when the wait ended.
+    pub shown: u64,
+    /// From the first create until the last of them first showed it.
+    pub took: Duration,
+    /// From the first create until the operator wrote nothing for a while after that.
+    pub settled: Duration,
 }
 
 /// The resident memory (`VmRSS`) of the control plane's two largest processes, KiB (0 when it

@@ -51,6 +51,12 @@ pub const OPERATOR_NAMESPACE: &str = "celld-system";
 /// The operator's ServiceAccount name, as in `config/`.
 pub const OPERATOR_ACCOUNT: &str = "celld-operator";
 
+/// At most this many of the floor's fleets have pods starting at once (their StatefulSets
+/// applied and not yet ready): at 1,000 fleets, every StatefulSet first was the fastest order
+/// measured; at 10,000, all 10,000 StatefulSets first with 40,000 other children held back
+/// was slower than the operator.
+pub const STARTING_AT_ONCE: usize = 1_000;
+
 /// Fleets per namespace. A platform with thousands of fleets has them in many namespaces (a
 /// team's, an application's), and the control plane's Endpoints, EndpointSlice and
 /// PodDisruptionBudget controllers scan every Service, pod or budget of a namespace on each change
@@ -109,6 +115,20 @@ pub fn ready_timeout(fleets: usize) -> Duration {
 /// [`SETTLE_LIMIT`], or [`SETTLE_PER_FLEET`] per fleet when that is longer (5 min at 10,000).
 pub fn settle_limit(fleets: usize) -> Duration {
     SETTLE_LIMIT.max(SETTLE_PER_FLEET * u32::try_from(fleets).unwrap_or(u32::MAX))
+}
+
+/// A fleet's status first shows its nodes' capacity once the fleet is this old (the operator's
+/// `COUNTS_STAND_FOR`) and its nodes were read.
+pub const FIRST_CAPACITY_AGE: Duration = Duration::from_secs(300);
+
+/// The operator's default `--capacity-reads-per-second`, which the bench keeps.
+pub const CAPACITY_READS_PER_SECOND: u64 = 10;
+
+/// The longest wait, from the first create, for every one of `fleets` fleets to show its
+/// capacity: [`FIRST_CAPACITY_AGE`] and twice a round of their nodes' reads at
+/// [`CAPACITY_READS_PER_SECOND`] (1 h 12 min at 10,000).
+pub fn capacity_round_limit(fleets: usize) -> Duration {
+    FIRST_CAPACITY_AGE + Duration::from_secs(2 * pods_of(fleets) as u64 / CAPACITY_READS_PER_SECOND)
 }
 
 /// Pods of `fleets` fleets of [`REPLICAS`] nodes.

@@ -118,6 +118,7 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
             idle_window: Duration::from_secs(60),
             idle_state_reads: 1_200,
             idle_first_capacity: 0,
+            capacity_round: None,
             idle_cpu: Duration::from_millis(1_500),
             empty_rss_kib: 16 * 1024,
             settled_rss_kib: rss_kib,

@@ -215,6 +215,25 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
             )
         },
     );
+    row(
+        out,
+        "first capacity round, waited for before idle: all fleets show their capacity (how many), then settled",
+        "",
+        scales,
+        |s| {
+            s.operator.capacity_round.map_or_else(
+                || "– (idle ended before any fleet was 5 min old)".to_string(),
+                |c| {
+                    format!(
+                        "{} ({}), {}",
+                        secs(c.took),
+                        thousands(c.shown),
+                        secs(c.settled)
+                    )
+                },
+            )
+        },
+    );
     row(out, "server errors (5xx) while idle", "0", scales, |s| {
         let n = s.operator.idle.server_errors;
         format!("{n}{}", verdict(n == 0))

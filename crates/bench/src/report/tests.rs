@@ -41,6 +41,7 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
         lines.contains(&"| API requests per idle minute | ≤ 50 at 1,000 | 40 | 40 ✓ |"),
         "{md}"
     );
+    assert!(lines.contains(&"| first capacity round, waited for before idle: all fleets show their capacity (how many), then settled | | – (idle ended before any fleet was 5 min old) | – (idle ended before any fleet was 5 min old) |"), "{md}");
     assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 64 MiB at 1,000 | 32.0 MiB (2.00×) | 80.0 MiB (5.00×) ✗ |"), "{md}");
     assert!(
         lines.contains(&"| CPU seconds per idle minute | ≤ 0.5 at 1,000 | 1.50 | 1.50 ✗ |"),
@@ -122,6 +123,11 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     let mut r = results();
     r.single = Some(10_000);
     r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
+    r.scales[0].operator.capacity_round = Some(crate::results::CapacityRound {
+        shown: 10_000,
+        took: Duration::from_secs(2_280),
+        settled: Duration::from_secs(2_291),
+    });
     r.churn = None;
     r.previews = None;
     r.plugin = None;
@@ -143,6 +149,7 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
         lines.contains(&"| … per fleet (writes per fleet) | | 1.2 (0.1) |"),
         "{md}"
     );
+    assert!(lines.contains(&"| first capacity round, waited for before idle: all fleets show their capacity (how many), then settled | | 2280.0 s (10,000), 2291.0 s |"), "{md}");
     assert!(!md.contains("scaling.svg"), "{md}");
     assert!(!md.contains("## Churn"), "{md}");
     assert_eq!(file_name(Some(10_000)), "REPORT-10000.md");
