@@ -117,9 +117,9 @@ pub fn settle_limit(fleets: usize) -> Duration {
     SETTLE_LIMIT.max(SETTLE_PER_FLEET * u32::try_from(fleets).unwrap_or(u32::MAX))
 }
 
-/// A fleet's status first shows its nodes' capacity once the fleet is this old (the operator's
-/// `COUNTS_STAND_FOR`) and its nodes were read.
-pub const FIRST_CAPACITY_AGE: Duration = Duration::from_secs(300);
+/// A fleet's status first shows its nodes' capacity once the fleet is this old and its nodes
+/// were read (the operator's own constant).
+pub use celld_operator::capacity::reading::COUNTS_STAND_FOR as FIRST_CAPACITY_AGE;
 
 /// The operator's default `--capacity-reads-per-second`, which the bench keeps.
 pub const CAPACITY_READS_PER_SECOND: u64 = 10;
