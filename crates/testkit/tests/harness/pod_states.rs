@@ -1,7 +1,7 @@
 //! A pod ends with a termination message and an image ID, or is held before it starts, as a
 //! kubelet reports it: kwok's stages of testenv/kwok/ driven by `complete_pod` and
 //! `hold_pod_waiting`, on plain pods and on a Job's pod (the real Job controller then ends the
-//! Job).
+//! Job); and a pod kwok makes Running a second time keeps one pod IP.
 
 use std::time::Duration;
 
@@ -280,6 +280,51 @@ async fn a_pod_is_held_waiting_until_the_annotation_is_removed() -> TestResult {
         .await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(phase(&pods.get(&name).await?), Some("Pending"));
+
+    env.cleanup().await?;
+    Ok(())
+}
+
+fn pod_ips(pod: &Pod) -> (Option<String>, Vec<String>) {
+    let status = pod.status.as_ref();
+    let ips = status
+        .and_then(|s| s.pod_ips.as_ref())
+        .into_iter()
+        .flatten()
+        .map(|ip| ip.ip.clone())
+        .collect();
+    (status.and_then(|s| s.pod_ip.clone()), ips)
+}
+
+#[tokio::test]
+async fn a_pod_made_running_again_has_one_pod_ip() -> TestResult {
+    let env = TestEnv::new("pod-states-replay").await?;
+    let pods = env.api::<Pod>();
+
+    let pod = create_running_pod(&pods, &fake_pod("again")).await?;
+    let (first, ips) = pod_ips(&pod);
+    assert!(first.is_some(), "a Running pod has an IP: {:?}", pod.status);
+    assert_eq!(ips.len(), 1);
+
+    // As kwok sees a pod it made Running before its own patch shows: Pending, not Ready, and
+    // with the IP it already has. kwok plays pod-ready again, with a fresh IP.
+    let back = serde_json::json!({ "status": {
+        "phase": "Pending",
+        "conditions": [{ "type": "Ready", "status": "False" }],
+    } });
+    pods.patch_status("again", &PatchParams::default(), &Patch::Merge(&back))
+        .await?;
+    let pod = wait_for_object(
+        &pods,
+        "again",
+        "pod Running and Ready again",
+        DEFAULT_TIMEOUT,
+        is_running_and_ready,
+    )
+    .await?;
+    let (ip, ips) = pod_ips(&pod);
+    assert_eq!(ips.len(), 1, "one pod IP, not the old and the new: {ips:?}");
+    assert_eq!(ip.as_ref(), ips.first(), "podIP is podIPs[0]");
 
     env.cleanup().await?;
     Ok(())
