@@ -2,6 +2,7 @@
 //! its own, the audit log on, and the run's fake nodes.
 
 use crate::error::{Error, Result};
+use crate::kwok_refusals;
 use crate::plane_health;
 use crate::proc_stats::{is_running, rss_kib};
 use crate::results::ControlPlaneMemory;
@@ -9,6 +10,7 @@ use crate::settings::{APISERVER_FLAGS, BENCH, CONTROLLER_MANAGER_FLAGS};
 use celld_testkit::S3Settings;
 use celld_testkit::faults::PrivateControlPlane;
 use celld_testkit::paths::{STATE_DIR_ENV, workspace_root};
+use jiff::Timestamp;
 use kube::Client;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -111,6 +113,11 @@ impl BenchControlPlane {
     /// The API server's audit log.
     pub fn audit_log(&self) -> PathBuf {
         self.dir().join("logs").join("audit.log")
+    }
+
+    /// The stage plays of kwok's the API server refused between `from` and `to`.
+    pub fn kwok_refused(&self, from: Timestamp, to: Timestamp) -> u64 {
+        kwok_refusals::refused(&self.dir().join("logs").join("kwok.log"), from, to)
     }
 
     /// The resident memory of kube-apiserver and etcd now.

@@ -120,5 +120,6 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         server,
         server_writes,
         cpu,
+        kwok_refused: plane.kwok_refused(from, to),
     })
 }

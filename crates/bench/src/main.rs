@@ -27,6 +27,7 @@ mod floor_fleets;
 mod floor_status;
 mod floor_work;
 mod identity;
+mod kwok_refusals;
 mod operator;
 mod operator_run;
 mod plane_health;

@@ -399,6 +399,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         server,
         server_writes,
         cpu,
+        kwok_refused: setup.plane.kwok_refused(from, ready_to),
         control_plane,
         idle: idle_tally,
         idle_window: idle.window(),

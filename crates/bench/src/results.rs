@@ -44,6 +44,9 @@ pub struct OperatorRun {
     pub server_writes: ByResource,
     /// Where the CPU went over the same time.
     pub cpu: CpuUse,
+    /// kwok's stage plays the API server refused from the first create until every fleet was
+    /// Ready.
+    pub kwok_refused: u64,
     /// The control plane's own resident memory once the operator settled.
     pub control_plane: ControlPlaneMemory,
     /// The operator's requests during the idle window after it settled.

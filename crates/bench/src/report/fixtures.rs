@@ -55,6 +55,7 @@ pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
             .into_iter()
             .collect(),
         cpu: cpu_use(secs, 0.95, &[("kube-apiserver", 50_000), ("bench", 7_000)]),
+        kwok_refused: 0,
     }
 }
 
@@ -106,6 +107,7 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
                 0.9,
                 &[("kube-apiserver", 40_000), ("operator", 12_300)],
             ),
+            kwok_refused: fleets as u64 / 5,
             control_plane: ControlPlaneMemory {
                 apiserver_kib: 900 * 1024,
                 etcd_kib: 200 * 1024,

@@ -14,33 +14,34 @@ pub fn server(out: &mut String, scales: &[Scale]) {
 the scheduler, kwok, the bench, and the floor or the operator), each audit ID once, from the first create \
 until every fleet was Ready; its latency is from receipt to response complete (watches, open until \
 closed, have none). When the floor is the limit, it is the API server's: a rate that no longer grows with more fake \
-nodes, and latencies that do.\n"
+nodes, and latencies that do. *kwok refused* counts the stage plays of the fake runtime (a pod made Running, a \
+volume bound) the API server refused over the same time, from kwok's log: more than none, and kwok's retries, not \
+the floor or the operator alone, set part of the pace.\n"
     );
     let _ = writeln!(
         out,
-        "| run | converge | requests | requests/s | p50 | p90 | p99 | writes | writes p50 | writes p90 | writes p99 |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| run | converge | requests | requests/s | p50 | p90 | p99 | writes | writes p50 | writes p90 | writes p99 | kwok refused |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for s in scales {
         let fleets = thousands(s.fleets() as u64);
-        row(out, &format!("floor, {fleets} fleets"), &s.floor.server);
-        row(
-            out,
-            &format!("operator, {fleets} fleets"),
-            &s.operator.server,
-        );
+        let floor = format!("floor, {fleets} fleets");
+        row(out, &floor, &s.floor.server, s.floor.kwok_refused);
+        let operator = format!("operator, {fleets} fleets");
+        row(out, &operator, &s.operator.server, s.operator.kwok_refused);
     }
 }
 
-fn row(out: &mut String, run: &str, load: &ServerLoad) {
+fn row(out: &mut String, run: &str, load: &ServerLoad, kwok_refused: u64) {
     let _ = writeln!(
         out,
-        "| {run} | {} | {} | {:.0} | {} | {} | {} |",
+        "| {run} | {} | {} | {:.0} | {} | {} | {} | {} |",
         secs(load.window),
         thousands(load.requests),
         load.rate(),
         latencies(&load.all),
         thousands(load.writes.count),
         latencies(&load.writes),
+        thousands(kwok_refused),
     );
 }
 

@@ -28,4 +28,6 @@ pub struct FloorRun {
     pub server_writes: ByResource,
     /// Where the CPU went over the same time.
     pub cpu: CpuUse,
+    /// kwok's stage plays the API server refused over the same time.
+    pub kwok_refused: u64,
 }
