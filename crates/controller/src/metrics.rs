@@ -309,6 +309,18 @@ impl Metrics {
         self.unchanged.get()
     }
 
+    /// Node `GET /state` reads of the capacity reader so far, answered or not.
+    pub fn node_state_reads(&self) -> u64 {
+        ["ok", "unreadable"]
+            .into_iter()
+            .filter_map(|result| {
+                self.node_state_reads
+                    .get(&vec![("result".to_string(), result.to_string())])
+                    .map(|c| c.get())
+            })
+            .sum()
+    }
+
     /// Successful reconciles so far.
     pub fn ok_reconciles(&self) -> u64 {
         self.reconciles

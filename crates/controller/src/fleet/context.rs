@@ -6,7 +6,7 @@ use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::store::CapacityStore;
 use crate::children::OperatorPods;
-use crate::fleet::settled::Settled;
+use crate::fleet::settled::{FULL_EVERY, FULL_RECONCILES_PER_SECOND, Settled};
 use crate::map_retain;
 use crate::metrics::Metrics;
 use crate::nodes::client::NodeApi;
@@ -73,6 +73,8 @@ pub struct Settings {
     /// Periodic reconciles per second, across all fleets: the resync of many fleets is
     /// stretched to keep under it.
     pub resyncs_per_second: u32,
+    /// The longest a settled fleet goes without a full reconcile, before it is stretched.
+    pub full_every: Duration,
 }
 
 impl Default for Settings {
@@ -95,6 +97,7 @@ impl Default for Settings {
             autoscale_interval: Duration::from_secs(15),
             capacity_reads_per_second: 10,
             resyncs_per_second: 50,
+            full_every: FULL_EVERY,
         }
     }
 }
@@ -279,6 +282,16 @@ impl Context {
             period,
             self.fleet_count.load(Ordering::Relaxed),
             self.settings.resyncs_per_second,
+        )
+    }
+
+    /// The longest a settled fleet goes without a full reconcile: --full-reconcile-seconds,
+    /// stretched when the fleets are more than [`FULL_RECONCILES_PER_SECOND`] allows.
+    pub fn full_every(&self) -> Duration {
+        crate::fleet::resync_budget::stretched(
+            self.settings.full_every,
+            self.fleet_count.load(Ordering::Relaxed),
+            FULL_RECONCILES_PER_SECOND,
         )
     }
 

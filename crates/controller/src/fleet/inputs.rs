@@ -13,7 +13,7 @@ use crate::fleet::context::Context;
 pub use crate::fleet::fleet_id::FleetId;
 use crate::fleet::gateway;
 use crate::fleet::probe;
-use crate::fleet::settled::Seen;
+use crate::fleet::settled::{Seen, Standing};
 use crate::fleet::source_step::{self, SourceRead};
 use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
@@ -131,7 +131,13 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     // Gateways are not watched: a fleet routed through one is always planned in full.
     let child_version =
         |kind: &str, name: &str| ctx.caches.children.version(&id.namespace, kind, name);
-    if !wants_route && ctx.settled.unchanged(&id.uid, &seen, child_version) {
+    let standing = if wants_route {
+        Standing::Changed
+    } else {
+        ctx.settled
+            .standing(&id.uid, &seen, child_version, ctx.full_every())
+    };
+    if standing == Standing::Unchanged {
         return Read::Settled(pointer);
     }
     ctx.settled.forget(&id.uid);
@@ -146,7 +152,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
     let autoscale = autoscale_step::decided(ctx, fleet, id, live.as_ref());
     let replicas = replicas(fleet, &pointer, autoscale.as_ref());
-    let nodes = read_nodes(ctx, id, replicas, &pointer).await;
+    let nodes = read_nodes(ctx, id, replicas, &pointer, standing).await;
     let (upgrade, mut upgrade_failures) =
         decide_upgrade(ctx, fleet, id, replicas, live.as_ref(), nodes.as_deref()).await;
     let holders = if past_deadline(fleet) {
@@ -190,18 +196,31 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
 }
 
 /// The states of the fleet's `replicas` nodes against the version `pointer` names, with the
-/// reloads sent to nodes behind it; none when no Worker is deployed. A reading that takes
-/// longer than [`NODE_READ_BUDGET`] is not waited for: the last one stands in, and the fleet is
-/// looked at again when the late one differs.
+/// reloads sent to nodes behind it; none when no Worker is deployed. A periodic full reconcile
+/// (`standing` [`Standing::Due`]: nothing moved) takes a reading younger than two periods in
+/// which every node serves the version, the capacity reader's most often, instead of reading
+/// the nodes again. A reading that takes longer than [`NODE_READ_BUDGET`] is not waited for:
+/// the last one stands in, and the fleet is looked at again when the late one differs.
 async fn read_nodes(
     ctx: &Context,
     id: &FleetId,
     replicas: i32,
     pointer: &Pointer,
+    standing: Standing,
 ) -> Option<Arc<Reading>> {
     let Pointer::Deployed(deployment) = pointer else {
         return None;
     };
+    if standing == Standing::Due {
+        // Two periods: the capacity reader's round of 10,000 fleets takes about one.
+        let young = ctx.full_every() * 2;
+        let steady = ctx
+            .node_reads
+            .steady(&id.uid, &deployment.version, replicas, young);
+        if steady.is_some() {
+            return steady;
+        }
+    }
     let nodes = Nodes {
         namespace: id.namespace.clone(),
         name: id.name.clone(),

@@ -2,7 +2,11 @@
 //! reconcile that finds the same inputs again (the fleet, its store and Secret, every child's
 //! resourceVersion, the deployment pointer) knows the plan, the apply and the status would
 //! change nothing, and skips them: at rest a fleet costs one conditional read of its pointer.
-//! A full reconcile still runs every [`FULL_EVERY`], whatever the inputs say.
+//! A full reconcile still runs every [`FULL_EVERY`] (--full-reconcile-seconds), whatever the
+//! inputs say; with more fleets
+//! than [`FULL_RECONCILES_PER_SECOND`] allows in that period, the period stretches (as the
+//! resync's does) so an idle operator's full reconciles, and the node reads behind
+//! status.nodes, keep to that rate: 10,000 fleets are each looked at in full every 2,000 s.
 
 use crate::storage::pointer::Pointer;
 use std::borrow::Cow;
@@ -10,8 +14,24 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The longest a fleet goes without a full reconcile.
+/// The longest a fleet goes without a full reconcile, up to 3,000 fleets, by default
+/// (--full-reconcile-seconds).
 pub const FULL_EVERY: Duration = Duration::from_secs(600);
+
+/// Periodic full reconciles per second, across all fleets: beyond it [`FULL_EVERY`] stretches.
+pub const FULL_RECONCILES_PER_SECOND: u32 = 5;
+
+/// How a fleet stands against the inputs it last settled with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Same inputs, same children, within the full-reconcile period: nothing to do.
+    Unchanged,
+    /// Same inputs and children, but its full-reconcile period passed: a full reconcile that
+    /// only refreshes what no watch tells (its nodes' states).
+    Due,
+    /// Something moved, or it never settled: a full reconcile.
+    Changed,
+}
 
 /// The inputs of one reconcile that decide what it does.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,25 +101,30 @@ impl Settled {
         self.lock().insert(uid.to_string(), entry);
     }
 
-    /// Whether fleet `uid` settled with the inputs `seen` less than [`FULL_EVERY`] ago, and
-    /// `version` (kind, name → resourceVersion in the caches now) still gives every child the
-    /// version it had then.
-    pub fn unchanged(
+    /// How fleet `uid` stands: whether it settled with the inputs `seen`, `version` (kind, name
+    /// → resourceVersion in the caches now) still gives every child the version it had then,
+    /// and less than `full_every` passed since.
+    pub fn standing(
         &self,
         uid: &str,
         seen: &Seen,
         version: impl Fn(&str, &str) -> Option<String>,
-    ) -> bool {
+        full_every: Duration,
+    ) -> Standing {
         let fleets = self.lock();
         let Some(entry) = fleets.get(uid) else {
-            return false;
+            return Standing::Changed;
         };
-        entry.at.elapsed() < FULL_EVERY
-            && entry.seen == *seen
+        let same = entry.seen == *seen
             && entry
                 .children
                 .iter()
-                .all(|c| version(&c.kind, &c.name).as_deref() == c.version.as_deref())
+                .all(|c| version(&c.kind, &c.name).as_deref() == c.version.as_deref());
+        match (same, entry.at.elapsed() < full_every) {
+            (false, _) => Standing::Changed,
+            (true, true) => Standing::Unchanged,
+            (true, false) => Standing::Due,
+        }
     }
 
     /// Forgets fleet `uid`: its next reconcile is a full one.
@@ -146,6 +171,17 @@ mod tests {
         move |kind, _| (kind == "StatefulSet").then(|| rv.to_string())
     }
 
+    impl Settled {
+        fn unchanged(
+            &self,
+            uid: &str,
+            seen: &Seen,
+            version: impl Fn(&str, &str) -> Option<String>,
+        ) -> bool {
+            self.standing(uid, seen, version, FULL_EVERY) == Standing::Unchanged
+        }
+    }
+
     #[test]
     fn same_inputs_and_children_are_unchanged() {
         let s = Settled::default();
@@ -177,6 +213,30 @@ mod tests {
         other = seen("1");
         other.store = Some("3".into());
         assert!(!s.unchanged("u", &other, cache("5")), "store");
+    }
+
+    #[test]
+    fn the_same_inputs_past_the_period_are_due_for_a_full_reconcile() {
+        let s = Settled::default();
+        s.record("u", seen("1"), children("5"));
+        assert_eq!(
+            s.standing("u", &seen("1"), cache("5"), Duration::ZERO),
+            Standing::Due
+        );
+        assert_eq!(
+            s.standing("u", &seen("2"), cache("5"), Duration::ZERO),
+            Standing::Changed,
+            "a change is a change, due or not"
+        );
+    }
+
+    #[test]
+    fn the_period_stretches_beyond_3_000_fleets_to_2_000_s_at_10_000() {
+        use crate::fleet::resync_budget::stretched;
+        let period = |fleets| stretched(FULL_EVERY, fleets, FULL_RECONCILES_PER_SECOND);
+        assert_eq!(period(1_000), FULL_EVERY);
+        assert_eq!(period(3_000), FULL_EVERY);
+        assert_eq!(period(10_000), Duration::from_secs(2_000));
     }
 
     #[test]

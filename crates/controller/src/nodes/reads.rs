@@ -5,6 +5,11 @@
 //! pointer names another version, a reload it took is sent again only after celld's own poll
 //! period. A reconcile waits for a reading a short while only ([`NodeReads::within`]): nodes
 //! that do not answer never hold a fleet's reconcile, or the others', for long.
+//!
+//! The capacity reader reads the same `GET /state`: a reading of its in which every node serves
+//! the pointer's version is [offered](NodeReads::offer) here, and a fleet's periodic full
+//! reconcile takes it instead of reading the nodes again, so an idle operator reads each node
+//! at the capacity read rate, not at that rate and again for status.nodes.
 
 use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::client::NodeApi;
@@ -39,11 +44,12 @@ struct Sent {
     answers: BTreeMap<String, (Reload, Instant)>,
 }
 
-/// The reloads sent, the last reading and the readings under way, by fleet uid.
+/// The reloads sent, the last reading (and when it was taken) and the readings under way, by
+/// fleet uid.
 #[derive(Debug, Default)]
 pub struct NodeReads {
     sent: Mutex<HashMap<String, Sent>>,
-    last: Mutex<HashMap<String, Arc<Reading>>>,
+    last: Mutex<HashMap<String, (Arc<Reading>, Instant)>>,
     under_way: Mutex<HashSet<String>>,
 }
 
@@ -99,18 +105,49 @@ impl NodeReads {
         }
     }
 
+    /// Keeps `reading`, made by another reader of the nodes' states (the capacity reader),
+    /// as fleet `uid`'s last when every node serves its version: such a reading asks for no
+    /// reload, and a periodic reconcile can take it for its own.
+    pub fn offer(&self, uid: &str, reading: Reading) {
+        if serves(&reading) {
+            lock(&self.last).insert(uid.to_string(), (Arc::new(reading), Instant::now()));
+        }
+    }
+
     /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes.
     fn last_of(&self, uid: &str, version: &str, replicas: i32) -> Option<Arc<Reading>> {
         lock(&self.last)
             .get(uid)
-            .filter(|r| r.version == version && r.nodes.len() == replicas.max(0) as usize)
-            .cloned()
+            .filter(|(r, _)| r.version == version && r.nodes.len() == replicas.max(0) as usize)
+            .map(|(r, _)| Arc::clone(r))
+    }
+
+    /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes, taken
+    /// less than `age` ago, and every node served the version: one to take instead of reading
+    /// the nodes again when nothing about the fleet moved.
+    pub fn steady(
+        &self,
+        uid: &str,
+        version: &str,
+        replicas: i32,
+        age: Duration,
+    ) -> Option<Arc<Reading>> {
+        lock(&self.last)
+            .get(uid)
+            .filter(|(r, at)| {
+                r.version == version
+                    && r.nodes.len() == replicas.max(0) as usize
+                    && at.elapsed() < age
+                    && serves(r)
+            })
+            .map(|(r, _)| Arc::clone(r))
     }
 
     /// Keeps `reading` as fleet `uid`'s last; whether it differs from the one before.
     fn keep(&self, uid: &str, reading: &Arc<Reading>) -> bool {
         lock(&self.last)
-            .insert(uid.to_string(), Arc::clone(reading))
+            .insert(uid.to_string(), (Arc::clone(reading), Instant::now()))
+            .map(|(before, _)| before)
             .as_ref()
             != Some(reading)
     }
@@ -225,6 +262,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether every node of `reading` answered, serving its version and not switching.
+fn serves(reading: &Reading) -> bool {
+    reading.nodes.iter().all(|(_, answer)| {
+        matches!(answer, Answer::State(s, _) if s.version() == Some(reading.version.as_str()) && !s.swapping())
+    })
+}
+
 /// Adds a reload's answer to a node's state.
 fn attach(answer: &mut Answer, reload: Reload) {
     if let Answer::State(_, slot) = answer {
@@ -317,5 +361,58 @@ mod tests {
         );
         reads.retain(|_| false);
         assert!(reads.sent.lock().unwrap().is_empty());
+    }
+
+    fn offered(versions: &[Option<&str>]) -> Reading {
+        use celld_api::contract::node_api::{NodeDeployment, NodeState};
+        Reading {
+            version: "v2".into(),
+            nodes: versions
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let answer = match v {
+                        Some(v) => Answer::State(
+                            NodeState {
+                                deployment: Some(NodeDeployment {
+                                    version: Some((*v).into()),
+                                    swapping: false,
+                                }),
+                                ..NodeState::default()
+                            },
+                            None,
+                        ),
+                        None => Answer::Unreadable("did not answer".into()),
+                    };
+                    (format!("web-{i}"), answer)
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn an_offered_reading_stands_in_while_young_and_every_node_serves_its_version() {
+        let reads = NodeReads::default();
+        let hour = Duration::from_secs(3_600);
+        reads.offer("u", offered(&[Some("v2"), Some("v2")]));
+        let steady = reads.steady("u", "v2", 2, hour).expect("kept");
+        assert_eq!(steady.nodes.len(), 2);
+        assert!(
+            reads.steady("u", "v3", 2, hour).is_none(),
+            "another version"
+        );
+        assert!(reads.steady("u", "v2", 3, hour).is_none(), "another count");
+        assert!(
+            reads.steady("u", "v2", 2, Duration::ZERO).is_none(),
+            "too old"
+        );
+        assert!(reads.steady("other", "v2", 2, hour).is_none());
+
+        // A node behind, or one that did not answer: not kept, the last one stays.
+        reads.offer("u", offered(&[Some("v2"), Some("v1")]));
+        reads.offer("u", offered(&[Some("v2"), None]));
+        assert_eq!(reads.steady("u", "v2", 2, hour), Some(steady));
+        reads.offer("w", offered(&[Some("v1"), Some("v2")]));
+        assert!(reads.steady("w", "v2", 2, hour).is_none());
     }
 }

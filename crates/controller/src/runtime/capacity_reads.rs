@@ -11,7 +11,7 @@ use crate::capacity::signals::{MemoryBudget, signals};
 use crate::capacity::store::FleetRef;
 use crate::children::peer_service_name;
 use crate::fleet::context::Context;
-use crate::nodes::adoption::Answer;
+use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::reads::{Nodes, states};
 use celld_api::CelldFleet;
 use futures::future::join_all;
@@ -163,6 +163,14 @@ async fn read(ctx: &Context, due: Due) {
     };
     let answers = states(&ctx.node_api, &nodes).await;
     let taken = Instant::now();
+    // The same states stand in for the fleet's next periodic reconcile's reading.
+    if let Some(version) = ctx.pointers.deployed_version(&due.uid) {
+        let reading = Reading {
+            version,
+            nodes: answers.clone(),
+        };
+        ctx.node_reads.offer(&due.uid, reading);
+    }
     let nodes: Vec<_> = answers
         .into_iter()
         .map(|(pod, answer)| match answer {

@@ -129,6 +129,15 @@ impl PointerReads {
         pointer
     }
 
+    /// The version fleet `uid`'s pointer named when last read, if it named one.
+    pub fn deployed_version(&self, uid: &str) -> Option<String> {
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        match &last.get(uid)?.pointer {
+            Pointer::Deployed(deployment) => Some(deployment.version.clone()),
+            _ => None,
+        }
+    }
+
     /// Forgets the fleets whose uid `live` does not keep.
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());

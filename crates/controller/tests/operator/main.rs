@@ -45,6 +45,7 @@ mod creation;
 mod deletion;
 mod gitops_health;
 mod hand_edits;
+mod idle_node_reads;
 mod idle_reconciles;
 mod leader;
 mod manifest_features;
