@@ -6,6 +6,7 @@ use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::store::CapacityStore;
 use crate::children::OperatorPods;
+use crate::fleet::fleet_set::{Fingerprint, FleetSet};
 use crate::fleet::settled::{FULL_EVERY, FULL_RECONCILES_PER_SECOND, Settled};
 use crate::map_retain;
 use crate::metrics::Metrics;
@@ -145,6 +146,8 @@ pub struct Context {
     pub heap_release: HeapRelease,
     /// How many fleets the cache held at the last housekeeping.
     fleet_count: AtomicUsize,
+    /// Whether the fleets moved since deleted ones were last forgotten.
+    fleet_set: FleetSet,
 }
 
 impl Context {
@@ -183,6 +186,7 @@ impl Context {
             )),
             heap_release: HeapRelease::default(),
             fleet_count: AtomicUsize::new(0),
+            fleet_set: FleetSet::default(),
             client,
             metrics,
             settings,
@@ -217,30 +221,22 @@ impl Context {
     }
 
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
-    /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and deleted
-    /// fleets leave nothing behind (written status and observation, pointer read, reloads sent,
-    /// settled inputs, failure count, a bucket client no fleet uses).
+    /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and, when the
+    /// fleets moved (see [`FleetSet`]), deleted fleets leave nothing behind.
     pub fn housekeeping(&self) {
         // Borrowed from the cache: with 10,000 fleets a copy of each uid and name every round
         // was most of the housekeeping's time.
         let fleets = self.fleets.state();
         let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
-        // Every parsed fleet's uid, with its resourceVersion.
-        let mut live: HashMap<&str, &str> = HashMap::with_capacity(fleets.len());
+        let mut fingerprint = Fingerprint::default();
         for guard in &fleets {
             let Ok(fleet) = &guard.0 else {
                 unknown += 1;
                 continue;
             };
             if let Some(uid) = fleet.metadata.uid.as_deref() {
-                live.insert(
-                    uid,
-                    fleet
-                        .metadata
-                        .resource_version
-                        .as_deref()
-                        .unwrap_or_default(),
-                );
+                let version = fleet.metadata.resource_version.as_deref();
+                fingerprint.add(uid, version.unwrap_or_default());
             }
             let ready_status = fleet.status.as_ref().and_then(|s| {
                 conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
@@ -253,6 +249,27 @@ impl Context {
         }
         self.metrics.set_fleets(ready, not_ready, unknown);
         self.fleet_count.store(fleets.len(), Ordering::Relaxed);
+        self.secrets.forget_deleted();
+        if self.fleet_set.forget_now(fingerprint) {
+            self.forget_deleted(&fleets);
+        }
+        self.heap_release.round(fleets.len());
+    }
+
+    /// Forgets what is kept for fleets no longer in `fleets`: written status and observation,
+    /// pointer read, reloads sent, settled inputs, failure count, a bucket client no fleet uses.
+    fn forget_deleted(&self, fleets: &[Arc<DeserializeGuard<CelldFleet>>]) {
+        // Every parsed fleet's uid, with its resourceVersion.
+        let live: HashMap<&str, &str> = fleets
+            .iter()
+            .filter_map(|guard| {
+                let meta = &guard.0.as_ref().ok()?.metadata;
+                Some((
+                    meta.uid.as_deref()?,
+                    meta.resource_version.as_deref().unwrap_or_default(),
+                ))
+            })
+            .collect();
         // Failure counts are kept by namespace/name, of fleets the cache holds (parsed or not).
         let cached = |key: &str| {
             key.split_once('/').is_some_and(|(ns, name)| {
@@ -263,7 +280,6 @@ impl Context {
             &mut self.failures.lock().unwrap_or_else(|e| e.into_inner()),
             |key, _| key.starts_with("store:") || cached(key),
         );
-        self.secrets.forget_deleted();
         self.pointers.retain(|uid| live.contains_key(uid));
         self.node_reads.retain(|uid| live.contains_key(uid));
         self.capacity.retain(|uid| live.contains_key(uid));
@@ -272,7 +288,6 @@ impl Context {
         self.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains_key(uid));
         self.status.retain(&live);
-        self.heap_release.round(fleets.len());
     }
 
     /// How long a fleet waits for its next periodic reconcile when its resync period is

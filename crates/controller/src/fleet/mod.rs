@@ -7,6 +7,7 @@ pub mod autoscale_step;
 pub mod config_hash;
 pub mod context;
 pub mod fleet_id;
+pub mod fleet_set;
 pub mod gateway;
 pub mod holders;
 pub mod inputs;

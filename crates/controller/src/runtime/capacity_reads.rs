@@ -27,6 +27,11 @@ const TICK: Duration = Duration::from_secs(1);
 /// StatefulSets looked up per tick, per read allowed per second.
 const LOOKUPS_PER_READ: usize = 4;
 
+/// The longest the fleets found due by one look at every fleet are read from before the next
+/// look (shorter when --autoscale-read-seconds or --capacity-read-seconds is): at 10,000
+/// fleets a look every second was a third of the idle operator's CPU.
+const RESCAN_EVERY: Duration = Duration::from_secs(5);
+
 /// One fleet due for a reading.
 struct Due {
     uid: String,
@@ -43,6 +48,11 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
     let rate = f64::from(ctx.settings.capacity_reads_per_second.max(1));
     let mut tokens = rate;
     let mut last = Instant::now();
+    let settings = &ctx.settings;
+    let every = RESCAN_EVERY
+        .min(settings.autoscale_interval)
+        .min(settings.capacity_interval);
+    let mut queue = Queue::new(every);
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
@@ -54,13 +64,17 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
         let now = Instant::now();
         tokens = (tokens + rate * now.duration_since(last).as_secs_f64()).min(rate);
         last = now;
-        let mut batch = Vec::new();
+        if tokens <= 0.0 {
+            continue;
+        }
         // Fleets that run no node yet are looked up too: a bound keeps a start of a thousand
         // fleets from parsing every StatefulSet every second.
-        for candidate in due(&ctx, now, LOOKUPS_PER_READ * rate as usize) {
-            if tokens <= 0.0 {
+        queue.refill(now, || due(&ctx, now, LOOKUPS_PER_READ * rate as usize));
+        let mut batch = Vec::new();
+        while tokens > 0.0 {
+            let Some(candidate) = queue.next() else {
                 break;
-            }
+            };
             // Only the fleets read now are looked up in the StatefulSet cache.
             if let Some(due) = runs_nodes(&ctx, candidate) {
                 tokens -= f64::from(due.replicas);
@@ -68,6 +82,42 @@ pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
             }
         }
         join_all(batch.into_iter().map(|due| read(&ctx, due))).await;
+    }
+}
+
+/// The fleets found due by the last look at every fleet, in the order they are read: a look
+/// walks every fleet, so while fleets it found wait for their turn (more nodes than the read
+/// rate allows in the capacity period: 1,000 fleets and more by default) the next look comes
+/// only [`RESCAN_EVERY`] after it, or once they are all read.
+struct Queue {
+    fleets: std::collections::VecDeque<Candidate>,
+    looked: Option<Instant>,
+    every: Duration,
+}
+
+impl Queue {
+    fn new(every: Duration) -> Self {
+        Self {
+            fleets: std::collections::VecDeque::new(),
+            looked: None,
+            every,
+        }
+    }
+
+    /// Looks at every fleet again through `look` when the fleets found are all read or the
+    /// last look is [`RESCAN_EVERY`] old.
+    fn refill(&mut self, now: Instant, look: impl FnOnce() -> Vec<Candidate>) {
+        let stale = self
+            .looked
+            .is_none_or(|at| now.saturating_duration_since(at) >= self.every);
+        if stale || self.fleets.is_empty() {
+            self.fleets = look().into();
+            self.looked = Some(now);
+        }
+    }
+
+    fn next(&mut self) -> Option<Candidate> {
+        self.fleets.pop_front()
     }
 }
 
@@ -242,5 +292,49 @@ mod tests {
         let mut order = all;
         first(&mut order, 0);
         assert!(order.is_empty());
+    }
+
+    fn candidates(names: &[&str]) -> Vec<Candidate> {
+        names
+            .iter()
+            .map(|n| Candidate {
+                uid: (*n).into(),
+                namespace: "ns".into(),
+                name: (*n).into(),
+                autoscaled: None,
+                last: None,
+            })
+            .collect()
+    }
+
+    fn names(queue: &mut Queue) -> Vec<String> {
+        std::iter::from_fn(|| queue.next())
+            .map(|c| c.name)
+            .collect()
+    }
+
+    #[test]
+    fn the_fleets_are_looked_at_again_once_those_found_are_read_or_the_look_is_old() {
+        let start = Instant::now();
+        let mut queue = Queue::new(Duration::from_secs(5));
+        let mut looks = 0;
+        let mut refill = |queue: &mut Queue, at: u64, found: &[&str]| {
+            queue.refill(start + Duration::from_secs(at), || {
+                looks += 1;
+                candidates(found)
+            });
+        };
+        refill(&mut queue, 0, &["a", "b", "c"]);
+        assert_eq!(queue.next().map(|c| c.name).as_deref(), Some("a"));
+        // Some wait: no new look within the period.
+        refill(&mut queue, 1, &["x"]);
+        assert_eq!(queue.next().map(|c| c.name).as_deref(), Some("b"));
+        // The period passed: a new look, whatever waits.
+        refill(&mut queue, 5, &["c", "d"]);
+        assert_eq!(names(&mut queue), ["c", "d"]);
+        // All read: a new look at once.
+        refill(&mut queue, 6, &["e"]);
+        assert_eq!(names(&mut queue), ["e"]);
+        assert_eq!(looks, 3);
     }
 }
