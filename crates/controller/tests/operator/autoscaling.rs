@@ -17,16 +17,7 @@ const V1: &str = "00000000000000a1";
 
 /// A namespace, the node double playing 0.6.1 nodes and an operator reading them every second.
 async fn env_reading_every_second(test: &str) -> (TestEnv, NodeDouble, Operator) {
-    let env = env_with_crds(test).await;
-    let nodes = NodeDouble::start("0.6.1", V1)
-        .await
-        .expect("the node double");
-    let mut settings = settings(&env, "op-1");
-    settings.node_api_connect_to = Some(nodes.address.clone());
-    settings.autoscale_interval = Duration::from_secs(1);
-    settings.capacity_interval = Duration::from_secs(1);
-    let op = start(operator_client(&env).await, settings);
-    (env, nodes, op)
+    env_reading_nodes(test, "0.6.1", V1, |_| {}).await
 }
 
 /// Creates the fleet `web` with `autoscaling`, 1 GiB of memory per node and `extra` spec
@@ -315,15 +306,7 @@ async fn kubectl_scale_does_not_fight_the_autoscaler_and_is_reported() {
 
 #[tokio::test]
 async fn every_fleet_reports_capacity_and_an_older_celld_says_what_it_lacks() {
-    let env = env_with_crds("autoscaling-old-celld").await;
-    let nodes = NodeDouble::start("0.4.1", V1)
-        .await
-        .expect("the node double");
-    let mut settings = settings(&env, "op-1");
-    settings.node_api_connect_to = Some(nodes.address.clone());
-    settings.autoscale_interval = Duration::from_secs(1);
-    settings.capacity_interval = Duration::from_secs(1);
-    let op = start(operator_client(&env).await, settings);
+    let (env, _nodes, op) = env_reading_nodes("autoscaling-old-celld", "0.4.1", V1, |_| {}).await;
     autoscaled_fleet(
         &env,
         2,

@@ -21,16 +21,11 @@ fn counts(nodes: &NodeDouble, op: &Operator) -> (u64, u64, u64) {
 
 #[tokio::test]
 async fn periodic_full_reconciles_take_the_capacity_reading_of_the_nodes() {
-    let env = env_with_crds("idle-node-reads").await;
-    let nodes = NodeDouble::start("0.6.1", V1)
-        .await
-        .expect("the node double");
-    let mut settings = settings(&env, "op-1");
-    settings.node_api_connect_to = Some(nodes.address.clone());
-    settings.capacity_interval = Duration::from_secs(1);
     // Every resync (2 s) of the settled fleet is then a periodic full reconcile.
-    settings.full_every = Duration::from_secs(1);
-    let op = start(operator_client(&env).await, settings);
+    let (env, nodes, op) = env_reading_nodes("idle-node-reads", "0.6.1", V1, |s| {
+        s.full_every = Duration::from_secs(1);
+    })
+    .await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, env.namespace());
     create_credentials(&env.api(), "creds", &s3)

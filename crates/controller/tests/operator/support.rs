@@ -1,6 +1,7 @@
 //! Starting an operator under the generated RBAC, and the fixtures tests share.
 
 use celld_api::CelldFleet;
+use celld_fixtures::NodeDouble;
 pub use celld_fixtures::{create_credentials, fleet, inline_fleet};
 use celld_operator::fleet::context::Settings;
 use celld_operator::leadership::lease_fence::Leader;
@@ -151,6 +152,28 @@ pub fn settings(env: &TestEnv, identity: &str) -> Settings {
         instance: Some(identity.to_string()),
         ..Settings::default()
     }
+}
+
+/// A namespace, the node double playing `release` nodes that serve `version`, and an operator
+/// reading them every second (with spec.autoscaling or without), its settings changed further
+/// by `tweak`.
+pub async fn env_reading_nodes(
+    test: &str,
+    release: &str,
+    version: &str,
+    tweak: impl FnOnce(&mut Settings),
+) -> (TestEnv, NodeDouble, Operator) {
+    let env = env_with_crds(test).await;
+    let nodes = NodeDouble::start(release, version)
+        .await
+        .expect("the node double");
+    let mut settings = settings(&env, "op-1");
+    settings.node_api_connect_to = Some(nodes.address.clone());
+    settings.autoscale_interval = Duration::from_secs(1);
+    settings.capacity_interval = Duration::from_secs(1);
+    tweak(&mut settings);
+    let op = start(operator_client(&env).await, settings);
+    (env, nodes, op)
 }
 
 /// Starts an operator with leader election in the test namespace.
