@@ -23,12 +23,6 @@ async fn env_reading_every_second(test: &str) -> (TestEnv, NodeDouble, Operator)
 /// Creates the fleet `web` with `autoscaling`, 1 GiB of memory per node and `extra` spec
 /// fields, its bucket holding a deployment.
 async fn autoscaled_fleet(env: &TestEnv, replicas: i32, autoscaling: Value, extra: Value) {
-    let s3 = env.s3().expect("S3 settings");
-    let prefix = prefix(&s3, env.namespace());
-    create_credentials(&env.api(), "creds", &s3)
-        .await
-        .expect("credentials Secret created");
-    publish_pointer(&s3, &prefix, V1).await;
     let mut spec = json!({
         "image": "ghcr.io/denoland/celld:v0.6.1",
         "replicas": replicas,
@@ -39,11 +33,7 @@ async fn autoscaled_fleet(env: &TestEnv, replicas: i32, autoscaling: Value, extr
     if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
         spec.extend(extra.clone());
     }
-    apply_fleet(
-        env,
-        &inline_fleet("web", &s3, &prefix, spec).expect("a CelldFleet"),
-    )
-    .await;
+    deployed_fleet(env, "web", V1, spec).await;
 }
 
 /// Waits until `check` accepts the fleet's status.autoscaling; returns the fleet.

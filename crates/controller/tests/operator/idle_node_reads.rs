@@ -26,18 +26,8 @@ async fn periodic_full_reconciles_take_the_capacity_reading_of_the_nodes() {
         s.full_every = Duration::from_secs(1);
     })
     .await;
-    let s3 = env.s3().expect("S3 settings");
-    let prefix = prefix(&s3, env.namespace());
-    create_credentials(&env.api(), "creds", &s3)
-        .await
-        .expect("credentials Secret created");
-    publish_pointer(&s3, &prefix, V1).await;
     let spec = json!({"image": "ghcr.io/denoland/celld:v0.6.1", "replicas": 2});
-    apply_fleet(
-        &env,
-        &inline_fleet("web", &s3, &prefix, spec).expect("a CelldFleet"),
-    )
-    .await;
+    deployed_fleet(&env, "web", V1, spec).await;
     wait_condition(&env, "web", "Ready", "True", None).await;
     wait_until(
         "the capacity reader reading the nodes",

@@ -154,6 +154,22 @@ pub fn settings(env: &TestEnv, identity: &str) -> Settings {
     }
 }
 
+/// Applies the fleet `name` with `spec`, inline S3 storage with its credentials Secret, and a
+/// bucket prefix whose pointer names `version`.
+pub async fn deployed_fleet(env: &TestEnv, name: &str, version: &str, spec: serde_json::Value) {
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, env.namespace());
+    create_credentials(&env.api(), "creds", &s3)
+        .await
+        .expect("credentials Secret created");
+    publish_pointer(&s3, &prefix, version).await;
+    apply_fleet(
+        env,
+        &inline_fleet(name, &s3, &prefix, spec).expect("a CelldFleet"),
+    )
+    .await;
+}
+
 /// A namespace, the node double playing `release` nodes that serve `version`, and an operator
 /// reading them every second (with spec.autoscaling or without), its settings changed further
 /// by `tweak`.
