@@ -116,10 +116,7 @@ impl NodeReads {
 
     /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes.
     fn last_of(&self, uid: &str, version: &str, replicas: i32) -> Option<Arc<Reading>> {
-        lock(&self.last)
-            .get(uid)
-            .filter(|(r, _)| r.version == version && r.nodes.len() == replicas.max(0) as usize)
-            .map(|(r, _)| Arc::clone(r))
+        self.last_taken(uid, version, replicas).map(|(r, _)| r)
     }
 
     /// The last reading of fleet `uid`, if it was of `version` and `replicas` nodes, taken
@@ -132,15 +129,23 @@ impl NodeReads {
         replicas: i32,
         age: Duration,
     ) -> Option<Arc<Reading>> {
+        self.last_taken(uid, version, replicas)
+            .filter(|(r, at)| at.elapsed() < age && serves(r))
+            .map(|(r, _)| r)
+    }
+
+    /// The last reading of fleet `uid` and when it was taken, if it was of `version` and
+    /// `replicas` nodes.
+    fn last_taken(
+        &self,
+        uid: &str,
+        version: &str,
+        replicas: i32,
+    ) -> Option<(Arc<Reading>, Instant)> {
         lock(&self.last)
             .get(uid)
-            .filter(|(r, at)| {
-                r.version == version
-                    && r.nodes.len() == replicas.max(0) as usize
-                    && at.elapsed() < age
-                    && serves(r)
-            })
-            .map(|(r, _)| Arc::clone(r))
+            .filter(|(r, _)| r.version == version && r.nodes.len() == replicas.max(0) as usize)
+            .map(|(r, at)| (Arc::clone(r), *at))
     }
 
     /// Keeps `reading` as fleet `uid`'s last; whether it differs from the one before.
