@@ -151,6 +151,9 @@ fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
             if last.is_some_and(|at| now.duration_since(at) < every) {
                 return None;
             }
+            if !autoscaled && last.is_none() && !shows_every_node_ready(fleet) {
+                return None;
+            }
             Some((!autoscaled, last, index))
         })
         .collect();
@@ -168,6 +171,17 @@ fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
             })
         })
         .collect()
+}
+
+/// Whether `fleet`'s status shows nodes and every one of them ready. A fleet without
+/// spec.autoscaling is first read only then (its StatefulSet is checked again before it is
+/// read): starting fleets are not looked up in the StatefulSet cache, so they do not take the
+/// places of the ready fleets behind them look after look while thousands start.
+fn shows_every_node_ready(fleet: &CelldFleet) -> bool {
+    fleet
+        .status
+        .as_ref()
+        .is_some_and(|s| s.ready_replicas > 0 && s.ready_replicas == s.replicas)
 }
 
 /// Where a fleet due comes: without spec.autoscaling after those with it, then by its last
@@ -260,6 +274,7 @@ async fn read(ctx: &Context, due: Due) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use celld_api::CelldFleetStatus;
 
     #[test]
     fn the_first_due_are_kept_in_order_and_the_rest_dropped() {
@@ -292,6 +307,23 @@ mod tests {
         let mut order = all;
         first(&mut order, 0);
         assert!(order.is_empty());
+    }
+
+    #[test]
+    fn a_fleet_is_first_read_once_its_status_shows_every_node_ready() {
+        let fleet = |status: Option<(i32, i32)>| {
+            let mut fleet = crate::children::fixtures::fleet(crate::children::fixtures::MINIMAL);
+            fleet.status = status.map(|(replicas, ready_replicas)| CelldFleetStatus {
+                replicas,
+                ready_replicas,
+                ..Default::default()
+            });
+            fleet
+        };
+        assert!(!shows_every_node_ready(&fleet(None)));
+        assert!(!shows_every_node_ready(&fleet(Some((0, 0)))));
+        assert!(!shows_every_node_ready(&fleet(Some((3, 2)))));
+        assert!(shows_every_node_ready(&fleet(Some((3, 3)))));
     }
 
     fn candidates(names: &[&str]) -> Vec<Candidate> {
