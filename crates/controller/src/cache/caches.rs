@@ -2,6 +2,7 @@
 //! and the metadata of Secrets. A reconcile at rest makes no API request: it finds every input
 //! here, and only what differs from the cache is written.
 
+use crate::cache::changes::Changes;
 use crate::cache::compact::Compact;
 pub use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::controller_uid;
@@ -111,6 +112,8 @@ pub struct Caches {
     pub source: SourceCaches,
     /// One flag per cache, raised once it holds its first complete list.
     listed: Vec<tokio::sync::watch::Receiver<bool>>,
+    /// The changes the fleets' watch brought to the fleets' cache.
+    pub fleets_moved: Changes,
 }
 
 /// A child kind with a cache in [`ChildCaches`].
@@ -188,6 +191,7 @@ impl Caches {
         secrets: Store<PartialObjectMeta<Secret>>,
         source: SourceCaches,
         listed: Vec<tokio::sync::watch::Receiver<bool>>,
+        fleets_moved: Changes,
     ) -> Self {
         Self {
             children,
@@ -195,6 +199,7 @@ impl Caches {
             secrets,
             source,
             listed,
+            fleets_moved,
         }
     }
 

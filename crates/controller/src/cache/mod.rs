@@ -3,6 +3,7 @@
 
 pub mod cache_writer;
 pub mod caches;
+pub mod changes;
 pub mod client;
 pub mod compact;
 pub mod discovery;

@@ -6,7 +6,7 @@ use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::store::CapacityStore;
 use crate::children::OperatorPods;
-use crate::fleet::fleet_set::{Fingerprint, FleetSet};
+use crate::fleet::fleet_set::FleetSet;
 use crate::fleet::settled::{FULL_EVERY, FULL_RECONCILES_PER_SECOND, Settled};
 use crate::map_retain;
 use crate::metrics::Metrics;
@@ -146,7 +146,7 @@ pub struct Context {
     pub heap_release: HeapRelease,
     /// How many fleets the cache held at the last housekeeping.
     fleet_count: AtomicUsize,
-    /// Whether the fleets moved since deleted ones were last forgotten.
+    /// Whether housekeeping looks at every fleet: only when their watch brought a change.
     fleet_set: FleetSet,
 }
 
@@ -221,39 +221,37 @@ impl Context {
     }
 
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
-    /// reconcile (both walk every fleet): the fleets-by-Ready gauge is recounted, and, when the
-    /// fleets moved (see [`FleetSet`]), deleted fleets leave nothing behind.
+    /// reconcile: Secrets' contents no longer cached are forgotten, and, when the fleets moved
+    /// (see [`FleetSet`]), the fleets-by-Ready gauge is recounted and deleted fleets leave
+    /// nothing behind (both walk every fleet).
     pub fn housekeeping(&self) {
-        // Borrowed from the cache: with 10,000 fleets a copy of each uid and name every round
-        // was most of the housekeeping's time.
-        let fleets = self.fleets.state();
-        let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
-        let mut fingerprint = Fingerprint::default();
-        for guard in &fleets {
-            let Ok(fleet) = &guard.0 else {
-                unknown += 1;
-                continue;
-            };
-            if let Some(uid) = fleet.metadata.uid.as_deref() {
-                let version = fleet.metadata.resource_version.as_deref();
-                fingerprint.add(uid, version.unwrap_or_default());
-            }
-            let ready_status = fleet.status.as_ref().and_then(|s| {
-                conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
-            });
-            match ready_status {
-                Some("True") => ready += 1,
-                Some("False") => not_ready += 1,
-                _ => unknown += 1,
-            }
-        }
-        self.metrics.set_fleets(ready, not_ready, unknown);
-        self.fleet_count.store(fleets.len(), Ordering::Relaxed);
         self.secrets.forget_deleted();
-        if self.fleet_set.forget_now(fingerprint) {
+        // Counted before the fleets are read: a change that lands meanwhile is looked at again.
+        if self.fleet_set.look_now(self.caches.fleets_moved.count()) {
+            // Borrowed from the cache: with 10,000 fleets a copy of each uid and name every
+            // round was most of the housekeeping's time.
+            let fleets = self.fleets.state();
+            let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
+            for guard in &fleets {
+                let Ok(fleet) = &guard.0 else {
+                    unknown += 1;
+                    continue;
+                };
+                let ready_status = fleet.status.as_ref().and_then(|s| {
+                    conditions::find(&s.conditions, conditions::READY).map(|c| c.status.as_str())
+                });
+                match ready_status {
+                    Some("True") => ready += 1,
+                    Some("False") => not_ready += 1,
+                    _ => unknown += 1,
+                }
+            }
+            self.metrics.set_fleets(ready, not_ready, unknown);
+            self.fleet_count.store(fleets.len(), Ordering::Relaxed);
             self.forget_deleted(&fleets);
         }
-        self.heap_release.round(fleets.len());
+        self.heap_release
+            .round(self.fleet_count.load(Ordering::Relaxed));
     }
 
     /// Forgets what is kept for fleets no longer in `fleets`: written status and observation,

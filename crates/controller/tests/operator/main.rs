@@ -43,6 +43,7 @@ mod autoscaling;
 mod celld_versions;
 mod creation;
 mod deletion;
+mod fleets_gauge;
 mod gitops_health;
 mod hand_edits;
 mod idle_node_reads;

@@ -77,6 +77,7 @@ pub async fn run(
     info!(gateway_api, ?flux, previews, namespace = ?settings.namespace, "starting the CelldFleet controller");
     let Shared {
         fleets,
+        fleets_moved,
         stores,
         secrets,
         for_fleets,
@@ -89,7 +90,14 @@ pub async fn run(
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores, settings.concurrency);
-    let caches = Caches::new(children, stores, secrets, source, streams.listed());
+    let caches = Caches::new(
+        children,
+        stores,
+        secrets,
+        source,
+        streams.listed(),
+        fleets_moved,
+    );
     // Made after the caches every reconcile waits for: a fleet never waits for the previews.
     let preview_controller =
         previews.then(|| preview_controller(&streams, for_previews, settings.concurrency));

@@ -2,6 +2,7 @@
 //! the cluster was found to serve, and the lookups from a changed object to the ones to look
 //! at again.
 
+use crate::cache::changes::Changes;
 use crate::cache::streams::{Items, WatchStreams};
 use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
 use k8s_openapi::api::core::v1::Secret;
@@ -51,6 +52,9 @@ pub(super) fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec
 /// controller looks at.
 pub(super) struct Shared {
     pub(super) fleets: Fleets,
+    /// The changes the fleets' watch brought to their cache, counted as the fleet controller
+    /// takes them.
+    pub(super) fleets_moved: Changes,
     pub(super) stores: Stores,
     pub(super) secrets: Store<PartialObjectMeta<Secret>>,
     pub(super) for_fleets: Triggers,
@@ -74,6 +78,8 @@ impl Shared {
                 "CelldFleet",
                 config.clone().any_semantic(),
             );
+        let fleets_moved = Changes::default();
+        let fleet_changes = fleets_moved.counting(fleet_changes);
         let (stores, stores_for_fleets, store_changes) = streams
             .cached_shared::<DeserializeGuard<CelldObjectStore>>(
                 "CelldObjectStore",
@@ -85,6 +91,7 @@ impl Shared {
             streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config);
         Self {
             fleets,
+            fleets_moved,
             stores,
             secrets,
             for_fleets: Triggers {
