@@ -34,8 +34,14 @@ impl PrivateControlPlane {
     /// up and healthy there. Fails, with the end of up.sh's output, when it does not come up
     /// (for example when `make testenv` has not built the binaries yet).
     pub async fn start(dir: impl Into<PathBuf>) -> Result<Self> {
+        Self::start_with(dir, &[]).await
+    }
+
+    /// [`PrivateControlPlane::start`] with up.sh's settings `env` (`CELLD_TESTENV_AUDIT=1`
+    /// for an audit log of every request in `<dir>/logs/audit.log`, for example).
+    pub async fn start_with(dir: impl Into<PathBuf>, env: &[(&str, &str)]) -> Result<Self> {
         let dir = dir.into();
-        run_script("up.sh", &dir).await?;
+        run_script_with("up.sh", &[], env, &dir).await?;
         Ok(PrivateControlPlane {
             dir,
             stopped: false,
@@ -71,6 +77,7 @@ impl PrivateControlPlane {
         run_script_with(
             "restart.sh",
             &["--stop", "--signal", signal, component],
+            &[],
             &self.dir,
         )
         .await
@@ -80,7 +87,7 @@ impl PrivateControlPlane {
     /// started it (same command line and environment, its own process group, output appended
     /// to its log) and waits until it answers (`testenv/scripts/restart.sh --start`).
     pub async fn start_component(&self, component: &str) -> Result<()> {
-        run_script_with("restart.sh", &["--start", component], &self.dir).await
+        run_script_with("restart.sh", &["--start", component], &[], &self.dir).await
     }
 
     /// Its kubectl (a link into the binary cache).
@@ -116,14 +123,20 @@ fn script(name: &str) -> PathBuf {
 }
 
 async fn run_script(name: &str, dir: &Path) -> Result<()> {
-    run_script_with(name, &[], dir).await
+    run_script_with(name, &[], &[], dir).await
 }
 
-async fn run_script_with(name: &str, args: &[&str], dir: &Path) -> Result<()> {
+async fn run_script_with(
+    name: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+    dir: &Path,
+) -> Result<()> {
     let path = script(name);
     let run = Command::new("bash")
         .arg(&path)
         .args(args)
+        .envs(env.iter().copied())
         .env(STATE_DIR_ENV, dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

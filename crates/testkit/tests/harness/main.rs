@@ -11,6 +11,7 @@ mod flux_sources;
 mod gateway_api;
 mod jobs;
 mod keda;
+mod kwok_watch;
 mod logs;
 mod namespace;
 mod pod_states;
