@@ -1,7 +1,7 @@
 //! Whether housekeeping looks at every fleet this round: the fleets-by-Ready gauge and the
 //! forgetting of deleted fleets read only the fleets' cache, so while its watch brought no
 //! change they would find what the last look found. At 10,000 idle fleets a look every round
-//! was a tenth of the operator's idle CPU; a round now looks when the fleets' watch brought a
+//! was an eighth of the operator's idle CPU; a round now looks when the fleets' watch brought a
 //! change since the last look, and at least every [`LOOK_AT_LEAST_EVERY`] rounds (an entry a
 //! reconcile added for a fleet deleted while it ran goes then, and so do the fleets a relist
 //! found gone without an event of their own).
