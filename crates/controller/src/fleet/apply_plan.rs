@@ -189,10 +189,14 @@ pub async fn apply(
             failures: Vec::new(),
         },
     };
+    // The pods' fence and their peers' names come before the pods: the NetworkPolicy keeps
+    // the internal port (peer traffic and celld's unauthenticated operator API) inside the
+    // fleet from a pod's first moment, and the peer Service gives each pod the DNS name it
+    // advertises. A StatefulSet applied first would start pods without either.
+    children.always(network_policy).await;
+    children.service(peer_service).await;
     children.applied.statefulset = children.put(statefulset, live, false).await;
     children.service(service).await;
-    children.service(peer_service).await;
-    children.always(network_policy).await;
     children.optional(pod_disruption_budget).await;
     children.optional(ingress).await;
     // HTTPRoute exists as a kind only where the cluster serves the Gateway API.

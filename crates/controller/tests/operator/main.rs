@@ -41,6 +41,7 @@ mod support;
 mod adoption;
 mod autoscaling;
 mod celld_versions;
+mod children_order;
 mod creation;
 mod deletion;
 mod fleets_gauge;

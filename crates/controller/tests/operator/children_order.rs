@@ -1,0 +1,99 @@
+//! A new fleet's NetworkPolicy and peer Service exist before its StatefulSet: its pods never
+//! run outside their fence (the internal port carries celld's unauthenticated operator API) or
+//! without the DNS name they advertise to their peers.
+
+use crate::support::*;
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use kube::api::{ListParams, WatchEvent, WatchParams};
+use kube::{Api, Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+use tokio::task::JoinHandle;
+
+/// The resourceVersion each object was first seen at, by name.
+type Seen = Arc<Mutex<BTreeMap<String, u64>>>;
+
+/// Watches `api` from now on and records the resourceVersion each object is added at: its
+/// creation's, as the watch starts before any of them exists. The API server's one etcd
+/// numbers every write of the test's control plane in the order it happened.
+async fn creations<K>(api: Api<K>) -> (Seen, JoinHandle<()>)
+where
+    K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
+{
+    let from = api
+        .list_metadata(&ListParams::default().limit(1))
+        .await
+        .expect("list to start the watch from")
+        .metadata
+        .resource_version
+        .expect("a list has a resourceVersion");
+    let seen: Seen = Arc::default();
+    let record = seen.clone();
+    let task = tokio::spawn(async move {
+        let mut events = api
+            .watch(&WatchParams::default(), &from)
+            .await
+            .expect("watch started")
+            .boxed();
+        while let Some(Ok(WatchEvent::Added(object))) = events.next().await {
+            let version = object
+                .resource_version()
+                .and_then(|v| v.parse().ok())
+                .expect("a numeric resourceVersion");
+            record
+                .lock()
+                .expect("record")
+                .entry(object.name_any())
+                .or_insert(version);
+        }
+    });
+    (seen, task)
+}
+
+fn created(seen: &Seen, what: &str, name: &str) -> u64 {
+    *seen
+        .lock()
+        .expect("seen")
+        .get(name)
+        .unwrap_or_else(|| panic!("the watch saw {what} {name} created"))
+}
+
+#[tokio::test]
+async fn fence_and_peer_names_come_before_the_pods() {
+    let (env, _op) = env_with_operator("order").await;
+    let (policies, policies_task) = creations(env.api::<NetworkPolicy>()).await;
+    let (services, services_task) = creations(env.api::<Service>()).await;
+    let (statefulsets, statefulsets_task) = creations(env.api::<StatefulSet>()).await;
+    deployed_fleet(&env, "web", "00000000000000a1", serde_json::json!({})).await;
+    wait_condition(&env, "web", "Ready", "True", Some("Serving")).await;
+
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet");
+    let peer = sts
+        .spec
+        .as_ref()
+        .map(|s| s.service_name.clone().unwrap_or_default())
+        .expect("the StatefulSet names its peer Service");
+    let statefulset = created(&statefulsets, "StatefulSet", "web");
+    let policy = created(&policies, "NetworkPolicy", "web");
+    let peer_service = created(&services, "Service", &peer);
+    for task in [policies_task, services_task, statefulsets_task] {
+        task.abort();
+    }
+    assert!(
+        policy < statefulset,
+        "NetworkPolicy created at {policy}, after the StatefulSet at {statefulset}"
+    );
+    assert!(
+        peer_service < statefulset,
+        "peer Service {peer} created at {peer_service}, after the StatefulSet at {statefulset}"
+    );
+}
