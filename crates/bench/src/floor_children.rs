@@ -23,9 +23,13 @@ pub struct Rendered {
     pub body: serde_json::Value,
     /// The name of the fleet it belongs to.
     pub fleet: String,
+    /// Whether it goes with the fleet's pods: the StatefulSet, and what a correct operator has
+    /// in place before they run (the NetworkPolicy fencing their internal port, which carries
+    /// celld's unauthenticated operator API, and the peer Service naming them to their peers).
+    pub with_pods: bool,
 }
 
-fn rendered<K>(fleet: &str, namespace: &str, object: K) -> Result<Rendered>
+fn rendered<K>(fleet: &str, namespace: &str, object: K, with_pods: bool) -> Result<Rendered>
 where
     K: Resource<DynamicType = ()> + serde::Serialize,
 {
@@ -40,13 +44,15 @@ where
         namespace: namespace.to_owned(),
         body,
         fleet: fleet.to_owned(),
+        with_pods,
     })
 }
 
 /// Every child the operator applies for `fleet` (on a cluster without the Gateway API route
 /// it asks for none), rendered with the operator's builders, in the order its reconcile applies
-/// them (`celld_operator::fleet::apply_plan`): the StatefulSet first, as the fleet's readiness
-/// waits for its pods, then the public and the peer Service and the others.
+/// them (`celld_operator::fleet::apply_plan`): the NetworkPolicy and the peer Service, which its
+/// pods need from their first moment, then the StatefulSet, then the public Service and the
+/// others.
 pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
     let namespace = fleet.namespace().ok_or_else(|| Error::Manifest {
         what: format!("fleet {}", fleet.name_any()),
@@ -71,24 +77,24 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
     };
     let (name, ns) = (desired.name.as_str(), desired.namespace.as_str());
     let mut out = vec![
-        rendered(name, ns, children::statefulset::build(&desired))?,
-        rendered(name, ns, children::service::build(&desired))?,
-        rendered(name, ns, children::peer_service::build(&desired))?,
-        rendered(name, ns, children::network_policy::build(&desired))?,
+        rendered(name, ns, children::network_policy::build(&desired), true)?,
+        rendered(name, ns, children::peer_service::build(&desired), true)?,
+        rendered(name, ns, children::statefulset::build(&desired), true)?,
+        rendered(name, ns, children::service::build(&desired), false)?,
     ];
     out.extend(
         children::pdb::build(&desired)
-            .map(|c| rendered(name, ns, c))
+            .map(|c| rendered(name, ns, c, false))
             .transpose()?,
     );
     out.extend(
         children::ingress::build(&desired)
-            .map(|c| rendered(name, ns, c))
+            .map(|c| rendered(name, ns, c, false))
             .transpose()?,
     );
     out.extend(
         children::httproute::build(&desired)
-            .map(|c| rendered(name, ns, c))
+            .map(|c| rendered(name, ns, c, false))
             .transpose()?,
     );
     Ok(out)
@@ -112,18 +118,18 @@ mod tests {
                     r.resource.kind, r.name
                 );
                 assert_eq!(r.namespace, "bench-0", "{} {}", r.resource.kind, r.name);
-                format!("{}/{}", r.resource.kind, r.name)
+                format!("{}/{} {}", r.resource.kind, r.name, r.with_pods)
             })
             .collect();
         assert_eq!(
             kinds,
             [
-                "StatefulSet/f3",
-                "Service/f3",
-                "Service/f3-peer",
-                "NetworkPolicy/f3",
-                "PodDisruptionBudget/f3",
-                "Ingress/f3"
+                "NetworkPolicy/f3 true",
+                "Service/f3-peer true",
+                "StatefulSet/f3 true",
+                "Service/f3 false",
+                "PodDisruptionBudget/f3 false",
+                "Ingress/f3 false"
             ]
         );
     }

@@ -1,13 +1,13 @@
-//! The floor's requests, sent by client tasks sharing one queue. Each fleet's StatefulSet is
-//! applied once its create returned, and its other children once a watch sees the StatefulSet
-//! ready: the control plane's Endpoints and EndpointSlices of its Services are then made once,
-//! with the running pods in them, rather than made empty and rewritten as each pod starts (as
-//! they are for the operator's fleets while a thousand start at once: its reconciles, each
-//! applying a fleet's children in turn, reach the Services after the pods started). Its Ready
-//! status goes as soon as every child of the fleet was applied. A Ready status due goes before
-//! anything else, then the children of fleets whose pods run (nothing else holds those fleets
-//! back), then the next StatefulSet, while fewer than [`STARTING_AT_ONCE`] fleets have pods
-//! starting. The statuses are written by [`floor_fleets`](crate::floor_fleets).
+//! The floor's requests, sent by client tasks sharing one queue. What goes with each fleet's
+//! pods (its NetworkPolicy and peer Service, which a correct operator has in place before the
+//! pods run, then its StatefulSet) is applied once its create returned, and its other children
+//! once a watch sees the StatefulSet ready: the control plane's Endpoints and EndpointSlices of
+//! its public Service are then made once, with the running pods in them, rather than made empty
+//! and rewritten as each pod starts. Its Ready status goes as soon as every child of the fleet
+//! was applied. A Ready status due goes before anything else, then the children of fleets whose
+//! pods run (nothing else holds those fleets back), then what goes with the next fleet's pods,
+//! while fewer than [`STARTING_AT_ONCE`] fleets have pods starting. The statuses are written by
+//! [`floor_fleets`](crate::floor_fleets).
 
 use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
@@ -47,8 +47,9 @@ struct Left {
     incoming: UnboundedReceiver<Box<Rendered>>,
     /// Whether `incoming` is closed and empty.
     created_all: bool,
-    /// The StatefulSets not applied yet, in the order they came in.
-    statefulsets: VecDeque<Box<Rendered>>,
+    /// What goes with the fleets' pods ([`Rendered::with_pods`]) not applied yet, in the order
+    /// it came in.
+    with_pods: VecDeque<Box<Rendered>>,
     /// The other children of each fleet whose StatefulSet was not seen ready yet.
     held: HashMap<String, Vec<Rendered>>,
     /// The fleets whose StatefulSet was seen ready.
@@ -69,10 +70,10 @@ struct Left {
 }
 
 impl Left {
-    /// Sorts `child` into the StatefulSets, the children held, or those released.
+    /// Sorts `child` into what goes with the pods, the children held, or those released.
     fn sort(&mut self, child: Box<Rendered>) {
-        if child.resource.kind == <StatefulSet as k8s_openapi::Resource>::KIND {
-            self.statefulsets.push_back(child);
+        if child.with_pods {
+            self.with_pods.push_back(child);
         } else if self.running.contains(&child.fleet) {
             self.released.push_back(child);
         } else {
@@ -91,13 +92,16 @@ impl Left {
         self.running.insert(fleet);
     }
 
-    /// The next StatefulSet, while fewer than `window` fleets have pods starting.
-    fn next_statefulset(&mut self) -> Option<Box<Rendered>> {
+    /// The next child that goes with a fleet's pods, while fewer than `window` fleets have pods
+    /// starting.
+    fn next_with_pods(&mut self) -> Option<Box<Rendered>> {
         if self.starting.len() >= self.window {
             return None;
         }
-        let next = self.statefulsets.pop_front()?;
-        if !self.running.contains(&next.fleet) {
+        let next = self.with_pods.pop_front()?;
+        if next.resource.kind == <StatefulSet as k8s_openapi::Resource>::KIND
+            && !self.running.contains(&next.fleet)
+        {
             self.starting.insert(next.fleet.clone());
         }
         Some(next)
@@ -119,7 +123,7 @@ impl Left {
         }
         self.released
             .pop_front()
-            .or_else(|| self.next_statefulset())
+            .or_else(|| self.next_with_pods())
             .map(Job::Apply)
     }
 }
@@ -135,7 +139,7 @@ impl Queue {
         Queue(tokio::sync::Mutex::new(Left {
             incoming,
             created_all: false,
-            statefulsets: VecDeque::new(),
+            with_pods: VecDeque::new(),
             held: HashMap::new(),
             running: HashSet::new(),
             starting: HashSet::new(),
@@ -148,8 +152,8 @@ impl Queue {
     }
 
     /// The next request: a Ready status due, else the next child of a fleet whose StatefulSet
-    /// is ready, else the next StatefulSet (while the window allows), else the first of these
-    /// to come; `None` when every
+    /// is ready, else the next that goes with a fleet's pods (while the window allows), else the
+    /// first of these to come; `None` when every
     /// Ready status was handed out (the last request), or when the watches ended first.
     async fn next(&self) -> Option<Job> {
         let mut left = self.0.lock().await;
@@ -321,22 +325,28 @@ mod tests {
     use k8s_openapi::api::core::v1::Service;
     use kube::api::ApiResource;
 
-    fn rendered<K: kube::Resource<DynamicType = ()>>(fleet: &str, name: &str) -> Box<Rendered> {
+    fn rendered<K: kube::Resource<DynamicType = ()>>(
+        fleet: &str,
+        name: &str,
+        with_pods: bool,
+    ) -> Box<Rendered> {
         Box::new(Rendered {
             resource: ApiResource::erase::<K>(&()),
             name: name.into(),
             namespace: "bench-0".into(),
             body: serde_json::Value::Null,
             fleet: fleet.into(),
+            with_pods,
         })
     }
 
-    /// A fleet's children in the order they are rendered: its StatefulSet, then its Services.
+    /// A fleet's children in the order they are rendered: its peer Service and StatefulSet,
+    /// which go with its pods, then its public Service.
     fn fleet(name: &str) -> [Box<Rendered>; 3] {
         [
-            rendered::<StatefulSet>(name, name),
-            rendered::<Service>(name, name),
-            rendered::<Service>(name, &format!("{name}-peer")),
+            rendered::<Service>(name, &format!("{name}-peer"), true),
+            rendered::<StatefulSet>(name, name, true),
+            rendered::<Service>(name, name, false),
         ]
     }
 
@@ -392,15 +402,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn statefulsets_go_first_and_a_fleets_other_children_once_it_runs() {
+    async fn what_goes_with_the_pods_goes_first_and_the_other_children_once_they_run() {
         let (q, feeds) = queue(&["a", "b"], 2);
         assert_eq!(
             now(&q).await,
-            ["apply StatefulSet a", "apply StatefulSet b"],
-            "the Services wait for their fleet's pods"
+            [
+                "apply Service a-peer",
+                "apply StatefulSet a",
+                "apply Service b-peer",
+                "apply StatefulSet b"
+            ],
+            "the public Services wait for their fleet's pods"
         );
         feeds.started.send("b".into()).unwrap();
-        assert_eq!(now(&q).await, ["apply Service b", "apply Service b-peer"]);
+        assert_eq!(now(&q).await, ["apply Service b"]);
         for c in fleet("c") {
             feeds.children.send(c).unwrap();
         }
@@ -409,10 +424,10 @@ mod tests {
             now(&q).await,
             [
                 "apply Service a",
-                "apply Service a-peer",
+                "apply Service c-peer",
                 "apply StatefulSet c"
             ],
-            "a running fleet's children go before the next StatefulSet"
+            "a running fleet's children go before the next fleet's pods"
         );
     }
 
@@ -428,6 +443,7 @@ mod tests {
                 "apply Service a",
                 "apply Service a-peer",
                 "apply StatefulSet a",
+                "apply Service b-peer",
                 "apply StatefulSet b"
             ]
         );
@@ -441,7 +457,7 @@ mod tests {
         assert_eq!(
             describe(q.next().await),
             "done",
-            "every status handed out, though b's Services were never released"
+            "every status handed out, though b's public Service was never released"
         );
         drop(later.await.unwrap());
     }
@@ -469,7 +485,12 @@ mod tests {
         let (q, feeds) = windowed(&["a", "b", "c"], 3, 2);
         assert_eq!(
             now(&q).await,
-            ["apply StatefulSet a", "apply StatefulSet b"],
+            [
+                "apply Service a-peer",
+                "apply StatefulSet a",
+                "apply Service b-peer",
+                "apply StatefulSet b"
+            ],
             "two fleets may start at once"
         );
         feeds.started.send("b".into()).unwrap();
@@ -490,7 +511,10 @@ mod tests {
     #[tokio::test]
     async fn the_queue_ends_when_the_watch_does() {
         let (q, feeds) = queue(&["a"], 3);
-        assert_eq!(now(&q).await, ["apply StatefulSet a"]);
+        assert_eq!(
+            now(&q).await,
+            ["apply Service a-peer", "apply StatefulSet a"]
+        );
         drop(feeds.started);
         assert_eq!(describe(q.next().await), "done");
     }

@@ -44,8 +44,8 @@ bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares 
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
 - **Floor**: the least an operator that reports readiness must send. The fleets are created as in \
 the operator's run (the same {CONCURRENCY} client tasks; nothing reconciles them), and as each \
-create returns, every child the operator would make for that fleet (StatefulSet, Service, peer \
-Service, NetworkPolicy, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
+create returns, every child the operator would make for that fleet (NetworkPolicy, peer Service, \
+StatefulSet, Service, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
 (`celld_operator::children::*::build`) and applied by server-side apply; when a watch sees the \
 fleet's StatefulSet ready and every child of the fleet was applied (no correct operator says a \
 fleet serves before its Service and Ingress exist) its status says `Ready=True`, by server-side \
@@ -55,16 +55,19 @@ too (`Ready=False`, `Reconciling=True`, which GitOps tools read), but coalesces 
 Ready one when its pods are ready before its turn to be written comes, as they are for most \
 fleets when a thousand start at once, so a floor that always wrote it would send more than the \
 operator. {CONCURRENCY} concurrent client tasks share these requests: a Ready status due first, then \
-the other children of fleets whose StatefulSet a watch saw ready, then the next StatefulSet in the \
-order the creates returned, while fewer than {starting} fleets have pods starting (their \
-StatefulSet applied and not yet seen ready): every StatefulSet first was the fastest order \
-measured at 1,000 fleets, but at 10,000 applying them all before any other child took longer \
-than the operator. A fleet's other children wait for its pods, so the control plane makes \
-the Endpoints and EndpointSlices of its Services once, with the running pods in them, as it does \
-for the operator's fleets while a thousand start (its reconciles apply a fleet's children in turn, \
-StatefulSet first, and reach the Services after the pods started); a floor that applied them with \
-the StatefulSet made the control plane rewrite each twice more per fleet, 4,000 writes at 1,000 \
-fleets, and took 0.96× to 1.09× the operator's time where this order takes 0.83× to 0.95×. The \
+the other children of fleets whose StatefulSet a watch saw ready, then what goes with the next \
+fleet's pods (its NetworkPolicy, peer Service and StatefulSet, in the order the creates returned), \
+while fewer than {starting} fleets have pods starting (their StatefulSet applied and not yet seen \
+ready). The NetworkPolicy and the peer Service go with the pods because a correct operator has \
+them in place before its pods run, as this one does: the policy keeps the internal port, which \
+carries celld's unauthenticated operator API, inside the fleet, and the peer Service gives each \
+pod the DNS name it advertises to its peers. A floor that held them back until the pods were \
+ready took about 0.88× the time of one applying every child of a fleet at once, in the \
+operator's order: no correct operator can reach it. The public Service, PodDisruptionBudget and \
+Ingress wait for the pods, so the control plane makes the Endpoints and EndpointSlices of the \
+public Service once, with the running pods in them; every StatefulSet first was the fastest \
+order measured at 1,000 fleets, but at 10,000 applying them all before any other child took \
+longer than the operator. The \
 floor's client is the bench, built with the release profile as the \
 operator is. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
