@@ -24,6 +24,7 @@ mod fleet_counts;
 mod floor;
 mod floor_children;
 mod floor_fleets;
+mod floor_queue;
 mod floor_status;
 mod floor_work;
 mod identity;
