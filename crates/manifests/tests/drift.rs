@@ -8,7 +8,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use std::path::Path;
 
 fn config_dir() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../config"))
+    Path::new(concat!(env!("CELLD_WORKSPACE_ROOT"), "config"))
 }
 
 #[test]

@@ -31,7 +31,7 @@ const NOT_KUBERNETES: &[&str] = &[
 const FIELD_MANAGER: &str = "celld-manifests-dry-run";
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CELLD_WORKSPACE_ROOT"))
 }
 
 /// Every *.yaml / *.yml file under `dir`, relative to the repository root, sorted.

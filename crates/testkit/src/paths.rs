@@ -1,7 +1,7 @@
 //! Where the local control plane keeps its state: `<workspace root>/.testenv/` (or
 //! `$CELLD_TESTENV_DIR`), written by `testenv/scripts/up.sh`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Environment variable that points the kit at another kubeconfig.
 pub const KUBECONFIG_ENV: &str = "CELLD_TEST_KUBECONFIG";
@@ -9,14 +9,9 @@ pub const KUBECONFIG_ENV: &str = "CELLD_TEST_KUBECONFIG";
 /// Environment variable that points the kit (and up.sh/down.sh) at another state directory.
 pub const STATE_DIR_ENV: &str = "CELLD_TESTENV_DIR";
 
-/// The workspace root (two levels above this crate's manifest).
+/// The workspace root: the checkout this crate was built from (`.cargo/config.toml`).
 pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .nth(2)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| manifest.to_path_buf())
+    PathBuf::from(env!("CELLD_WORKSPACE_ROOT"))
 }
 
 /// The state directory of the local control plane: `$CELLD_TESTENV_DIR` if set, else

@@ -24,9 +24,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(60);
 const TESTS: &str = "celld-operator-tests";
 
 fn repo(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(path)
+    PathBuf::from(env!("CELLD_WORKSPACE_ROOT")).join(path)
 }
 
 /// The non-empty YAML documents of the repository file `path`.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// The repository's POC Worker.
 pub fn poc_worker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../poc/worker")
+    Path::new(env!("CELLD_WORKSPACE_ROOT")).join("poc/worker")
 }
 
 /// A copy of the POC Worker with one line added, so it has another version.

@@ -175,8 +175,7 @@ fn deploy_fans_out_by_selector_or_by_names() {
 #[test]
 fn the_fan_out_commands_of_the_docs_parse() {
     let docs =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/plugin.md"))
-            .unwrap();
+        std::fs::read_to_string(concat!(env!("CELLD_WORKSPACE_ROOT"), "docs/plugin.md")).unwrap();
     let section = docs
         .split("### Fan-out: one build to many fleets")
         .nth(1)

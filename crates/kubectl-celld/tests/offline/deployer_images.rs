@@ -7,7 +7,7 @@ use celld_api::contract::releases::display;
 use std::path::Path;
 
 fn repo_file(rel: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(env!("CELLD_WORKSPACE_ROOT"));
     std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CELLD_WORKSPACE_ROOT"))
 }
 
 /// The non-empty YAML documents of a repository file, as JSON values.
