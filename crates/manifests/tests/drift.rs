@@ -5,10 +5,10 @@
 
 use celld_manifests::{generated, install};
 use k8s_openapi::api::apps::v1::Deployment;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-fn config_dir() -> &'static Path {
-    Path::new(concat!(env!("CELLD_WORKSPACE_ROOT"), "config"))
+fn config_dir() -> PathBuf {
+    Path::new(env!("CELLD_WORKSPACE_ROOT")).join("config")
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use clap::{CommandFactory, Parser};
 use kubectl_celld::cli::{Cli, Command};
 use kubectl_celld::commands::status::format::StatusOutput;
+use std::path::Path;
 use std::time::Duration;
 
 fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
@@ -175,7 +176,8 @@ fn deploy_fans_out_by_selector_or_by_names() {
 #[test]
 fn the_fan_out_commands_of_the_docs_parse() {
     let docs =
-        std::fs::read_to_string(concat!(env!("CELLD_WORKSPACE_ROOT"), "docs/plugin.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CELLD_WORKSPACE_ROOT")).join("docs/plugin.md"))
+            .unwrap();
     let section = docs
         .split("### Fan-out: one build to many fleets")
         .nth(1)
