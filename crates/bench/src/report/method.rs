@@ -72,13 +72,14 @@ fleet at once. The \
 floor's client is the bench, built with the release profile as the \
 operator is. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
-applied before its fleet exists), with the API server ready to store fleets in both runs: it \
-builds a custom resource's storage and compiles its validation rules on the first request that \
-needs them, which the operator's start (listing the fleets) does before its clock, and a create \
-of the first fleet sent as a dry run before the floor's (else the first creates wait about 2 s \
-for it, and the floor of 100 fleets took longer than the operator) — until a watch has seen every fleet \
-`Ready=True` (and every StatefulSet with its {REPLICAS} pods ready): the floor's converge. The \
-operator's converge over it is the **converge ratio**; below 1.0 the floor is wrong.\n\
+applied before its fleet exists) until a watch has seen every fleet `Ready=True` (and every \
+StatefulSet with its {REPLICAS} pods ready): the floor's converge. Both clocks start with the API \
+server ready to store fleets: it builds a custom resource's storage and compiles its validation \
+rules on the first request that needs them, which the operator's start (listing the fleets) does \
+before its clock, and a create of the first fleet sent as a dry run before the floor's (else the \
+first creates wait about 2 s for it, and the floor of 100 fleets took longer than the operator). \
+The operator's converge over the floor's is the **converge ratio**; below 1.0 the floor is \
+wrong.\n\
 - **Fake nodes**: kwok does each fake node's work in turn, so on too few the floor is bound by \
 kwok, not by the API server. Unless `--nodes` gives their number, the floor of the largest fleet \
 count runs first on the fewest nodes its pods fit on, then on twice as many, and so on until a run \
