@@ -162,7 +162,7 @@ impl Failure {
             scope: Scope::Manifest,
             subject: format!("manifest {url}"),
             message: why.to_string(),
-            fingerprint: format!("the manifest {url} could not be read"),
+            fingerprint: url.to_string(),
         }
     }
 
@@ -187,7 +187,7 @@ impl Failure {
             scope: Scope::Bucket,
             subject: "the deployment pointer".into(),
             message: format!("the deployed version is unknown: {why}"),
-            fingerprint: "the operator has no credentials for the bucket".into(),
+            fingerprint: "the operator has no credentials for".into(),
         }
     }
 
@@ -302,6 +302,79 @@ mod tests {
             &api(403, "Forbidden", "no"),
         );
         assert_eq!(f.subject, "PodDisruptionBudget objects of the fleet");
+    }
+
+    /// A failure is reported once while the Degraded message carries its fingerprint, so
+    /// every message must carry its own.
+    fn carries_its_fingerprint(f: &Failure) {
+        assert!(
+            f.message.contains(&f.fingerprint),
+            "{:?} is not in {:?}",
+            f.fingerprint,
+            f.message
+        );
+    }
+
+    #[test]
+    fn a_manifest_that_keeps_failing_is_one_failure_its_message_names() {
+        use crate::storage::manifest::Unreadable;
+        let url = "s3://b/p/deploy/hello/00000000000000d2/manifest.json".to_string();
+        let reads = [
+            Unreadable::Failed {
+                url: url.clone(),
+                why: "503 Slow Down".into(),
+            },
+            Unreadable::TimedOut {
+                url: url.clone(),
+                timeout: std::time::Duration::from_secs(5),
+            },
+            Unreadable::Panicked {
+                url: url.clone(),
+                panic: "boom".into(),
+            },
+            Unreadable::Invalid {
+                url: url.clone(),
+                error: "expected value at line 1 column 1".into(),
+            },
+        ];
+        let failures: Vec<_> = reads
+            .iter()
+            .map(|r| Failure::manifest_unreadable(r.url(), &r.to_string()))
+            .collect();
+        failures.iter().for_each(carries_its_fingerprint);
+        assert!(
+            failures
+                .iter()
+                .all(|f| f.fingerprint == failures[0].fingerprint)
+        );
+    }
+
+    #[test]
+    fn every_other_failure_carries_its_fingerprint() {
+        let none = "the operator has no credentials for gs://b/p/deploy/current.json: the fleet names no credentials Secret";
+        [
+            Failure::no_operator_credentials(none),
+            Failure::storage(&ResolveError::Api {
+                what: "Secret creds".into(),
+                source: Box::new(kube::Error::Api(Box::new(
+                    Status::failure("etcdserver: request timed out", "InternalError")
+                        .with_code(500),
+                ))),
+            }),
+            Failure::bucket("reading s3://b/p/deploy/current.json failed: 503"),
+            Failure::image_refused("v0.3 cannot follow v0.4"),
+            Failure::env_refused("CELLD_X", "v0.6 refuses CELLD_X"),
+            Failure::feature_unsupported("containers-v1", "needs containers-v1"),
+            Failure::child("Service", "web", "apply", &api(422, "Invalid", "no")),
+            Failure::child(
+                "Service",
+                "web",
+                "apply",
+                &api(503, "ServiceUnavailable", "later"),
+            ),
+        ]
+        .iter()
+        .for_each(carries_its_fingerprint);
     }
 
     #[test]

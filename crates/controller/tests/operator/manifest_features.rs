@@ -5,9 +5,11 @@
 //! requiring nothing. A later deploy without the feature clears it.
 
 use crate::support::*;
+use celld_api::CelldFleet;
 use celld_api::contract::manifest::manifest_key;
 use celld_fixtures::pointer::SCRIPT;
 use celld_testkit::{Check, S3Settings, TestEnv, wait_until};
+use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
 
@@ -23,6 +25,29 @@ async fn deploy(s3: &S3Settings, prefix: &str, version: &str, manifest: &str) {
     .await
     .expect("manifest written to the test S3 server");
     publish_pointer(s3, prefix, version).await;
+}
+
+/// Adds a node to fleet `name` and waits for a status written from that generation.
+async fn add_a_node(env: &TestEnv, name: &str) {
+    let api = env.api::<CelldFleet>();
+    let replicas = api.get(name).await.expect("the fleet").spec.replicas;
+    let fleet = api
+        .patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": replicas + 1}})),
+        )
+        .await
+        .expect("replicas set");
+    wait_until("a status from the new generation", TIMEOUT, || async {
+        let seen = api.get(name).await.ok().and_then(|f| f.status);
+        match seen.as_ref().and_then(|s| s.observed_generation) {
+            g if g.is_some() && g == fleet.metadata.generation => Check::Done(()),
+            g => Check::Pending(format!("observedGeneration {g:?}")),
+        }
+    })
+    .await
+    .expect("the fleet's status follows the new generation");
 }
 
 /// The Warning Events `reason` on fleet `name`, once there is one and a few reconciles later.
@@ -126,6 +151,8 @@ async fn a_feature_newer_than_the_image_names_the_version_and_a_broken_manifest_
         degraded.contains("/deploy/hello/00000000000000d2/manifest.json is not a celld manifest"),
         "{degraded}"
     );
+    // Another status change while the manifest stays unreadable repeats no Warning.
+    add_a_node(&env, "old").await;
     assert_eq!(settled_warnings(&env, "old", "ManifestUnreadable").await, 1);
 
     deploy(&s3, &prefix, "00000000000000d3", PLAIN).await;
