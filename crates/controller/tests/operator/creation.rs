@@ -163,15 +163,7 @@ async fn fleet_reaches_ready_with_every_child() {
     )
     .expect("a valid CelldFleet");
     apply_fleet(&env, &larger).await;
-    celld_testkit::wait_until("an Applied event for the change", TIMEOUT, || async {
-        if has_event(&env, "web", "Applied", Some("Normal")).await {
-            celld_testkit::Check::Done(())
-        } else {
-            celld_testkit::Check::Pending("no Applied event yet".to_string())
-        }
-    })
-    .await
-    .expect("the change is reported");
+    wait_event(&env, "web", "Applied", Some("Normal")).await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
