@@ -40,7 +40,10 @@ where
             .await
             .expect("watch started")
             .boxed();
-        while let Some(Ok(WatchEvent::Added(object))) = events.next().await {
+        while let Some(Ok(event)) = events.next().await {
+            let WatchEvent::Added(object) = event else {
+                continue;
+            };
             let version = object
                 .resource_version()
                 .and_then(|v| v.parse().ok())
