@@ -83,7 +83,7 @@ async fn env_an_unknown_version_may_refuse_is_reported_once_and_healed() {
     );
     // One Warning, not one per reconcile.
     wait_condition(&env, "pinned", "Progressing", "False", None).await;
-    let warnings = events(&env, "pinned", "Warning", "EnvRefused").await;
+    let warnings = wait_events(&env, "pinned", "Warning", "EnvRefused").await;
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
 
     apply_fleet(
@@ -128,7 +128,7 @@ async fn a_short_shutdown_bound_on_v0_4_1_is_reported_with_the_bound_it_needs() 
     );
     // The Event follows the status write; a rollout's later writes give it time.
     wait_condition(&env, "short", "Ready", "True", None).await;
-    let warnings = events(&env, "short", "Warning", "EnvRefused").await;
+    let warnings = wait_events(&env, "short", "Warning", "EnvRefused").await;
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     op.stop().await;
     env.cleanup().await.expect("cleanup");

@@ -64,7 +64,7 @@ async fn a_stuck_rollout_is_reported_past_its_deadline_naming_its_nodes() {
         progressing.last_transition_time.clone(),
         "the condition did not flap"
     );
-    let warnings = events(&env, "stuck", "Warning", "ProgressDeadlineExceeded").await;
+    let warnings = wait_events(&env, "stuck", "Warning", "ProgressDeadlineExceeded").await;
     assert_eq!(warnings.len(), 1, "{warnings:#?}");
     assert!(
         warnings[0]

@@ -347,6 +347,25 @@ pub async fn wait_event(env: &TestEnv, name: &str, reason: &str, type_: Option<&
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// The Events of `type_` with `reason` recorded on the object `name`, once there is one: the
+/// operator writes a status before the Events it is worth.
+pub async fn wait_events(
+    env: &TestEnv,
+    name: &str,
+    type_: &str,
+    reason: &str,
+) -> Vec<k8s_openapi::api::core::v1::Event> {
+    let what = format!("a {type_} {reason} Event on {name}");
+    celld_testkit::wait_until(&what, TIMEOUT, || async {
+        match events(env, name, type_, reason).await {
+            found if found.is_empty() => celld_testkit::Check::Pending("none yet".to_string()),
+            found => celld_testkit::Check::Done(found),
+        }
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The Events of `type_` with `reason` recorded on the object `name`.
 pub async fn events(
     env: &TestEnv,

@@ -144,7 +144,7 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
     wait_serving(&env, V40, 2).await;
 
     assert_never_side_by_side(&history, V3, V40);
-    let stop = events(&env, "web", "Normal", "FullStop").await;
+    let stop = wait_events(&env, "web", "Normal", "FullStop").await;
     assert!(
         stop.iter().any(|e| e.message.as_deref().is_some_and(
             |m| m.contains("celld before v0.4.0 and v0.4.0 or later must not run side by side")
@@ -266,7 +266,9 @@ async fn an_unknown_version_stops_the_fleet_and_a_forbidden_downgrade_is_refused
         "{degraded}"
     );
     assert_eq!(
-        events(&env, "web", "Warning", "UpgradeRefused").await.len(),
+        wait_events(&env, "web", "Warning", "UpgradeRefused")
+            .await
+            .len(),
         1,
         "one Warning Event"
     );

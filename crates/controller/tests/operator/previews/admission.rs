@@ -90,7 +90,7 @@ async fn admission_refuses_a_preview_its_fleet_does_not_allow_and_the_status_say
         ready.message
     );
     assert_eq!(
-        events(&s.env, "pr-3", "Warning", "FleetNotFound")
+        wait_events(&s.env, "pr-3", "Warning", "FleetNotFound")
             .await
             .len(),
         1

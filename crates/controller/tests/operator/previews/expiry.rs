@@ -117,7 +117,10 @@ async fn a_preview_serves_its_own_fleet_until_its_ttl_then_loses_it_and_its_pref
         !s.keys(&s.prefix).await.is_empty(),
         "the previewed fleet's prefix survives"
     );
-    assert_eq!(events(&s.env, "pr-1", "Normal", "Expired").await.len(), 1);
+    assert_eq!(
+        wait_events(&s.env, "pr-1", "Normal", "Expired").await.len(),
+        1
+    );
     assert_eq!(
         s.env
             .api::<CelldFleet>()
@@ -183,7 +186,7 @@ async fn an_operator_replaced_during_an_expiry_finishes_it_once() {
         "the neighbour survives"
     );
     assert_eq!(
-        events(&s.env, "pr-5", "Normal", "Expired").await.len(),
+        wait_events(&s.env, "pr-5", "Normal", "Expired").await.len(),
         1,
         "expired once"
     );

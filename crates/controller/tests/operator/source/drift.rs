@@ -18,7 +18,7 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
     // Someone deploys by hand: the operator says so and publishes the source again.
     publish_pointer(&t.s3, &t.prefix, OTHER).await;
     let (_, pod2) = attempt_pod(&t.env, 2).await;
-    let warnings = events(&t.env, "web", "Warning", "Drifted").await;
+    let warnings = wait_events(&t.env, "web", "Warning", "Drifted").await;
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let note = warnings[0].message.clone().unwrap_or_default();
     assert!(note.contains(OTHER) && note.contains(V1), "{note}");
