@@ -123,7 +123,7 @@ async fn every_node_version_is_reported_and_a_refusal_is_named_with_celld_reason
     nodes.publish(V1);
     publish_pointer(&s3, &prefix, V1).await;
     wait_adopted(&env, "3/3", "True", "Adopted").await;
-    wait_event(&env, "web", "Adopted", Some("Normal")).await;
+    wait_events(&env, "web", "Normal", "Adopted").await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }

@@ -118,7 +118,7 @@ async fn pressure_adds_nodes_and_headroom_removes_them_one_at_a_time() {
         capacity.total.capacity_waiting.unwrap_or(0) >= 5,
         "{capacity:?}"
     );
-    wait_event(&env, "web", "ScaledUp", Some("Normal")).await;
+    wait_events(&env, "web", "Normal", "ScaledUp").await;
     assert_eq!(condition(&env, "web", "IdleEviction").await.status, "True");
 
     // Headroom everywhere: one node at a time down to minReplicas, never two at once.
@@ -154,7 +154,7 @@ async fn pressure_adds_nodes_and_headroom_removes_them_one_at_a_time() {
         (3, 2, "Headroom")
     );
     assert!(last.message.contains("survivors would use"), "{last:?}");
-    wait_event(&env, "web", "ScaledDown", Some("Normal")).await;
+    wait_events(&env, "web", "Normal", "ScaledDown").await;
     let metrics = op.metrics.encode();
     for line in [
         r#"celld_operator_autoscaler_decisions_total{direction="up",reason="CapacityWaiting"} 2"#,
@@ -288,7 +288,7 @@ async fn kubectl_scale_does_not_fight_the_autoscaler_and_is_reported() {
         2,
         "the autoscaler keeps its count"
     );
-    wait_event(&env, "web", "ReplicasContested", Some("Warning")).await;
+    wait_events(&env, "web", "Warning", "ReplicasContested").await;
 
     op.stop().await;
     env.cleanup().await.expect("cleanup");

@@ -163,7 +163,7 @@ async fn fleet_reaches_ready_with_every_child() {
     )
     .expect("a valid CelldFleet");
     apply_fleet(&env, &larger).await;
-    wait_event(&env, "web", "Applied", Some("Normal")).await;
+    wait_events(&env, "web", "Normal", "Applied").await;
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }

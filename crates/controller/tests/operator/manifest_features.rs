@@ -52,18 +52,7 @@ async fn add_a_node(env: &TestEnv, name: &str) {
 
 /// The Warning Events `reason` on fleet `name`, once there is one and a few reconciles later.
 async fn settled_warnings(env: &TestEnv, name: &str, reason: &str) -> usize {
-    wait_until(
-        &format!("a {reason} Warning on {name}"),
-        TIMEOUT,
-        || async {
-            match events(env, name, "Warning", reason).await.len() {
-                0 => Check::Pending("none yet".to_string()),
-                n => Check::Done(n),
-            }
-        },
-    )
-    .await
-    .expect("a Warning Event");
+    wait_events(env, name, "Warning", reason).await;
     // The fleet is reconciled every resync period while it is degraded.
     tokio::time::sleep(Duration::from_secs(6)).await;
     events(env, name, "Warning", reason).await.len()

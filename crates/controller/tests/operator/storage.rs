@@ -65,7 +65,7 @@ async fn a_missing_store_is_reported_then_healed() {
             .is_none(),
         "no pods with half a configuration"
     );
-    wait_event(&env, "shop", "StoreNotFound", Some("Warning")).await;
+    wait_events(&env, "shop", "Warning", "StoreNotFound").await;
 
     env.api::<CelldObjectStore>()
         .create(
@@ -186,7 +186,7 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
         resolved.starts_with("spec.objectStorage sets spec.objectStorage.endpoint 'http://10.0.0.300:9000', which is not a valid URL"),
         "{resolved}"
     );
-    wait_event(&env, "badhost", "InvalidEndpoint", Some("Warning")).await;
+    wait_events(&env, "badhost", "Warning", "InvalidEndpoint").await;
     let f = wait_condition(
         &env,
         "newline",

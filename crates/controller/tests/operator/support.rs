@@ -331,22 +331,6 @@ pub async fn has_event(env: &TestEnv, name: &str, reason: &str, type_: Option<&s
     })
 }
 
-/// Waits for an Event with `reason` (and `type_`, if given) on the object `name`: the operator
-/// writes a status before the Events it is worth, so a condition seen does not mean its Event
-/// is recorded yet.
-pub async fn wait_event(env: &TestEnv, name: &str, reason: &str, type_: Option<&str>) {
-    let what = format!("a {} {reason} Event on {name}", type_.unwrap_or("any"));
-    celld_testkit::wait_until(&what, TIMEOUT, || async {
-        if has_event(env, name, reason, type_).await {
-            celld_testkit::Check::Done(())
-        } else {
-            celld_testkit::Check::Pending("none yet".to_string())
-        }
-    })
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
-}
-
 /// The Events of `type_` with `reason` recorded on the object `name`, once there is one: the
 /// operator writes a status before the Events it is worth.
 pub async fn wait_events(

@@ -151,7 +151,7 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
         )),
         "a FullStop Event says why: {stop:?}"
     );
-    wait_event(&env, "web", "UpgradeFinished", Some("Normal")).await;
+    wait_events(&env, "web", "Normal", "UpgradeFinished").await;
     assert!(
         !has_event(&env, "web", "WaitingForRestores", None).await,
         "a full stop waits for the pods to go, not for restores"
@@ -227,7 +227,7 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
         "every node's state was read"
     );
     for reason in ["RollingUpgrade", "WaitingForRestores", "UpgradeFinished"] {
-        wait_event(&env, "web", reason, Some("Normal")).await;
+        wait_events(&env, "web", "Normal", reason).await;
     }
     let sts = env
         .api::<StatefulSet>()

@@ -81,7 +81,7 @@ async fn a_preview_serves_its_own_fleet_until_its_ttl_then_loses_it_and_its_pref
         .and_then(|sp| sp.rules)
         .and_then(|r| r.first().and_then(|r| r.host.clone()));
     assert_eq!(host.as_deref(), Some("pr-1.preview.example.com"));
-    wait_event(&s.env, "pr-1", "Serving", Some("Normal")).await;
+    wait_events(&s.env, "pr-1", "Normal", "Serving").await;
 
     let expired = wait_phase(&s.env, "pr-1", PreviewPhase::Expired, EXPIRY).await;
     let removed = preview_condition(&expired, "DataRemoved");

@@ -39,7 +39,7 @@ async fn drift_is_corrected_or_reported_and_a_suspended_source_publishes_nothing
         "{}",
         message(&fleet, "Stalled")
     );
-    wait_event(&t.env, "web", "ConcurrentWriter", Some("Warning")).await;
+    wait_events(&t.env, "web", "Warning", "ConcurrentWriter").await;
 
     // Under Report it stays, reported.
     t.env

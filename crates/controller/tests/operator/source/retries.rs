@@ -85,7 +85,7 @@ async fn a_failing_publish_is_retried_with_backoff_then_stalls() {
         synced.contains("unknown key"),
         "the script's own words: {synced}"
     );
-    wait_event(&env, "web", "PublishFailed", Some("Warning")).await;
+    wait_events(&env, "web", "Warning", "PublishFailed").await;
     assert_eq!(replicas(&env).await, 0, "nothing was ever published");
 
     // A new revision starts over (a tag this time: the digest comes from the pulled image).
