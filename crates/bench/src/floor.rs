@@ -66,10 +66,10 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         let mut objects = 0;
         while let Some(fleet) = creating.next().await {
             let fleet = fleet?;
-            let children = render(&fleet, &secret)?;
-            fleets.created(&fleet, children.len());
+            let rendered = render(&fleet, &secret)?;
+            fleets.created(&fleet, rendered.children.len(), rendered.status);
             // The client tasks end only once every fleet is Ready, so they are there.
-            for child in children {
+            for child in rendered.children {
                 objects += 1;
                 let _ = applies.send(Box::new(child));
             }

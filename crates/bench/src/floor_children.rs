@@ -2,9 +2,13 @@
 //! (`celld_operator::children::*::build`) for the floor to apply.
 
 use crate::error::{Error, Result};
+use crate::floor_status;
 use crate::settings::REPLICAS;
+use crate::workload::published_pointer;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
+use celld_operator::status::observation::Observation;
+use celld_operator::storage::pointer::{self, Pointer};
 use celld_operator::upgrade::decide;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ApiResource;
@@ -48,12 +52,22 @@ where
     })
 }
 
+/// A fleet as the floor sends it.
+#[derive(Debug)]
+pub struct RenderedFleet {
+    /// Its children, in the order the operator applies them.
+    pub children: Vec<Rendered>,
+    /// What its Ready status is computed from ([`floor_status`](crate::floor_status)).
+    pub status: Observation,
+}
+
 /// Every child the operator applies for `fleet` (on a cluster without the Gateway API route
 /// it asks for none), rendered with the operator's builders, in the order its reconcile applies
 /// them (`celld_operator::fleet::apply_plan`): the NetworkPolicy and the peer Service, which its
 /// pods need from their first moment, then the StatefulSet, then the public Service and the
-/// others.
-pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
+/// others; and what the operator observes of it once it is Ready, its deployment pointer the
+/// one the bench published.
+pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<RenderedFleet> {
     let namespace = fleet.namespace().ok_or_else(|| Error::Manifest {
         what: format!("fleet {}", fleet.name_any()),
         detail: "it has no namespace".into(),
@@ -97,7 +111,14 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<Vec<Rendered>> {
             .map(|c| rendered(name, ns, c, false))
             .transpose()?,
     );
-    Ok(out)
+    let pointer = match published_pointer(name)? {
+        Some(body) => pointer::parse(body.as_bytes()),
+        None => Pointer::Missing,
+    };
+    Ok(RenderedFleet {
+        children: out,
+        status: floor_status::observation(fleet, &desired, pointer),
+    })
 }
 
 #[cfg(test)]
@@ -110,6 +131,7 @@ mod tests {
         let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
         let kinds: Vec<String> = render(&fleet, &Secret::default())
             .unwrap()
+            .children
             .into_iter()
             .map(|r| {
                 assert_eq!(

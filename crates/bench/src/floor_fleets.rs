@@ -6,6 +6,8 @@ use crate::error::{Error, Result};
 use crate::floor_status::ready_status;
 use crate::identity::FIELD_MANAGER;
 use celld_api::CelldFleet;
+use celld_operator::status::observation::Observation;
+use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use std::collections::HashMap;
@@ -17,8 +19,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 struct FleetState {
     /// Its namespace.
     namespace: String,
-    /// Its generation, for its status.
-    generation: Option<i64>,
+    /// What its Ready status is computed from.
+    status: Option<Observation>,
     /// What its Ready status still waits for.
     due: Mutex<Due>,
 }
@@ -47,11 +49,12 @@ pub struct Fleets {
 }
 
 impl Fleets {
-    /// Records `fleet` as created, with `children` to apply.
-    pub fn created(&self, fleet: &CelldFleet, children: usize) {
+    /// Records `fleet` as created, with `children` to apply and its Ready status computed
+    /// from `status`.
+    pub fn created(&self, fleet: &CelldFleet, children: usize, status: Observation) {
         let state = FleetState {
             namespace: fleet.namespace().unwrap_or_default(),
-            generation: fleet.metadata.generation,
+            status: Some(status),
             due: Mutex::new(Due {
                 children_left: children,
                 statefulset_ready: false,
@@ -104,11 +107,15 @@ impl Fleets {
     /// Writes fleet `name`'s Ready status through `client`.
     pub async fn write(&self, client: &Client, name: &str) -> Result<()> {
         let state = self.state(name);
+        let status = state.status.as_ref().ok_or_else(|| Error::Manifest {
+            what: format!("the status of fleet {name}"),
+            detail: "the floor did not create it".into(),
+        })?;
         let api: Api<CelldFleet> = Api::namespaced(client.clone(), &state.namespace);
         api.patch_status(
             name,
             &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&ready_status(name, state.generation)),
+            &Patch::Apply(&ready_status(name, status, Timestamp::now())),
         )
         .await
         .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
@@ -121,33 +128,32 @@ impl Fleets {
 mod tests {
     use super::*;
 
-    fn fleet(name: &str) -> CelldFleet {
-        let mut fleet = CelldFleet::new(
-            name,
-            serde_json::from_value(serde_json::json!({
-                "replicas": 2, "objectStorage": {"bucket": "s3://b/f"},
-            }))
-            .unwrap(),
-        );
+    /// Bench fleet `i`, created, and what its status is computed from.
+    fn fleet(i: usize) -> (CelldFleet, Observation) {
+        let mut fleet = crate::workload::fleet_manifest(i, &crate::workload::tests::s3()).unwrap();
         fleet.metadata.generation = Some(1);
-        fleet
+        let status = crate::floor_children::render(&fleet, &Default::default())
+            .unwrap()
+            .status;
+        (fleet, status)
     }
 
     #[test]
     fn a_ready_status_is_due_once_the_statefulset_is_ready_and_every_child_applied() {
         let fleets = Fleets::default();
-        fleets.created(&fleet("a"), 2);
-        fleets.created(&fleet("b"), 2);
-        // a: its StatefulSet is ready before its last child is applied.
-        assert!(!fleets.child_applied("a"));
-        assert!(!fleets.statefulset_ready("a"), "a child is left");
-        assert!(fleets.child_applied("a"), "the last child makes it due");
-        // b: every child is applied before its StatefulSet is ready.
-        assert!(!fleets.child_applied("b"));
-        assert!(!fleets.child_applied("b"), "its StatefulSet is not ready");
-        assert!(fleets.statefulset_ready("b"));
+        let [(a, a_status), (b, b_status)] = [fleet(1), fleet(2)];
+        fleets.created(&a, 2, a_status);
+        fleets.created(&b, 2, b_status);
+        // f1: its StatefulSet is ready before its last child is applied.
+        assert!(!fleets.child_applied("f1"));
+        assert!(!fleets.statefulset_ready("f1"), "a child is left");
+        assert!(fleets.child_applied("f1"), "the last child makes it due");
+        // f2: every child is applied before its StatefulSet is ready.
+        assert!(!fleets.child_applied("f2"));
+        assert!(!fleets.child_applied("f2"), "its StatefulSet is not ready");
+        assert!(fleets.statefulset_ready("f2"));
         // Due once: a watch seeing the StatefulSet ready again changes nothing.
-        assert!(!fleets.statefulset_ready("a"));
-        assert!(!fleets.statefulset_ready("b"));
+        assert!(!fleets.statefulset_ready("f1"));
+        assert!(!fleets.statefulset_ready("f2"));
     }
 }

@@ -1,47 +1,96 @@
 //! The status the floor writes per fleet, the least an operator that reports readiness must
-//! send: one once its StatefulSet is ready and its children applied (`Ready=True`). Shaped like
-//! the operator's (its replica counts, its selector, the condition as the operator words it),
-//! written as the operator writes it: server-side apply on the status subresource.
+//! send: one, once its StatefulSet is ready and its children applied. It is the operator's
+//! status, computed by its own code (`celld_operator::status::compute`) from what a reconcile
+//! of the Ready fleet observes: its storage and deployment pointer, its route and URL, every
+//! node ready and serving the deployed version. A stub of a few fields would be a smaller
+//! write than the one every fleet's status needs (its conditions, storage, deployment and
+//! nodes), and would make the floor faster than any correct operator. Written as the operator
+//! writes it: server-side apply on the status subresource. A fleet with spec.source (one in
+//! [`SOURCED_EVERY`](crate::settings::SOURCED_EVERY)) gets it without status.source and
+//! SourceSynced: the floor publishes no Worker.
 
 use crate::settings::REPLICAS;
-use celld_api::{CelldFleet, CelldFleetStatus, conditions, labels};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use celld_api::contract::node_api::{NodeDeployment, NodeState};
+use celld_api::{CelldFleet, labels};
+use celld_operator::children::Desired;
+use celld_operator::nodes::adoption::{Answer, Reading};
+use celld_operator::status::compute::compute;
+use celld_operator::status::observation::{Observation, ObservedStorage, Route};
+use celld_operator::storage::pointer::Pointer;
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;
-use kube::Resource;
+use kube::{Resource, ResourceExt};
 use serde_json::json;
+use std::sync::Arc;
 
-/// The reason of the operator's `Ready=True` condition for a fleet whose nodes are all ready.
-const SERVING: &str = "Serving";
-
-/// The status apply body of fleet `name` at `generation`: every node ready, `Ready=True`.
-pub fn ready_status(name: &str, generation: Option<i64>) -> serde_json::Value {
-    let ready = conditions::make(
-        &[],
-        conditions::READY,
-        Some(true),
-        SERVING,
-        format!("{REPLICAS}/{REPLICAS} nodes ready"),
-        generation,
-        Timestamp::now(),
-    );
-    body(name, generation, REPLICAS, vec![ready])
+/// What a reconcile of `fleet` (built as `desired`, its bucket serving `pointer`) observes once
+/// the fleet is Ready: every node serves the deployed version.
+pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) -> Observation {
+    let nodes = match &pointer {
+        Pointer::Deployed(deployed) => Some(Arc::new(Reading {
+            version: deployed.version.clone(),
+            nodes: (0..desired.replicas)
+                .map(|ordinal| {
+                    let state = NodeState {
+                        deployment: Some(NodeDeployment {
+                            version: Some(deployed.version.clone()),
+                            swapping: false,
+                        }),
+                        ..NodeState::default()
+                    };
+                    (
+                        format!("{}-{ordinal}", desired.name),
+                        Answer::State(state, None),
+                    )
+                })
+                .collect(),
+        })),
+        Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => None,
+    };
+    Observation {
+        generation: fleet.metadata.generation,
+        desired: desired.replicas,
+        storage: ObservedStorage::Resolved(desired.storage.clone(), pointer),
+        route: match &fleet.spec.ingress {
+            None => Route::None,
+            Some(i) if i.ingress_class.is_some() => Route::Ingress,
+            // The floor's cluster serves no Gateway API (see `floor_children::render`).
+            Some(_) => Route::GatewayApiMissing,
+        },
+        url: Some(desired.url()),
+        failures: Vec::new(),
+        upgrade: desired.upgrade.progress.clone(),
+        progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
+        holders: Vec::new(),
+        nodes,
+        deployed_at: fleet.annotations().get(labels::DEPLOYED_AT).cloned(),
+        source: None,
+        capacity: None,
+        autoscale: None,
+    }
 }
 
-fn body(
-    name: &str,
-    generation: Option<i64>,
-    ready: i32,
-    conditions: Vec<Condition>,
-) -> serde_json::Value {
-    let status = CelldFleetStatus {
-        observed_generation: generation,
-        replicas: REPLICAS,
-        selector: Some(labels::node_selector_string(name)),
-        ready_replicas: ready,
-        updated_replicas: ready,
-        conditions,
-        ..CelldFleetStatus::default()
+/// The status apply body of fleet `name` as observed in `observation`, with every node ready,
+/// at `now`.
+pub fn ready_status(name: &str, observation: &Observation, now: Timestamp) -> serde_json::Value {
+    let statefulset = StatefulSet {
+        metadata: ObjectMeta {
+            generation: Some(1),
+            ..ObjectMeta::default()
+        },
+        status: Some(StatefulSetStatus {
+            observed_generation: Some(1),
+            replicas: REPLICAS,
+            ready_replicas: Some(REPLICAS),
+            available_replicas: Some(REPLICAS),
+            current_replicas: Some(REPLICAS),
+            updated_replicas: Some(REPLICAS),
+            ..StatefulSetStatus::default()
+        }),
+        ..StatefulSet::default()
     };
+    let status = compute(None, &observation.observed(name, Some(&statefulset)), now);
     json!({
         "apiVersion": CelldFleet::api_version(&()),
         "kind": CelldFleet::kind(&()),
@@ -52,30 +101,70 @@ fn body(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::floor_children::render;
     use crate::readiness::fleet_ready;
+    use k8s_openapi::api::core::v1::Secret;
 
     #[test]
-    fn the_status_makes_the_fleet_ready_as_the_bench_watches_it() {
-        let body = ready_status("f3", Some(1));
+    fn the_status_is_the_operators_for_a_ready_fleet() {
+        let s3 = crate::workload::tests::s3();
+        let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
+        fleet.metadata.generation = Some(1);
+        let rendered = render(&fleet, &Secret::default()).unwrap();
+        let body = ready_status("f3", &rendered.status, Timestamp::now());
         assert_eq!(body["kind"], "CelldFleet");
-        assert_eq!(body["status"]["readyReplicas"], REPLICAS);
+        let status = &body["status"];
+        // As the operator wrote it for a Ready bench fleet: its conditions, in its order,
+        // with their reasons and messages.
+        let conditions: Vec<(String, String, String, String)> = status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let field = |k: &str| c[k].as_str().unwrap().to_string();
+                (
+                    field("type"),
+                    field("status"),
+                    field("reason"),
+                    field("message"),
+                )
+            })
+            .collect();
+        let expected = [
+            ("StorageResolved", "True", "Resolved"),
+            ("Deployed", "True", "Deployed"),
+            ("Adopted", "True", "Adopted"),
+            ("RouteReady", "True", "IngressApplied"),
+            ("Progressing", "False", "Stable"),
+            ("Degraded", "False", "AsExpected"),
+            ("Ready", "True", "Serving"),
+            ("Reconciling", "False", "AsExpected"),
+            ("Stalled", "False", "AsExpected"),
+        ];
         assert_eq!(
-            body["status"]["selector"],
+            conditions
+                .iter()
+                .map(|(t, s, r, _)| (t.as_str(), s.as_str(), r.as_str()))
+                .collect::<Vec<_>>(),
+            expected,
+            "{conditions:#?}"
+        );
+        assert_eq!(
+            conditions[2].3,
+            "every ready node serves version 0000000000000003 (2/2)"
+        );
+        assert_eq!(status["deployment"]["version"], "0000000000000003");
+        assert_eq!(status["deployment"]["adopted"], "2/2");
+        assert_eq!(status["nodes"][1]["name"], "f3-1");
+        assert_eq!(status["nodes"][1]["adoption"], "Adopted");
+        assert_eq!(status["storage"]["bucket"], "s3://b/bench/f3");
+        assert_eq!(status["url"], "http://f3.bench.example.com");
+        assert_eq!(status["readyReplicas"], REPLICAS);
+        assert_eq!(
+            status["selector"],
             "platform.celld.dev/fleet=f3,platform.celld.dev/role=node"
         );
-        let mut fleet: CelldFleet = serde_json::from_value(json!({
-            "apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet",
-            "metadata": {"name": "f3"},
-            "spec": {"replicas": 2, "objectStorage": {"bucket": "s3://b/f3"}},
-        }))
-        .unwrap();
-        assert!(!fleet_ready(&fleet));
-        fleet.status = Some(serde_json::from_value(body["status"].clone()).unwrap());
+        fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
         assert!(fleet_ready(&fleet));
-        let ready = &fleet.status.unwrap().conditions[0];
-        assert_eq!(
-            (ready.reason.as_str(), ready.observed_generation),
-            (SERVING, Some(1))
-        );
     }
 }

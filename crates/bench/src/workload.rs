@@ -21,6 +21,9 @@ const SECRET: &str = "s3-credentials";
 /// Bucket prefix under which every fleet has its own.
 const PREFIX: &str = "bench";
 
+/// The Worker every fleet serves.
+const SCRIPT: &str = "bench";
+
 /// The name of fleet `i`.
 pub fn fleet_name(i: usize) -> String {
     format!("f{i}")
@@ -83,6 +86,20 @@ pub fn deployed_version(pod: &str) -> Option<String> {
     Some(version(i))
 }
 
+/// The deployment pointer published for fleet `i`, as its bucket holds it.
+fn pointer_body(i: usize) -> Result<String> {
+    Ok(pointer_json(SCRIPT, &version(i))?)
+}
+
+/// The deployment pointer published for the bench fleet `fleet` (`f<i>`), as its bucket holds
+/// it; None for a name the bench does not give.
+pub fn published_pointer(fleet: &str) -> Result<Option<String>> {
+    let Some(i) = fleet.strip_prefix('f').and_then(|i| i.parse().ok()) else {
+        return Ok(None);
+    };
+    pointer_body(i).map(Some)
+}
+
 /// The key of fleet `i`'s deployment pointer in the bucket.
 fn pointer_key(i: usize) -> String {
     format!("{}/deploy/current.json", bucket_prefix(&fleet_name(i)))
@@ -109,7 +126,7 @@ impl Workload {
             .await?;
         futures::stream::iter(0..fleets)
             .map(|i| async move {
-                let body = pointer_json("bench", &version(i))?;
+                let body = pointer_body(i)?;
                 s3.put_object(&pointer_key(i), body.into_bytes()).await?;
                 Ok::<_, Error>(())
             })
