@@ -52,12 +52,8 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         generation: fleet.metadata.generation,
         desired: desired.replicas,
         storage: ObservedStorage::Resolved(desired.storage.clone(), pointer),
-        route: match &fleet.spec.ingress {
-            None => Route::None,
-            Some(i) if i.ingress_class.is_some() => Route::Ingress,
-            // The floor's cluster serves no Gateway API (see `floor_children::render`).
-            Some(_) => Route::GatewayApiMissing,
-        },
+        // The floor's cluster serves no Gateway API (see `floor_children::render`).
+        route: Route::of(fleet.spec.ingress.as_deref(), false),
         url: Some(desired.url()),
         failures: Vec::new(),
         upgrade: desired.upgrade.progress.clone(),

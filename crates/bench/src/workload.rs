@@ -82,8 +82,12 @@ fn version(i: usize) -> String {
 /// The version the node `pod` (`f<i>-<ordinal>`) of a bench fleet serves: its fleet's.
 pub fn deployed_version(pod: &str) -> Option<String> {
     let (fleet, _ordinal) = pod.rsplit_once('-')?;
-    let i = fleet.strip_prefix('f')?.parse().ok()?;
-    Some(version(i))
+    fleet_index(fleet).map(version)
+}
+
+/// The `i` of the bench fleet named `f<i>` ([`fleet_name`]).
+fn fleet_index(name: &str) -> Option<usize> {
+    name.strip_prefix('f')?.parse().ok()
 }
 
 /// The deployment pointer published for fleet `i`, as its bucket holds it.
@@ -94,10 +98,7 @@ fn pointer_body(i: usize) -> Result<String> {
 /// The deployment pointer published for the bench fleet `fleet` (`f<i>`), as its bucket holds
 /// it; None for a name the bench does not give.
 pub fn published_pointer(fleet: &str) -> Result<Option<String>> {
-    let Some(i) = fleet.strip_prefix('f').and_then(|i| i.parse().ok()) else {
-        return Ok(None);
-    };
-    pointer_body(i).map(Some)
+    fleet_index(fleet).map(pointer_body).transpose()
 }
 
 /// The key of fleet `i`'s deployment pointer in the bucket.

@@ -38,12 +38,7 @@ pub fn full(
     failures.extend(inputs.manifest_failures.iter().cloned());
     failures.extend(applied.failures);
     failures.extend(source_failures);
-    let route = match fleet.spec.ingress.as_ref() {
-        None => Route::None,
-        Some(i) if i.ingress_class.is_some() => Route::Ingress,
-        Some(_) if inputs.route_served => Route::HttpRoute,
-        Some(_) => Route::GatewayApiMissing,
-    };
+    let route = Route::of(fleet.spec.ingress.as_deref(), inputs.route_served);
     Report {
         observation: Observation {
             generation: fleet.metadata.generation,

@@ -11,7 +11,7 @@ use crate::nodes::adoption::Reading;
 use crate::source::decision::Synced;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
-use celld_api::{ResolvedStorage, SourceStatus};
+use celld_api::{IngressSpec, ResolvedStorage, SourceStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,6 +27,19 @@ pub enum Route {
     HttpRoute,
     /// gatewayRefs is set but the cluster does not serve HTTPRoute.
     GatewayApiMissing,
+}
+
+impl Route {
+    /// The route applied for spec.ingress `ingress`, on a cluster that serves HTTPRoute when
+    /// `route_served`.
+    pub fn of(ingress: Option<&IngressSpec>, route_served: bool) -> Self {
+        match ingress {
+            None => Self::None,
+            Some(i) if i.ingress_class.is_some() => Self::Ingress,
+            Some(_) if route_served => Self::HttpRoute,
+            Some(_) => Self::GatewayApiMissing,
+        }
+    }
 }
 
 /// Whether the fleet's storage resolved, and if not why.
