@@ -4,6 +4,10 @@
 //! Each audit ID is counted once. A request's latency is from when the API server received it
 //! to its `ResponseComplete` stage; a long-running request (a watch, logged when its response
 //! starts) has none: it is open until someone closes it.
+//!
+//! The API server allocates a Service's cluster IP by creating an IPAddress object while it holds
+//! one lock, so Services with a cluster IP are created one at a time: those IPAddress creates
+//! ([`ServerLoad::cluster_ips`]) show how fast the public Services could go.
 
 use super::event::{Event, Stage, is_write};
 use super::percentiles::Percentiles;
@@ -27,6 +31,10 @@ struct Record {
 
 /// The latency of a long-running request: none.
 const LONG_RUNNING: u32 = u32::MAX;
+
+/// The request that allocates a Service's cluster IP: the API server's own create of an
+/// IPAddress object.
+const CLUSTER_IP: (&str, &str) = ("ipaddresses", "create");
 
 /// Every request of every user, as the audit log describes them.
 #[derive(Debug, Clone, Default)]
@@ -102,9 +110,14 @@ impl ServerRequests {
     /// The load of the requests received in `[from, to)`.
     pub fn load(&self, from: Timestamp, to: Timestamp) -> ServerLoad {
         let (from, to) = (nanos(from), nanos(to));
+        let cluster_ip = self
+            .kind_index
+            .get(&(CLUSTER_IP.0.to_string(), CLUSTER_IP.1.to_string()))
+            .copied();
         let mut requests = 0;
         let mut all = Vec::new();
         let mut writes = Vec::new();
+        let mut cluster_ips = Vec::new();
         for r in self
             .records
             .iter()
@@ -119,12 +132,16 @@ impl ServerRequests {
             if r.write {
                 writes.push(latency);
             }
+            if Some(r.kind) == cluster_ip {
+                cluster_ips.push(latency);
+            }
         }
         ServerLoad {
             requests,
             window: Duration::from_nanos(u64::try_from(to - from).unwrap_or(0)),
             all: Percentiles::of(all),
             writes: Percentiles::of(writes),
+            cluster_ips: Percentiles::of(cluster_ips),
         }
     }
 }
@@ -144,17 +161,29 @@ pub struct ServerLoad {
     pub all: Percentiles,
     /// The latencies of the writes among them.
     pub writes: Percentiles,
+    /// The latencies of the cluster IPs allocated among them (the API server's IPAddress
+    /// creates), one at a time.
+    pub cluster_ips: Percentiles,
 }
 
 impl ServerLoad {
     /// Requests per second of the window (0 for an empty window).
     pub fn rate(&self) -> f64 {
         let seconds = self.window.as_secs_f64();
-        if seconds > 0.0 {
-            self.requests as f64 / seconds
-        } else {
-            0.0
-        }
+        per_second(self.requests, seconds)
+    }
+
+    /// Cluster IPs allocated per second of the window (0 for an empty window).
+    pub fn cluster_ip_rate(&self) -> f64 {
+        per_second(self.cluster_ips.count, self.window.as_secs_f64())
+    }
+}
+
+fn per_second(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
     }
 }
 
@@ -223,6 +252,32 @@ mod tests {
         assert_eq!(load.all.p99, Duration::from_millis(50));
         assert_eq!(load.writes.count, 2);
         assert_eq!(load.writes.p50, Duration::from_millis(30));
+    }
+
+    #[test]
+    fn cluster_ips_are_the_api_server_s_ipaddress_creates() {
+        let mut r = fixture();
+        for (id, at, took) in [("e", "04", "04.020"), ("f", "05", "05.040")] {
+            let text = line(
+                id,
+                "system:apiserver",
+                "create",
+                "ResponseComplete",
+                &format!("2026-01-01T00:00:{at}Z"),
+                &format!("2026-01-01T00:00:{took}Z"),
+                Some(201),
+            )
+            .replace("statefulsets", "ipaddresses");
+            r.add(&Event::parse(&text).unwrap());
+        }
+        let load = r.load(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:10Z"));
+        assert_eq!(load.cluster_ips.count, 2, "not the StatefulSet create");
+        assert_eq!(load.cluster_ips.p50, Duration::from_millis(20));
+        assert_eq!(load.cluster_ip_rate(), 0.2);
+        assert_eq!(load.writes.count, 4);
+        let before = fixture().load(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:10Z"));
+        assert_eq!(before.cluster_ips.count, 0);
+        assert_eq!(before.cluster_ip_rate(), 0.0);
     }
 
     #[test]

@@ -27,6 +27,12 @@ pub(crate) fn load(requests: u64, window_s: u64, p50_ms: u64) -> ServerLoad {
             p90: ms(p50_ms * 8),
             p99: ms(p50_ms * 40),
         },
+        cluster_ips: Percentiles {
+            count: requests / 40,
+            p50: ms(p50_ms / 2),
+            p90: ms(p50_ms),
+            p99: ms(p50_ms * 3),
+        },
     }
 }
 
