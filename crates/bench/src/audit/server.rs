@@ -7,7 +7,7 @@
 //!
 //! The API server allocates a Service's cluster IP by creating an IPAddress object while it holds
 //! one lock, so Services with a cluster IP are created one at a time: those IPAddress creates
-//! ([`ServerLoad::cluster_ips`]) show how fast the public Services could go.
+//! ([`ServerLoad::cluster_ips`]) take turns, and how long each takes paces the public Services.
 
 use super::event::{Event, Stage, is_write};
 use super::percentiles::Percentiles;
@@ -170,20 +170,11 @@ impl ServerLoad {
     /// Requests per second of the window (0 for an empty window).
     pub fn rate(&self) -> f64 {
         let seconds = self.window.as_secs_f64();
-        per_second(self.requests, seconds)
-    }
-
-    /// Cluster IPs allocated per second of the window (0 for an empty window).
-    pub fn cluster_ip_rate(&self) -> f64 {
-        per_second(self.cluster_ips.count, self.window.as_secs_f64())
-    }
-}
-
-fn per_second(count: u64, seconds: f64) -> f64 {
-    if seconds > 0.0 {
-        count as f64 / seconds
-    } else {
-        0.0
+        if seconds > 0.0 {
+            self.requests as f64 / seconds
+        } else {
+            0.0
+        }
     }
 }
 
@@ -273,11 +264,9 @@ mod tests {
         let load = r.load(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:10Z"));
         assert_eq!(load.cluster_ips.count, 2, "not the StatefulSet create");
         assert_eq!(load.cluster_ips.p50, Duration::from_millis(20));
-        assert_eq!(load.cluster_ip_rate(), 0.2);
         assert_eq!(load.writes.count, 4);
         let before = fixture().load(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:10Z"));
         assert_eq!(before.cluster_ips.count, 0);
-        assert_eq!(before.cluster_ip_rate(), 0.0);
     }
 
     #[test]
