@@ -19,6 +19,7 @@ use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
 use crate::source::decision::Decision;
 use crate::status::conditions::progressing::Deadline;
+use crate::status::observation::Route;
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::{self, Probed, Upgrade};
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
@@ -142,9 +143,9 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     }
     ctx.settled.forget(&id.uid);
     let route_served = !wants_route || ctx.http_route_served().await;
-    let https = match ingress {
-        Some(i) if i.ingress_class.is_some() => i.tls.is_some(),
-        Some(i) if route_served && !i.gateway_refs.is_empty() => {
+    let https = match (Route::of(ingress.map(|i| &**i), route_served), ingress) {
+        (Route::Ingress, Some(i)) => i.tls.is_some(),
+        (Route::HttpRoute, Some(i)) if !i.gateway_refs.is_empty() => {
             gateway::all_listeners_https(&ctx.client, &id.namespace, &i.gateway_refs).await
         }
         _ => false,
