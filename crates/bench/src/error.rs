@@ -90,6 +90,17 @@ pub enum Error {
         /// The parser's message.
         detail: String,
     },
+    /// The floor could not read what its status reports: a fleet's deployment pointer in its
+    /// bucket, or a node's state.
+    #[error(
+        "the floor could not read {what}: {detail}; the bench published a deployment for every fleet before creating it, and its stand-in for the nodes' API serves that version"
+    )]
+    FloorRead {
+        /// What was read.
+        what: String,
+        /// Why it failed.
+        detail: String,
+    },
     /// A run failed, and this is what the control plane looked like then.
     #[error(
         "{what} failed: {source}\n  the control plane then: {health}.\n  Its logs are kept in {logs}"

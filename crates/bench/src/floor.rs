@@ -1,9 +1,10 @@
-//! The floor: the fleets created as in the operator's run, the children the operator would
-//! make for each rendered by its own builders as its create returns and applied by server-side
-//! apply from concurrent client tasks with no operator running (the StatefulSet at once, the
-//! others once its pods run: [`floor_work`]), and one status per fleet written once every child
-//! is applied (Ready); timed from the first create until every fleet's status says Ready. It
-//! runs as the operator's ServiceAccount, so the API server authorizes it as it does the
+//! The floor: the fleets created as in the operator's run, each one's deployment pointer read
+//! and the children the operator would make for it rendered by its own builders as its create
+//! returns, and applied by server-side apply from concurrent client tasks with no operator
+//! running (the StatefulSet at once, the others once its pods run: [`floor_work`]), and one
+//! status per fleet written once every child is applied and its nodes' states were read
+//! (Ready: [`floor_reads`]); timed from the first create until every fleet's status says Ready.
+//! It runs as the operator's ServiceAccount, so the API server authorizes it as it does the
 //! operator, and the audit log counts its requests.
 
 use crate::audit::AuditTail;
@@ -13,13 +14,15 @@ use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
 use crate::floor_children::render;
 use crate::floor_fleets::Fleets;
+use crate::floor_reads::FloorReads;
 use crate::floor_work;
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
 use crate::readiness::Watches;
 use crate::results::FloorRun;
-use crate::settings::{fake_nodes, operator_username, ready_timeout};
-use crate::workload::Workload;
+use crate::settings::{CONCURRENCY, fake_nodes, operator_username, ready_timeout};
+use crate::workload::{Workload, deployed_version};
+use celld_fixtures::NodeDouble;
 use futures::StreamExt;
 use kube::Client;
 use std::time::{Duration, Instant};
@@ -54,19 +57,36 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let watches = Watches::start(&admin);
     let logs = plane.dir().join("logs");
     let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
+    // The nodes' API, each node serving its fleet's version, as in the operator's run.
+    let double =
+        NodeDouble::start_per_pod("0.6.1", |pod| deployed_version(pod).unwrap_or_default())
+            .await
+            .map_err(Error::io("starting the nodes' API double", plane.dir()))?;
+    let reads = FloorReads::new(&double.address);
     let (applies, to_apply) = unbounded_channel();
     let fleets = Fleets::default();
     let anchor = Anchor::now();
     let cpu = CpuMeter::start(plane.busy_processes());
     // The fleets are created as in the operator's run, and each one's children go to the
-    // client tasks as soon as its create returns: nothing can be applied for a fleet before.
+    // client tasks as soon as its create returned and its deployment pointer was read: nothing
+    // can be applied for a fleet before it exists, nor its pods sized before its bucket was
+    // read.
     let created = async {
         let applies = applies;
-        let mut creating = std::pin::pin!(workload.creating(count)?);
+        let mut creating = std::pin::pin!(
+            workload
+                .creating(count)?
+                .map(|fleet| async {
+                    let fleet = fleet?;
+                    let pointer = reads.pointer(&fleet, &secret).await?;
+                    Ok::<_, Error>((fleet, pointer))
+                })
+                .buffer_unordered(CONCURRENCY)
+        );
         let mut objects = 0;
-        while let Some(fleet) = creating.next().await {
-            let fleet = fleet?;
-            let rendered = render(&fleet, &secret)?;
+        while let Some(read) = creating.next().await {
+            let (fleet, pointer) = read?;
+            let rendered = render(&fleet, &secret, pointer)?;
             fleets.created(&fleet, rendered.children.len(), rendered.status);
             // The client tasks end only once every fleet is Ready, so they are there.
             for child in rendered.children {
@@ -76,7 +96,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         }
         Ok::<_, Error>(objects)
     };
-    let sent = floor_work::send(client, to_apply, count, &fleets, ready);
+    let sent = floor_work::send(client, &reads, to_apply, count, &fleets, ready);
     let converged = watches.wait_ready(count, count, ready_timeout(count), logs, || Ok(()));
     let result = tokio::try_join!(created, sent, converged);
     let cpu = cpu.stop();

@@ -4,11 +4,10 @@
 use crate::error::{Error, Result};
 use crate::floor_status;
 use crate::settings::REPLICAS;
-use crate::workload::published_pointer;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
 use celld_operator::status::observation::Observation;
-use celld_operator::storage::pointer::{self, Pointer};
+use celld_operator::storage::pointer::Pointer;
 use celld_operator::upgrade::decide;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ApiResource;
@@ -65,9 +64,8 @@ pub struct RenderedFleet {
 /// it asks for none), rendered with the operator's builders, in the order its reconcile applies
 /// them (`celld_operator::fleet::apply_plan`): the NetworkPolicy and the peer Service, which its
 /// pods need from their first moment, then the StatefulSet, then the public Service and the
-/// others; and what the operator observes of it once it is Ready, its deployment pointer the
-/// one the bench published.
-pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<RenderedFleet> {
+/// others; and what the operator observes of it once it is Ready, its bucket serving `pointer`.
+pub fn render(fleet: &CelldFleet, secret: &Secret, pointer: Pointer) -> Result<RenderedFleet> {
     let namespace = fleet.namespace().ok_or_else(|| Error::Manifest {
         what: format!("fleet {}", fleet.name_any()),
         detail: "it has no namespace".into(),
@@ -111,10 +109,6 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<RenderedFleet> {
             .map(|c| rendered(name, ns, c, false))
             .transpose()?,
     );
-    let pointer = match published_pointer(name)? {
-        Some(body) => pointer::parse(body.as_bytes()),
-        None => Pointer::Missing,
-    };
     Ok(RenderedFleet {
         children: out,
         status: floor_status::observation(fleet, &desired, pointer),
@@ -122,14 +116,21 @@ pub fn render(fleet: &CelldFleet, secret: &Secret) -> Result<RenderedFleet> {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
+    use celld_operator::storage::pointer;
+
+    /// The deployment pointer the bench publishes for fleet `name`, as the floor reads it.
+    pub fn published(name: &str) -> Pointer {
+        let body = crate::workload::published_pointer(name).unwrap().unwrap();
+        pointer::parse(body.as_bytes())
+    }
 
     #[test]
     fn a_fleet_renders_to_the_operators_six_children_in_its_order() {
         let s3 = crate::workload::tests::s3();
         let fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
-        let kinds: Vec<String> = render(&fleet, &Secret::default())
+        let kinds: Vec<String> = render(&fleet, &Secret::default(), published("f3"))
             .unwrap()
             .children
             .into_iter()

@@ -3,10 +3,12 @@
 //! Service and Ingress exist), exactly once.
 
 use crate::error::{Error, Result};
+use crate::floor_reads::FloorReads;
 use crate::floor_status::ready_status;
 use crate::identity::FIELD_MANAGER;
 use celld_api::CelldFleet;
 use celld_operator::status::observation::Observation;
+use celld_operator::storage::pointer::Pointer;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::{Client, ResourceExt};
@@ -104,18 +106,28 @@ impl Fleets {
         !before && due.now()
     }
 
-    /// Writes fleet `name`'s Ready status through `client`.
-    pub async fn write(&self, client: &Client, name: &str) -> Result<()> {
+    /// Writes fleet `name`'s Ready status through `client`, its nodes' states read through
+    /// `reads` first.
+    pub async fn write(&self, client: &Client, reads: &FloorReads, name: &str) -> Result<()> {
         let state = self.state(name);
         let status = state.status.as_ref().ok_or_else(|| Error::Manifest {
             what: format!("the status of fleet {name}"),
             detail: "the floor did not create it".into(),
         })?;
+        let Some(Pointer::Deployed(deployed)) = status.pointer() else {
+            return Err(Error::FloorRead {
+                what: format!("the deployment of fleet {name}"),
+                detail: "its pointer was not read as one".into(),
+            });
+        };
+        let nodes = reads
+            .nodes(&state.namespace, name, &deployed.version)
+            .await?;
         let api: Api<CelldFleet> = Api::namespaced(client.clone(), &state.namespace);
         api.patch_status(
             name,
             &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&ready_status(name, status, Timestamp::now())),
+            &Patch::Apply(&ready_status(name, status, nodes, Timestamp::now())),
         )
         .await
         .map_err(Error::kube(format!("writing the status of fleet {name}")))?;
@@ -132,7 +144,8 @@ mod tests {
     fn fleet(i: usize) -> (CelldFleet, Observation) {
         let mut fleet = crate::workload::fleet_manifest(i, &crate::workload::tests::s3()).unwrap();
         fleet.metadata.generation = Some(1);
-        let status = crate::floor_children::render(&fleet, &Default::default())
+        let pointer = crate::floor_children::tests::published(&fleet.name_any());
+        let status = crate::floor_children::render(&fleet, &Default::default(), pointer)
             .unwrap()
             .status;
         (fleet, status)

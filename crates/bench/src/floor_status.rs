@@ -1,8 +1,8 @@
 //! The status the floor writes per fleet, the least an operator that reports readiness must
 //! send: one, once its StatefulSet is ready and its children applied. It is the operator's
 //! status, computed by its own code (`celld_operator::status::compute`) from what a reconcile
-//! of the Ready fleet observes: its storage and deployment pointer, its route and URL, every
-//! node ready and serving the deployed version. A stub of a few fields would be a smaller
+//! of the Ready fleet observes: its storage, the deployment pointer and the nodes' states the
+//! floor read ([`floor_reads`](crate::floor_reads)), its route and URL, every node ready. A stub of a few fields would be a smaller
 //! write than the one every fleet's status needs (its conditions, storage, deployment and
 //! nodes), and would make the floor faster than any correct operator. Written as the operator
 //! writes it: server-side apply on the status subresource. A fleet with spec.source (one in
@@ -10,10 +10,9 @@
 //! SourceSynced: the floor publishes no Worker.
 
 use crate::settings::REPLICAS;
-use celld_api::contract::node_api::{NodeDeployment, NodeState};
 use celld_api::{CelldFleet, labels};
 use celld_operator::children::Desired;
-use celld_operator::nodes::adoption::{Answer, Reading};
+use celld_operator::nodes::adoption::Reading;
 use celld_operator::status::compute::compute;
 use celld_operator::status::observation::{Observation, ObservedStorage, Route};
 use celld_operator::storage::pointer::Pointer;
@@ -25,29 +24,8 @@ use serde_json::json;
 use std::sync::Arc;
 
 /// What a reconcile of `fleet` (built as `desired`, its bucket serving `pointer`) observes once
-/// the fleet is Ready: every node serves the deployed version.
+/// the fleet is Ready, but its nodes' states ([`ready_status`] takes them).
 pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) -> Observation {
-    let nodes = match &pointer {
-        Pointer::Deployed(deployed) => Some(Arc::new(Reading {
-            version: deployed.version.clone(),
-            nodes: (0..desired.replicas)
-                .map(|ordinal| {
-                    let state = NodeState {
-                        deployment: Some(NodeDeployment {
-                            version: Some(deployed.version.clone()),
-                            swapping: false,
-                        }),
-                        ..NodeState::default()
-                    };
-                    (
-                        format!("{}-{ordinal}", desired.name),
-                        Answer::State(state, None),
-                    )
-                })
-                .collect(),
-        })),
-        Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => None,
-    };
     Observation {
         generation: fleet.metadata.generation,
         desired: desired.replicas,
@@ -59,17 +37,26 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         upgrade: desired.upgrade.progress.clone(),
         progress_deadline_s: fleet.spec.progress_deadline_seconds.into(),
         holders: Vec::new(),
-        nodes,
         deployed_at: fleet.annotations().get(labels::DEPLOYED_AT).cloned(),
         source: None,
+        nodes: None,
         capacity: None,
         autoscale: None,
     }
 }
 
-/// The status apply body of fleet `name` as observed in `observation`, with every node ready,
-/// at `now`.
-pub fn ready_status(name: &str, observation: &Observation, now: Timestamp) -> serde_json::Value {
+/// The status apply body of fleet `name` as observed in `observation`, with every node ready
+/// and its state as in `nodes`, at `now`.
+pub fn ready_status(
+    name: &str,
+    observation: &Observation,
+    nodes: Reading,
+    now: Timestamp,
+) -> serde_json::Value {
+    let observation = Observation {
+        nodes: Some(Arc::new(nodes)),
+        ..observation.clone()
+    };
     let statefulset = StatefulSet {
         metadata: ObjectMeta {
             generation: Some(1),
@@ -98,16 +85,39 @@ pub fn ready_status(name: &str, observation: &Observation, now: Timestamp) -> se
 mod tests {
     use super::*;
     use crate::floor_children::render;
+    use crate::floor_children::tests::published;
     use crate::readiness::fleet_ready;
+    use celld_api::contract::node_api::{NodeDeployment, NodeState};
+    use celld_operator::nodes::adoption::Answer;
     use k8s_openapi::api::core::v1::Secret;
+
+    /// The nodes of bench fleet `fleet`, each serving its version, as the floor reads them.
+    pub fn serving(fleet: &str) -> Reading {
+        let version = crate::workload::deployed_version(&format!("{fleet}-0")).unwrap();
+        Reading {
+            nodes: (0..REPLICAS)
+                .map(|ordinal| {
+                    let state = NodeState {
+                        deployment: Some(NodeDeployment {
+                            version: Some(version.clone()),
+                            swapping: false,
+                        }),
+                        ..NodeState::default()
+                    };
+                    (format!("{fleet}-{ordinal}"), Answer::State(state, None))
+                })
+                .collect(),
+            version,
+        }
+    }
 
     #[test]
     fn the_status_is_the_operators_for_a_ready_fleet() {
         let s3 = crate::workload::tests::s3();
         let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
         fleet.metadata.generation = Some(1);
-        let rendered = render(&fleet, &Secret::default()).unwrap();
-        let body = ready_status("f3", &rendered.status, Timestamp::now());
+        let rendered = render(&fleet, &Secret::default(), published("f3")).unwrap();
+        let body = ready_status("f3", &rendered.status, serving("f3"), Timestamp::now());
         assert_eq!(body["kind"], "CelldFleet");
         let status = &body["status"];
         // As the operator wrote it for a Ready bench fleet: its conditions, in its order,

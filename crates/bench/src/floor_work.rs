@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::floor_children::Rendered;
 use crate::floor_fleets::Fleets;
 use crate::floor_queue::{Job, Queue};
+use crate::floor_reads::FloorReads;
 use crate::identity::FIELD_MANAGER;
 use crate::readiness::statefulset_ready;
 use crate::settings::{CONCURRENCY, STARTING_AT_ONCE};
@@ -31,10 +32,11 @@ use tokio::task::JoinHandle;
 
 /// Sends every request of the floor through `client`: the children from `incoming` (a fleet's
 /// others once its StatefulSet is ready, its name from `statefulsets_ready`), and the Ready
-/// status of each of `count` fleets (recorded in `fleets`) once its children are applied.
-/// Returns when the last was answered.
+/// status of each of `count` fleets (recorded in `fleets`) once its children are applied, its
+/// nodes' states read through `reads` first. Returns when the last was answered.
 pub async fn send(
     client: Client,
+    reads: &FloorReads,
     incoming: UnboundedReceiver<Box<Rendered>>,
     count: usize,
     fleets: &Fleets,
@@ -70,7 +72,7 @@ pub async fn send(
                                 let _ = due.send(fleet);
                             }
                         }
-                        Job::Ready(name) => fleets.write(&client, &name).await?,
+                        Job::Ready(name) => fleets.write(&client, reads, &name).await?,
                     }
                 }
                 Ok::<_, Error>(())

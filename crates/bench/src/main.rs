@@ -25,6 +25,7 @@ mod floor;
 mod floor_children;
 mod floor_fleets;
 mod floor_queue;
+mod floor_reads;
 mod floor_status;
 mod floor_work;
 mod identity;

@@ -97,6 +97,7 @@ fn pointer_body(i: usize) -> Result<String> {
 
 /// The deployment pointer published for the bench fleet `fleet` (`f<i>`), as its bucket holds
 /// it; None for a name the bench does not give.
+#[cfg(test)]
 pub fn published_pointer(fleet: &str) -> Result<Option<String>> {
     fleet_index(fleet).map(pointer_body).transpose()
 }

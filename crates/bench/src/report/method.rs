@@ -44,13 +44,18 @@ bucket prefix) before it is created; one fleet in {SOURCED_EVERY} also declares 
 pod the bench ends as `celld deploy` would (so the idle window covers fleets with a source).\n\
 - **Floor**: the least an operator that reports readiness must send. The fleets are created as in \
 the operator's run (the same {CONCURRENCY} client tasks; nothing reconciles them), and as each \
-create returns, every child the operator would make for that fleet (NetworkPolicy, peer Service, \
-StatefulSet, Service, PodDisruptionBudget, Ingress) is rendered by the operator's own builders \
-(`celld_operator::children::*::build`) and applied by server-side apply; when a watch sees the \
-fleet's StatefulSet ready and every child of the fleet was applied (no correct operator says a \
-fleet serves before its Service and Ingress exist) its status says `Ready=True`, by server-side \
-apply on the status subresource as the operator writes it (its replica counts, its selector, \
-the condition in its words). That is one status per fleet: the operator writes one at creation \
+create returns, its deployment pointer is read from its bucket (by the operator's object-store \
+client, with the keys of its Secret: a correct operator sizes the StatefulSet by it, since celld \
+nodes exit at boot without a deployment, and reports it), then every child the operator would \
+make for that fleet (NetworkPolicy, peer Service, StatefulSet, Service, PodDisruptionBudget, \
+Ingress) is rendered by the operator's own builders (`celld_operator::children::*::build`) and \
+applied by server-side apply; when a watch sees the fleet's StatefulSet ready and every child of \
+the fleet was applied (no correct operator says a fleet serves before its Service and Ingress \
+exist) each of its nodes is asked its state (`GET /state`, by the operator's client of the \
+nodes' API, at the same stand-in for it as in the operator's run: the status says which version \
+every node serves) and its status says `Ready=True`, by server-side apply on the status \
+subresource as the operator writes it (its replica counts, its selector, its nodes, the \
+condition in its words). That is one status per fleet: the operator writes one at creation \
 too (`Ready=False`, `Reconciling=True`, which GitOps tools read), but coalesces it into the \
 Ready one when its pods are ready before its turn to be written comes, as they are for most \
 fleets when a thousand start at once, so a floor that always wrote it would send more than the \

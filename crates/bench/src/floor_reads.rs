@@ -1,0 +1,142 @@
+//! What the floor reads for each fleet, as any operator must to write the status it writes:
+//! the deployment pointer in the fleet's bucket, before its pods (celld nodes exit at boot
+//! without a deployment, so a correct operator sizes its StatefulSet by it), and each node's
+//! state once its StatefulSet is ready (the version the status says every node serves). Read
+//! with the operator's own clients (`celld_operator::storage`, `celld_operator::nodes`), from
+//! the same S3 server and the same stand-in for the nodes' API as in the operator's run.
+
+use crate::error::{Error, Result};
+use crate::settings::REPLICAS;
+use celld_api::CelldFleet;
+use celld_operator::nodes::adoption::{Answer, Reading};
+use celld_operator::nodes::client::NodeApi;
+use celld_operator::nodes::reads::{Nodes, states};
+use celld_operator::storage::bucket_clients::BucketClients;
+use celld_operator::storage::object_store::StoreEndpoints;
+use celld_operator::storage::pointer::{self, Pointer, Read};
+use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
+use std::time::Duration;
+
+/// The bound of one read, as the operator's default for the bucket.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The floor's clients of the buckets and of the nodes' API.
+pub struct FloorReads {
+    buckets: BucketClients,
+    nodes: NodeApi,
+}
+
+impl FloorReads {
+    /// Clients reaching every node through the nodes' API stand-in at `nodes_at`
+    /// (`HOST:PORT`), as the operator's `--node-api-connect-to`.
+    pub fn new(nodes_at: &str) -> Self {
+        Self {
+            buckets: BucketClients::new(TIMEOUT, StoreEndpoints::default(), TIMEOUT),
+            nodes: NodeApi::new(Some(nodes_at.to_owned()), TIMEOUT),
+        }
+    }
+
+    /// The deployment `fleet`'s bucket holds, read with the keys in `secret`; an error when
+    /// it holds none, or cannot be read (the bench published one for every fleet).
+    pub async fn pointer(&self, fleet: &CelldFleet, secret: &Secret) -> Result<Pointer> {
+        let name = fleet.name_any();
+        let failed = |detail: String| Error::FloorRead {
+            what: format!("the deployment pointer of fleet {name}"),
+            detail,
+        };
+        let storage =
+            celld_api::resolve::resolve(&fleet.spec, &fleet.namespace().unwrap_or_default(), None)
+                .map_err(|e| failed(e.to_string()))?;
+        let source = self
+            .buckets
+            .get(&fleet.uid().unwrap_or_default(), &storage, Some(secret))
+            .map_err(failed)?;
+        match pointer::read(source.as_ref(), &storage, None, TIMEOUT).await {
+            Read::Changed {
+                pointer: pointer @ Pointer::Deployed(_),
+                ..
+            } => Ok(pointer),
+            Read::Changed {
+                pointer: Pointer::Missing,
+                ..
+            } => Err(failed("the bucket holds no deployment".into())),
+            Read::Changed {
+                pointer: Pointer::Unknown(why) | Pointer::NoCredentials(why),
+                ..
+            } => Err(failed(why)),
+            Read::NotModified => Err(failed(
+                "304 Not Modified to a read without If-None-Match".into(),
+            )),
+        }
+    }
+
+    /// The state of each node of fleet `name` in `namespace`, every one serving `version`; an
+    /// error naming the node that does not.
+    pub async fn nodes(&self, namespace: &str, name: &str, version: &str) -> Result<Reading> {
+        let fleet = Nodes {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            peer_service: celld_operator::children::peer_service_name(name),
+            replicas: REPLICAS,
+        };
+        let nodes = states(&self.nodes, &fleet).await;
+        for (node, answer) in &nodes {
+            let detail = match answer {
+                Answer::State(state, _) if state.version() == Some(version) => continue,
+                Answer::State(state, _) => format!(
+                    "it serves {}, not version {version}",
+                    state.version().unwrap_or("no version")
+                ),
+                Answer::Unreadable(why) => why.clone(),
+            };
+            return Err(Error::FloorRead {
+                what: format!("the state of node {node} of fleet {name}"),
+                detail,
+            });
+        }
+        Ok(Reading {
+            version: version.to_owned(),
+            nodes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_nodes_are_read_through_the_double_and_each_must_serve_the_version() {
+        // f7-1 serves another version than its fleet's.
+        let double = celld_fixtures::NodeDouble::start_per_pod("0.6.1", |pod| match pod {
+            "f7-1" => "0000000000000099".to_owned(),
+            _ => crate::workload::deployed_version(pod).unwrap_or_default(),
+        })
+        .await
+        .unwrap();
+        let reads = FloorReads::new(&double.address);
+        let version = crate::workload::deployed_version("f3-0").unwrap();
+        let reading = reads.nodes("bench-0", "f3", &version).await.unwrap();
+        assert_eq!(reading.version, version);
+        let names: Vec<&str> = reading.nodes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["f3-0", "f3-1"]);
+        assert_eq!(double.total_state_reads(), 2, "one read a node");
+        // A node serving another version, or not answering, fails the floor, naming it.
+        let version = crate::workload::deployed_version("f7-0").unwrap();
+        let error = reads.nodes("bench-0", "f7", &version).await.unwrap_err();
+        let error = error.to_string();
+        assert!(
+            error.contains("node f7-1 of fleet f7")
+                && error.contains("it serves 0000000000000099, not version"),
+            "{error}"
+        );
+        double.break_state("f3-1", true);
+        let version = crate::workload::deployed_version("f3-0").unwrap();
+        let error = reads.nodes("bench-0", "f3", &version).await.unwrap_err();
+        assert!(
+            error.to_string().contains("node f3-1 of fleet f3"),
+            "{error}"
+        );
+    }
+}
