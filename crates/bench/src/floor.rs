@@ -18,7 +18,7 @@ use crate::floor_reads::FloorReads;
 use crate::floor_work;
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
-use crate::readiness::Watches;
+use crate::readiness::{Watches, status_lag};
 use crate::results::FloorRun;
 use crate::settings::{CONCURRENCY, fake_nodes, operator_username, ready_timeout};
 use crate::workload::{Workload, deployed_version};
@@ -108,6 +108,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         })
     };
     let statefulsets_ready = since(watches.statefulsets().last_ready());
+    let status_lag = status_lag(&watches.statefulsets(), &watches.fleets());
     let last = watches.fleets().last_ready().unwrap_or_else(Instant::now);
     drop(watches);
     eprintln!(
@@ -135,6 +136,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         objects,
         statefulsets_ready,
         fleets_ready: since(Some(last)),
+        status_lag,
         requests: tally,
         by_resource,
         server,

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::identity;
 use crate::operator;
 use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
-use crate::readiness::{Watches, max_lag};
+use crate::readiness::{Watches, status_lag};
 use crate::results::{CapacityRound, OperatorRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, capacity_round_limit, fake_nodes,
@@ -383,15 +383,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
             t.saturating_duration_since(anchor.instant())
         }),
         fleets_ready: all_ready.saturating_duration_since(anchor.instant()),
-        status_lag: max_lag(
-            &statefulsets.ready,
-            &fleets
-                .ready
-                .iter()
-                .filter(|(name, _)| !crate::workload::has_source(name))
-                .map(|(name, at)| (name.clone(), *at))
-                .collect(),
-        ),
+        status_lag: status_lag(&statefulsets, &fleets),
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,

@@ -45,6 +45,7 @@ pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
         objects: fleets * 6,
         statefulsets_ready: Duration::from_secs(secs),
         fleets_ready: Duration::from_secs(secs),
+        status_lag: Duration::from_millis(300),
         requests: Tally {
             requests: n * 7,
             writes: n * 7,

@@ -129,6 +129,9 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
             )
         },
     );
+    row(out, "… the floor's (not judged)", "", scales, |s| {
+        secs(s.floor.status_lag)
+    });
     row(
         out,
         "first create → settled (no write for 10 s)",

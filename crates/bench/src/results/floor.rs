@@ -18,6 +18,9 @@ pub struct FloorRun {
     pub statefulsets_ready: Duration,
     /// From the first create until every fleet's status said Ready=True: the floor's converge.
     pub fleets_ready: Duration,
+    /// Its status lag, measured as the operator's: the largest delay, over the fleets without
+    /// spec.source, from its StatefulSet being ready to its Ready=True.
+    pub status_lag: Duration,
     /// Its requests from the first create until then.
     pub requests: Tally,
     /// The same by resource and verb.
