@@ -7,8 +7,9 @@
 
 use crate::error::{Error, Result};
 use crate::settings::REPLICAS;
+use celld_api::Adoption;
 use celld_api::CelldFleet;
-use celld_operator::nodes::adoption::{Answer, Reading};
+use celld_operator::nodes::adoption::{Reading, standing};
 use celld_operator::nodes::client::NodeApi;
 use celld_operator::nodes::reads::{Nodes, states};
 use celld_operator::storage::bucket_clients::BucketClients;
@@ -81,19 +82,16 @@ impl FloorReads {
             replicas: REPLICAS,
         };
         let nodes = states(&self.nodes, &fleet).await;
+        // Judged as the operator judges a node for its status: adopted, or why not.
         for (node, answer) in &nodes {
-            let detail = match answer {
-                Answer::State(state, _) if state.version() == Some(version) => continue,
-                Answer::State(state, _) => format!(
-                    "it serves {}, not version {version}",
-                    state.version().unwrap_or("no version")
-                ),
-                Answer::Unreadable(why) => why.clone(),
-            };
-            return Err(Error::FloorRead {
-                what: format!("the state of node {node} of fleet {name}"),
-                detail,
-            });
+            if let (adoption, Some(why)) = standing(version, answer)
+                && adoption != Adoption::Adopted
+            {
+                return Err(Error::FloorRead {
+                    what: format!("the state of node {node} of fleet {name}"),
+                    detail: why,
+                });
+            }
         }
         Ok(Reading {
             version: version.to_owned(),
@@ -128,7 +126,8 @@ mod tests {
         let error = error.to_string();
         assert!(
             error.contains("node f7-1 of fleet f7")
-                && error.contains("it serves 0000000000000099, not version"),
+                && error
+                    .contains("it serves 0000000000000099; it reads the pointer again within 30 s"),
             "{error}"
         );
         double.break_state("f3-1", true);

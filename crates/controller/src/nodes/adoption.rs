@@ -130,7 +130,7 @@ impl Reading {
 }
 
 /// Where the node that gave `answer` stands with `version`, and why when not adopted.
-fn standing(version: &str, answer: &Answer) -> (Adoption, Option<String>) {
+pub fn standing(version: &str, answer: &Answer) -> (Adoption, Option<String>) {
     let (state, reload) = match answer {
         Answer::Unreadable(why) => return (Adoption::Unreadable, Some(why.clone())),
         Answer::State(state, reload) => (state, reload),
