@@ -7,7 +7,6 @@
 
 use crate::error::{Error, Result};
 use crate::settings::REPLICAS;
-use celld_api::Adoption;
 use celld_api::CelldFleet;
 use celld_operator::nodes::adoption::{Reading, standing};
 use celld_operator::nodes::client::NodeApi;
@@ -82,11 +81,10 @@ impl FloorReads {
             replicas: REPLICAS,
         };
         let nodes = states(&self.nodes, &fleet).await;
-        // Judged as the operator judges a node for its status: adopted, or why not.
+        // Judged as the operator judges a node for its status: adopted, or why not (`standing`
+        // gives a reason exactly when the node has not adopted the version).
         for (node, answer) in &nodes {
-            if let (adoption, Some(why)) = standing(version, answer)
-                && adoption != Adoption::Adopted
-            {
+            if let (_, Some(why)) = standing(version, answer) {
                 return Err(Error::FloorRead {
                     what: format!("the state of node {node} of fleet {name}"),
                     detail: why,

@@ -3,9 +3,10 @@
 //! status, computed by its own code (`celld_operator::status::compute`) from what a reconcile
 //! of the Ready fleet observes: its storage, the deployment pointer and the nodes' states the
 //! floor read ([`floor_reads`](crate::floor_reads)), its route and URL, every node ready. A
-//! stub of a few fields would be a smaller write than the one every fleet's status needs (its conditions, storage, deployment and
-//! nodes), and would make the floor faster than any correct operator. Written as the operator
-//! writes it: server-side apply on the status subresource. A fleet with spec.source (one in
+//! stub of a few fields would be a smaller write than the one every fleet's status needs (its
+//! conditions, storage, deployment and nodes), and would make the floor faster than any
+//! correct operator. Written as the operator writes it: server-side apply on the status
+//! subresource. A fleet with spec.source (one in
 //! [`SOURCED_EVERY`](crate::settings::SOURCED_EVERY)) gets it without status.source and
 //! SourceSynced: the floor publishes no Worker.
 
