@@ -18,9 +18,10 @@ use crate::floor_reads::FloorReads;
 use crate::floor_work;
 use crate::identity;
 use crate::operator_run::AUDIT_LAG;
-use crate::readiness::{Watches, status_lag};
+use crate::readiness::Watches;
 use crate::results::FloorRun;
 use crate::settings::{CONCURRENCY, fake_nodes, operator_username, ready_timeout};
+use crate::status_lag;
 use crate::workload::{Workload, deployed_version};
 use celld_fixtures::NodeDouble;
 use futures::StreamExt;
@@ -107,9 +108,9 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
             t.saturating_duration_since(anchor.instant())
         })
     };
-    let statefulsets_ready = since(watches.statefulsets().last_ready());
-    let status_lag = status_lag(&watches.statefulsets(), &watches.fleets());
-    let last = watches.fleets().last_ready().unwrap_or_else(Instant::now);
+    let (statefulsets, ready_fleets) = (watches.statefulsets(), watches.fleets());
+    let statefulsets_ready = since(statefulsets.last_ready());
+    let last = ready_fleets.last_ready().unwrap_or_else(Instant::now);
     drop(watches);
     eprintln!(
         "bench: floor: {objects} objects applied and {} statuses written on {}; every fleet Ready after {:.1} s",
@@ -125,6 +126,12 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     );
     let tally = requests.tally(from, to);
     let by_resource = requests.by_resource(from, to);
+    let status_lag = status_lag::measure(
+        &statefulsets,
+        &ready_fleets,
+        &anchor,
+        requests.status_writes(),
+    );
     let server = audit.server().map(|s| s.load(from, to)).unwrap_or_default();
     let server_writes = audit
         .server()

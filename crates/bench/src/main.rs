@@ -43,6 +43,7 @@ mod readiness;
 mod report;
 mod results;
 mod settings;
+mod status_lag;
 mod workload;
 
 use clap::Parser;

@@ -9,12 +9,13 @@ use crate::error::{Error, Result};
 use crate::identity;
 use crate::operator;
 use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
-use crate::readiness::{Watches, status_lag};
+use crate::readiness::Watches;
 use crate::results::{CapacityRound, OperatorRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, capacity_round_limit, fake_nodes,
     operator_username, ready_timeout, settle_limit,
 };
+use crate::status_lag;
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
 use jiff::SignedDuration;
@@ -364,6 +365,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     );
     let to_settle = requests.tally(from, to);
     let by_resource = requests.by_resource(from, to);
+    let status_lag = status_lag::measure(&statefulsets, &fleets, &anchor, requests.status_writes());
     let idle_tally = requests.tally(anchor.wall(idle.start), anchor.wall(idle.end));
     let ready_to = anchor.wall(all_ready + Duration::from_millis(1));
     let server = setup
@@ -383,7 +385,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
             t.saturating_duration_since(anchor.instant())
         }),
         fleets_ready: all_ready.saturating_duration_since(anchor.instant()),
-        status_lag: status_lag(&statefulsets, &fleets),
+        status_lag,
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,

@@ -262,21 +262,6 @@ impl Drop for Watches {
     }
 }
 
-/// The status lag: the largest delay, over the fleets without spec.source (their Ready waits
-/// for the publish of their source), from the StatefulSet of the same name seen ready to the
-/// fleet seen `Ready=True`.
-pub fn status_lag(statefulsets: &Seen, fleets: &Seen) -> Duration {
-    max_lag(
-        &statefulsets.ready,
-        &fleets
-            .ready
-            .iter()
-            .filter(|(name, _)| !crate::workload::has_source(name))
-            .map(|(name, at)| (name.clone(), *at))
-            .collect(),
-    )
-}
-
 /// The largest delay, over the names in both, from the first map's time to the second's
 /// (zero when the second came first).
 pub fn max_lag(first: &HashMap<String, Instant>, then: &HashMap<String, Instant>) -> Duration {
@@ -320,24 +305,5 @@ mod tests {
         ]);
         assert_eq!(max_lag(&sts, &fleets), Duration::from_millis(1_000));
         assert_eq!(max_lag(&sts, &HashMap::new()), Duration::ZERO);
-    }
-
-    #[test]
-    fn the_status_lag_leaves_out_fleets_with_a_source() {
-        let t = Instant::now();
-        let seen = |ready: &[(&str, u64)]| Seen {
-            ready: ready
-                .iter()
-                .map(|(name, ms)| (name.to_string(), t + Duration::from_millis(*ms)))
-                .collect(),
-            ..Seen::default()
-        };
-        // f0 declares its Worker (one fleet in 50): its Ready waits for the publish.
-        let statefulsets = seen(&[("f0", 100), ("f1", 100), ("f2", 100)]);
-        let fleets = seen(&[("f0", 9_100), ("f1", 400), ("f2", 700)]);
-        assert_eq!(
-            status_lag(&statefulsets, &fleets),
-            Duration::from_millis(600)
-        );
     }
 }

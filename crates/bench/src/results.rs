@@ -13,6 +13,7 @@ pub use skipped::Skipped;
 
 use crate::audit::{ByResource, ServerLoad, Tally};
 use crate::cpu_meter::CpuUse;
+use crate::status_lag::StatusLag;
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
 
@@ -27,8 +28,9 @@ pub struct OperatorRun {
     pub statefulsets_ready: Duration,
     /// From the first create until every fleet reported Ready=True.
     pub fleets_ready: Duration,
-    /// The largest delay, over the fleets, from its StatefulSet being ready to its Ready=True.
-    pub status_lag: Duration,
+    /// Over the fleets without spec.source, the delay from its StatefulSet being ready to its
+    /// Ready=True.
+    pub status_lag: StatusLag,
     /// From the first create until the operator settled (every fleet Ready, no more writes).
     pub settled: Duration,
     /// Whether its writes stopped; false when the wait for them to stop ran out.

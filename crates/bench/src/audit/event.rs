@@ -36,6 +36,9 @@ pub struct Event {
     /// The resource, with its subresource after a slash (`statefulsets`, `celldfleets/status`);
     /// empty for a request on no resource (`/version`).
     pub resource: String,
+    /// The name of the object it was on; empty for a request on a collection (a list, a watch)
+    /// or on no resource.
+    pub name: String,
     /// The response code logged (0 when none was).
     pub code: u16,
 }
@@ -72,13 +75,15 @@ struct ObjectRef {
     resource: String,
     #[serde(default)]
     subresource: Option<String>,
+    #[serde(default)]
+    name: String,
 }
 
 impl ObjectRef {
-    fn name(self) -> String {
-        match self.subresource {
+    fn resource(&self) -> String {
+        match &self.subresource {
             Some(sub) if !sub.is_empty() => format!("{}/{sub}", self.resource),
-            _ => self.resource,
+            _ => self.resource.clone(),
         }
     }
 }
@@ -117,7 +122,12 @@ impl Event {
             username: line.user.username,
             received,
             at,
-            resource: line.object_ref.map(ObjectRef::name).unwrap_or_default(),
+            resource: line
+                .object_ref
+                .as_ref()
+                .map(ObjectRef::resource)
+                .unwrap_or_default(),
+            name: line.object_ref.map(|o| o.name).unwrap_or_default(),
             code: line.response_status.map_or(0, |s| s.code),
         })
     }
@@ -160,6 +170,7 @@ pub(crate) mod tests {
         assert_eq!(event.stage, Stage::ResponseComplete);
         assert_eq!(event.resource, "statefulsets");
         assert_eq!(event.code, 200);
+        assert_eq!(event.name, "", "a request on a collection names no object");
         assert_eq!(
             event.at.duration_since(event.received),
             jiff::SignedDuration::from_millis(250)
@@ -170,9 +181,10 @@ pub(crate) mod tests {
 
     #[test]
     fn the_subresource_is_part_of_the_resource() {
-        let status_patch = r#"{"auditID":"s","stage":"ResponseComplete","verb":"patch","user":{"username":"u"},"objectRef":{"resource":"celldfleets","subresource":"status"},"requestReceivedTimestamp":"2026-01-01T00:00:05Z"}"#;
+        let status_patch = r#"{"auditID":"s","stage":"ResponseComplete","verb":"patch","user":{"username":"u"},"objectRef":{"resource":"celldfleets","namespace":"bench-0","name":"fleet-7","subresource":"status"},"requestReceivedTimestamp":"2026-01-01T00:00:05Z"}"#;
         let event = Event::parse(status_patch).unwrap();
         assert_eq!(event.resource, "celldfleets/status");
+        assert_eq!(event.name, "fleet-7");
         assert_eq!(event.at, event.received, "no stageTimestamp: the receipt");
     }
 }

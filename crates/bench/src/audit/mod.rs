@@ -11,4 +11,4 @@ mod user;
 pub use percentiles::Percentiles;
 pub use server::ServerLoad;
 pub use tail::AuditTail;
-pub use user::{ByResource, Tally};
+pub use user::{ByResource, StatusWrite, StatusWrites, Tally};

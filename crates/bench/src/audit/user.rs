@@ -5,8 +5,11 @@
 //! A request can appear more than once (a watch is logged when its response starts and again
 //! when it ends): requests are told apart by their `auditID`, timed by when the API server
 //! received them, and judged by the last response code logged for them.
+//!
+//! A fleet's status writes are also kept by fleet, with when each was received and completed:
+//! they tell where a fleet's status lag went.
 
-use super::event::{Event, is_write};
+use super::event::{Event, Stage, is_write};
 use jiff::Timestamp;
 use std::collections::{BTreeMap, HashMap};
 
@@ -36,10 +39,26 @@ impl Request {
     }
 }
 
+/// One status write the API server completed (a patch of `celldfleets/status` answered 2xx).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusWrite {
+    /// When the API server received it.
+    pub received: Timestamp,
+    /// When its response was complete.
+    pub completed: Timestamp,
+}
+
+/// The status writes of each fleet, by fleet name, in the order they completed.
+pub type StatusWrites = HashMap<String, Vec<StatusWrite>>;
+
+/// The resource of a fleet's status.
+const FLEET_STATUS: &str = "celldfleets/status";
+
 /// The requests of one user, gathered from audit events.
 #[derive(Debug, Clone, Default)]
 pub struct UserRequests {
     by_id: HashMap<String, Request>,
+    status_writes: StatusWrites,
 }
 
 impl UserRequests {
@@ -57,6 +76,24 @@ impl UserRequests {
         if event.code != 0 {
             entry.code = event.code;
         }
+        if event.stage == Stage::ResponseComplete
+            && event.verb == "patch"
+            && event.resource == FLEET_STATUS
+            && (200..300).contains(&event.code)
+        {
+            self.status_writes
+                .entry(event.name.clone())
+                .or_default()
+                .push(StatusWrite {
+                    received: event.received,
+                    completed: event.at,
+                });
+        }
+    }
+
+    /// Each fleet's status writes that completed, by fleet name.
+    pub fn status_writes(&self) -> &StatusWrites {
+        &self.status_writes
     }
 
     /// Every request.
@@ -254,6 +291,43 @@ mod tests {
         // The window leaves out what was received after it.
         let early = r.writes_by_resource(ts("2026-01-01T00:00:00Z"), ts("2026-01-01T00:00:03Z"));
         assert_eq!(early.values().sum::<u64>(), 1);
+    }
+
+    #[test]
+    fn a_fleets_completed_status_writes_are_kept_with_their_times() {
+        let mut r = fixture();
+        let patch = |id: &str, name: &str, stage: &str, code: u16| {
+            format!(
+                r#"{{"auditID":"{id}","stage":"{stage}","verb":"patch","user":{{"username":"{OP}"}},"objectRef":{{"resource":"celldfleets","namespace":"a","name":"{name}","subresource":"status"}},"responseStatus":{{"code":{code}}},"requestReceivedTimestamp":"2026-01-01T00:00:05Z","stageTimestamp":"2026-01-01T00:00:06.5Z"}}"#
+            )
+        };
+        assert!(add_line(
+            &mut r,
+            OP,
+            &patch("s1", "f", "ResponseComplete", 200)
+        ));
+        // Refused, or not complete: not a write the status shows.
+        assert!(add_line(
+            &mut r,
+            OP,
+            &patch("s2", "f", "ResponseComplete", 409)
+        ));
+        assert!(add_line(
+            &mut r,
+            OP,
+            &patch("s3", "g", "RequestReceived", 200)
+        ));
+        let writes = r.status_writes();
+        assert_eq!(writes.len(), 1, "{writes:?}");
+        assert_eq!(
+            writes["f"],
+            [StatusWrite {
+                received: ts("2026-01-01T00:00:05Z"),
+                completed: ts("2026-01-01T00:00:06.5Z"),
+            }]
+        );
+        // The fixture's other patch is on a StatefulSet.
+        assert!(!writes.contains_key(""));
     }
 
     #[test]

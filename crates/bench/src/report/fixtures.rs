@@ -7,6 +7,7 @@ use crate::results::{
     Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
     Results, Scale, Skipped, Step,
 };
+use crate::status_lag::{StatusLag, Worst};
 use std::time::Duration;
 
 /// What the API server handled: `requests` over `window_s` seconds, latencies in ms.
@@ -36,6 +37,21 @@ pub(crate) fn load(requests: u64, window_s: u64, p50_ms: u64) -> ServerLoad {
     }
 }
 
+/// A status lag of these percentiles and largest, in ms, and `worst`'s split.
+pub(crate) fn status_lag(p50_ms: u64, p99_ms: u64, max_ms: u64, worst: Option<Worst>) -> StatusLag {
+    let ms = Duration::from_millis;
+    StatusLag {
+        spread: Percentiles {
+            count: 98,
+            p50: ms(p50_ms),
+            p90: ms(p99_ms / 2),
+            p99: ms(p99_ms),
+        },
+        max: ms(max_ms),
+        worst,
+    }
+}
+
 /// A floor of `fleets` fleets on `nodes` fake nodes, every fleet Ready after `secs`.
 pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
     let n = fleets as u64;
@@ -45,7 +61,7 @@ pub(crate) fn floor(fleets: usize, nodes: usize, secs: u64) -> FloorRun {
         objects: fleets * 6,
         statefulsets_ready: Duration::from_secs(secs),
         fleets_ready: Duration::from_secs(secs),
-        status_lag: Duration::from_millis(300),
+        status_lag: status_lag(100, 250, 300, None),
         requests: Tally {
             requests: n * 7,
             writes: n * 7,
@@ -87,7 +103,17 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
             nodes: 6,
             statefulsets_ready: Duration::from_secs(ready_s - 1),
             fleets_ready: Duration::from_secs(ready_s),
-            status_lag: Duration::from_millis(6_500),
+            status_lag: status_lag(
+                400,
+                2_100,
+                6_500,
+                Some(Worst {
+                    fleet: "f123".into(),
+                    to_write: Duration::from_millis(2_900),
+                    in_server: Duration::from_millis(3_400),
+                    to_watch: Duration::from_millis(200),
+                }),
+            ),
             settled: Duration::from_secs(ready_s + 2),
             writes_stopped: true,
             to_settle: Tally {

@@ -25,7 +25,15 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
     assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 150.0 s (3.00×) ✗ |"), "{md}");
     assert!(lines.contains(&"| status lag: max over fleets (without spec.source) of Ready − StatefulSet ready | ≤ 5 s | 6.5 s ✗ | 6.5 s ✗ |"), "{md}");
     assert!(
-        lines.contains(&"| … the floor's (not judged) | | 0.3 s | 0.3 s |"),
+        lines.contains(&"| … p50, p99 over the fleets | | 0.4 s, 2.1 s | 0.4 s, 2.1 s |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| … the largest, from the StatefulSet ready: until the API server received the write that said Ready; in the API server; until the bench's watch saw it | | 2.9 s, 3.4 s, 0.2 s (f123) | 2.9 s, 3.4 s, 0.2 s (f123) |"),
+        "{md}"
+    );
+    assert!(
+        lines.contains(&"| … the floor's (not judged): max; p50, p99; the largest's split | | 0.3 s; 0.1 s, 0.2 s; – | 0.3 s; 0.1 s, 0.2 s; – |"),
         "{md}"
     );
     assert!(

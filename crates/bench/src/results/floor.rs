@@ -2,6 +2,7 @@
 
 use crate::audit::{ByResource, ServerLoad, Tally};
 use crate::cpu_meter::CpuUse;
+use crate::status_lag::StatusLag;
 use std::time::Duration;
 
 /// The floor for one fleet count: the fleets created and the same children applied with no operator,
@@ -18,9 +19,9 @@ pub struct FloorRun {
     pub statefulsets_ready: Duration,
     /// From the first create until every fleet's status said Ready=True: the floor's converge.
     pub fleets_ready: Duration,
-    /// Its status lag, measured as the operator's: the largest delay, over the fleets without
-    /// spec.source, from its StatefulSet being ready to its Ready=True.
-    pub status_lag: Duration,
+    /// Its status lag, measured as the operator's: over the fleets without spec.source, the
+    /// delay from its StatefulSet being ready to its Ready=True.
+    pub status_lag: StatusLag,
     /// Its requests from the first create until then.
     pub requests: Tally,
     /// The same by resource and verb.
