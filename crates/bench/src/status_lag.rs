@@ -1,7 +1,7 @@
 //! The status lag of a run: for each fleet without spec.source (their Ready waits for the
 //! publish of their source), how long after the bench's watch saw its StatefulSet ready it saw
 //! the fleet `Ready=True`. Given as its percentiles and its largest, and, for the fleet of the
-//! largest, where that time went, from the audit log's record of the status write that said
+//! largest and over all, where that time went, from the audit log's record of the status write that said
 //! Ready: until the API server received it (the operator's part, its watch of the StatefulSet
 //! included), in the API server, and from the write's completion to the bench's watch.
 
@@ -18,6 +18,11 @@ pub struct StatusLag {
     pub spread: Percentiles,
     /// The largest lag.
     pub max: Duration,
+    /// Over the fleets whose Ready write the audit log has, the percentiles of the time from
+    /// their StatefulSet seen ready until the API server received that write ([`Worst::to_write`]).
+    pub to_write: Percentiles,
+    /// Over the same fleets, the percentiles of the time that write took in the API server.
+    pub in_server: Percentiles,
     /// Where the largest lag went; `None` when no fleet had one, or the audit log has no status
     /// write of that fleet received before it was seen Ready.
     pub worst: Option<Worst>,
@@ -56,21 +61,26 @@ pub fn measure(
             Some((name, *ready, ready.saturating_duration_since(*sts)))
         })
         .collect();
-    let Some(&(name, ready, max)) = lags.iter().max_by_key(|(_, _, lag)| *lag) else {
+    let split_of = |&(name, ready, lag): &(&String, Instant, Duration)| {
+        writes.get(name).and_then(|w| {
+            split(
+                name,
+                anchor.wall(ready - lag),
+                anchor.wall(ready),
+                w.as_slice(),
+            )
+        })
+    };
+    let Some(largest) = lags.iter().max_by_key(|(_, _, lag)| *lag) else {
         return StatusLag::default();
     };
-    let worst = writes.get(name).and_then(|w| {
-        split(
-            name,
-            anchor.wall(ready - max),
-            anchor.wall(ready),
-            w.as_slice(),
-        )
-    });
+    let splits: Vec<Worst> = lags.iter().filter_map(split_of).collect();
     StatusLag {
         spread: Percentiles::of(lags.iter().map(|(_, _, lag)| *lag).collect()),
-        max,
-        worst,
+        max: largest.2,
+        to_write: Percentiles::of(splits.iter().map(|s| s.to_write).collect()),
+        in_server: Percentiles::of(splits.iter().map(|s| s.in_server).collect()),
+        worst: split_of(largest),
     }
 }
 
@@ -138,8 +148,18 @@ mod tests {
             "f2".to_string(),
             vec![w(10, 20), w(1_600, 3_900), w(5_000, 5_010)],
         )]);
+        let writes: StatusWrites = writes
+            .into_iter()
+            .chain([("f1".to_string(), vec![w(50, 250)])])
+            .collect();
         let lag = measure(&sts, &fleets, &anchor, &writes);
         assert_eq!(lag.max, ms(4_000));
+        // Over f1 and f2, the fleets whose Ready write is in the log.
+        assert_eq!(
+            (lag.to_write.count, lag.to_write.p50, lag.to_write.p99),
+            (2, ms(50), ms(1_500))
+        );
+        assert_eq!((lag.in_server.p50, lag.in_server.p99), (ms(200), ms(2_300)));
         assert_eq!(lag.spread.count, 3);
         assert_eq!((lag.spread.p50, lag.spread.p99), (ms(300), ms(4_000)));
         assert_eq!(
@@ -164,6 +184,7 @@ mod tests {
             &StatusWrites::new(),
         );
         assert_eq!((lag.max, lag.worst), (ms(700), None));
+        assert_eq!(lag.to_write, Percentiles::default());
         assert_eq!(
             measure(&seen(&[]), &seen(&[]), &anchor, &StatusWrites::new()),
             StatusLag::default()

@@ -48,6 +48,18 @@ pub(crate) fn status_lag(p50_ms: u64, p99_ms: u64, max_ms: u64, worst: Option<Wo
             p99: ms(p99_ms),
         },
         max: ms(max_ms),
+        to_write: Percentiles {
+            count: 98,
+            p50: ms(p50_ms / 2),
+            p90: ms(p99_ms / 4),
+            p99: ms(p99_ms / 2),
+        },
+        in_server: Percentiles {
+            count: 98,
+            p50: ms(p50_ms / 4),
+            p90: ms(p99_ms / 4),
+            p99: ms(p99_ms / 4),
+        },
         worst,
     }
 }

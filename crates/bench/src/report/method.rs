@@ -101,10 +101,11 @@ client tasks; times run from the first create. A StatefulSet is ready, and a fle
 a watch of the bench first sees it so (`readyReplicas` = {REPLICAS}; condition `Ready=True`). \
 A fleet's **status lag** is the time between the two (fleets with spec.source left out: their \
 Ready waits for their source's publish), given as its median, 99th percentile and largest, \
-for the floor's fleets too; the largest is split by the audit log's record of the status write \
-that said Ready (the last one the API server received before the fleet was seen Ready): until \
-the API server received it (the writer's part, its own watch of the StatefulSet included), in \
-the API server, and until the bench's watch saw the fleet Ready.\n\
+for the floor's fleets too, and split by the audit log's record of the status write that said \
+Ready (the last one the API server received before the fleet was seen Ready): until the API \
+server received it (the writer's part, its own watch of the StatefulSet included) and in the \
+API server, as percentiles over the fleets, and for the largest also until the bench's watch \
+saw the fleet Ready.\n\
 - **Settled**: every fleet Ready and no write by the operator for {quiet} s (at most {limit} s, \
 or {per_fleet} ms per fleet when that is longer, after all were Ready); the moment of its last \
 write. **Idle**: the {idle} s after that (one resync period: every fleet is reconciled once in \
