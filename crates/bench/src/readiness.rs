@@ -265,10 +265,23 @@ impl Drop for Watches {
 /// The largest delay, over the names in both, from the first map's time to the second's
 /// (zero when the second came first).
 pub fn max_lag(first: &HashMap<String, Instant>, then: &HashMap<String, Instant>) -> Duration {
-    then.iter()
-        .filter_map(|(name, t)| first.get(name).map(|f| t.saturating_duration_since(*f)))
+    lags(first, then)
+        .map(|(_, _, lag)| lag)
         .max()
         .unwrap_or_default()
+}
+
+/// For each name in both, the second map's time and the delay from the first map's time to it
+/// (zero when the second came first).
+pub fn lags<'a>(
+    first: &'a HashMap<String, Instant>,
+    then: impl IntoIterator<Item = (&'a String, &'a Instant)>,
+) -> impl Iterator<Item = (&'a String, Instant, Duration)> {
+    then.into_iter().filter_map(|(name, t)| {
+        first
+            .get(name)
+            .map(|f| (name, *t, t.saturating_duration_since(*f)))
+    })
 }
 
 #[cfg(test)]

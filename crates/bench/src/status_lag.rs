@@ -1,13 +1,12 @@
 //! The status lag of a run: for each fleet without spec.source (their Ready waits for the
 //! publish of their source), how long after the bench's watch saw its StatefulSet ready it saw
-//! the fleet `Ready=True`. Given as its percentiles and its largest, and, for the fleet of the
-//! largest and over all, where that time went, from the audit log's record of the status write that said
+//! the fleet `Ready=True`. Given as its percentiles and its largest, and, over the fleets and for
+//! the largest, where that time went, from the audit log's record of the status write that said
 //! Ready: until the API server received it (the operator's part, its watch of the StatefulSet
 //! included), in the API server, and from the write's completion to the bench's watch.
-
 use crate::audit::{Percentiles, StatusWrite, StatusWrites};
 use crate::clock::Anchor;
-use crate::readiness::Seen;
+use crate::readiness::{Seen, lags};
 use jiff::Timestamp;
 use std::time::{Duration, Instant};
 
@@ -19,18 +18,19 @@ pub struct StatusLag {
     /// The largest lag.
     pub max: Duration,
     /// Over the fleets whose Ready write the audit log has, the percentiles of the time from
-    /// their StatefulSet seen ready until the API server received that write ([`Worst::to_write`]).
+    /// their StatefulSet seen ready until the API server received that write
+    /// ([`Split::to_write`]).
     pub to_write: Percentiles,
     /// Over the same fleets, the percentiles of the time that write took in the API server.
     pub in_server: Percentiles,
     /// Where the largest lag went; `None` when no fleet had one, or the audit log has no status
     /// write of that fleet received before it was seen Ready.
-    pub worst: Option<Worst>,
+    pub worst: Option<Split>,
 }
 
-/// Where the largest lag went.
+/// Where one fleet's lag went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Worst {
+pub struct Split {
     /// The fleet's name.
     pub fleet: String,
     /// From its StatefulSet seen ready until the API server received the status write that
@@ -52,15 +52,14 @@ pub fn measure(
     anchor: &Anchor,
     writes: &StatusWrites,
 ) -> StatusLag {
-    let lags: Vec<(&String, Instant, Duration)> = fleets
-        .ready
-        .iter()
-        .filter(|(name, _)| !crate::workload::has_source(name))
-        .filter_map(|(name, ready)| {
-            let sts = statefulsets.ready.get(name)?;
-            Some((name, *ready, ready.saturating_duration_since(*sts)))
-        })
-        .collect();
+    let lags: Vec<(&String, Instant, Duration)> = lags(
+        &statefulsets.ready,
+        fleets
+            .ready
+            .iter()
+            .filter(|(name, _)| !crate::workload::has_source(name)),
+    )
+    .collect();
     let split_of = |&(name, ready, lag): &(&String, Instant, Duration)| {
         writes.get(name).and_then(|w| {
             split(
@@ -74,7 +73,7 @@ pub fn measure(
     let Some(largest) = lags.iter().max_by_key(|(_, _, lag)| *lag) else {
         return StatusLag::default();
     };
-    let splits: Vec<Worst> = lags.iter().filter_map(split_of).collect();
+    let splits: Vec<Split> = lags.iter().filter_map(split_of).collect();
     StatusLag {
         spread: Percentiles::of(lags.iter().map(|(_, _, lag)| *lag).collect()),
         max: largest.2,
@@ -92,7 +91,7 @@ fn split(
     sts_ready: Timestamp,
     seen_ready: Timestamp,
     writes: &[StatusWrite],
-) -> Option<Worst> {
+) -> Option<Split> {
     let write = writes
         .iter()
         .filter(|w| w.received <= seen_ready)
@@ -100,7 +99,7 @@ fn split(
     let between = |from: Timestamp, to: Timestamp| {
         Duration::try_from(to.duration_since(from)).unwrap_or_default()
     };
-    Some(Worst {
+    Some(Split {
         fleet: fleet.to_string(),
         to_write: between(sts_ready, write.received),
         in_server: between(write.received, write.completed),
@@ -164,7 +163,7 @@ mod tests {
         assert_eq!((lag.spread.p50, lag.spread.p99), (ms(300), ms(4_000)));
         assert_eq!(
             lag.worst,
-            Some(Worst {
+            Some(Split {
                 fleet: "f2".into(),
                 to_write: ms(1_500),
                 in_server: ms(2_300),

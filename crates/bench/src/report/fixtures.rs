@@ -7,7 +7,7 @@ use crate::results::{
     Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
     Results, Scale, Skipped, Step,
 };
-use crate::status_lag::{StatusLag, Worst};
+use crate::status_lag::{Split, StatusLag};
 use std::time::Duration;
 
 /// What the API server handled: `requests` over `window_s` seconds, latencies in ms.
@@ -38,7 +38,7 @@ pub(crate) fn load(requests: u64, window_s: u64, p50_ms: u64) -> ServerLoad {
 }
 
 /// A status lag of these percentiles and largest, in ms, and `worst`'s split.
-pub(crate) fn status_lag(p50_ms: u64, p99_ms: u64, max_ms: u64, worst: Option<Worst>) -> StatusLag {
+pub(crate) fn status_lag(p50_ms: u64, p99_ms: u64, max_ms: u64, worst: Option<Split>) -> StatusLag {
     let ms = Duration::from_millis;
     StatusLag {
         spread: Percentiles {
@@ -119,7 +119,7 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
                 400,
                 2_100,
                 6_500,
-                Some(Worst {
+                Some(Split {
                     fleet: "f123".into(),
                     to_write: Duration::from_millis(2_900),
                     in_server: Duration::from_millis(3_400),
