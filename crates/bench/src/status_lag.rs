@@ -4,6 +4,7 @@
 //! the largest, where that time went, from the audit log's record of the status write that said
 //! Ready: until the API server received it (the operator's part, its watch of the StatefulSet
 //! included), in the API server, and from the write's completion to the bench's watch.
+
 use crate::audit::{Percentiles, StatusWrite, StatusWrites};
 use crate::clock::Anchor;
 use crate::readiness::{Seen, lags};
