@@ -4,6 +4,7 @@ use crate::cache::health::WatchSettings;
 use crate::children::OperatorPods;
 use crate::fleet::context::Settings;
 use crate::leadership::lease_fence::Leader;
+use crate::service_lead::PublicServiceFirst;
 use crate::storage::object_store::StoreEndpoints;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;
@@ -148,6 +149,12 @@ pub struct Args {
     #[arg(long, env = "CAPACITY_READS_PER_SECOND", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub capacity_reads_per_second: u32,
 
+    /// When a new fleet's pods wait for its public Service (up to 2 s), so that its Ready does
+    /// not wait for a Service the API server is slow to create: `auto` once the recent fleets'
+    /// Services came more than 1 s after their pods (until 0.5 s), `always`, or `never`.
+    #[arg(long, env = "PUBLIC_SERVICE_FIRST", value_enum, default_value = "auto")]
+    pub public_service_first: PublicServiceFirst,
+
     /// Seconds after which the API server ends each watch (the operator resumes it from its last
     /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
     #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
@@ -208,6 +215,7 @@ impl Args {
             capacity_reads_per_second: self.capacity_reads_per_second,
             resyncs_per_second: self.resyncs_per_second,
             full_every: Duration::from_secs(self.full_reconcile_seconds),
+            public_service_first: self.public_service_first,
         }
     }
 

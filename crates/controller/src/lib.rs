@@ -31,6 +31,7 @@ pub mod preview;
 pub mod rbac;
 pub mod reason;
 pub mod runtime;
+pub mod service_lead;
 pub mod source;
 pub mod status;
 pub mod storage;

@@ -1,6 +1,8 @@
 //! Applies and prunes one fleet's children, each on its own: a child the API server refuses or
 //! cannot take is recorded as a failure and the others are still applied, so one bad object
-//! never keeps the rest of the fleet, or its status, from being reconciled.
+//! never keeps the rest of the fleet, or its status, from being reconciled. The pods' path
+//! comes first, unless the API server is slow to create Services: a new fleet then starts with
+//! its public Service (see [`service_lead`](crate::service_lead)).
 
 use crate::cache::caches::{self, ChildKind, OptionalKind};
 use crate::children::{Child, Desired, MANAGER};
@@ -15,6 +17,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Service;
 use kube::{Api, ResourceExt};
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 /// How often a Service's ports are read and repaired when it keeps changing in between.
 const REPAIR_ATTEMPTS: u32 = 3;
@@ -31,6 +34,35 @@ pub struct Applied {
     pub pruned: Vec<String>,
     /// What could not be read, applied or pruned, in the order met.
     pub failures: Vec<Failure>,
+    /// Whether the fleet's pods were started once its public Service existed (see
+    /// [`service_lead`](crate::service_lead)): its first status then waits for them too.
+    pub led: bool,
+}
+
+/// What applying one child, and pruning the others of its kind, did.
+#[derive(Debug, Default)]
+struct Done {
+    changed: Vec<String>,
+    pruned: Vec<String>,
+    failures: Vec<Failure>,
+    /// How long the create of a Service that did not exist took.
+    created_in: Option<Duration>,
+}
+
+impl Done {
+    fn fail<K: Child>(&mut self, name: &str, verb: &str, error: &Error) {
+        self.failures
+            .push(Failure::child(&kind::<K>(), name, verb, error));
+    }
+}
+
+impl Applied {
+    /// Adds what one child's apply did, after what the children before it did.
+    fn add(&mut self, done: Done) {
+        self.changed.extend(done.changed);
+        self.pruned.extend(done.pruned);
+        self.failures.extend(done.failures);
+    }
 }
 
 /// Applies the children of one fleet in its namespace.
@@ -39,7 +71,6 @@ struct Children<'a> {
     ns: &'a str,
     uid: &'a str,
     selector: String,
-    applied: Applied,
 }
 
 fn kind<K: Child>() -> String {
@@ -51,22 +82,32 @@ impl Children<'_> {
         Api::namespaced(self.ctx.client.clone(), self.ns)
     }
 
-    fn fail<K: Child>(&mut self, name: &str, verb: &str, error: &Error) {
-        self.applied
-            .failures
-            .push(Failure::child(&kind::<K>(), name, verb, error));
+    /// Times a new fleet's pods from now, when `pods` (the StatefulSet's apply) created them.
+    fn started(&self, new: bool, pods: &Done) {
+        if new && pods.failures.is_empty() {
+            self.ctx.service_lead.pods_applied(self.uid, Instant::now());
+        }
+    }
+
+    /// Records how long `public` (the public Service's apply) took to create it, if it did.
+    fn timed(&self, public: &Done) {
+        if let Some(took) = public.created_in {
+            self.ctx
+                .service_lead
+                .service_created(self.uid, took, Instant::now());
+        }
     }
 
     /// The live child `name` from the cache (from the API server for a kind the controller
-    /// does not cache), or the failure to read it recorded.
-    async fn read<K: ChildKind>(&mut self, name: &str) -> Result<Option<K>, ()> {
+    /// does not cache), or the failure to read it recorded in `done`.
+    async fn read<K: ChildKind>(&self, name: &str, done: &mut Done) -> Result<Option<K>, ()> {
         if let Some(cache) = K::cache(&self.ctx.caches.children) {
             return Ok(caches::child(cache, self.ns, name));
         }
         match ssa::read(&self.api::<K>(), name).await {
             Ok(live) => Ok(live),
             Err(e) => {
-                self.fail::<K>(name, "read", &e);
+                done.fail::<K>(name, "read", &e);
                 Err(())
             }
         }
@@ -74,40 +115,48 @@ impl Children<'_> {
 
     /// Applies `child` over `live` (unconditionally when `force`). Returns the object after
     /// the call, or the live one when the apply failed.
-    async fn put<K: Child>(&mut self, child: K, live: Option<K>, force: bool) -> Option<K> {
+    async fn put<K: Child>(
+        &self,
+        child: K,
+        live: Option<K>,
+        force: bool,
+        done: &mut Done,
+    ) -> Option<K> {
         let name = child.name_any();
         let basis = if force { None } else { live.as_ref() };
         match ssa::apply(&self.api(), child, basis).await {
             Ok((obj, outcome)) => {
                 if outcome == Outcome::Applied {
-                    self.applied.changed.push(format!("{}/{name}", kind::<K>()));
+                    done.changed.push(format!("{}/{name}", kind::<K>()));
                 }
                 Some(obj)
             }
             Err(e) => {
-                self.fail::<K>(&name, "apply", &e);
+                done.fail::<K>(&name, "apply", &e);
                 live
             }
         }
     }
 
     /// Applies a child the fleet always has.
-    async fn always<K: ChildKind>(&mut self, child: K) -> Option<K> {
-        let live = self.read::<K>(&child.name_any()).await.ok()?;
-        self.put(child, live, false).await
+    async fn always<K: ChildKind>(&self, child: K, done: &mut Done) {
+        if let Ok(live) = self.read::<K>(&child.name_any(), done).await {
+            self.put(child, live, false, done).await;
+        }
     }
 
     /// Applies a Service, first replacing live ports that clash with the wanted ones. The
     /// repair only applies to the version of the Service read: if it changed in between, the
     /// Service is read and repaired again.
-    async fn service(&mut self, child: Service) {
+    async fn service(&self, child: Service) -> Done {
+        let mut done = Done::default();
         let name = child.name_any();
         let api = self.api::<Service>();
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let Ok(live) = self.read::<Service>(&name).await else {
-                return;
+            let Ok(live) = self.read::<Service>(&name, &mut done).await else {
+                return done;
             };
             let repaired = match &live {
                 None => false,
@@ -117,21 +166,26 @@ impl Children<'_> {
                         continue;
                     }
                     Err(e) => {
-                        self.fail::<Service>(&name, "repair the ports of", &e);
-                        return;
+                        done.fail::<Service>(&name, "repair the ports of", &e);
+                        return done;
                     }
                 },
             };
-            self.put(child, live, repaired).await;
-            return;
+            let (created, started) = (live.is_none(), Instant::now());
+            self.put(child, live, repaired, &mut done).await;
+            if created && done.failures.is_empty() {
+                done.created_in = Some(started.elapsed());
+            }
+            return done;
         }
     }
 
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
-    async fn optional<K: OptionalKind>(&mut self, child: Option<K>) {
+    async fn optional<K: OptionalKind>(&self, child: Option<K>) -> Done {
+        let mut done = Done::default();
         let keep: BTreeSet<String> = child.iter().map(|c| c.name_any()).collect();
         if let Some(child) = child {
-            self.always(child).await;
+            self.always(child, &mut done).await;
         }
         let api = self.api::<K>();
         let pruned = match K::owned(&self.ctx.caches.children) {
@@ -143,13 +197,14 @@ impl Children<'_> {
             }
             None => ssa::prune(&api, &self.selector, self.uid, &keep).await,
         };
-        self.applied.pruned.extend(
+        done.pruned.extend(
             pruned
                 .deleted
                 .into_iter()
                 .map(|n| format!("{}/{n}", kind::<K>())),
         );
-        self.applied.failures.extend(pruned.failures);
+        done.failures.extend(pruned.failures);
+        done
     }
 }
 
@@ -163,6 +218,49 @@ pub async fn apply(
     live: Option<StatefulSet>,
     uid: &str,
 ) -> Applied {
+    let children = Children {
+        ctx,
+        ns: &d.namespace,
+        uid,
+        selector: format!(
+            "{}={},app.kubernetes.io/managed-by={MANAGER}",
+            labels::FLEET,
+            d.name
+        ),
+    };
+    let new = live.is_none();
+    let lead = if new {
+        ctx.service_lead.lead(Instant::now())
+    } else {
+        None
+    };
+    let (statefulset, done) = match lead {
+        None => in_order(&children, plan, live).await,
+        Some(lead) => service_first(&children, plan, lead).await,
+    };
+    let mut applied = Applied {
+        statefulset,
+        changed: Vec::new(),
+        pruned: Vec::new(),
+        failures: Vec::new(),
+        led: lead.is_some(),
+    };
+    for done in done {
+        applied.add(done);
+    }
+    applied
+}
+
+/// The children one after the other, the pods' first. The pods' fence and their peers' names
+/// come before the pods: the NetworkPolicy keeps the internal port (peer traffic and celld's
+/// unauthenticated operator API) inside the fleet from a pod's first moment, and the peer
+/// Service gives each pod the DNS name it advertises. A StatefulSet applied first would start
+/// pods without either.
+async fn in_order(
+    children: &Children<'_>,
+    plan: Plan,
+    live: Option<StatefulSet>,
+) -> (Option<StatefulSet>, Vec<Done>) {
     let Plan {
         statefulset,
         service,
@@ -173,35 +271,88 @@ pub async fn apply(
         http_route,
         http_routes_served,
     } = plan;
-    let mut children = Children {
-        ctx,
-        ns: &d.namespace,
-        uid,
-        selector: format!(
-            "{}={},app.kubernetes.io/managed-by={MANAGER}",
-            labels::FLEET,
-            d.name
-        ),
-        applied: Applied {
-            statefulset: None,
-            changed: Vec::new(),
-            pruned: Vec::new(),
-            failures: Vec::new(),
-        },
-    };
-    // The pods' fence and their peers' names come before the pods: the NetworkPolicy keeps
-    // the internal port (peer traffic and celld's unauthenticated operator API) inside the
-    // fleet from a pod's first moment, and the peer Service gives each pod the DNS name it
-    // advertises. A StatefulSet applied first would start pods without either.
-    children.always(network_policy).await;
-    children.service(peer_service).await;
-    children.applied.statefulset = children.put(statefulset, live, false).await;
-    children.service(service).await;
-    children.optional(pod_disruption_budget).await;
-    children.optional(ingress).await;
+    let mut policy = Done::default();
+    children.always(network_policy, &mut policy).await;
+    let peer = children.service(peer_service).await;
+    let new = live.is_none();
+    let mut pods = Done::default();
+    let statefulset = children.put(statefulset, live, false, &mut pods).await;
+    children.started(new, &pods);
+    let public = children.service(service).await;
+    children.timed(&public);
+    let budget = children.optional(pod_disruption_budget).await;
+    let ingress = children.optional(ingress).await;
     // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
-    if http_routes_served {
-        children.optional(http_route).await;
-    }
-    children.applied
+    let route = if http_routes_served {
+        children.optional(http_route).await
+    } else {
+        Done::default()
+    };
+    (
+        statefulset,
+        vec![policy, peer, pods, public, budget, ingress, route],
+    )
+}
+
+/// A new fleet's children while public Services are slow to create: the public Service, the
+/// PodDisruptionBudget and the route from the start; the pod path (as [`in_order`]) once the
+/// public Service exists, or after `lead` at most.
+async fn service_first(
+    children: &Children<'_>,
+    plan: Plan,
+    lead: Duration,
+) -> (Option<StatefulSet>, Vec<Done>) {
+    let Plan {
+        statefulset,
+        service,
+        peer_service,
+        network_policy,
+        pod_disruption_budget,
+        ingress,
+        http_route,
+        http_routes_served,
+    } = plan;
+    let (landed, landing) = tokio::sync::oneshot::channel::<()>();
+    let pods = async {
+        // Dropped unsent when the Service's apply ends: the pods go then too.
+        let _ = tokio::time::timeout(lead, landing).await;
+        let (policy, peer) = tokio::join!(
+            async {
+                let mut done = Done::default();
+                children.always(network_policy, &mut done).await;
+                done
+            },
+            children.service(peer_service),
+        );
+        let mut pods = Done::default();
+        let statefulset = children.put(statefulset, None, false, &mut pods).await;
+        children.started(true, &pods);
+        (statefulset, [policy, peer, pods])
+    };
+    let serving = async {
+        tokio::join!(
+            async {
+                let done = children.service(service).await;
+                children.timed(&done);
+                drop(landed);
+                done
+            },
+            children.optional(pod_disruption_budget),
+            children.optional(ingress),
+            async {
+                // HTTPRoute exists as a kind only where the cluster serves the Gateway API.
+                if http_routes_served {
+                    children.optional(http_route).await
+                } else {
+                    Done::default()
+                }
+            },
+        )
+    };
+    let ((statefulset, [policy, peer, pods]), (public, budget, ingress, route)) =
+        tokio::join!(pods, serving);
+    (
+        statefulset,
+        vec![policy, peer, pods, public, budget, ingress, route],
+    )
 }

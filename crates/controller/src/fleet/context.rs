@@ -12,6 +12,7 @@ use crate::map_retain;
 use crate::metrics::Metrics;
 use crate::nodes::client::NodeApi;
 use crate::nodes::reads::NodeReads;
+use crate::service_lead::{PublicServiceFirst, ServiceLead};
 use crate::status::write::Writer;
 use crate::storage::bucket_clients::BucketClients;
 use crate::storage::credentials::SecretContents;
@@ -76,6 +77,8 @@ pub struct Settings {
     pub resyncs_per_second: u32,
     /// The longest a settled fleet goes without a full reconcile, before it is stretched.
     pub full_every: Duration,
+    /// When a new fleet's pods wait for its public Service.
+    pub public_service_first: PublicServiceFirst,
 }
 
 impl Default for Settings {
@@ -99,6 +102,7 @@ impl Default for Settings {
             capacity_reads_per_second: 10,
             resyncs_per_second: 50,
             full_every: FULL_EVERY,
+            public_service_first: PublicServiceFirst::Auto,
         }
     }
 }
@@ -142,6 +146,8 @@ pub struct Context {
     pub capacity: Arc<CapacityStore>,
     /// The one writer of the fleets' statuses and Events.
     pub status: Arc<Writer>,
+    /// The starts of new fleets, and whether their pods wait for their public Service.
+    pub service_lead: Arc<ServiceLead>,
     /// When to hand the heap back to the system: after fleets were deleted.
     pub heap_release: HeapRelease,
     /// How many fleets the cache held at the last housekeeping.
@@ -184,6 +190,7 @@ impl Context {
                 reporter,
                 caches.children.statefulsets.clone(),
             )),
+            service_lead: Arc::new(ServiceLead::new(settings.public_service_first)),
             heap_release: HeapRelease::default(),
             fleet_count: AtomicUsize::new(0),
             fleet_set: FleetSet::default(),
@@ -255,7 +262,8 @@ impl Context {
     }
 
     /// Forgets what is kept for fleets no longer in `fleets`: written status and observation,
-    /// pointer read, reloads sent, settled inputs, failure count, a bucket client no fleet uses.
+    /// pointer read, reloads sent, settled inputs, start, failure count, a bucket client no fleet
+    /// uses.
     fn forget_deleted(&self, fleets: &[Arc<DeserializeGuard<CelldFleet>>]) {
         // Every parsed fleet's uid, with its resourceVersion.
         let live: HashMap<&str, &str> = fleets
@@ -281,6 +289,7 @@ impl Context {
         self.pointers.retain(|uid| live.contains_key(uid));
         self.node_reads.retain(|uid| live.contains_key(uid));
         self.capacity.retain(|uid| live.contains_key(uid));
+        self.service_lead.retain(|uid| live.contains_key(uid));
         self.manifests.retain(|uid| live.contains_key(uid));
         let clients = self.buckets.drop_unused(Instant::now(), &live);
         self.metrics.set_s3_clients(clients);

@@ -26,6 +26,10 @@ use tracing::{info, warn};
 /// watches.
 const UPGRADE_POLL: Duration = Duration::from_secs(5);
 
+/// The longest a new fleet whose pods waited for its public Service waits for them to be ready
+/// before its first status.
+const FIRST_STATUS_WAIT: Duration = Duration::from_secs(5);
+
 /// The controller's reconcile entry point.
 pub async fn reconcile(
     guard: Arc<DeserializeGuard<CelldFleet>>,
@@ -97,6 +101,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         ctx.caches.children.version(&id.namespace, kind, name)
     });
     let applied = apply_plan::apply(ctx, &desired, plan, inputs.live.clone(), &id.uid).await;
+    let led = applied.led;
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(id), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
     }
@@ -113,6 +118,11 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     let quiet = report.observation.failures.is_empty()
         && report.changed.is_empty()
         && report.pruned.is_empty();
+    if led && report.observation.failures.is_empty() {
+        // Its public Service exists before its pods are ready: a first status written now
+        // would say Ready again in a moment, in a second write and an Event.
+        ctx.service_lead.pods(&id.uid, FIRST_STATUS_WAIT).await;
+    }
     let published = ctx.status.publish(fleet, report).await?;
     let under_way = desired.upgrade.progress.under_way();
     let adopting = inputs.nodes.as_ref().is_some_and(|r| r.pending());

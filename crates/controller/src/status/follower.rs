@@ -4,10 +4,12 @@
 //! behind the first pass over all of them).
 //!
 //! Each StatefulSet change is handed to the [writer](Writer::follow), which recomputes the
-//! status from the fleet's last observation and writes it when the Ready condition changes.
+//! status from the fleet's last observation and writes it when the Ready condition changes,
+//! after the [starts of new fleets](ServiceLead::seen), which time their pods by it.
 
 use crate::cache::compact::Compact;
 use crate::cache::streams::Items;
+use crate::service_lead::ServiceLead;
 use crate::status::write::Writer;
 use celld_api::CelldFleet;
 use futures::StreamExt;
@@ -17,6 +19,7 @@ use kube::core::DeserializeGuard;
 use kube::runtime::reflector::{ObjectRef, Store};
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// StatefulSet changes handled at once.
 const CONCURRENCY: usize = 16;
@@ -24,6 +27,7 @@ const CONCURRENCY: usize = 16;
 /// Hands `statefulset` to the writer with the fleet of the same name, if there is one.
 async fn follow_one(
     writer: &Writer,
+    lead: &ServiceLead,
     fleets: &Store<DeserializeGuard<CelldFleet>>,
     statefulset: StatefulSet,
 ) {
@@ -34,6 +38,11 @@ async fn follow_one(
         return;
     };
     if let Ok(fleet) = &guard.0 {
+        lead.seen(
+            &fleet.uid().unwrap_or_default(),
+            &statefulset,
+            Instant::now(),
+        );
         writer.follow(fleet, statefulset).await;
     }
 }
@@ -41,6 +50,7 @@ async fn follow_one(
 /// Follows every StatefulSet change in `statefulsets` until `shutdown` resolves.
 pub async fn run(
     writer: Arc<Writer>,
+    lead: Arc<ServiceLead>,
     fleets: Store<DeserializeGuard<CelldFleet>>,
     statefulsets: Items<Compact<StatefulSet>>,
     shutdown: impl Future<Output = ()>,
@@ -48,8 +58,8 @@ pub async fn run(
     let follow = statefulsets
         .filter_map(|item| async move { item.ok()?.expand().ok() })
         .for_each_concurrent(CONCURRENCY, |sts| {
-            let (writer, fleets) = (writer.clone(), fleets.clone());
-            async move { follow_one(&writer, &fleets, sts).await }
+            let (writer, lead, fleets) = (writer.clone(), lead.clone(), fleets.clone());
+            async move { follow_one(&writer, &lead, &fleets, sts).await }
         });
     tokio::select! {
         () = follow => {}

@@ -1,8 +1,12 @@
 //! A new fleet's NetworkPolicy and peer Service exist before its StatefulSet: its pods never
 //! run outside their fence (the internal port carries celld's unauthenticated operator API) or
-//! without the DNS name they advertise to their peers.
+//! without the DNS name they advertise to their peers. Its public Service comes after the pods,
+//! or, with `--public-service-first` (or while the API server is slow to create Services),
+//! before them.
 
 use crate::support::*;
+use celld_operator::service_lead::PublicServiceFirst;
+use celld_testkit::TestEnv;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Service;
@@ -66,14 +70,21 @@ fn created(seen: &Seen, what: &str, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("the watch saw {what} {name} created"))
 }
 
-#[tokio::test]
-async fn fence_and_peer_names_come_before_the_pods() {
-    let (env, _op) = env_with_operator("order").await;
+/// When a new fleet's children were created, in the API server's order.
+struct Created {
+    policy: u64,
+    peer_service: u64,
+    public_service: u64,
+    statefulset: u64,
+}
+
+/// Creates fleet `web` and returns when its children were created, once it is Ready.
+async fn creation_order(env: &TestEnv) -> Created {
     let (policies, policies_task) = creations(env.api::<NetworkPolicy>()).await;
     let (services, services_task) = creations(env.api::<Service>()).await;
     let (statefulsets, statefulsets_task) = creations(env.api::<StatefulSet>()).await;
-    deployed_fleet(&env, "web", "00000000000000a1", serde_json::json!({})).await;
-    wait_condition(&env, "web", "Ready", "True", Some("Serving")).await;
+    deployed_fleet(env, "web", "00000000000000a1", serde_json::json!({})).await;
+    wait_condition(env, "web", "Ready", "True", Some("Serving")).await;
 
     let sts = env
         .api::<StatefulSet>()
@@ -85,18 +96,60 @@ async fn fence_and_peer_names_come_before_the_pods() {
         .as_ref()
         .map(|s| s.service_name.clone().unwrap_or_default())
         .expect("the StatefulSet names its peer Service");
-    let statefulset = created(&statefulsets, "StatefulSet", "web");
-    let policy = created(&policies, "NetworkPolicy", "web");
-    let peer_service = created(&services, "Service", &peer);
+    let created = Created {
+        policy: created(&policies, "NetworkPolicy", "web"),
+        peer_service: created(&services, "Service", &peer),
+        public_service: created(&services, "Service", "web"),
+        statefulset: created(&statefulsets, "StatefulSet", "web"),
+    };
     for task in [policies_task, services_task, statefulsets_task] {
         task.abort();
     }
+    created
+}
+
+/// The fence and the peer Service before the StatefulSet.
+fn assert_pods_fenced_and_named(c: &Created) {
     assert!(
-        policy < statefulset,
-        "NetworkPolicy created at {policy}, after the StatefulSet at {statefulset}"
+        c.policy < c.statefulset,
+        "NetworkPolicy created at {}, after the StatefulSet at {}",
+        c.policy,
+        c.statefulset
     );
     assert!(
-        peer_service < statefulset,
-        "peer Service {peer} created at {peer_service}, after the StatefulSet at {statefulset}"
+        c.peer_service < c.statefulset,
+        "peer Service created at {}, after the StatefulSet at {}",
+        c.peer_service,
+        c.statefulset
+    );
+}
+
+#[tokio::test]
+async fn fence_and_peer_names_come_before_the_pods() {
+    let (env, _op) = env_with_operator("order").await;
+    let created = creation_order(&env).await;
+    assert_pods_fenced_and_named(&created);
+    // One fleet started: nothing says the API server is slow to create Services.
+    assert!(
+        created.public_service > created.statefulset,
+        "public Service created at {}, before the StatefulSet at {}",
+        created.public_service,
+        created.statefulset
+    );
+}
+
+#[tokio::test]
+async fn the_public_service_can_come_before_the_pods() {
+    let env = env_with_crds("order-first").await;
+    let mut settings = settings(&env, "op-1");
+    settings.public_service_first = PublicServiceFirst::Always;
+    let _op = start(operator_client(&env).await, settings);
+    let created = creation_order(&env).await;
+    assert_pods_fenced_and_named(&created);
+    assert!(
+        created.public_service < created.statefulset,
+        "public Service created at {}, after the StatefulSet at {}",
+        created.public_service,
+        created.statefulset
     );
 }

@@ -120,6 +120,7 @@ pub async fn run(
     ));
     let follower = tokio::spawn(crate::status::follower::run(
         ctx.status.clone(),
+        ctx.service_lead.clone(),
         ctx.fleets.clone(),
         statefulsets_to_follow,
         shutdown.clone(),
