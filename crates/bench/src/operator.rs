@@ -32,8 +32,9 @@ pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathB
 }
 
 /// Starts `bin` with `kubeconfig`, every namespace, default resyncs and no leader election,
-/// reaching the nodes' API at `nodes` (kwok's pods run no celld), logging warnings to `log`;
-/// returns once it leads and watches.
+/// reaching the nodes' API at `nodes` (kwok's pods run no celld), logging warnings to `log`,
+/// and when new fleets start applying their public Service first and stop; returns once it
+/// leads and watches.
 pub async fn start(
     bin: &Path,
     kubeconfig: &Path,
@@ -43,6 +44,6 @@ pub async fn start(
     let launch = Launch::new(bin, kubeconfig, log)
         .args(["--leader-elect=false".to_string()])
         .args(["--node-api-connect-to".to_string(), nodes.address.clone()])
-        .env("RUST_LOG", "warn");
+        .env("RUST_LOG", "warn,celld_operator::service_lead=info");
     Ok(OperatorProcess::start_leading(launch).await?)
 }

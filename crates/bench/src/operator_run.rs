@@ -366,6 +366,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     let to_settle = requests.tally(from, to);
     let by_resource = requests.by_resource(from, to);
     let status_lag = status_lag::measure(&statefulsets, &fleets, &anchor, requests.status_writes());
+    let services_first = requests.services_first();
     let idle_tally = requests.tally(anchor.wall(idle.start), anchor.wall(idle.end));
     let ready_to = anchor.wall(all_ready + Duration::from_millis(1));
     let server = setup
@@ -386,6 +387,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         }),
         fleets_ready: all_ready.saturating_duration_since(anchor.instant()),
         status_lag,
+        services_first,
         settled: settled_at.saturating_duration_since(anchor.instant()),
         writes_stopped,
         to_settle,

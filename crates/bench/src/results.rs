@@ -31,6 +31,9 @@ pub struct OperatorRun {
     /// Over the fleets without spec.source, the delay from its StatefulSet being ready to its
     /// Ready=True.
     pub status_lag: StatusLag,
+    /// The fleets whose public Service was created before their StatefulSet (the operator does
+    /// so while the API server is slow to create Services).
+    pub services_first: u64,
     /// From the first create until the operator settled (every fleet Ready, no more writes).
     pub settled: Duration,
     /// Whether its writes stopped; false when the wait for them to stop ran out.

@@ -7,7 +7,8 @@
 //! received them, and judged by the last response code logged for them.
 //!
 //! A fleet's status writes are also kept by fleet, with when each was received and completed:
-//! they tell where a fleet's status lag went.
+//! they tell where a fleet's status lag went. So are the creates of Services and StatefulSets:
+//! they tell which fleets had their public Service before their pods.
 
 use super::event::{Event, Stage, is_write};
 use jiff::Timestamp;
@@ -54,11 +55,17 @@ pub type StatusWrites = HashMap<String, Vec<StatusWrite>>;
 /// The resource of a fleet's status.
 const FLEET_STATUS: &str = "celldfleets/status";
 
+/// The resources whose creates are kept, by name: a fleet's public Service is named as its
+/// StatefulSet.
+const CREATES_KEPT: [&str; 2] = ["services", "statefulsets"];
+
 /// The requests of one user, gathered from audit events.
 #[derive(Debug, Clone, Default)]
 pub struct UserRequests {
     by_id: HashMap<String, Request>,
     status_writes: StatusWrites,
+    /// When each Service and StatefulSet was created (answered 201), by resource and name.
+    creates: HashMap<(String, String), Timestamp>,
 }
 
 impl UserRequests {
@@ -77,6 +84,14 @@ impl UserRequests {
             entry.code = event.code;
         }
         if event.stage == Stage::ResponseComplete
+            && event.code == 201
+            && CREATES_KEPT.contains(&event.resource.as_str())
+        {
+            self.creates
+                .entry((event.resource.clone(), event.name.clone()))
+                .or_insert(event.received);
+        }
+        if event.stage == Stage::ResponseComplete
             && event.verb == "patch"
             && event.resource == FLEET_STATUS
             && (200..300).contains(&event.code)
@@ -89,6 +104,21 @@ impl UserRequests {
                     completed: event.at,
                 });
         }
+    }
+
+    /// How many StatefulSets were created after the Service of the same name: the fleets whose
+    /// public Service came before their pods.
+    pub fn services_first(&self) -> u64 {
+        self.creates
+            .iter()
+            .filter(|((resource, name), created)| {
+                resource == "statefulsets"
+                    && self
+                        .creates
+                        .get(&("services".to_string(), name.clone()))
+                        .is_some_and(|service| service < *created)
+            })
+            .count() as u64
     }
 
     /// Each fleet's status writes that completed, by fleet name.
@@ -328,6 +358,33 @@ mod tests {
         );
         // The fixture's other patch is on a StatefulSet.
         assert!(!writes.contains_key(""));
+    }
+
+    #[test]
+    fn fleets_whose_public_service_came_before_their_statefulset_are_counted() {
+        let mut r = UserRequests::default();
+        let create = |id: &str, resource: &str, name: &str, at: &str, code: u16| {
+            format!(
+                r#"{{"auditID":"{id}","stage":"ResponseComplete","verb":"patch","user":{{"username":"{OP}"}},"objectRef":{{"resource":"{resource}","namespace":"a","name":"{name}"}},"responseStatus":{{"code":{code}}},"requestReceivedTimestamp":"{at}","stageTimestamp":"{at}"}}"#
+            )
+        };
+        for line in [
+            // f1: its Service first; f2: its StatefulSet first; f3: its Service came first but
+            // was not created then (refused), and later after its StatefulSet.
+            create("1", "services", "f1", "2026-01-01T00:00:01Z", 201),
+            create("2", "statefulsets", "f1", "2026-01-01T00:00:02Z", 201),
+            create("3", "statefulsets", "f2", "2026-01-01T00:00:01Z", 201),
+            create("4", "services", "f2-peer", "2026-01-01T00:00:00Z", 201),
+            create("5", "services", "f2", "2026-01-01T00:00:02Z", 201),
+            create("6", "services", "f3", "2026-01-01T00:00:01Z", 422),
+            create("7", "statefulsets", "f3", "2026-01-01T00:00:02Z", 201),
+            create("8", "services", "f3", "2026-01-01T00:00:03Z", 201),
+            // An apply that changed a Service the fleet had: not a create.
+            create("9", "services", "f2", "2026-01-01T00:00:00Z", 200),
+        ] {
+            assert!(add_line(&mut r, OP, &line));
+        }
+        assert_eq!(r.services_first(), 1);
     }
 
     #[test]

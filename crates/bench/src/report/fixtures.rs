@@ -126,6 +126,7 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
                     to_watch: Duration::from_millis(200),
                 }),
             ),
+            services_first: fleets as u64 / 2,
             settled: Duration::from_secs(ready_s + 2),
             writes_stopped: true,
             to_settle: Tally {

@@ -149,6 +149,13 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
     );
     row(
         out,
+        "… fleets whose public Service the operator created before their StatefulSet (it does while the API server is slow to create Services)",
+        "",
+        scales,
+        |s| format!("{} of {}", s.operator.services_first, s.operator.fleets),
+    );
+    row(
+        out,
         "… the floor's (not judged): max; p50, p99; until its write, in the API server; the largest's split",
         "",
         scales,
