@@ -24,6 +24,7 @@ pub mod error;
 pub mod failure;
 pub mod fleet;
 pub mod leadership;
+pub mod locks;
 pub mod map_retain;
 pub mod metrics;
 pub mod nodes;

@@ -11,6 +11,7 @@
 //! On an API server that creates Services quickly the pods start at once: a wait there would
 //! cost converge time and gain nothing.
 
+use crate::locks::lock;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -250,10 +251,6 @@ fn all_ready(statefulset: &StatefulSet) -> bool {
         .and_then(|s| s.ready_replicas)
         .unwrap_or(0);
     wanted > 0 && ready >= wanted
-}
-
-fn lock(inner: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
-    inner.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use crate::capacity::reading::{FleetReading, differs};
 use crate::capacity::signals::{Hold, Signals};
+use crate::locks::lock;
 use k8s_openapi::jiff::Timestamp;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -150,10 +151,6 @@ impl CapacityStore {
 /// The reason that holds a scale-in, if one does.
 fn hold_reason(signals: Option<&Signals>) -> Option<crate::reason::Reason> {
     signals.and_then(|s| s.down.as_ref().err().map(|h: &Hold| h.reason))
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! reconcile takes it instead of reading the nodes again, so an idle operator reads each node
 //! at the capacity read rate, not at that rate and again for status.nodes.
 
+use crate::locks::lock;
 use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::client::NodeApi;
 use celld_api::contract::node_api::Reload;
@@ -260,11 +261,6 @@ pub async fn states(api: &NodeApi, fleet: &Nodes) -> Vec<(String, Answer)> {
         Err(e) => Answer::Unreadable(e.to_string()),
     });
     pods.into_iter().zip(answers).collect()
-}
-
-/// The map behind `mutex`, also after a panic elsewhere.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether every node of `reading` answered, serving its version and not switching.
