@@ -14,11 +14,12 @@ use kube::api::{Patch, PatchParams};
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Once};
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tracing_subscriber::EnvFilter;
 
 pub const TIMEOUT: Duration = Duration::from_secs(60);
 const TESTS: &str = "celld-operator-tests";
@@ -190,8 +191,26 @@ pub async fn env_reading_nodes(
     (env, nodes, op)
 }
 
+/// The operators' logs go to the output of the test that started them, which the test harness
+/// shows when that test fails: `celld_operator` at debug, everything else at warn, or as
+/// `RUST_LOG` says.
+fn capture_logs() {
+    static LOGS: Once = Once::new();
+    LOGS.call_once(|| {
+        let filter = EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| EnvFilter::new("warn,celld_operator=debug"));
+        // Another subscriber set first (none is, in this binary) would keep its own.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_test_writer()
+            .with_ansi(false)
+            .try_init();
+    });
+}
+
 /// Starts an operator with leader election in the test namespace.
 pub fn start(client: Client, settings: Settings) -> Operator {
+    capture_logs();
     let metrics = Arc::new(Metrics::default());
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let leader = Leader {
