@@ -5,7 +5,8 @@
 //!
 //! So the operator times every new fleet's start: its public Service's create, and its pods'
 //! (StatefulSet created, every replica ready). The Service's create taking longer than the pods
-//! by more than [`TOLERATED`] for a tenth of the recent fleets, new fleets apply their public
+//! by more than [`TOLERATED`] for a tenth of the recent fleets (a Service still to come counts
+//! as late by the time since its pods were ready), new fleets apply their public
 //! Service first and start their pods once it exists, or after [`LEAD_FOR`] at most, until that
 //! tenth is down to [`IN_TIME`] (a measure near one bar would otherwise switch back and forth).
 //! On an API server that creates Services quickly the pods start at once: a wait there would
@@ -106,10 +107,7 @@ impl ServiceLead {
 
     /// What the recent starts decide at `now`.
     fn measured(&self, now: Instant) -> Option<Duration> {
-        let late = {
-            let inner = lock(&self.inner);
-            recent_late(&inner.late, now)
-        };
+        let late = recent_late(&lock(&self.inner), now);
         let was = self.leading.load(Ordering::Relaxed);
         let bar = if was { IN_TIME } else { TOLERATED };
         let leading = late.is_some_and(|late| late > bar.as_secs_f64());
@@ -223,12 +221,27 @@ impl Inner {
 }
 
 /// How late the public Services of the recent fleets came, at the tenth of them that came
-/// latest: None for fewer than [`FEWEST`] fleets started within [`FORGET_AFTER`].
-fn recent_late(late: &VecDeque<(Instant, f64)>, now: Instant) -> Option<f64> {
-    let mut recent: Vec<f64> = late
+/// latest: None for fewer than [`FEWEST`] fleets started within [`FORGET_AFTER`]. A fleet whose
+/// pods are ready and whose Service is still to come counts too, late by at least the time since
+/// its pods were ready: the fleets whose Services come quickly are the first to be counted, and
+/// without the others the measure would dip each time new fleets begin to lead.
+fn recent_late(inner: &Inner, now: Instant) -> Option<f64> {
+    let counts = |at: Instant| now.saturating_duration_since(at) < FORGET_AFTER;
+    let still_to_come = inner.starting.values().filter_map(|s| match s {
+        Start {
+            since,
+            service: None,
+            pods_from: Some(from),
+            pods: Some(pods),
+        } if counts(*since) => Some(now.saturating_duration_since(*from + *pods).as_secs_f64()),
+        _ => None,
+    });
+    let mut recent: Vec<f64> = inner
+        .late
         .iter()
-        .filter(|(at, _)| now.saturating_duration_since(*at) < FORGET_AFTER)
+        .filter(|(at, _)| counts(*at))
         .map(|(_, late)| *late)
+        .chain(still_to_come)
         .collect();
     if recent.len() < FEWEST {
         return None;
@@ -334,6 +347,35 @@ mod tests {
             }
             assert_eq!((slow.lead(t0), fast.lead(t0)), (late, quick), "{mode:?}");
         }
+    }
+
+    #[test]
+    fn a_service_still_to_come_counts_as_late_by_the_time_since_the_pods_were_ready() {
+        let lead = ServiceLead::default();
+        let t0 = Instant::now();
+        for i in 0..18 {
+            start(&lead, &format!("f{i}"), t0, 800, 1_000);
+        }
+        // Five fleets' pods ready at t0 + 0.5 s, their Services not created yet.
+        for i in 0..5 {
+            let uid = format!("waiting{i}");
+            lead.pods_applied(&uid, t0);
+            lead.seen(&uid, &statefulset(1, 1), t0 + Duration::from_millis(500));
+        }
+        let at = |ms: u64| lead.lead(t0 + Duration::from_millis(ms));
+        assert_eq!(at(1_000), None, "0.5 s late so far");
+        assert_eq!(at(2_000), Some(LEAD_FOR), "1.5 s late so far, for 5 of 23");
+        // The quick Services of fleets started meanwhile are counted first: they do not
+        // switch it off while more than a tenth are still to come.
+        for i in 0..20 {
+            start(&lead, &format!("g{i}"), t0, 800, 1_000);
+        }
+        assert_eq!(at(2_000), Some(LEAD_FOR), "5 of 43 are still to come");
+        // Their Services come at last, 0.4 s after the pods: it stops.
+        for i in 0..5 {
+            lead.service_created(&format!("waiting{i}"), Duration::from_millis(900), t0);
+        }
+        assert_eq!(at(2_000), None);
     }
 
     #[test]
