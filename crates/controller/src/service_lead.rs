@@ -16,7 +16,6 @@ use crate::locks::lock;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tracing::info;
@@ -61,8 +60,6 @@ pub struct ServiceLead {
     inner: Mutex<Inner>,
     /// Woken whenever a fleet's pods are first seen ready.
     pods_ready: Notify,
-    /// Whether new fleets' pods wait for their Service, when last asked (for the log).
-    leading: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -72,6 +69,8 @@ struct Inner {
     /// When each of the last fleets started, and how much later than its pods its public
     /// Service came (seconds, below zero when sooner).
     late: VecDeque<(Instant, f64)>,
+    /// Whether new fleets' pods wait for their Service, when last asked.
+    leading: bool,
 }
 
 /// What is known of one fleet's start.
@@ -107,11 +106,13 @@ impl ServiceLead {
 
     /// What the recent starts decide at `now`.
     fn measured(&self, now: Instant) -> Option<Duration> {
-        let late = recent_late(&lock(&self.inner), now);
-        let was = self.leading.load(Ordering::Relaxed);
-        let bar = if was { IN_TIME } else { TOLERATED };
+        let mut inner = lock(&self.inner);
+        let late = recent_late(&inner, now);
+        let bar = if inner.leading { IN_TIME } else { TOLERATED };
         let leading = late.is_some_and(|late| late > bar.as_secs_f64());
-        if self.leading.swap(leading, Ordering::Relaxed) != leading {
+        let was = std::mem::replace(&mut inner.leading, leading);
+        drop(inner);
+        if was != leading {
             let late = late.unwrap_or_default();
             if leading {
                 info!(
