@@ -38,6 +38,8 @@ pub const AUTOSCALING: &str = "Autoscaling";
 pub const IDLE_EVICTION: &str = "IdleEviction";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
+/// On a CelldPreview: whether an expired or deleted preview's bucket prefix was emptied.
+pub const DATA_REMOVED: &str = "DataRemoved";
 
 /// `True`, `False` or `Unknown` as Kubernetes spells it.
 pub fn status_str(value: Option<bool>) -> &'static str {

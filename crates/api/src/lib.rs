@@ -11,6 +11,7 @@ pub mod object_store;
 pub mod pod_security;
 pub mod preview;
 pub mod quantity;
+pub mod reasons;
 pub mod resolve;
 pub mod rules;
 pub mod schema_bounds;

@@ -6,7 +6,7 @@ use crate::floor_status;
 use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
-use celld_operator::status::observation::Observation;
+use celld_operator::fleet::status::observation::Observation;
 use celld_operator::storage::pointer::Pointer;
 use celld_operator::upgrade::decide;
 use k8s_openapi::api::core::v1::Secret;

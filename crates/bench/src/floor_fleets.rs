@@ -7,7 +7,7 @@ use crate::floor_reads::FloorReads;
 use crate::floor_status::ready_status;
 use crate::identity::FIELD_MANAGER;
 use celld_api::CelldFleet;
-use celld_operator::status::observation::Observation;
+use celld_operator::fleet::status::observation::Observation;
 use celld_operator::storage::pointer::Pointer;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};

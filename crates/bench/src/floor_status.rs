@@ -1,6 +1,6 @@
 //! The status the floor writes per fleet, the least an operator that reports readiness must
 //! send: one, once its StatefulSet is ready and its children applied. It is the operator's
-//! status, computed by its own code (`celld_operator::status::compute`) from what a reconcile
+//! status, computed by its own code (`celld_operator::fleet::status::compute`) from what a reconcile
 //! of the Ready fleet observes: its storage, the deployment pointer and the nodes' states the
 //! floor read ([`floor_reads`](crate::floor_reads)), its route and URL, every node ready. A
 //! stub of a few fields would be a smaller write than the one every fleet's status needs (its
@@ -13,9 +13,9 @@
 use crate::settings::REPLICAS;
 use celld_api::{CelldFleet, labels};
 use celld_operator::children::Desired;
+use celld_operator::fleet::status::compute::compute;
+use celld_operator::fleet::status::observation::{Observation, ObservedStorage, Route};
 use celld_operator::nodes::adoption::Reading;
-use celld_operator::status::compute::compute;
-use celld_operator::status::observation::{Observation, ObservedStorage, Route};
 use celld_operator::storage::pointer::Pointer;
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

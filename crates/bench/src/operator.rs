@@ -44,6 +44,6 @@ pub async fn start(
     let launch = Launch::new(bin, kubeconfig, log)
         .args(["--leader-elect=false".to_string()])
         .args(["--node-api-connect-to".to_string(), nodes.address.clone()])
-        .env("RUST_LOG", "warn,celld_operator::service_lead=info");
+        .env("RUST_LOG", "warn,celld_operator::fleet::service_lead=info");
     Ok(OperatorProcess::start_leading(launch).await?)
 }

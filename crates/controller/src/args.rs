@@ -2,9 +2,9 @@
 
 use crate::cache::health::WatchSettings;
 use crate::children::OperatorPods;
-use crate::fleet::context::Settings;
 use crate::leadership::lease_fence::Leader;
-use crate::service_lead::PublicServiceFirst;
+use crate::shared::settings::PublicServiceFirst;
+use crate::shared::settings::Settings;
 use crate::storage::object_store::StoreEndpoints;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;

@@ -1,8 +1,8 @@
 //! Errors of a reconcile. Each says what went wrong and, where a user can act, what to do.
 
 use crate::failure::{self, Failure};
-use crate::reason::{Reason, transient};
 use celld_api::ResolveError;
+use celld_api::reasons::{Reason, transient};
 
 /// Why a reconcile failed; the fleet is retried with exponential backoff.
 #[derive(Debug, thiserror::Error)]

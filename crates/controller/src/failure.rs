@@ -1,8 +1,8 @@
 //! What kept a reconcile from its goal, as reported on the fleet: a typed reason, what failed,
 //! and a message naming the object and quoting the API server.
 
-use crate::reason::{Reason, transient};
 use celld_api::ResolveError;
+use celld_api::reasons::{Reason, transient};
 use std::fmt;
 
 /// What a failure is about.

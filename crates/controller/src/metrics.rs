@@ -3,7 +3,7 @@
 
 use crate::capacity::exported::Exported;
 use crate::capacity::store::CapacityStore;
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;

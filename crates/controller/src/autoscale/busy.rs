@@ -3,8 +3,8 @@
 //! celld image, nodes adopting a Worker version, a publish of spec.source. Read from the live
 //! StatefulSet and the status the operator last wrote. Pure.
 
-use crate::reason::Reason;
 use celld_api::conditions::{self, ADOPTED, PROGRESSING};
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, PublishPhase};
 use k8s_openapi::api::apps::v1::StatefulSet;
 

@@ -13,7 +13,7 @@
 
 use crate::autoscale::busy::Busy;
 use crate::capacity::store::Tracked;
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_api::{Autoscaling, AutoscalingStatus, ScaleDecision, ScaleHold};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 

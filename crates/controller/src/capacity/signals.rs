@@ -4,7 +4,7 @@
 //! memory headroom, and the survivors' memory would hold the leaving node's. Pure.
 
 use crate::capacity::reading::FleetReading;
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleetSpec, NodeCapacity};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 

@@ -149,15 +149,15 @@ impl CapacityStore {
 }
 
 /// The reason that holds a scale-in, if one does.
-fn hold_reason(signals: Option<&Signals>) -> Option<crate::reason::Reason> {
+fn hold_reason(signals: Option<&Signals>) -> Option<celld_api::reasons::Reason> {
     signals.and_then(|s| s.down.as_ref().err().map(|h: &Hold| h.reason))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reason::Reason;
     use celld_api::NodeCapacity;
+    use celld_api::reasons::Reason;
 
     fn reading(at: i64, rss: u64) -> FleetReading {
         FleetReading {

@@ -2,7 +2,7 @@
 //! cannot take is recorded as a failure and the others are still applied, so one bad object
 //! never keeps the rest of the fleet, or its status, from being reconciled. The pods' path
 //! comes first, unless the API server is slow to create Services: a new fleet then starts with
-//! its public Service (see [`service_lead`](crate::service_lead)).
+//! its public Service (see [`service_lead`](crate::fleet::service_lead)).
 
 use crate::cache::caches::{self, ChildKind, OptionalKind};
 use crate::children::{Child, Desired, MANAGER};
@@ -35,7 +35,7 @@ pub struct Applied {
     /// What could not be read, applied or pruned, in the order met.
     pub failures: Vec<Failure>,
     /// Whether the fleet's pods were started once its public Service existed (see
-    /// [`service_lead`](crate::service_lead)): its first status then waits for them too.
+    /// [`service_lead`](crate::fleet::service_lead)): its first status then waits for them too.
     pub led: bool,
 }
 

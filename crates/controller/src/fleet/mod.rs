@@ -1,9 +1,10 @@
 //! The CelldFleet controller, one file per step of its pipeline: [`reconcile`] runs
 //! [`inputs`] → [`plan`] → apply ([`apply_plan`], through [`ssa`]) → [`observe`] → publish (the
-//! [status writer](crate::status::write)); [`context`] is what every reconcile shares.
+//! [status writer](crate::fleet::status::write)); [`context`] is what every reconcile shares.
 
 pub mod apply_plan;
 pub mod autoscale_step;
+pub mod capacity_reads;
 pub mod config_hash;
 pub mod context;
 pub mod fleet_id;
@@ -15,9 +16,9 @@ pub mod observe;
 pub mod plan;
 pub mod probe;
 pub mod reconcile;
-pub mod resync_budget;
-pub mod resync_grid;
+pub mod service_lead;
 pub mod service_ports;
 pub mod settled;
 pub mod source_step;
 pub mod ssa;
+pub mod status;

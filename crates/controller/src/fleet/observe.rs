@@ -8,8 +8,8 @@ use crate::children::Desired;
 use crate::failure::Failure;
 use crate::fleet::apply_plan::Applied;
 use crate::fleet::inputs::Inputs;
-use crate::status::observation::Route;
-use crate::status::observation::{
+use crate::fleet::status::observation::Route;
+use crate::fleet::status::observation::{
     AutoscaleObserved, Observation, ObservedStorage, Report, SourceObserved,
 };
 use crate::storage::pointer::Pointer;

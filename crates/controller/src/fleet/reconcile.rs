@@ -1,7 +1,7 @@
 //! One reconcile of one fleet, as one pipeline: read its [inputs](crate::fleet::inputs) → build
 //! the [plan](crate::fleet::plan) (pure) → [apply](crate::fleet::apply_plan) it and prune what it
 //! no longer holds → [observe](crate::fleet::observe) what was read and done → publish it through
-//! the one [status writer](crate::status::write). Whatever fails along the way ends in the status
+//! the one [status writer](crate::fleet::status::write). Whatever fails along the way ends in the status
 //! (Degraded, with a typed reason), one Warning Event and the failure metric, all from the
 //! writer, before the reconcile returns an error for a retry.
 
@@ -10,7 +10,8 @@ use crate::children::Desired;
 use crate::error::Error;
 use crate::fleet::context::Context;
 use crate::fleet::inputs::{self, FleetId, Inputs, Read};
-use crate::fleet::{apply_plan, observe, plan, resync_grid, settled, source_step};
+use crate::fleet::{apply_plan, observe, plan, settled, source_step};
+use crate::shared::resync_grid;
 use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::jiff::Timestamp;

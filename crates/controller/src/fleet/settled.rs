@@ -2,7 +2,7 @@
 //! reconcile that finds the same inputs again (the fleet, its store and Secret, every child's
 //! resourceVersion, the deployment pointer) knows the plan, the apply and the status would
 //! change nothing, and skips them: at rest a fleet costs one conditional read of its pointer.
-//! A full reconcile still runs every [`FULL_EVERY`] (--full-reconcile-seconds), whatever the
+//! A full reconcile still runs every [`FULL_EVERY`](crate::shared::settings::FULL_EVERY) (--full-reconcile-seconds), whatever the
 //! inputs say; with more fleets
 //! than [`FULL_RECONCILES_PER_SECOND`] allows in that period, the period stretches (as the
 //! resync's does) so an idle operator's full reconciles, and the node reads behind
@@ -14,11 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The longest a fleet goes without a full reconcile, up to 3,000 fleets, by default
-/// (--full-reconcile-seconds).
-pub const FULL_EVERY: Duration = Duration::from_secs(600);
-
-/// Periodic full reconciles per second, across all fleets: beyond it [`FULL_EVERY`] stretches.
+/// Periodic full reconciles per second, across all fleets: beyond it [`FULL_EVERY`](crate::shared::settings::FULL_EVERY) stretches.
 pub const FULL_RECONCILES_PER_SECOND: u32 = 5;
 
 /// How a fleet stands against the inputs it last settled with.
@@ -145,6 +141,7 @@ impl Settled {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shared::settings::FULL_EVERY;
 
     fn seen(fleet: &str) -> Seen {
         Seen {
@@ -232,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_period_stretches_beyond_3_000_fleets_to_2_000_s_at_10_000() {
-        use crate::fleet::resync_budget::stretched;
+        use crate::shared::resync_budget::stretched;
         let period = |fleets| stretched(FULL_EVERY, fleets, FULL_RECONCILES_PER_SECOND);
         assert_eq!(period(1_000), FULL_EVERY);
         assert_eq!(period(3_000), FULL_EVERY);

@@ -33,7 +33,7 @@ pub struct SourceRead {
     pub job_base: String,
     /// The Job status.source.lastAttempted names.
     pub job: JobSeen,
-    /// status.source as last written (see [`Writer::latest`](crate::status::write::Writer::latest)).
+    /// status.source as last written (see [`Writer::latest`](crate::fleet::status::write::Writer::latest)).
     pub previous: Option<SourceStatus>,
 }
 
@@ -180,7 +180,10 @@ pub async fn publish(
         let name = job.name_any();
         let ended = !matches!(job_state::read(&job, None), JobSeen::Running { .. });
         let other_key = job.labels().get(KEY_LABEL).map(String::as_str) != Some(key);
-        let suspended = matches!(decision.synced.reason, crate::reason::Reason::Suspended);
+        let suspended = matches!(
+            decision.synced.reason,
+            celld_api::reasons::Reason::Suspended
+        );
         if decision.keep.contains(&name) || job.metadata.deletion_timestamp.is_some() {
             continue;
         }

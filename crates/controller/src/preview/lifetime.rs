@@ -1,6 +1,6 @@
 //! Whether a preview can be served, with what policy, and when it expires. Pure.
 
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_api::rules::ttl;
 use celld_api::{CelldFleet, CelldPreview, PreviewPolicy};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};

@@ -2,17 +2,15 @@
 //! a change of it is worth. Pure.
 
 use crate::preview::lifetime::Verdict;
-use crate::reason::Reason;
-use crate::status::events::Note;
+use crate::status::note::Note;
+use celld_api::conditions::DATA_REMOVED;
 use celld_api::conditions::{self, READY};
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleet, CelldPreview, CelldPreviewStatus, PreviewPhase};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::events::EventType;
-
-/// The condition saying whether an expired or deleted preview's bucket prefix was emptied.
-pub const DATA_REMOVED: &str = "DataRemoved";
 
 /// Where the preview is in its life.
 #[derive(Debug, Clone, Copy)]

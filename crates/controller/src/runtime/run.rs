@@ -3,11 +3,11 @@
 //! closes when the Lease is not seen renewed in time, before another replica could take it.
 
 use crate::cache::health::{WatchHealth, WatchSettings};
-use crate::fleet::context::Settings;
 use crate::leadership::fence::{Fence, renew_grace};
 use crate::leadership::lease_fence::{Leader, LeaseFence};
 use crate::metrics::Metrics;
 use crate::runtime::wiring;
+use crate::shared::settings::Settings;
 use kube::Client;
 use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
 use std::future::Future;

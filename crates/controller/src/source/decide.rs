@@ -8,12 +8,12 @@
 //! number (creating it twice adopts the first), a result is recorded from the Job (kept until
 //! the status that records it is in the cache), and failures are counted per key.
 
-use crate::reason::Reason;
 use crate::source::decision::{Decision, Input, Synced, synced};
 use crate::source::drift::drift;
 use crate::source::publish_step::{publish, record};
 use crate::source::wanted::Wanted;
 use celld_api::SourceRevision;
+use celld_api::reasons::Reason;
 
 /// Decides the next step of publishing spec.source.
 pub fn decide(input: &Input) -> Decision {

@@ -2,9 +2,9 @@
 //! [`decide`](crate::source::decide) step's input and output), its limits, and the small
 //! pieces the steps share: timestamps, the backoff and the SourceSynced condition's forms.
 
-use crate::reason::Reason;
 use crate::source::job_state::JobSeen;
 use crate::source::wanted::{Desired, Wanted};
+use celld_api::reasons::Reason;
 use celld_api::{SourceStatus, WorkerSource};
 use k8s_openapi::jiff::Timestamp;
 use std::time::Duration;

@@ -1,12 +1,12 @@
 //! A published revision checked against the bucket's pointer: drift seen, reported, corrected
 //! by publishing again, or stalled when another writer keeps deploying.
 
-use crate::reason::Reason;
 use crate::source::decision::{
     Bucket, CORRECTION_WINDOW, Decision, Input, MAX_CORRECTIONS, Synced, parse, stamp, synced,
 };
 use crate::source::publish_step::{attempt, publish};
 use crate::source::wanted::Desired;
+use celld_api::reasons::Reason;
 use celld_api::{DriftPolicy, PublishPhase, SourceDrift};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 

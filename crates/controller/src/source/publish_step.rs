@@ -1,13 +1,13 @@
 //! Publishing the wanted revision: a Job's end recorded in status.source, a new attempt, and
 //! the step that starts, waits for or retries the wanted revision's Job.
 
-use crate::reason::Reason;
 use crate::source::decision::{
     Bucket, Decision, HISTORY, Input, Start, Synced, backoff, parse, plural, publishing, stamp,
     synced,
 };
 use crate::source::job_state::JobSeen;
 use crate::source::wanted::{Desired, job_name};
+use celld_api::reasons::Reason;
 use celld_api::{PublishAttempt, PublishPhase, PublishedRevision, SourceStatus};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 

@@ -2,7 +2,7 @@
 //! artifact of a Flux source read from its status; and the names derived from it (the publish
 //! key, the deploy Jobs' names).
 
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_api::{FluxSourceRef, WorkerSource};
 use kube::api::DynamicObject;
 use serde::Deserialize;

@@ -132,7 +132,7 @@ pub async fn reconcile(
                 Error::kube(format!("writing the status of CelldObjectStore {name}"), e)
             })?;
     }
-    Ok(Action::requeue(crate::fleet::resync_grid::aligned(
+    Ok(Action::requeue(crate::shared::resync_grid::aligned(
         ctx.settings.resync,
     )))
 }

@@ -5,10 +5,10 @@
 //! is overdue, before another replica could take the Lease; the second replica then takes over.
 
 use crate::support::*;
-use celld_operator::fleet::context::Settings;
 use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
 use celld_operator::runtime::run::run;
+use celld_operator::shared::settings::Settings;
 use celld_testkit::{Check, config_from, service_account_token, wait_until};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};

@@ -5,7 +5,7 @@
 //! before them.
 
 use crate::support::*;
-use celld_operator::service_lead::PublicServiceFirst;
+use celld_operator::shared::settings::PublicServiceFirst;
 use celld_testkit::TestEnv;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;

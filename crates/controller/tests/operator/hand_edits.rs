@@ -3,7 +3,7 @@
 //! Every child kind edited and deleted, with the operator as a process: resilience/hand_edits.rs.
 
 use crate::support::*;
-use celld_operator::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_testkit::{Check, TestEnv, wait_until};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};

@@ -5,7 +5,7 @@
 
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_operator::fleet::context::Settings;
+use celld_operator::shared::settings::Settings;
 use celld_testkit::{Check, S3Settings, TestNamespace, config_from, paths, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Patch, PatchParams};

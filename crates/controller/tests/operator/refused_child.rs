@@ -2,7 +2,7 @@
 //! one Warning Event until the cause is fixed.
 
 use crate::support::*;
-use celld_operator::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_testkit::{Check, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{ResourceQuota, Service};

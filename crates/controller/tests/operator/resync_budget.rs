@@ -11,7 +11,7 @@ async fn the_resync_stretches_to_the_budget() {
     let client = operator_client(&env).await;
     let op = start(
         client,
-        celld_operator::fleet::context::Settings {
+        celld_operator::shared::settings::Settings {
             resync: Duration::from_secs(1),
             resyncs_per_second: 1,
             ..settings(&env, "op-1")

@@ -27,7 +27,7 @@ async fn ready_follows_the_statefulset_ahead_of_the_reconcile() {
     let client = operator_client(&env).await;
     let op = start(
         client,
-        celld_operator::fleet::context::Settings {
+        celld_operator::shared::settings::Settings {
             debounce: DEBOUNCE,
             resync: Duration::from_secs(600),
             pending_resync: Duration::from_secs(600),

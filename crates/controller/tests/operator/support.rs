@@ -3,10 +3,10 @@
 use celld_api::CelldFleet;
 use celld_fixtures::NodeDouble;
 pub use celld_fixtures::{create_credentials, fleet, inline_fleet};
-use celld_operator::fleet::context::Settings;
 use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
 use celld_operator::runtime::run::run;
+use celld_operator::shared::settings::Settings;
 use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};

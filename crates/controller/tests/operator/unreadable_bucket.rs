@@ -3,7 +3,7 @@
 //! fleets, with the operator as a process: resilience/s3_outage.rs.
 
 use crate::support::*;
-use celld_operator::reason::Reason;
+use celld_api::reasons::Reason;
 use celld_testkit::{Check, wait_until};
 use serde_json::json;
 use std::time::Duration;

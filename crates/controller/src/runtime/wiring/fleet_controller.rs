@@ -6,7 +6,7 @@ use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
 use crate::cache::source_caches::{SourceCaches, deploy_selector};
 use crate::cache::streams::{Items, WatchStreams};
-use crate::fleet::context::Settings;
+use crate::shared::settings::Settings;
 use crate::store::status as store_status;
 use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
 use k8s_openapi::api::apps::v1::StatefulSet;

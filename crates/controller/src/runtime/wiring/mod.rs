@@ -14,12 +14,13 @@ use crate::cache::caches::Caches;
 use crate::cache::health::WatchHealth;
 use crate::cache::source_caches::flux_kinds;
 use crate::cache::streams::WatchStreams;
-use crate::fleet::context::{Context, HOUSEKEEPING_EVERY, Settings};
+use crate::fleet::context::{Context, HOUSEKEEPING_EVERY};
 use crate::fleet::reconcile::{error_policy, reconcile};
 use crate::leadership::fence::Fence;
 use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
 use crate::preview;
+use crate::shared::settings::Settings;
 use crate::store::status as store_status;
 use fleet_controller::fleet_controller;
 use futures::StreamExt;
@@ -114,11 +115,11 @@ pub async fn run(
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let shutdown_previews = shutdown.clone();
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
-    let capacity = tokio::spawn(crate::runtime::capacity_reads::run(
+    let capacity = tokio::spawn(crate::fleet::capacity_reads::run(
         ctx.clone(),
         shutdown.clone(),
     ));
-    let follower = tokio::spawn(crate::status::follower::run(
+    let follower = tokio::spawn(crate::fleet::status::follower::run(
         ctx.status.clone(),
         ctx.service_lead.clone(),
         ctx.fleets.clone(),

@@ -1,8 +1,8 @@
 use super::*;
-use crate::reason::Reason;
 use crate::storage::pointer;
 use async_trait::async_trait;
 use celld_api::BucketUrl;
+use celld_api::reasons::Reason;
 
 /// A bucket whose every object read answers the same.
 enum Bucket {

@@ -121,7 +121,10 @@ async fn a_failed_read_is_reported_and_tried_again_after_the_resync() {
         let found = waiting
             .failures("u", Some(&bucket), &storage(), &v1, IMAGE)
             .await;
-        assert_eq!(found[0].reason, crate::reason::Reason::ManifestUnreadable);
+        assert_eq!(
+            found[0].reason,
+            celld_api::reasons::Reason::ManifestUnreadable
+        );
     }
     assert_eq!(bucket.reads(), 1, "not again within the resync");
     let retrying = ManifestReads::new(Duration::ZERO, Duration::from_secs(1));

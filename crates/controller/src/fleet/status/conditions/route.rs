@@ -1,9 +1,9 @@
 //! RouteReady: whether the route the spec asks for (an Ingress or an HTTPRoute) was applied.
 
 use super::{Cond, cond};
-use crate::reason::Reason;
-use crate::status::observation::{Observed, Route};
+use crate::fleet::status::observation::{Observed, Route};
 use celld_api::conditions::ROUTE_READY;
+use celld_api::reasons::Reason;
 
 /// The RouteReady condition of the route `o` observed.
 pub fn condition(o: &Observed) -> Cond {

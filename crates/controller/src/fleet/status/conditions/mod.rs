@@ -1,7 +1,7 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
 //! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
-//! those; [`autoscaling`] (Autoscaling and IdleEviction) stands apart. [`compute`](crate::status::compute) runs them in that order.
+//! those; [`autoscaling`] (Autoscaling and IdleEviction) stands apart. [`compute`](crate::fleet::status::compute) runs them in that order.
 
 pub mod adopted;
 pub mod autoscaling;
@@ -13,7 +13,7 @@ pub mod route;
 pub mod source_synced;
 pub mod storage;
 
-use crate::reason::Reason;
+use celld_api::reasons::Reason;
 
 /// A condition before its transition time is decided.
 pub struct Cond {

@@ -4,11 +4,11 @@
 //! cannot be read, the nodes last read are kept and the condition is Unknown.
 
 use super::{Cond, Nodes, cond};
+use crate::fleet::status::observation::{Observed, Storage};
 use crate::nodes::adoption::Verdict;
-use crate::reason::Reason;
-use crate::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
 use celld_api::conditions::ADOPTED;
+use celld_api::reasons::Reason;
 use celld_api::{Adoption, CelldFleetStatus, NodeStatus};
 
 /// The most nodes a message names; the rest are counted.

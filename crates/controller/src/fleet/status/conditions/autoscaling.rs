@@ -2,10 +2,10 @@
 //! (the nodes it adds take existing load), both only for a fleet with spec.autoscaling.
 
 use super::{Cond, cond};
-use crate::reason::Reason;
-use crate::status::observation::Observed;
+use crate::fleet::status::observation::Observed;
 use celld_api::conditions::{AUTOSCALING, IDLE_EVICTION};
 use celld_api::contract::env::IDLE_EVICT;
+use celld_api::reasons::Reason;
 
 /// The two conditions, or none without spec.autoscaling.
 pub fn conditions(o: &Observed<'_>) -> [Option<Cond>; 2] {

@@ -2,10 +2,10 @@
 //! deployment pointer says.
 
 use super::{Cond, cond};
-use crate::reason::Reason;
-use crate::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
 use celld_api::conditions::{DEPLOYED, STORAGE_RESOLVED};
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, DeploymentStatus};
 
 /// The StorageResolved and Deployed conditions, and the deployment to report: the pointer's,

@@ -1,9 +1,9 @@
 //! Ready: whether the fleet serves, or the first thing that keeps it from serving.
 
 use super::{Cond, Nodes, cond};
-use crate::reason::Reason;
-use crate::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, Storage};
 use celld_api::conditions::READY;
+use celld_api::reasons::Reason;
 
 /// The Ready condition, given the `nodes` and whether the route is ready (`route_ok`).
 pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {

@@ -6,7 +6,7 @@ mod replicas;
 
 use super::*;
 use crate::failure::Failure;
-use crate::status::observation::Route;
+use crate::fleet::status::observation::Route;
 use crate::upgrade::decide::Progress;
 use celld_api::ResolvedStorage;
 use celld_api::conditions::{

@@ -1,14 +1,14 @@
 //! The fleet's status, computed from what the reconcile observed and applied, one condition per
-//! [builder](crate::status::conditions). Pure: the same observations give the same status, so
+//! [builder](crate::fleet::status::conditions). Pure: the same observations give the same status, so
 //! an unchanged fleet writes no status.
 
 use crate::capacity::reading;
-use crate::status::conditions::progressing::Deadline;
-use crate::status::conditions::{
+use crate::fleet::status::conditions::progressing::Deadline;
+use crate::fleet::status::conditions::{
     Nodes, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
     storage,
 };
-use crate::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, Storage};
 use crate::storage::pointer::Pointer;
 use celld_api::conditions;
 use celld_api::{CelldFleetStatus, labels};

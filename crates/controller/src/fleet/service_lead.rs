@@ -13,6 +13,7 @@
 //! cost converge time and gain nothing.
 
 use crate::locks::lock;
+use crate::shared::settings::PublicServiceFirst;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -39,19 +40,6 @@ const FEWEST: usize = 8;
 
 /// How long a start counts, and how long a fleet that never got ready is tracked.
 const FORGET_AFTER: Duration = Duration::from_secs(300);
-
-/// When a new fleet's pods wait for its public Service (`--public-service-first`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum PublicServiceFirst {
-    /// Once the recent fleets' public Services came more than 1 s after their pods, until they
-    /// come less than 0.5 s after.
-    #[default]
-    Auto,
-    /// Always: every new fleet's Ready comes with its pods, and its pods up to 2 s later.
-    Always,
-    /// Never: the pods start at once, and the fleet's Ready waits for its Service.
-    Never,
-}
 
 /// The starts of new fleets, and what the recent ones decide.
 #[derive(Debug, Default)]

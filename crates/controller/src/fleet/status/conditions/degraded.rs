@@ -2,9 +2,9 @@
 
 use super::{Cond, cond};
 use crate::failure;
-use crate::reason::Reason;
-use crate::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, Storage};
 use celld_api::conditions::DEGRADED;
+use celld_api::reasons::Reason;
 
 /// The Degraded condition: the failures `o` met, or else an unresolved storage or a route the
 /// cluster cannot serve (`route`, when RouteReady says so).

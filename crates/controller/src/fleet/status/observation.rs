@@ -1,7 +1,7 @@
 //! What a reconcile observed: borrowed as [`Observed`] when the status is computed, owned as
 //! [`Observation`], enough to compute the fleet's status again with a newer
-//! StatefulSet, which is what the [status follower](crate::status::follower) does between
-//! reconciles. A reconcile hands its observation to the [writer](crate::status::write) in a
+//! StatefulSet, which is what the [status follower](crate::fleet::status::follower) does between
+//! reconciles. A reconcile hands its observation to the [writer](crate::fleet::status::write) in a
 //! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
 
 use crate::autoscale::decide::Scaled;

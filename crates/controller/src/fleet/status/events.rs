@@ -1,5 +1,5 @@
 //! The Events a fleet's changes are worth, decided here and published by the status
-//! [writer](crate::status::write): children applied or pruned, conditions that changed status or
+//! [writer](crate::fleet::status::write): children applied or pruned, conditions that changed status or
 //! reason, steps of an upgrade, a new Worker version, and one Warning per distinct failure.
 //! Pure: nothing here talks to the API server.
 //!
@@ -8,32 +8,12 @@
 //! there and stays quiet. kube's Recorder would otherwise patch the Event again on every retry.
 
 use crate::failure::Failure;
-use crate::reason::Reason;
+use crate::status::note::Note;
 use crate::storage::pointer::Pointer;
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, conditions};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::runtime::events::EventType;
-
-/// One Event to publish on the fleet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    /// Normal or Warning.
-    pub type_: EventType,
-    /// The Event's reason.
-    pub reason: String,
-    /// What it says.
-    pub note: String,
-}
-
-impl Note {
-    fn new(type_: EventType, reason: impl Into<String>, note: impl Into<String>) -> Self {
-        Self {
-            type_,
-            reason: reason.into(),
-            note: note.into(),
-        }
-    }
-}
 
 /// The Events listing the children created, changed or pruned.
 pub fn applied(changed: &[String], pruned: &[String]) -> Vec<Note> {

@@ -6,10 +6,10 @@
 //! Both False otherwise, and never both True. Built from the other conditions: pure.
 
 use super::{Cond, cond};
-use crate::reason::Reason;
+use crate::fleet::status::observation::Observed;
 use crate::source::decision::Synced;
-use crate::status::observation::Observed;
 use celld_api::conditions::{RECONCILING, STALLED};
+use celld_api::reasons::Reason;
 
 /// Failures that only a person (or another controller) can end: retrying changes nothing.
 const NEEDS_A_PERSON: [Reason; 14] = [

@@ -9,8 +9,8 @@
 
 use crate::cache::compact::Compact;
 use crate::cache::streams::Items;
-use crate::service_lead::ServiceLead;
-use crate::status::write::Writer;
+use crate::fleet::service_lead::ServiceLead;
+use crate::fleet::status::write::Writer;
 use celld_api::CelldFleet;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;

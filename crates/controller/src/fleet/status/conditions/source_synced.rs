@@ -2,7 +2,7 @@
 //! decision found it; absent for a fleet without spec.source.
 
 use super::{Cond, cond};
-use crate::status::observation::Observed;
+use crate::fleet::status::observation::Observed;
 use celld_api::conditions::SOURCE_SYNCED;
 
 /// The SourceSynced condition of `o`, if it has a source.

@@ -3,10 +3,10 @@
 use super::*;
 use crate::children::fixtures;
 use crate::failure::Failure;
-use crate::reason::Reason;
-use crate::status::observation::{ObservedStorage, Route};
+use crate::fleet::status::observation::{ObservedStorage, Route};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
+use celld_api::reasons::Reason;
 use celld_api::{DeploymentStatus, resolve};
 use http::{Method, Request, Response};
 use k8s_openapi::api::apps::v1::StatefulSetStatus;

@@ -1,5 +1,5 @@
 //! The one writer of every fleet's status and Events. A reconcile [publishes](Writer::publish)
-//! its [`Report`]; the [status follower](crate::status::follower) asks it to
+//! its [`Report`]; the [status follower](crate::fleet::status::follower) asks it to
 //! [follow](Writer::follow) a newer StatefulSet. Either way the writer takes the fleet's lock,
 //! computes the status from the last observation with the newest StatefulSet, writes it with
 //! server-side apply only when it changed, and publishes the Events the change is worth. It
@@ -11,12 +11,13 @@ use crate::cache::compact::Compact;
 use crate::cache::owner_index::controller_uid;
 use crate::children::MANAGER;
 use crate::error::Error;
+use crate::fleet::status::compute;
+use crate::fleet::status::conditions::progressing::Deadline;
+use crate::fleet::status::events;
+use crate::fleet::status::observation::Observed;
+use crate::fleet::status::observation::{Observation, Observations, Report};
 use crate::metrics::Metrics;
-use crate::status::compute;
-use crate::status::conditions::progressing::Deadline;
-use crate::status::events::{self, Note};
-use crate::status::observation::Observed;
-use crate::status::observation::{Observation, Observations, Report};
+use crate::status::note::Note;
 use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;

@@ -3,10 +3,10 @@
 //! it (Progressing=False, ProgressDeadlineExceeded), naming the nodes that hold it.
 
 use super::{Cond, Nodes, cond};
-use crate::reason::Reason;
 use crate::upgrade::decide::Progress;
 use celld_api::CelldFleetStatus;
 use celld_api::conditions::{self, PROGRESSING};
+use celld_api::reasons::Reason;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 

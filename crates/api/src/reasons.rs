@@ -1,7 +1,8 @@
-//! Every reason the operator writes on a fleet: condition reasons and Event reasons, one typed
-//! list so status, Events and metrics spell them the same way.
+//! Every reason the operator writes on a fleet, a preview or a store: condition reasons and
+//! Event reasons, one typed list so the operator's status, Events and metrics and the plugin's
+//! reading of them spell them the same way.
 
-use celld_api::ResolveError;
+use crate::ResolveError;
 use std::fmt;
 
 /// A CamelCase reason of a condition or an Event on a CelldFleet or a CelldPreview.
@@ -206,7 +207,7 @@ pub enum Reason {
 
 impl Reason {
     /// The reason as Kubernetes shows it.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Resolved => "Resolved",
             Self::StoreNotFound => "StoreNotFound",
