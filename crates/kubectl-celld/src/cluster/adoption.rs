@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::text::progress::Progress;
 use celld_api::CelldFleet;
 use celld_api::conditions::{self, ADOPTED};
+use celld_api::reasons::Reason;
 use clap::Args;
 use kube::Api;
 use std::time::{Duration, Instant};
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 const POLL: Duration = Duration::from_secs(1);
 
 /// The Adopted reason of a refusal, as the operator writes it.
-const REFUSED: &str = "VersionRefused";
+const REFUSED: &str = Reason::VersionRefused.as_str();
 
 /// The flags of the wait.
 #[derive(Debug, Clone, Args)]

@@ -9,6 +9,7 @@ use crate::error::preview::PreviewError;
 use crate::error::{Error, Result};
 use crate::text::output;
 use crate::text::progress::Progress;
+use celld_api::reasons::Reason;
 use clap::Args;
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
@@ -104,7 +105,7 @@ async fn data_kept(target: &Target, name: &str, since: Option<Timestamp>) -> Opt
         .ok()?;
     list.items
         .into_iter()
-        .filter(|e| e.reason.as_deref() == Some("DataKept"))
+        .filter(|e| e.reason.as_deref() == Some(Reason::DataKept.as_str()))
         .filter(|e| match (since, written(e)) {
             (Some(since), Some(seen)) => seen >= since,
             _ => true,

@@ -185,7 +185,7 @@ fn removal(preview: &CelldPreview) -> String {
     preview
         .status
         .as_ref()
-        .and_then(|s| celld_api::conditions::find(&s.conditions, "DataRemoved"))
+        .and_then(|s| celld_api::conditions::find(&s.conditions, celld_api::conditions::DATA_REMOVED))
         .map_or_else(
             || {
                 format!(

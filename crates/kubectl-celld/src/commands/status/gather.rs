@@ -8,6 +8,7 @@ use super::report::{
 use crate::cluster::fleet_context;
 use crate::cluster::kubeconfig::Target;
 use crate::error::Error;
+use celld_api::reasons::Reason;
 use celld_api::{CelldFleet, CelldObjectStore, ResolvedStorage, StorageStatus};
 use jiff::Timestamp;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -170,7 +171,11 @@ async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
 }
 
 /// Progressing reasons of a change of celld image (the operator's `upgrade` module).
-const UPGRADE_REASONS: [&str; 3] = ["RollingUpgrade", "WaitingForRestores", "FullStop"];
+const UPGRADE_REASONS: [&str; 3] = [
+    Reason::RollingUpgrade.as_str(),
+    Reason::WaitingForRestores.as_str(),
+    Reason::FullStop.as_str(),
+];
 
 /// The change of celld image under way, from the fleet's Progressing condition.
 pub fn upgrade(fleet: &CelldFleet) -> Option<String> {
