@@ -478,6 +478,12 @@ def components(nodes: set[str], arrows: dict[str, set[str]]) -> list[list[str]]:
 
 def floors(nodes: set[str], arrows: dict[str, set[str]]) -> int:
     """Levels of the longest chain in the graph with every circle collapsed to one node."""
+    return max(levels(nodes, arrows).values(), default=0)
+
+
+def levels(nodes: set[str], arrows: dict[str, set[str]]) -> dict[str, int]:
+    """Each node's level: 1 for a node that imports nothing, else one above the highest node it
+    imports (a circle is one node)."""
     comp_of = {}
     comps = components(nodes, arrows)
     for k, comp in enumerate(comps):
@@ -490,7 +496,7 @@ def floors(nodes: set[str], arrows: dict[str, set[str]]) -> int:
             for m in arrows.get(n, ()):
                 if comp_of[m] != k:
                     level[k] = max(level[k], level[comp_of[m]] + 1)
-    return max(level, default=0)
+    return {n: level[comp_of[n]] for n in nodes}
 
 
 @dataclass
@@ -501,6 +507,7 @@ class Graph:
     arrows: dict[tuple[str, str], Edge]
     circles: list[list[Edge]]
     floors: int
+    level: dict[str, int]
 
 
 def graph(nodes: set[str], edges: list[Edge], key) -> Graph:
@@ -518,7 +525,7 @@ def graph(nodes: set[str], edges: list[Edge], key) -> Graph:
         if len(comp) > 1:
             inside = set(comp)
             found.append([e for (a, b), e in sorted(arrows.items()) if a in inside and b in inside])
-    return Graph(nodes, arrows, found, floors(nodes, succ))
+    return Graph(nodes, arrows, found, floors(nodes, succ), levels(nodes, succ))
 
 
 @dataclass
@@ -527,6 +534,7 @@ class Report:
     modules: Graph
     entries: Graph
     downward: int  # arrows into a module's own descendants
+    unmapped: list[str]  # folders of src/ the crate root's `//!` map does not name
 
     @property
     def entry_circles(self) -> list[list[Edge]]:
@@ -535,7 +543,15 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not self.modules.circles and not self.entry_circles
+        return not self.modules.circles and not self.entry_circles and not self.unmapped
+
+    def folders_top_down(self) -> str:
+        """The folders of src/ by floor, highest first: `a/ > b/ c/ > d/`."""
+        by_level: dict[int, list[str]] = {}
+        for node, level in self.entries.level.items():
+            if node.endswith("/"):
+                by_level.setdefault(level, []).append(node)
+        return " > ".join(" ".join(sorted(by_level[k])) for k in sorted(by_level, reverse=True))
 
 
 def check_crate(crate: Path) -> Report:
@@ -564,12 +580,22 @@ def check_crate(crate: Path) -> Report:
         return file
 
     crate = crate.resolve()
+    root_doc = "\n".join(
+        line for line in roots[0].read_text(encoding="utf-8").splitlines() if line.startswith("//!")
+    ) if roots else ""
     return Report(
         str(crate.relative_to(ROOT)) if crate.is_relative_to(ROOT) else str(crate),
         modules=graph(files, edges, lambda f: f),
         entries=graph({entry(f) for f in files}, edges, entry),
         downward=len(downward),
+        # src/bin/ holds crate roots of their own, not modules of this one.
+        unmapped=sorted(f for f in folders if f != "bin" and not named_in(f, root_doc)),
     )
+
+
+def named_in(folder: str, doc: str) -> bool:
+    """Whether `doc` (a crate root's `//!` lines) names `folder` in code: `x`, [`x`] or `x/`."""
+    return re.search(rf"`{re.escape(folder)}/?`", doc) is not None
 
 
 def is_descendant(tree: Tree, src: str, dst: str) -> bool:
@@ -604,13 +630,22 @@ def main(argv: list[str]) -> int:
                 f"descendants), {report.modules.floors} floors; {len(report.entries.nodes)} "
                 f"top-level entries, {report.entries.floors} floors"
             )
+            if any(n.endswith("/") for n in report.entries.nodes):
+                print(f"     folders, top down: {report.folders_top_down()}")
         else:
             print_circles(report)
+            print(f"{report.name}: folders, top down: {report.folders_top_down()}")
+            for folder in report.unmapped:
+                print(
+                    f"{report.name}: the folder src/{folder}/ is missing from the crate's map: name it "
+                    f"(`{folder}`) in the `//!` doc of src/lib.rs (or src/main.rs), where it stands"
+                )
             failed.append(report.name)
     if failed:
         print(
-            f"\nimport circles in {', '.join(failed)}: move what both sides use into a module below "
-            "both, so that every import points one way (docs/development.md, Module structure)",
+            f"\nimport circles or unmapped folders in {', '.join(failed)}: move what both sides use "
+            "into a module below both, so that every import points one way, and name every folder "
+            "in the crate's map (docs/development.md, Module structure)",
             file=sys.stderr,
         )
         return 1
@@ -627,9 +662,22 @@ class Case:
     module_circles: list[list[str]]
     entry_circles: list[list[str]]
     arrows: set[tuple[str, str]] | None = None  # every module arrow, when given
+    unmapped: list[str] | None = None  # the folders missing from the map, when given
 
 
 CASES = {
+    "a folder the crate's map does not name": Case(
+        {
+            "lib.rs": "//! The map: [`named`] first, then `also/`.\npub mod named;\npub mod also;\npub mod forgotten;\n",
+            "named/mod.rs": "pub mod x;\n",
+            "named/x.rs": "pub struct X;\n",
+            "also/mod.rs": "pub struct A;\n",
+            "forgotten/mod.rs": "pub struct F;\n",
+        },
+        [],
+        [],
+        unmapped=["forgotten"],
+    ),
     "a circle of two files": Case(
         {
             "lib.rs": "mod x;\nmod y;\n",
@@ -725,17 +773,19 @@ def self_test() -> int:
                 "module circles": sorted(sorted({e.src for e in c}) for c in report.modules.circles),
                 "entry circles": sorted(sorted({e.src for e in c}) for c in report.entry_circles),
                 "arrows": set(report.modules.arrows),
+                "unmapped": report.unmapped,
             }
             want = {
                 "module circles": case.module_circles,
                 "entry circles": case.entry_circles,
                 "arrows": case.arrows if case.arrows is not None else got["arrows"],
+                "unmapped": case.unmapped if case.unmapped is not None else got["unmapped"],
             }
             wrong = [f"{what} {got[what]}, want {want[what]}" for what in got if got[what] != want[what]]
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 status = main([str(crate)])
             if status != (0 if report.ok else 1):
-                wrong.append(f"exit status {status} for a tree {'without' if report.ok else 'with'} circles")
+                wrong.append(f"exit status {status} for a tree {'without' if report.ok else 'with'} circles or unmapped folders")
             print(f"{'FAIL' if wrong else 'ok  '} {name}{': ' if wrong else ''}{'; '.join(wrong)}")
             failures += bool(wrong)
     print(f"self-test: {len(CASES) - failures} passed, {failures} failed")

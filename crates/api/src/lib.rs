@@ -1,6 +1,12 @@
 //! The `platform.celld.dev/v1alpha1` API: the [`CelldFleet`] and [`CelldObjectStore`] custom
 //! resources, their admission rules, and the storage resolution that the operator and the
 //! `kubectl celld` plugin share so that both see a fleet's object storage exactly alike.
+//!
+//! The folders, top to bottom: [`preview`] (the CelldPreview type) over [`fleet`] (the
+//! CelldFleet type) over [`rules`] (its CEL admission rules) over [`contract`] (the celld
+//! runtime's contract: ports, pointer, releases, upgrade rules). Beside them at the root: the
+//! [`CelldObjectStore`] type, bucket URLs, condition types ([`conditions`]) and the reasons
+//! the operator writes ([`reasons`]), labels, storage resolution and validation.
 
 pub mod bucket;
 pub mod conditions;

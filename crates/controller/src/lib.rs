@@ -7,13 +7,24 @@
 //! longer asks for, then hand what it observed to the one [`status`] writer, which writes the
 //! status when it changed and publishes every Event.
 //!
-//! The folders, top to bottom (an arrow only ever points down): [`runtime`] (the process:
-//! leader or standby, wiring, HTTP), [`store`] (the CelldObjectStore controller), [`fleet`]
-//! (the CelldFleet controller), [`status`], [`storage`] (buckets and credentials), [`nodes`]
-//! (what the nodes' internal API says), [`leadership`] (only the Lease holder writes),
-//! [`cache`] (watches and their caches), [`children`] (pure builders) and [`upgrade`] (the
-//! pure rollout decision). The files at the root are the vocabulary they share: flags, errors,
-//! failures, reasons, metrics, RBAC.
+//! The folders, top to bottom (an arrow only ever points down; folders on one line stand side
+//! by side and import nothing from each other):
+//! - [`runtime`]: the process: leader or standby, wiring of the three controllers, HTTP;
+//! - [`fleet`], [`preview`] and [`store`]: the three controllers (CelldFleet, CelldPreview,
+//!   CelldObjectStore), each with its own small context over the shared one;
+//! - [`shared`]: what every controller shares: settings, the shared context, the retry backoff
+//!   and the start and end of every reconcile;
+//! - [`leadership`] (only the Lease holder writes) and [`storage`] (buckets and credentials);
+//! - [`autoscale`] (spec.autoscaling, pure), [`cache`] (watches and their caches) and
+//!   [`status`] (the one writer of every kind's status and Events);
+//! - [`capacity`] (what nodes report of their capacity), [`children`] (pure builders) and
+//!   [`nodes`] (what the nodes' internal API says);
+//! - [`source`] (spec.source, pure) and [`upgrade`] (the pure rollout decision).
+//!
+//! The files at the root are the vocabulary they share: flags ([`args`]), errors
+//! ([`error`]), failures ([`failure`]), metrics ([`metrics`]), RBAC ([`rbac`]), the one lock
+//! helper ([`locks`]) and the map shrinking after removals ([`map_retain`]). Condition and
+//! Event reasons are the api crate's ([`celld_api::reasons`]).
 
 pub mod args;
 pub mod autoscale;

@@ -17,6 +17,10 @@
 //! [`deploy_double`] is `celld-deploy-double`, a test double of `celld deploy` that writes to
 //! the local S3 server what celld writes, and [`DeployDouble`] makes a deploy pod's `celld` run
 //! it. (The operator binary as a process is `celld_fixtures::OperatorProcess`.)
+//!
+//! Its folders: [`deploy_double`] (the `celld deploy` test double) and [`faults`] (faults
+//! injected into the control plane and the object store) over `flux` (Flux's
+//! source-controller and the OCI registry).
 
 mod auth;
 mod cargo_bin;

@@ -3,36 +3,51 @@
 //! watching only the test's namespace, as a service account holding exactly the permissions of
 //! config/rbac/role.yaml.
 //!
+//! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
 //! - `adoption`: the version every node serves, a node refusing one, a state that cannot be read;
-//! - `celld_versions`: spec.env refused by the image's celld version, at admission or in status, and
-//!   the startup probe of each version;
+//! - `autoscaling`: spec.autoscaling on celld's own signals: pressure adds nodes, headroom
+//!   removes them, `kubectl scale` is not fought;
+//! - `celld_versions`: spec.env refused by the image's celld version, at admission or in status,
+//!   and the startup probe of each version;
+//! - `children_order`: a new fleet's NetworkPolicy and peer Service before its StatefulSet, its
+//!   public Service first while the API server is slow to create Services;
+//! - `creation`: a fleet from creation to Ready, with every child;
+//! - `deletion`: deleting a fleet deletes every child and its pods;
+//! - `fleets_gauge`: the fleets-by-Ready gauge follows the fleets in the next housekeeping round;
+//! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
+//! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
+//! - `idle_node_reads`: an idle fleet's nodes are read once, at the capacity read rate;
+//! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
+//! - `leader`: only the Lease holder writes, a standby takes over;
 //! - `manifest_features`: features of the deployed version's manifest the nodes cannot serve
 //!   (containers, a feature newer than the image), and a manifest that is not one;
-//! - `creation`: a fleet from creation to Ready, with every child;
+//! - `metrics_lint`: the operator process's `/metrics`, with a fleet reconciled, passes `promtool
+//!   check metrics` and declares the expected families;
 //! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
-//! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
-//! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
-//! - `deletion`: deleting a fleet deletes every child and its pods;
-//! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
-//! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
-//! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
-//! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
-//! - `object_stores`: gs:// and az:// fleets with keys at the local emulators;
-//! - `workload_identity`: fleets without a credentials Secret;
-//! - `routes`: Ingress and HTTPRoute, switched or removed, and the https of status.url;
 //! - `no_gateway_api`: gatewayRefs on the bare control plane, which lacks the Gateway API;
-//! - `progress_deadline`: a rollout stuck past spec.progressDeadlineSeconds, named and reported once;
-//! - `scale`: the scale subresource, the StatefulSet and the PodDisruptionBudget;
-//! - `upgrades`: celld image changes under celld's upgrade rules;
-//! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
-//! - `leader`: only the Lease holder writes, a standby takes over;
-//! - `metrics_lint`: the operator process's `/metrics`, with a fleet reconciled, passes
-//!   `promtool check metrics` and declares the expected families;
-//! - `shutdown`: the operator stops within its grace;
-//! - `user_roles`: the users' `edit` and `view` roles on fleets;
-//! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
 //! - `object_store_support`: an operator reading the emulators, and a fleet's storage env;
-//! - `pod_history`: every state a fleet's pods went through, for the upgrade tests.
+//! - `object_stores`: gs:// and az:// fleets with keys at the local emulators;
+//! - `pod_history`: every state a fleet's pods went through, for the upgrade tests;
+//! - `preview_source`: a preview whose Worker comes from its spec.source, published into its own
+//!   prefix;
+//! - `previews`: CelldPreviews: their own fleet, a version served, retirement at the TTL,
+//!   admission;
+//! - `progress_deadline`: a rollout stuck past spec.progressDeadlineSeconds, named and reported
+//!   once;
+//! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
+//! - `resync_budget`: many fleets stretch the resync to `--resyncs-per-second`;
+//! - `routes`: Ingress and HTTPRoute, switched or removed, and the https of status.url;
+//! - `scale`: the scale subresource, the StatefulSet and the PodDisruptionBudget;
+//! - `shutdown`: the operator stops within its grace;
+//! - `source`: spec.source: publish by deploy Job, retries with backoff, stall, drift,
+//!   suspension;
+//! - `source_flux`: spec.source.sourceRef with Flux's real source-controller and an OCI registry;
+//! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
+//! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
+//! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
+//! - `upgrades`: celld image changes under celld's upgrade rules;
+//! - `user_roles`: the users' `edit` and `view` roles on fleets;
+//! - `workload_identity`: fleets without a credentials Secret.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
