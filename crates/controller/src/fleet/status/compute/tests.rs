@@ -408,3 +408,68 @@ fn a_failure_that_clears_clears_the_condition() {
     assert_eq!(get(&healed, DEGRADED).reason, "AsExpected");
     assert_eq!(get(&healed, READY).reason, "Serving");
 }
+
+#[test]
+fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
+    use crate::autoscale::decide::{Scaled, Verdict};
+    use crate::fleet::status::observation::AutoscaleObserved;
+    use celld_api::conditions::{AUTOSCALING, IDLE_EVICTION};
+    use celld_api::reasons::Reason;
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let observed = |idle_evict: bool| AutoscaleObserved {
+        scaled: Scaled {
+            desired: 2,
+            status: celld_api::AutoscalingStatus::default(),
+            decision: None,
+            verdict: Verdict {
+                status: Some(true),
+                reason: Reason::Steady,
+                message: "2 nodes hold the load".into(),
+            },
+            wake_at: None,
+            paused: false,
+        },
+        idle_evict,
+    };
+    let status = |autoscale: &AutoscaleObserved| {
+        let o = Observed {
+            generation: Some(3),
+            name: "app",
+            desired: 2,
+            storage: Storage::Resolved(&st, &p),
+            statefulset: Some(&s),
+            route: Route::Ingress,
+            url: Some("http://a".into()),
+            failures: &[],
+            upgrade: &Progress::Idle,
+            progress_deadline_s: 600,
+            holders: &[],
+            nodes: None,
+            deployed_at: None,
+            source: None,
+            capacity: None,
+            autoscale: Some(autoscale),
+        };
+        compute(None, &o, Timestamp::UNIX_EPOCH)
+    };
+
+    let unset = status(&observed(false));
+    let idle = get(&unset, IDLE_EVICTION);
+    assert_eq!(
+        (idle.status.as_str(), idle.reason.as_str()),
+        ("False", "IdleEvictionUnset")
+    );
+    assert!(
+        idle.message.contains("CELLD_IDLE_EVICT_S") && idle.message.contains("set it"),
+        "names the variable and what to do: {}",
+        idle.message
+    );
+    assert_eq!(get(&unset, AUTOSCALING).reason, "Steady");
+
+    let set = status(&observed(true));
+    let idle = get(&set, IDLE_EVICTION);
+    assert_eq!(
+        (idle.status.as_str(), idle.reason.as_str()),
+        ("True", "IdleEvictionSet")
+    );
+}
