@@ -110,7 +110,8 @@ pub struct CelldObjectStoreStatus {
     pub fleet_count: i32,
 
     /// Ready: whether the credentials Secret exists with the required keys (always true
-    /// without a Secret).
+    /// without a Secret); Degraded while its last reconcile failed (the reason and what
+    /// failed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,

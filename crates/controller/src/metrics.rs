@@ -1,19 +1,22 @@
 //! Prometheus metrics: reconciles, their duration, what they failed on, API writes, fleets by
 //! Ready condition and leadership.
 
-use crate::capacity::exported::Exported;
-use crate::capacity::store::CapacityStore;
+use crate::locks::lock;
 use celld_api::reasons::Reason;
-use prometheus_client::encoding::text::encode;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::text::{encode_eof, encode_registry};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 type Labels = Vec<(String, String)>;
+
+/// The prefix of every metric's name.
+const PREFIX: &str = "celld_operator";
 
 /// The operator's metrics, registered under the `celld_operator` prefix.
 pub struct Metrics {
@@ -35,12 +38,14 @@ pub struct Metrics {
     source_drift: Counter,
     scale_decisions: Family<Labels, Counter>,
     node_state_reads: Family<Labels, Counter>,
-    capacity: Arc<CapacityStore>,
+    /// What the controllers export of their own state (the fleets' capacity gauges), set
+    /// anew by each leadership term.
+    exported: Mutex<Registry>,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        let mut registry = Registry::with_prefix("celld_operator");
+        let mut registry = Registry::with_prefix(PREFIX);
         let reconciles = Family::<Labels, Counter>::default();
         let errors = Family::<Labels, Counter>::default();
         let duration = Histogram::new(exponential_buckets(0.005, 2.0, 14));
@@ -128,8 +133,6 @@ impl Default for Metrics {
             "GET /state requests to the fleets' nodes for their capacity, by result (ok, unreadable)",
             node_state_reads.clone(),
         );
-        let capacity = Arc::new(CapacityStore::default());
-        registry.register_collector(Box::new(Exported(capacity.clone())));
         registry.register(
             "status_followed",
             "Fleet statuses written as soon as a StatefulSet's status changed their Ready condition, ahead of the fleet's next reconcile",
@@ -154,7 +157,7 @@ impl Default for Metrics {
             source_drift,
             scale_decisions,
             node_state_reads,
-            capacity,
+            exported: Mutex::new(Registry::with_prefix(PREFIX)),
         }
     }
 }
@@ -191,9 +194,12 @@ impl Metrics {
         }
     }
 
-    /// The capacity readings the fleet gauges are exported from.
-    pub fn capacity(&self) -> Arc<CapacityStore> {
-        self.capacity.clone()
+    /// Exports `collector`'s metrics from now on, in place of what was exported before (a
+    /// controller's state of an earlier leadership term).
+    pub fn export(&self, collector: Box<dyn Collector>) {
+        let mut registry = Registry::with_prefix(PREFIX);
+        registry.register_collector(collector);
+        *lock(&self.exported) = registry;
     }
 
     /// Counts a finished reconcile and its duration.
@@ -331,7 +337,10 @@ impl Metrics {
     /// The Prometheus text exposition.
     pub fn encode(&self) -> String {
         let mut out = String::new();
-        match encode(&mut out, &self.registry) {
+        let encoded = encode_registry(&mut out, &self.registry)
+            .and_then(|()| encode_registry(&mut out, &lock(&self.exported)))
+            .and_then(|()| encode_eof(&mut out));
+        match encoded {
             Ok(()) => out,
             Err(_) => String::from("# metrics could not be encoded\n"),
         }

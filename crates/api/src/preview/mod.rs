@@ -128,7 +128,8 @@ pub struct CelldPreviewStatus {
     pub expired_at: Option<Time>,
 
     /// Ready (its fleet serves a version at the URL) and DataRemoved (after expiry or on
-    /// deletion: whether the bucket prefix was emptied), with reasons.
+    /// deletion: whether the bucket prefix was emptied), with reasons; Degraded while its last
+    /// reconcile failed (the reason and what failed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
     pub conditions: Vec<Condition>,

@@ -9,7 +9,7 @@ use crate::cache::owner_index::controller_uid;
 use crate::cache::source_caches::SourceCaches;
 use crate::children::Child;
 use crate::error::Closed;
-use celld_api::CelldObjectStore;
+use celld_api::{CelldFleet, CelldObjectStore};
 use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Secret, Service};
@@ -102,6 +102,8 @@ impl ChildCaches {
 /// Every cache a fleet reconcile reads.
 #[derive(Clone)]
 pub struct Caches {
+    /// The CelldFleets.
+    pub fleets: Store<DeserializeGuard<CelldFleet>>,
     /// The children.
     pub children: ChildCaches,
     /// The CelldObjectStores.
@@ -186,6 +188,7 @@ impl OptionalKind for HttpRoute {
 impl Caches {
     /// The caches, with the flags that tell when each holds its first complete list.
     pub fn new(
+        fleets: Store<DeserializeGuard<CelldFleet>>,
         children: ChildCaches,
         stores: Store<DeserializeGuard<CelldObjectStore>>,
         secrets: Store<PartialObjectMeta<Secret>>,
@@ -194,6 +197,7 @@ impl Caches {
         fleets_moved: Changes,
     ) -> Self {
         Self {
+            fleets,
             children,
             stores,
             secrets,
@@ -218,6 +222,12 @@ impl Caches {
     /// The store `name` of namespace `ns` as cached.
     pub fn store(&self, ns: &str, name: &str) -> Option<Arc<DeserializeGuard<CelldObjectStore>>> {
         self.stores.get(&ObjectRef::new(name).within(ns))
+    }
+
+    /// The fleet `name` of namespace `ns` as cached, if it parses.
+    pub fn fleet(&self, ns: &str, name: &str) -> Option<CelldFleet> {
+        let guard = self.fleets.get(&ObjectRef::new(name).within(ns))?;
+        guard.0.as_ref().ok().cloned()
     }
 
     /// The metadata of the Secret `name` of namespace `ns` as cached.

@@ -79,7 +79,7 @@ fn kind<K: Child>() -> String {
 
 impl Children<'_> {
     fn api<K: Child>(&self) -> Api<K> {
-        Api::namespaced(self.ctx.client.clone(), self.ns)
+        Api::namespaced(self.ctx.shared.client.clone(), self.ns)
     }
 
     /// Times a new fleet's pods from now, when `pods` (the StatefulSet's apply) created them.
@@ -101,7 +101,7 @@ impl Children<'_> {
     /// The live child `name` from the cache (from the API server for a kind the controller
     /// does not cache), or the failure to read it recorded in `done`.
     async fn read<K: ChildKind>(&self, name: &str, done: &mut Done) -> Result<Option<K>, ()> {
-        if let Some(cache) = K::cache(&self.ctx.caches.children) {
+        if let Some(cache) = K::cache(&self.ctx.shared.caches.children) {
             return Ok(caches::child(cache, self.ns, name));
         }
         match ssa::read(&self.api::<K>(), name).await {
@@ -188,7 +188,7 @@ impl Children<'_> {
             self.always(child, &mut done).await;
         }
         let api = self.api::<K>();
-        let pruned = match K::owned(&self.ctx.caches.children) {
+        let pruned = match K::owned(&self.ctx.shared.caches.children) {
             Some(owned) => {
                 let unwanted = caches::owned_by(owned, self.ns, self.uid)
                     .into_iter()

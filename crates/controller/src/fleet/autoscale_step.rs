@@ -28,8 +28,9 @@ pub fn decided(
 ) -> Option<Scaled> {
     let policy = fleet.spec.autoscaling.as_ref()?;
     let latest = ctx.status.latest(fleet);
-    let tracked = ctx.capacity.get(&id.uid);
-    let stale_after = (ctx.settings.autoscale_interval * STALE_AFTER_PERIODS).max(STALE_AT_LEAST);
+    let tracked = ctx.nodes.capacity.get(&id.uid);
+    let stale_after =
+        (ctx.shared.settings.autoscale_interval * STALE_AFTER_PERIODS).max(STALE_AT_LEAST);
     let busy = busy(live, latest.as_ref());
     let mut facts = Facts {
         policy,
@@ -48,13 +49,15 @@ pub fn decided(
     };
     let scaled = decide(&facts);
     let Some(manager) = contested(fleet, scaled.desired) else {
-        ctx.capacity
+        ctx.nodes
+            .capacity
             .decided(&id.uid, scaled.paused, Some(scaled.desired));
         return Some(scaled);
     };
     facts.contested = Some(&manager);
     let scaled = decide(&facts);
-    ctx.capacity
+    ctx.nodes
+        .capacity
         .decided(&id.uid, scaled.paused, Some(scaled.desired));
     Some(scaled)
 }

@@ -45,10 +45,10 @@ struct Due {
 
 /// Reads the fleets' nodes until `shutdown` resolves.
 pub async fn run(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
-    let rate = f64::from(ctx.settings.capacity_reads_per_second.max(1));
+    let rate = f64::from(ctx.shared.settings.capacity_reads_per_second.max(1));
     let mut tokens = rate;
     let mut last = Instant::now();
-    let settings = &ctx.settings;
+    let settings = &ctx.shared.settings;
     let every = RESCAN_EVERY
         .min(settings.autoscale_interval)
         .min(settings.capacity_interval);
@@ -134,14 +134,14 @@ struct Candidate {
 /// then the longest unread. Every fleet is looked at each tick, so this copies nothing of a
 /// fleet that is not among them.
 fn due(ctx: &Context, now: Instant, limit: usize) -> Vec<Candidate> {
-    let settings = &ctx.settings;
-    let fleets = ctx.fleets.state();
+    let settings = &ctx.shared.settings;
+    let fleets = ctx.shared.caches.fleets.state();
     let mut order: Vec<Order> = fleets
         .iter()
         .enumerate()
         .filter_map(|(index, guard)| {
             let fleet: &CelldFleet = guard.0.as_ref().ok()?;
-            let last = ctx.capacity.taken(fleet.metadata.uid.as_deref()?);
+            let last = ctx.nodes.capacity.taken(fleet.metadata.uid.as_deref()?);
             let autoscaled = fleet.spec.autoscaling.is_some();
             let every = if autoscaled {
                 settings.autoscale_interval
@@ -205,7 +205,11 @@ fn first(order: &mut Vec<Order>, limit: usize) {
 /// spec.autoscaling is first read once they are ready (its capacity is not worth a status
 /// write while it starts).
 fn runs_nodes(ctx: &Context, c: Candidate) -> Option<Due> {
-    let sts = caches::child(&ctx.caches.children.statefulsets, &c.namespace, &c.name)?;
+    let sts = caches::child(
+        &ctx.shared.caches.children.statefulsets,
+        &c.namespace,
+        &c.name,
+    )?;
     let replicas = sts.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
     let ready = sts.status.as_ref().and_then(|s| s.ready_replicas) == Some(replicas);
     (replicas > 0 && (c.autoscaled.is_some() || ready || c.last.is_some())).then_some(Due {
@@ -225,15 +229,15 @@ async fn read(ctx: &Context, due: Due) {
         peer_service: peer_service_name(&due.name),
         replicas: due.replicas,
     };
-    let answers = states(&ctx.node_api, &nodes).await;
+    let answers = states(&ctx.nodes.api, &nodes).await;
     let taken = Instant::now();
     // The same states stand in for the fleet's next periodic reconcile's reading.
-    if let Some(version) = ctx.pointers.deployed_version(&due.uid) {
+    if let Some(version) = ctx.reads.pointers.deployed_version(&due.uid) {
         let reading = Reading {
             version,
             nodes: answers.clone(),
         };
-        ctx.node_reads.offer(&due.uid, reading);
+        ctx.nodes.reads.offer(&due.uid, reading);
     }
     let nodes: Vec<_> = answers
         .into_iter()
@@ -243,7 +247,8 @@ async fn read(ctx: &Context, due: Due) {
         })
         .collect();
     let failed = nodes.iter().filter(|n| n.error.is_some()).count() as u64;
-    ctx.metrics
+    ctx.shared
+        .metrics
         .node_states_read(nodes.len() as u64 - failed, failed);
     let reading = FleetReading {
         read_at: Timestamp::now(),
@@ -259,15 +264,20 @@ async fn read(ctx: &Context, due: Due) {
     };
     let fleet_ref = ObjectRef::new(&due.name).within(&due.namespace);
     // A reading the fleet's status would not show is kept for the gauges only.
-    let shown = ctx.fleets.get(&fleet_ref).is_some_and(|guard| {
-        guard
-            .0
-            .as_ref()
-            .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at))
-    });
-    if ctx.capacity.record(fleet, reading, taken, said) && shown {
+    let shown = ctx
+        .shared
+        .caches
+        .fleets
+        .get(&fleet_ref)
+        .is_some_and(|guard| {
+            guard
+                .0
+                .as_ref()
+                .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at))
+        });
+    if ctx.nodes.capacity.record(fleet, reading, taken, said) && shown {
         // The controller is gone only when the operator stops.
-        let _ = ctx.node_trigger.unbounded_send(fleet_ref);
+        let _ = ctx.nodes.trigger.unbounded_send(fleet_ref);
     }
 }
 

@@ -1,31 +1,27 @@
-//! What every reconcile of a fleet shares: the client, settings, metrics, the caches it reads
-//! instead of the API server, the bucket clients and pointer reads, what settled fleets last
-//! saw, the nodes' API, the status writer and the per-fleet error backoff.
+//! What the fleet controller keeps beside the [shared](crate::shared::context) state: the
+//! pointer and manifest reads, the nodes' API and readings, what settled fleets last saw, the
+//! fleets' status writer, the starts of new fleets and the housekeeping of it all.
 
-use crate::cache::caches::Caches;
 use crate::cache::heap_release::HeapRelease;
+use crate::capacity::exported::Exported;
 use crate::capacity::store::CapacityStore;
 use crate::fleet::fleet_set::FleetSet;
 use crate::fleet::service_lead::ServiceLead;
 use crate::fleet::settled::{FULL_RECONCILES_PER_SECOND, Settled};
-use crate::fleet::status::write::Writer;
-use crate::map_retain;
-use crate::metrics::Metrics;
+use crate::fleet::status::write::FleetWriter;
 use crate::nodes::client::NodeApi;
 use crate::nodes::reads::NodeReads;
-use crate::shared::settings::Settings;
-use crate::storage::bucket_clients::BucketClients;
-use crate::storage::credentials::SecretContents;
+use crate::shared::context::Shared;
+use crate::shared::resync_budget;
+use crate::shared::retry::Controlled;
 use crate::storage::manifest_reads::ManifestReads;
 use crate::storage::pointer_reads::PointerReads;
 use celld_api::{CelldFleet, conditions};
-use kube::Client;
 use kube::core::DeserializeGuard;
-use kube::runtime::events::Reporter;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::ObjectRef;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often [`Context::housekeeping`] runs.
@@ -38,46 +34,51 @@ pub type FleetTrigger =
 /// Bound of one request to a node's internal API.
 const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// State shared by the reconciles.
+/// The fleet controller's state.
 pub struct Context {
-    /// The API client.
-    pub client: Client,
-    /// The operator's metrics.
-    pub metrics: Arc<Metrics>,
-    /// Settings.
-    pub settings: Settings,
-    /// Whether the cluster serves the HTTPRoute CRD.
-    pub gateway_api: AtomicBool,
-    /// Consecutive failures per fleet (namespace/name), for exponential backoff.
-    failures: Mutex<HashMap<String, u32>>,
-    /// The controller's cache of fleets (for the fleets-by-condition gauge and mappers).
-    pub fleets: Store<DeserializeGuard<CelldFleet>>,
-    /// What reconciles read: children, stores and Secret metadata.
-    pub caches: Caches,
-    /// Contents of credentials Secrets, read once per resourceVersion.
-    pub secrets: SecretContents,
-    /// Bucket clients shared by fleets on the same object store.
-    pub buckets: BucketClients,
+    /// What every controller shares.
+    pub shared: Arc<Shared>,
+    /// What the fleets' buckets said, and whether the cluster serves HTTPRoute.
+    pub reads: FleetReads,
+    /// The fleets' nodes: their API, readings and capacity.
+    pub nodes: NodeState,
+    /// Fleets whose last reconcile needed nothing, with the inputs it saw.
+    pub settled: Settled,
+    /// The one writer of the fleets' statuses and Events.
+    pub status: Arc<FleetWriter>,
+    /// The starts of new fleets, and whether their pods wait for their public Service.
+    pub service_lead: Arc<ServiceLead>,
+    /// What housekeeping counts and when it hands memory back.
+    housekeeping: Housekeeping,
+}
+
+/// What the fleets' buckets said, and whether the cluster serves HTTPRoute.
+pub struct FleetReads {
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
     /// The manifest of each fleet's deployed version, read once per version.
     pub manifests: ManifestReads,
-    /// Fleets whose last reconcile needed nothing, with the inputs it saw.
-    pub settled: Settled,
+    /// Whether the cluster serves the HTTPRoute CRD.
+    gateway_api: AtomicBool,
+}
+
+/// The fleets' nodes.
+pub struct NodeState {
     /// The nodes' internal API: their states and reloads.
-    pub node_api: NodeApi,
+    pub api: NodeApi,
     /// The reloads sent to each fleet's nodes, and their last readings.
-    pub node_reads: Arc<NodeReads>,
+    pub reads: Arc<NodeReads>,
     /// Asks the controller to look at a fleet again: a late reading of its nodes differs.
-    pub node_trigger: FleetTrigger,
+    pub trigger: FleetTrigger,
     /// The last capacity reading of every fleet (the gauges read it too).
     pub capacity: Arc<CapacityStore>,
-    /// The one writer of the fleets' statuses and Events.
-    pub status: Arc<Writer>,
-    /// The starts of new fleets, and whether their pods wait for their public Service.
-    pub service_lead: Arc<ServiceLead>,
+}
+
+/// What housekeeping keeps between its rounds.
+#[derive(Default)]
+struct Housekeeping {
     /// When to hand the heap back to the system: after fleets were deleted.
-    pub heap_release: HeapRelease,
+    heap_release: HeapRelease,
     /// How many fleets the cache held at the last housekeeping.
     fleet_count: AtomicUsize,
     /// Whether housekeeping looks at every fleet: only when their watch brought a change.
@@ -85,87 +86,50 @@ pub struct Context {
 }
 
 impl Context {
-    /// A context for `client`.
-    pub fn new(
-        client: Client,
-        metrics: Arc<Metrics>,
-        settings: Settings,
-        gateway_api: bool,
-        fleets: Store<DeserializeGuard<CelldFleet>>,
-        caches: Caches,
-        node_trigger: FleetTrigger,
-    ) -> Self {
-        let buckets = BucketClients::new(
-            settings.s3_timeout,
-            settings.store_endpoints.clone(),
-            settings.resync,
-        );
-        let pointers = PointerReads::new(settings.pending_resync, settings.s3_timeout);
-        let manifests = ManifestReads::new(settings.resync, settings.s3_timeout);
-        let reporter = Reporter {
-            controller: settings.reporter.clone(),
-            instance: settings.instance.clone(),
-        };
-        let node_api = NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT);
+    /// The fleet controller's state over `shared`; `gateway_api` says whether the cluster
+    /// served HTTPRoute at the start, `node_trigger` where late node readings send a fleet.
+    pub fn new(shared: Arc<Shared>, gateway_api: bool, node_trigger: FleetTrigger) -> Self {
+        let settings = &shared.settings;
+        let capacity = Arc::new(CapacityStore::default());
+        shared.metrics.export(Box::new(Exported(capacity.clone())));
         Self {
-            capacity: metrics.capacity(),
-            node_api,
-            node_reads: Arc::new(NodeReads::default()),
-            node_trigger,
-            status: Arc::new(Writer::new(
-                client.clone(),
-                metrics.clone(),
-                reporter,
-                caches.children.statefulsets.clone(),
+            reads: FleetReads {
+                pointers: PointerReads::new(settings.pending_resync, settings.s3_timeout),
+                manifests: ManifestReads::new(settings.resync, settings.s3_timeout),
+                gateway_api: AtomicBool::new(gateway_api),
+            },
+            nodes: NodeState {
+                api: NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT),
+                reads: Arc::new(NodeReads::default()),
+                trigger: node_trigger,
+                capacity,
+            },
+            settled: Settled::default(),
+            status: Arc::new(FleetWriter::new(
+                shared.client.clone(),
+                shared.metrics.clone(),
+                shared.reporter(),
+                shared.caches.children.statefulsets.clone(),
             )),
             service_lead: Arc::new(ServiceLead::new(settings.public_service_first)),
-            heap_release: HeapRelease::default(),
-            fleet_count: AtomicUsize::new(0),
-            fleet_set: FleetSet::default(),
-            client,
-            metrics,
-            settings,
-            gateway_api: AtomicBool::new(gateway_api),
-            failures: Mutex::new(HashMap::new()),
-            fleets,
-            secrets: SecretContents::new(caches.secrets.clone()),
-            buckets,
-            pointers,
-            manifests,
-            settled: Settled::default(),
-            caches,
+            housekeeping: Housekeeping::default(),
+            shared,
         }
     }
 
-    /// Records a failure of `key` and returns how long to wait before retrying: 1 s doubling
-    /// up to 5 minutes.
-    pub fn backoff(&self, key: &str) -> Duration {
-        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let n = failures.entry(key.to_string()).or_insert(0);
-        *n = n.saturating_add(1);
-        let secs = 1u64 << (*n - 1).min(9);
-        Duration::from_secs(secs.min(300))
-    }
-
-    /// Forgets the failures of `key` after a successful reconcile.
-    pub fn succeeded(&self, key: &str) {
-        self.failures
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
-    }
-
     /// What runs beside the reconciles, once per [`HOUSEKEEPING_EVERY`] rather than once per
-    /// reconcile: Secrets' contents no longer cached are forgotten, and, when the fleets moved
-    /// (see [`FleetSet`]), the fleets-by-Ready gauge is recounted and deleted fleets leave
-    /// nothing behind (both walk every fleet).
+    /// reconcile: the [shared](Shared::housekeeping) state's, and, when the fleets moved (see
+    /// [`FleetSet`]), the fleets-by-Ready gauge is recounted and deleted fleets leave nothing
+    /// behind (both walk every fleet).
     pub fn housekeeping(&self) {
-        self.secrets.forget_deleted();
+        self.shared.housekeeping();
+        let caches = &self.shared.caches;
+        let housekeeping = &self.housekeeping;
         // Counted before the fleets are read: a change that lands meanwhile is looked at again.
-        if self.fleet_set.look_now(self.caches.fleets_moved.count()) {
+        if housekeeping.fleet_set.look_now(caches.fleets_moved.count()) {
             // Borrowed from the cache: with 10,000 fleets a copy of each uid and name every
             // round was most of the housekeeping's time.
-            let fleets = self.fleets.state();
+            let fleets = caches.fleets.state();
             let (mut ready, mut not_ready, mut unknown) = (0, 0, 0);
             for guard in &fleets {
                 let Ok(fleet) = &guard.0 else {
@@ -181,17 +145,19 @@ impl Context {
                     _ => unknown += 1,
                 }
             }
-            self.metrics.set_fleets(ready, not_ready, unknown);
-            self.fleet_count.store(fleets.len(), Ordering::Relaxed);
+            self.shared.metrics.set_fleets(ready, not_ready, unknown);
+            housekeeping
+                .fleet_count
+                .store(fleets.len(), Ordering::Relaxed);
             self.forget_deleted(&fleets);
         }
-        self.heap_release
-            .round(self.fleet_count.load(Ordering::Relaxed));
+        housekeeping
+            .heap_release
+            .round(housekeeping.fleet_count.load(Ordering::Relaxed));
     }
 
     /// Forgets what is kept for fleets no longer in `fleets`: written status and observation,
-    /// pointer read, reloads sent, settled inputs, start, failure count, a bucket client no fleet
-    /// uses.
+    /// pointer read, reloads sent, settled inputs, start, a bucket client no fleet uses.
     fn forget_deleted(&self, fleets: &[Arc<DeserializeGuard<CelldFleet>>]) {
         // Every parsed fleet's uid, with its resourceVersion.
         let live: HashMap<&str, &str> = fleets
@@ -204,23 +170,13 @@ impl Context {
                 ))
             })
             .collect();
-        // Failure counts are kept by namespace/name, of fleets the cache holds (parsed or not).
-        let cached = |key: &str| {
-            key.split_once('/').is_some_and(|(ns, name)| {
-                self.fleets.get(&ObjectRef::new(name).within(ns)).is_some()
-            })
-        };
-        map_retain::retain(
-            &mut self.failures.lock().unwrap_or_else(|e| e.into_inner()),
-            |key, _| key.starts_with("store:") || cached(key),
-        );
-        self.pointers.retain(|uid| live.contains_key(uid));
-        self.node_reads.retain(|uid| live.contains_key(uid));
-        self.capacity.retain(|uid| live.contains_key(uid));
+        self.reads.pointers.retain(|uid| live.contains_key(uid));
+        self.nodes.reads.retain(|uid| live.contains_key(uid));
+        self.nodes.capacity.retain(|uid| live.contains_key(uid));
         self.service_lead.retain(|uid| live.contains_key(uid));
-        self.manifests.retain(|uid| live.contains_key(uid));
-        let clients = self.buckets.drop_unused(Instant::now(), &live);
-        self.metrics.set_s3_clients(clients);
+        self.reads.manifests.retain(|uid| live.contains_key(uid));
+        let clients = self.shared.buckets.drop_unused(Instant::now(), &live);
+        self.shared.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains_key(uid));
         self.status.retain(&live);
     }
@@ -228,36 +184,42 @@ impl Context {
     /// How long a fleet waits for its next periodic reconcile when its resync period is
     /// `period`: stretched when the fleets are more than --resyncs-per-second allows.
     pub fn resync(&self, period: Duration) -> Duration {
-        crate::shared::resync_budget::stretched(
+        resync_budget::stretched(
             period,
-            self.fleet_count.load(Ordering::Relaxed),
-            self.settings.resyncs_per_second,
+            self.housekeeping.fleet_count.load(Ordering::Relaxed),
+            self.shared.settings.resyncs_per_second,
         )
     }
 
     /// The longest a settled fleet goes without a full reconcile: --full-reconcile-seconds,
     /// stretched when the fleets are more than [`FULL_RECONCILES_PER_SECOND`] allows.
     pub fn full_every(&self) -> Duration {
-        crate::shared::resync_budget::stretched(
-            self.settings.full_every,
-            self.fleet_count.load(Ordering::Relaxed),
+        resync_budget::stretched(
+            self.shared.settings.full_every,
+            self.housekeeping.fleet_count.load(Ordering::Relaxed),
             FULL_RECONCILES_PER_SECOND,
         )
     }
 
     /// Whether the cluster served HTTPRoute when last asked.
     pub fn gateway_api(&self) -> bool {
-        self.gateway_api.load(Ordering::Relaxed)
+        self.reads.gateway_api.load(Ordering::Relaxed)
     }
 
     /// Whether HTTPRoute is served; asks the API server again when it was not, so installing
     /// the Gateway API CRDs later is noticed.
     pub async fn http_route_served(&self) -> bool {
-        if self.gateway_api.load(Ordering::Relaxed) {
+        if self.reads.gateway_api.load(Ordering::Relaxed) {
             return true;
         }
-        let served = crate::cache::discovery::http_route_served(&self.client).await;
-        self.gateway_api.store(served, Ordering::Relaxed);
+        let served = crate::cache::discovery::http_route_served(&self.shared.client).await;
+        self.reads.gateway_api.store(served, Ordering::Relaxed);
         served
+    }
+}
+
+impl Controlled for Context {
+    fn shared(&self) -> &Shared {
+        &self.shared
     }
 }

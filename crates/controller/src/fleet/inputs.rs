@@ -21,13 +21,13 @@ use crate::nodes::adoption::Reading;
 use crate::nodes::reads::Nodes;
 use crate::source::decision::Decision;
 use crate::storage::pointer::Pointer;
+use crate::storage::resolve::{Resolved, resolve_storage};
 use crate::upgrade::decide::{self, Probed, Upgrade};
-use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
+use celld_api::{CelldFleet, ResolveError, ResolvedStorage};
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
+use kube::ResourceExt;
 use kube::runtime::reflector::ObjectRef;
-use kube::{Api, ResourceExt};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -85,25 +85,34 @@ pub enum Read {
 }
 
 /// Reads the inputs of `fleet`: from the caches, the bucket (the pointer), and the API server
-/// only where no cache answers (see `resolve_storage`, [`gateway`] and [`probe`]).
+/// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]).
 pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let Resolved {
         storage,
         secret,
         store_version,
-    } = match resolve_storage(ctx, &id.namespace, fleet).await {
+    } = match resolve_storage(
+        &ctx.shared.caches,
+        &ctx.shared.secrets,
+        &ctx.shared.client,
+        &id.namespace,
+        fleet,
+    )
+    .await
+    {
         Ok(resolved) => resolved,
         Err(e) => return Read::Unresolved(e),
     };
-    let client = ctx.buckets.get(&id.uid, &storage, secret.as_deref());
-    ctx.metrics.set_s3_clients(ctx.buckets.len());
+    let client = ctx.shared.buckets.get(&id.uid, &storage, secret.as_deref());
+    ctx.shared.metrics.set_s3_clients(ctx.shared.buckets.len());
     let source_read = source_step::read(ctx, fleet, id, &storage);
     // A deploy Job that ended changed the pointer: read it afresh.
     let fresh = annotations_hash(fleet)
         ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
     let pointer = match &client {
         Ok(client) => {
-            ctx.pointers
+            ctx.reads
+                .pointers
                 .pointer(&id.uid, fresh, client.as_ref(), &storage)
                 .await
         }
@@ -113,6 +122,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     // moved a little, lately shown) leaves the fleet settled.
     let now = Timestamp::now();
     let tracked = ctx
+        .nodes
         .capacity
         .get(&id.uid)
         .filter(|t| reading::shown_in_status(fleet, &t.reading, now));
@@ -130,8 +140,12 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let ingress = fleet.spec.ingress.as_ref();
     let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
     // Gateways are not watched: a fleet routed through one is always planned in full.
-    let child_version =
-        |kind: &str, name: &str| ctx.caches.children.version(&id.namespace, kind, name);
+    let child_version = |kind: &str, name: &str| {
+        ctx.shared
+            .caches
+            .children
+            .version(&id.namespace, kind, name)
+    };
     let standing = if wants_route {
         Standing::Changed
     } else {
@@ -146,11 +160,15 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     let https = match (Route::of(ingress.map(|i| &**i), route_served), ingress) {
         (Route::Ingress, Some(i)) => i.tls.is_some(),
         (Route::HttpRoute, Some(i)) if !i.gateway_refs.is_empty() => {
-            gateway::all_listeners_https(&ctx.client, &id.namespace, &i.gateway_refs).await
+            gateway::all_listeners_https(&ctx.shared.client, &id.namespace, &i.gateway_refs).await
         }
         _ => false,
     };
-    let live = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
+    let live = caches::child(
+        &ctx.shared.caches.children.statefulsets,
+        &id.namespace,
+        &id.name,
+    );
     let autoscale = autoscale_step::decided(ctx, fleet, id, live.as_ref());
     let replicas = replicas(fleet, &pointer, autoscale.as_ref());
     let nodes = read_nodes(ctx, id, replicas, &pointer, standing).await;
@@ -169,6 +187,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     };
     let (source, image) = (client.as_deref().ok(), &fleet.spec.image);
     let manifest_failures = ctx
+        .reads
         .manifests
         .failures(&id.uid, source, &storage, &pointer, image)
         .await;
@@ -216,7 +235,8 @@ async fn read_nodes(
         // Two periods: the capacity reader's round of 10,000 fleets takes about one.
         let young = ctx.full_every() * 2;
         let steady = ctx
-            .node_reads
+            .nodes
+            .reads
             .steady(&id.uid, &deployment.version, replicas, young);
         if steady.is_some() {
             return steady;
@@ -228,11 +248,12 @@ async fn read_nodes(
         peer_service: crate::children::peer_service_name(&id.name),
         replicas,
     };
-    let again = ctx.node_trigger.clone();
+    let again = ctx.nodes.trigger.clone();
     let fleet = ObjectRef::new(&id.name).within(&id.namespace);
-    ctx.node_reads
+    ctx.nodes
+        .reads
         .within(
-            &ctx.node_api,
+            &ctx.nodes.api,
             &id.uid,
             nodes,
             &deployment.version,
@@ -265,75 +286,6 @@ pub fn replicas(fleet: &CelldFleet, pointer: &Pointer, autoscale: Option<&Scaled
     } else {
         autoscale.map_or(fleet.spec.replicas, |s| s.desired)
     }
-}
-
-/// A fleet's resolved storage, its credentials Secret (none for workload identity) and the
-/// store's resourceVersion.
-pub struct Resolved {
-    /// The storage.
-    pub storage: ResolvedStorage,
-    /// Its credentials Secret; None for workload identity.
-    pub secret: Option<Arc<Secret>>,
-    /// The resourceVersion of its CelldObjectStore, if it uses one.
-    pub store_version: Option<String>,
-}
-
-/// The fleet's storage with its credentials Secret, or why it does not resolve. Reads the
-/// caches; the API server only for a Secret whose contents changed since last read, and to
-/// confirm that a store or Secret missing from the cache is really missing (a fleet created
-/// together with them may be reconciled before their watch events arrive).
-pub async fn resolve_storage(
-    ctx: &Context,
-    ns: &str,
-    fleet: &CelldFleet,
-) -> Result<Resolved, ResolveError> {
-    let api_error = |what: String| {
-        move |source| ResolveError::Api {
-            what,
-            source: Box::new(source),
-        }
-    };
-    let store = match &fleet.spec.store_ref {
-        None => None,
-        Some(r) => match ctx.caches.store(ns, &r.name) {
-            Some(guard) => match &guard.0 {
-                Ok(store) => Some(store.clone()),
-                Err(invalid) => {
-                    return Err(ResolveError::StoreInvalid {
-                        name: r.name.clone(),
-                        error: invalid.error.to_string(),
-                    });
-                }
-            },
-            None => Api::<CelldObjectStore>::namespaced(ctx.client.clone(), ns)
-                .get_opt(&r.name)
-                .await
-                .map_err(api_error(format!("CelldObjectStore '{}'", r.name)))?,
-        },
-    };
-    let storage = resolve::resolve(&fleet.spec, ns, store.as_ref())?;
-    let secret = match &storage.credentials_secret {
-        None => None,
-        Some(name) => {
-            let secret = match ctx.caches.secret(ns, name) {
-                Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
-                None => ctx.secrets.read(&ctx.client, ns, name).await,
-            }
-            .map_err(api_error(format!("Secret '{name}'")))?;
-            let schemes = [storage.bucket.scheme];
-            resolve::check_secret(name, ns, secret.as_deref(), &schemes)?;
-            Some(secret.ok_or_else(|| ResolveError::SecretNotFound {
-                name: name.clone(),
-                namespace: ns.to_string(),
-                needs: resolve::needed_keys(&schemes),
-            })?)
-        }
-    };
-    Ok(Resolved {
-        storage,
-        secret,
-        store_version: store.and_then(|s| s.metadata.resource_version),
-    })
 }
 
 /// A hash of the fleet's annotations: a change asks for a fresh read of its pointer.

@@ -36,7 +36,7 @@ pub async fn probe(
                         peer_service: peer_service_name(name),
                         replicas,
                     };
-                    reads::states(&ctx.node_api, &nodes).await
+                    reads::states(&ctx.nodes.api, &nodes).await
                 }
             };
             Ok(Probed {
@@ -97,7 +97,7 @@ fn restores(answers: &[(String, Answer)]) -> Restores {
 
 /// The pods API of namespace `ns`.
 fn pods(ctx: &Context, ns: &str) -> Api<Pod> {
-    Api::namespaced(ctx.client.clone(), ns)
+    Api::namespaced(ctx.shared.client.clone(), ns)
 }
 
 /// The selector of the node pods of the fleet `name`.

@@ -12,10 +12,10 @@ use crate::fleet::context::Context;
 use crate::fleet::inputs::{self, FleetId, Inputs, Read};
 use crate::fleet::{apply_plan, observe, plan, settled, source_step};
 use crate::shared::resync_grid;
+use crate::shared::retry;
 use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::jiff::Timestamp;
-use kube::Resource;
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use std::sync::Arc;
@@ -36,13 +36,8 @@ pub async fn reconcile(
     guard: Arc<DeserializeGuard<CelldFleet>>,
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
-    let fleet = match &guard.0 {
-        Ok(fleet) => fleet,
-        Err(invalid) => {
-            warn!(error = %invalid.error, name = ?invalid.metadata.name, namespace = ?invalid.metadata.namespace,
-                "a CelldFleet does not match the schema; waiting for it to change");
-            return Ok(Action::await_change());
-        }
+    let Some(fleet) = retry::parsed(&guard) else {
+        return Ok(Action::await_change());
     };
     let Some(id) = FleetId::of(fleet) else {
         warn!(name = ?fleet.metadata.name, "a CelldFleet without namespace or uid; waiting for it to change");
@@ -53,43 +48,25 @@ pub async fn reconcile(
     }
     let started = Instant::now();
     let result = reconcile_fleet(fleet, &id, &ctx).await;
-    ctx.metrics
+    ctx.shared
+        .metrics
         .reconciled(result.is_ok(), started.elapsed().as_secs_f64());
-    if result.is_ok() {
-        ctx.succeeded(&key(&id));
-    }
+    retry::settle(&ctx.shared, ctx.status.writer(), fleet, &result).await;
     result
 }
 
-/// What the controller does after a failed reconcile: retry with per-fleet exponential backoff.
-pub fn error_policy(
-    guard: Arc<DeserializeGuard<CelldFleet>>,
-    error: &Error,
-    ctx: Arc<Context>,
-) -> Action {
-    let meta = &guard.meta();
-    let key = format!(
-        "{}/{}",
-        meta.namespace.as_deref().unwrap_or_default(),
-        meta.name.as_deref().unwrap_or_default()
-    );
-    let wait = ctx.backoff(&key);
-    warn!(fleet = %key, error = %error, retry_in = ?wait, "reconcile failed");
-    Action::requeue(wait)
-}
-
-/// The key of a fleet's failure count: namespace/name.
+/// The key of a fleet in logs: namespace/name.
 fn key(id: &FleetId) -> String {
     format!("{}/{}", id.namespace, id.name)
 }
 
 /// inputs → plan → apply → observe → publish.
 async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Result<Action, Error> {
-    ctx.caches.ready().await?;
+    ctx.shared.caches.ready().await?;
     let inputs = match inputs::read(ctx, fleet, id).await {
         Read::Unresolved(e) => return unresolved(ctx, fleet, id, e).await,
         Read::Settled(pointer) => {
-            ctx.metrics.unchanged();
+            ctx.shared.metrics.unchanged();
             return Ok(Action::requeue(requeue_after(ctx, &pointer)));
         }
         Read::Changed(inputs) => inputs,
@@ -99,7 +76,10 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     // The versions of the children before they are applied: a child that changes while this
     // reconcile runs then shows a newer version to the next one, which runs in full.
     let children = settled::versions(plan.children(), |kind, name| {
-        ctx.caches.children.version(&id.namespace, kind, name)
+        ctx.shared
+            .caches
+            .children
+            .version(&id.namespace, kind, name)
     });
     let applied = apply_plan::apply(ctx, &desired, plan, inputs.live.clone(), &id.uid).await;
     let led = applied.led;
@@ -189,7 +169,7 @@ fn desired<'a>(ctx: &Context, fleet: &'a CelldFleet, id: &FleetId, inputs: &Inpu
         },
         storage: inputs.storage.clone(),
         https: inputs.https,
-        operator: ctx.settings.operator_pods.clone(),
+        operator: ctx.shared.settings.operator_pods.clone(),
         upgrade: inputs.upgrade.clone(),
     }
 }
@@ -204,14 +184,18 @@ async fn unresolved(
     id: &FleetId,
     error: ResolveError,
 ) -> Result<Action, Error> {
-    let statefulset = caches::child(&ctx.caches.children.statefulsets, &id.namespace, &id.name);
+    let statefulset = caches::child(
+        &ctx.shared.caches.children.statefulsets,
+        &id.namespace,
+        &id.name,
+    );
     ctx.status
         .publish(fleet, observe::unresolved(fleet, &error, statefulset))
         .await?;
     match error {
         ResolveError::Api { .. } => Err(error.into()),
         _ => Ok(Action::requeue(resync_grid::aligned(
-            ctx.resync(ctx.settings.resync),
+            ctx.resync(ctx.shared.settings.resync),
         ))),
     }
 }
@@ -220,9 +204,9 @@ async fn unresolved(
 /// cannot be read, at the resync period otherwise; either stretched when the fleets are many.
 fn requeue_after(ctx: &Context, pointer: &Pointer) -> Duration {
     resync_grid::aligned(ctx.resync(match pointer {
-        Pointer::Deployed(_) => ctx.settings.resync,
+        Pointer::Deployed(_) => ctx.shared.settings.resync,
         Pointer::Missing | Pointer::Unknown(_) | Pointer::NoCredentials(_) => {
-            ctx.settings.pending_resync
+            ctx.shared.settings.pending_resync
         }
     }))
 }

@@ -6,14 +6,18 @@
 //! retry. So before applying, every live port that carries the name of a wanted port with
 //! another port or protocol is replaced by the wanted one, in one JSON patch that only applies
 //! to the version of the Service that was read. Ports with other names (added by other
-//! controllers) stay.
+//! controllers) stay. The patch goes under its own field manager, [`PORT_REPAIR_MANAGER`]: it is not an
+//! apply, and the apply that follows it takes the repaired ports back for the operator's apply
+//! manager.
 
-use crate::children::MANAGER;
 use crate::error::Error;
 use k8s_openapi::api::core::v1::{Service, ServicePort};
 use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
+
+/// The field manager of the port repair's patch.
+pub const PORT_REPAIR_MANAGER: &str = "celld-operator-port-repair";
 
 fn protocol(p: &ServicePort) -> &str {
     p.protocol.as_deref().unwrap_or("TCP")
@@ -79,7 +83,7 @@ pub async fn repair(api: &Api<Service>, live: &Service, want: &Service) -> Resul
         source,
     })?;
     let params = PatchParams {
-        field_manager: Some(MANAGER.into()),
+        field_manager: Some(PORT_REPAIR_MANAGER.into()),
         ..PatchParams::default()
     };
     api.patch(&name, &params, &Patch::<()>::Json(patch))

@@ -80,7 +80,7 @@ pub fn read(
     storage: &ResolvedStorage,
 ) -> Option<SourceRead> {
     let source = fleet.spec.source.as_ref()?;
-    let caches = &ctx.caches.source;
+    let caches = &ctx.shared.caches.source;
     let wanted = wanted::wanted(source, |r| caches.flux(r.kind, &id.namespace, &r.name));
     let requested = fleet.annotations().get(labels::RECONCILE_REQUESTED_AT);
     let key = match &wanted {
@@ -138,7 +138,7 @@ pub fn decide(
         job_base: &read.job_base,
         job: &read.job,
         bucket: &bucket,
-        first_backoff: ctx.settings.publish_backoff,
+        first_backoff: ctx.shared.settings.publish_backoff,
         now: Timestamp::now(),
     }))
 }
@@ -153,7 +153,7 @@ pub async fn publish(
     key: &str,
 ) -> Vec<Failure> {
     let mut failures = Vec::new();
-    let jobs: Api<Job> = Api::namespaced(ctx.client.clone(), &id.namespace);
+    let jobs: Api<Job> = Api::namespaced(ctx.shared.client.clone(), &id.namespace);
     if let (Some(start), Some(source)) = (&decision.start, desired.fleet.spec.source.as_ref()) {
         let job = source_job::build(
             desired,
@@ -165,7 +165,7 @@ pub async fn publish(
             },
         );
         match jobs.create(&PostParams::default(), &job).await {
-            Ok(_) => ctx.metrics.source_publish_started(),
+            Ok(_) => ctx.shared.metrics.source_publish_started(),
             // Created by an earlier reconcile whose status write did not land: adopt it.
             Err(kube::Error::Api(s)) if s.code == 409 => {}
             Err(e) => failures.push(Failure::child(
@@ -176,7 +176,7 @@ pub async fn publish(
             )),
         }
     }
-    for job in ctx.caches.source.jobs_of(&id.namespace, &id.uid) {
+    for job in ctx.shared.caches.source.jobs_of(&id.namespace, &id.uid) {
         let name = job.name_any();
         let ended = !matches!(job_state::read(&job, None), JobSeen::Running { .. });
         let other_key = job.labels().get(KEY_LABEL).map(String::as_str) != Some(key);

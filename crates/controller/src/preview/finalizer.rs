@@ -1,8 +1,10 @@
 //! The finalizer that keeps a deleted preview until its fleet is stopped and its bucket prefix
 //! emptied. Added and removed with a merge patch that names the resourceVersion it read, so a
 //! concurrent change of the finalizers fails (and is retried) rather than being overwritten.
+//! Not an apply: a finalizer added by an earlier operator belongs to whoever patched it then,
+//! and only a patch of the whole list removes it whatever its owner. The patch goes under its
+//! own field manager, [`FINALIZER_MANAGER`], so it never touches the fields the operator's applies own.
 
-use crate::children::MANAGER;
 use crate::error::Error;
 use celld_api::CelldPreview;
 use kube::api::{Patch, PatchParams};
@@ -11,6 +13,9 @@ use serde_json::json;
 
 /// The finalizer's name.
 pub const NAME: &str = "platform.celld.dev/preview-data";
+
+/// The field manager of the finalizer's patches.
+pub const FINALIZER_MANAGER: &str = "celld-operator-finalizer";
 
 /// Whether `preview` carries the finalizer.
 pub fn held(preview: &CelldPreview) -> bool {
@@ -29,7 +34,11 @@ async fn set(
             "resourceVersion": preview.resource_version(),
         }
     });
-    api.patch(&name, &PatchParams::apply(MANAGER), &Patch::Merge(&patch))
+    let params = PatchParams {
+        field_manager: Some(FINALIZER_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    api.patch(&name, &params, &Patch::Merge(&patch))
         .await
         .map_err(|e| Error::kube(format!("updating the finalizers of CelldPreview {name}"), e))?;
     Ok(())

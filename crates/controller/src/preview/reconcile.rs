@@ -3,55 +3,52 @@
 
 use crate::children::MANAGER;
 use crate::error::Error;
-use crate::fleet::context::Context;
+use crate::preview::context::Context;
 use crate::preview::lifetime::{self, Verdict};
 use crate::preview::retire::{self, Retired};
 use crate::preview::status::{self, Stage};
 use crate::preview::{child, finalizer};
+use crate::shared::retry;
 use crate::status::note::Note;
 use celld_api::reasons::Reason;
-use celld_api::{CelldFleet, CelldPreview, CelldPreviewStatus, PreviewPhase};
+use celld_api::{CelldFleet, CelldPreview, PreviewPhase};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Patch, PatchParams};
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use kube::runtime::reflector::ObjectRef;
-use kube::{Api, Resource, ResourceExt};
-use serde_json::json;
+use kube::runtime::events::EventType;
+use kube::{Api, ResourceExt};
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::warn;
-
-/// The cached fleet `name` of namespace `ns`, if it parses.
-fn cached_fleet(ctx: &Context, ns: &str, name: &str) -> Option<CelldFleet> {
-    let guard = ctx.fleets.get(&ObjectRef::new(name).within(ns))?;
-    guard.0.as_ref().ok().cloned()
-}
 
 /// Reconciles one preview.
 pub async fn reconcile(
     guard: Arc<DeserializeGuard<CelldPreview>>,
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
-    let preview = match &guard.0 {
-        Ok(preview) => preview,
-        Err(invalid) => {
-            warn!(error = %invalid.error, name = ?invalid.metadata.name, "a CelldPreview does not match the schema; waiting for it to change");
-            return Ok(Action::await_change());
-        }
+    let Some(preview) = retry::parsed(&guard) else {
+        return Ok(Action::await_change());
     };
+    let result = reconcile_preview(preview, &ctx).await;
+    retry::settle(&ctx.shared, &ctx.status, preview, &result).await;
+    result
+}
+
+/// Judges `preview` against its fleet, applies its own fleet (or retires it), and publishes
+/// its status.
+async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Action, Error> {
     let ns = preview.namespace().ok_or(Error::Unnamed("CelldPreview"))?;
     let name = preview.name_any();
-    ctx.caches.ready().await?;
-    let api: Api<CelldPreview> = Api::namespaced(ctx.client.clone(), &ns);
-    let parent = cached_fleet(&ctx, &ns, &preview.spec.fleet);
-    let named = cached_fleet(&ctx, &ns, &name);
+    let caches = &ctx.shared.caches;
+    caches.ready().await?;
+    let api: Api<CelldPreview> = Api::namespaced(ctx.shared.client.clone(), &ns);
+    let parent = caches.fleet(&ns, &preview.spec.fleet);
+    let named = caches.fleet(&ns, &name);
     let ours = named.as_ref().filter(|f| child::is_ours(f, preview));
     if preview.metadata.deletion_timestamp.is_some() {
-        return deleting(&ctx, &api, preview, parent.as_ref(), ours).await;
+        return deleting(ctx, &api, preview, parent.as_ref(), ours).await;
     }
-    let phase = preview.status.as_ref().map(|s| s.phase);
+    let phase = ctx.status.latest(preview).map(|s| s.phase);
     if phase == Some(PreviewPhase::Expired) {
         return Ok(Action::await_change());
     }
@@ -61,7 +58,7 @@ pub async fn reconcile(
     let expired = verdict.expires_at().is_some_and(|at| at <= now);
     let retired;
     let stage = if expired {
-        retired = retire::retire(&ctx, preview, parent.as_ref(), ours).await?;
+        retired = retire::retire(ctx, preview, parent.as_ref(), ours).await?;
         match &retired {
             Retired::Done(removed) => Stage::Expired {
                 at: now,
@@ -78,7 +75,7 @@ pub async fn reconcile(
                 } else {
                     let wanted = child::render(parent, policy, preview);
                     if !ours.is_some_and(|live| child::up_to_date(live, &wanted)) {
-                        apply(&ctx, &ns, &wanted).await?;
+                        apply(ctx, &ns, &wanted).await?;
                     }
                     Stage::Serving(ours)
                 }
@@ -88,13 +85,19 @@ pub async fn reconcile(
             } => Stage::Refused(*reason, message),
         }
     };
-    let next = status::compute(preview, &verdict, stage, now);
-    publish(&ctx, &api, preview, next).await?;
+    ctx.status
+        .publish(
+            preview,
+            |previous| status::compute(preview, previous, &verdict, stage, now),
+            status::notes,
+        )
+        .await?;
+    let resync = ctx.shared.settings.resync;
     Ok(match (&retired, expired) {
         (Retired::Waiting { again, .. }, true) => Action::requeue(*again),
-        (Retired::Stuck(_), true) => Action::requeue(ctx.settings.resync),
+        (Retired::Stuck(_), true) => Action::requeue(resync),
         (Retired::Done(_), true) => Action::await_change(),
-        (_, false) => Action::requeue(until(verdict.expires_at(), now, ctx.settings.resync)),
+        (_, false) => Action::requeue(until(verdict.expires_at(), now, resync)),
     })
 }
 
@@ -125,16 +128,12 @@ async fn deleting(
         match retire::retire(ctx, preview, parent, ours).await? {
             Retired::Waiting { again, .. } => return Ok(Action::requeue(again)),
             Retired::Stuck(why) => {
-                send(
-                    ctx,
-                    preview,
-                    vec![Note {
-                        type_: EventType::Warning,
-                        reason: Reason::DataKept.as_str().to_string(),
-                        note: format!("the preview was deleted but its data was kept: {why}"),
-                    }],
-                )
-                .await;
+                let note = Note::new(
+                    EventType::Warning,
+                    Reason::DataKept.as_str(),
+                    format!("the preview was deleted but its data was kept: {why}"),
+                );
+                ctx.status.send(preview, vec![note]).await;
             }
             Retired::Done(_) => {}
         }
@@ -146,7 +145,7 @@ async fn deleting(
 /// Applies the preview's fleet.
 async fn apply(ctx: &Context, ns: &str, fleet: &CelldFleet) -> Result<(), Error> {
     let name = fleet.name_any();
-    Api::<CelldFleet>::namespaced(ctx.client.clone(), ns)
+    Api::<CelldFleet>::namespaced(ctx.shared.client.clone(), ns)
         .patch(
             &name,
             &PatchParams::apply(MANAGER).force(),
@@ -155,71 +154,4 @@ async fn apply(ctx: &Context, ns: &str, fleet: &CelldFleet) -> Result<(), Error>
         .await
         .map_err(|e| Error::kube(format!("applying CelldFleet {name} for its preview"), e))?;
     Ok(())
-}
-
-/// Writes `next` when it differs from the status read, then the Events the change is worth.
-async fn publish(
-    ctx: &Context,
-    api: &Api<CelldPreview>,
-    preview: &CelldPreview,
-    next: CelldPreviewStatus,
-) -> Result<(), Error> {
-    if preview.status.as_ref() == Some(&next) {
-        return Ok(());
-    }
-    let name = preview.name_any();
-    let patch = json!({
-        "apiVersion": CelldPreview::api_version(&()),
-        "kind": CelldPreview::kind(&()),
-        "status": next,
-    });
-    api.patch_status(
-        &name,
-        &PatchParams::apply(MANAGER).force(),
-        &Patch::Apply(&patch),
-    )
-    .await
-    .map_err(|e| Error::kube(format!("writing the status of CelldPreview {name}"), e))?;
-    send(ctx, preview, status::notes(preview.status.as_ref(), &next)).await;
-    Ok(())
-}
-
-/// Publishes `notes` on `preview` (a recorder per Event, as the fleets' status writer does).
-async fn send(ctx: &Context, preview: &CelldPreview, notes: Vec<Note>) {
-    let reporter = Reporter {
-        controller: ctx.settings.reporter.clone(),
-        instance: ctx.settings.instance.clone(),
-    };
-    for note in notes {
-        let event = Event {
-            type_: note.type_,
-            reason: note.reason,
-            note: Some(note.note),
-            action: "Reconcile".into(),
-            secondary: None,
-        };
-        let recorder = Recorder::new(ctx.client.clone(), reporter.clone());
-        if let Err(e) = recorder.publish(&event, &preview.object_ref(&())).await {
-            warn!(error = %e, reason = %event.reason, "publishing an Event failed");
-        }
-    }
-}
-
-/// Retries a failed preview reconcile with the shared per-object backoff.
-pub fn error_policy(
-    guard: Arc<DeserializeGuard<CelldPreview>>,
-    error: &Error,
-    ctx: Arc<Context>,
-) -> Action {
-    let key = match &guard.0 {
-        Ok(p) => format!(
-            "preview:{}/{}",
-            p.namespace().unwrap_or_default(),
-            p.name_any()
-        ),
-        Err(invalid) => format!("preview:{:?}", invalid.metadata.name),
-    };
-    let wait = ctx.backoff(&key);
-    warn!(preview = %key, error = %error, retry_in = ?wait, "preview reconcile failed");
-    Action::requeue(wait)
 }

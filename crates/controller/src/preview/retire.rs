@@ -4,18 +4,20 @@
 //! nothing, a deleted fleet is not found.
 
 use crate::cache::caches;
-use crate::children::MANAGER;
 use crate::error::Error;
-use crate::fleet::context::Context;
-use crate::fleet::inputs;
 use crate::preview::child;
+use crate::preview::context::Context;
 use crate::storage::object_store::StoreSource;
+use crate::storage::resolve::resolve_storage;
 use celld_api::labels::SOURCE_SUSPENDED;
 use celld_api::{BucketUrl, CelldFleet, CelldPreview};
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use serde_json::json;
 use std::time::Duration;
+
+/// The field manager of the patch that stops a retiring preview's fleet.
+const RETIRE_MANAGER: &str = "celld-operator-retire";
 
 /// How often a retirement looks again while the nodes stop.
 const STOPPING_EVERY: Duration = Duration::from_secs(2);
@@ -87,7 +89,7 @@ pub async fn retire(
 ) -> Result<Retired, Error> {
     let ns = preview.namespace().ok_or(Error::Unnamed("CelldPreview"))?;
     let name = preview.name_any();
-    let fleets: Api<CelldFleet> = Api::namespaced(ctx.client.clone(), &ns);
+    let fleets: Api<CelldFleet> = Api::namespaced(ctx.shared.client.clone(), &ns);
     if let Some(fleet) = ours
         && let Some(waiting) = stop(ctx, &fleets, fleet).await?
     {
@@ -140,13 +142,21 @@ async fn stop(
             "metadata": {"annotations": {SOURCE_SUSPENDED: SUSPENDED_BECAUSE}},
             "spec": {"replicas": 0},
         });
+        // A merge patch, not an apply: it changes two fields of a fleet the preview applied in
+        // whole, and an apply of only those two would give up the rest. Sent under its own
+        // field manager so the apply manager's fields stay the applies' alone; the preview's
+        // next apply (if it is ever served again) takes spec.replicas back.
+        let params = PatchParams {
+            field_manager: Some(RETIRE_MANAGER.into()),
+            ..PatchParams::default()
+        };
         fleets
-            .patch(&name, &PatchParams::apply(MANAGER), &Patch::Merge(&patch))
+            .patch(&name, &params, &Patch::Merge(&patch))
             .await
             .map_err(|e| Error::kube(format!("stopping CelldFleet {name}"), e))?;
         return Ok(Some(waiting_for_nodes(&name)));
     }
-    let sts = caches::child(&ctx.caches.children.statefulsets, &ns, &name);
+    let sts = caches::child(&ctx.shared.caches.children.statefulsets, &ns, &name);
     let running = sts.is_some_and(|s| {
         s.spec.as_ref().and_then(|sp| sp.replicas) != Some(0)
             || s.status.as_ref().is_some_and(|st| st.replicas > 0)
@@ -179,7 +189,15 @@ async fn erase(
     if let Err(why) = erasable(&bucket, ns, name, parent_bucket.as_ref()) {
         return Ok(Err(Retired::Stuck(why)));
     }
-    let resolved = match inputs::resolve_storage(ctx, ns, writer).await {
+    let resolved = match resolve_storage(
+        &ctx.shared.caches,
+        &ctx.shared.secrets,
+        &ctx.shared.client,
+        ns,
+        writer,
+    )
+    .await
+    {
         Ok(r) => r,
         Err(e) => {
             return Ok(Err(Retired::Stuck(format!(
@@ -190,8 +208,8 @@ async fn erase(
     let source = match StoreSource::new(
         &resolved.storage,
         resolved.secret.as_deref(),
-        &ctx.settings.store_endpoints,
-        ctx.settings.s3_timeout,
+        &ctx.shared.settings.store_endpoints,
+        ctx.shared.settings.s3_timeout,
     ) {
         Ok(s) => s,
         Err(e) => {

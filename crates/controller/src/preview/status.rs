@@ -34,14 +34,16 @@ pub enum Stage<'a> {
     },
 }
 
-/// The status of `preview` at `stage`, judged `verdict`.
+/// The status of `preview` at `stage`, judged `verdict`, after `previous` (the newest one
+/// known).
 pub fn compute(
     preview: &CelldPreview,
+    previous: Option<&CelldPreviewStatus>,
     verdict: &Verdict,
     stage: Stage<'_>,
     now: Timestamp,
 ) -> CelldPreviewStatus {
-    let previous = preview.status.clone().unwrap_or_default();
+    let previous = previous.cloned().unwrap_or_default();
     let prev: &[Condition] = &previous.conditions;
     let generation = preview.metadata.generation;
     let name = preview.name_any();

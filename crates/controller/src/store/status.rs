@@ -1,21 +1,19 @@
 //! CelldObjectStore status: whether its credentials Secret resolves (a store without one, for
 //! workload identity, is ready as it is), and which fleets use it.
 
-use crate::children::MANAGER;
 use crate::error::Error;
-use crate::fleet::context::Context;
+use crate::shared::resync_grid;
+use crate::shared::retry;
+use crate::store::context::Context;
 use celld_api::conditions::{self, READY};
 use celld_api::{CelldFleet, CelldObjectStore, CelldObjectStoreStatus, resolve};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Patch, PatchParams};
+use kube::ResourceExt;
 use kube::core::DeserializeGuard;
 use kube::runtime::controller::Action;
 use kube::runtime::reflector::Store;
-use kube::{Api, Resource, ResourceExt};
-use serde_json::json;
 use std::sync::Arc;
-use tracing::warn;
 
 /// Names of the fleets in `ns` whose storeRef names `store`, sorted.
 pub fn fleets_using(
@@ -81,25 +79,29 @@ pub async fn reconcile(
     guard: Arc<DeserializeGuard<CelldObjectStore>>,
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
-    let store = match &guard.0 {
-        Ok(store) => store,
-        Err(invalid) => {
-            warn!(error = %invalid.error, name = ?invalid.metadata.name, "a CelldObjectStore does not match the schema; waiting for it to change");
-            return Ok(Action::await_change());
-        }
+    let Some(store) = retry::parsed(&guard) else {
+        return Ok(Action::await_change());
     };
+    let result = reconcile_store(store, &ctx).await;
+    retry::settle(&ctx.shared, &ctx.status, store, &result).await;
+    result
+}
+
+/// Checks `store`'s Secret, lists the fleets that use it and publishes its status.
+async fn reconcile_store(store: &CelldObjectStore, ctx: &Context) -> Result<Action, Error> {
     let ns = store
         .namespace()
         .ok_or(Error::Unnamed("CelldObjectStore"))?;
     let name = store.name_any();
-    ctx.caches.ready().await?;
+    let shared = &ctx.shared;
+    shared.caches.ready().await?;
     let checked = match &store.spec.credentials_secret_ref {
         None => Ok(None),
         Some(secret_ref) => {
             let secret_name = &secret_ref.name;
-            let secret = match ctx.caches.secret(&ns, secret_name) {
-                Some(meta) => ctx.secrets.get(&ctx.client, &meta).await,
-                None => ctx.secrets.read(&ctx.client, &ns, secret_name).await,
+            let secret = match shared.caches.secret(&ns, secret_name) {
+                Some(meta) => shared.secrets.get(&shared.client, &meta).await,
+                None => shared.secrets.read(&shared.client, &ns, secret_name).await,
             }
             .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
             let schemes = resolve::store_schemes(&store.spec);
@@ -108,52 +110,25 @@ pub async fn reconcile(
                 .map_err(|e| (e.reason(), e.to_string()))
         }
     };
-    let status = compute(
-        store.status.as_ref(),
-        store.metadata.generation,
-        checked,
-        fleets_using(&ctx.fleets, &ns, &name),
-        Timestamp::now(),
-    );
-    if store.status.as_ref() != Some(&status) {
-        let patch = json!({
-            "apiVersion": CelldObjectStore::api_version(&()),
-            "kind": CelldObjectStore::kind(&()),
-            "status": status,
-        });
-        Api::<CelldObjectStore>::namespaced(ctx.client.clone(), &ns)
-            .patch_status(
-                &name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&patch),
-            )
-            .await
-            .map_err(|e| {
-                Error::kube(format!("writing the status of CelldObjectStore {name}"), e)
-            })?;
-    }
-    Ok(Action::requeue(crate::shared::resync_grid::aligned(
-        ctx.settings.resync,
+    let fleets = fleets_using(&shared.caches.fleets, &ns, &name);
+    ctx.status
+        .publish(
+            store,
+            |previous| {
+                compute(
+                    previous,
+                    store.metadata.generation,
+                    checked,
+                    fleets,
+                    Timestamp::now(),
+                )
+            },
+            |_, _| Vec::new(),
+        )
+        .await?;
+    Ok(Action::requeue(resync_grid::aligned(
+        shared.settings.resync,
     )))
-}
-
-/// Retries a failed store reconcile with the shared per-object backoff.
-pub fn error_policy(
-    guard: Arc<DeserializeGuard<CelldObjectStore>>,
-    error: &Error,
-    ctx: Arc<Context>,
-) -> Action {
-    let key = match &guard.0 {
-        Ok(s) => format!(
-            "store:{}/{}",
-            s.namespace().unwrap_or_default(),
-            s.name_any()
-        ),
-        Err(invalid) => format!("store:{:?}", invalid.metadata.name),
-    };
-    let wait = ctx.backoff(&key);
-    warn!(store = %key, error = %error, retry_in = ?wait, "store status failed");
-    Action::requeue(wait)
 }
 
 #[cfg(test)]

@@ -3,14 +3,14 @@
 //! fleet's turn in the reconcile queue (which, when a thousand fleets are created together, is
 //! behind the first pass over all of them).
 //!
-//! Each StatefulSet change is handed to the [writer](Writer::follow), which recomputes the
+//! Each StatefulSet change is handed to the [writer](FleetWriter::follow), which recomputes the
 //! status from the fleet's last observation and writes it when the Ready condition changes,
 //! after the [starts of new fleets](ServiceLead::seen), which time their pods by it.
 
 use crate::cache::compact::Compact;
 use crate::cache::streams::Items;
 use crate::fleet::service_lead::ServiceLead;
-use crate::fleet::status::write::Writer;
+use crate::fleet::status::write::FleetWriter;
 use celld_api::CelldFleet;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -26,7 +26,7 @@ const CONCURRENCY: usize = 16;
 
 /// Hands `statefulset` to the writer with the fleet of the same name, if there is one.
 async fn follow_one(
-    writer: &Writer,
+    writer: &FleetWriter,
     lead: &ServiceLead,
     fleets: &Store<DeserializeGuard<CelldFleet>>,
     statefulset: StatefulSet,
@@ -49,7 +49,7 @@ async fn follow_one(
 
 /// Follows every StatefulSet change in `statefulsets` until `shutdown` resolves.
 pub async fn run(
-    writer: Arc<Writer>,
+    writer: Arc<FleetWriter>,
     lead: Arc<ServiceLead>,
     fleets: Store<DeserializeGuard<CelldFleet>>,
     statefulsets: Items<Compact<StatefulSet>>,

@@ -7,6 +7,7 @@
 use crate::autoscale::decide::Scaled;
 use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
+use crate::locks::lock;
 use crate::nodes::adoption::Reading;
 use crate::source::decision::Synced;
 use crate::storage::pointer::Pointer;
@@ -203,44 +204,29 @@ pub struct Report {
     pub pruned: Vec<String>,
 }
 
-/// The last observation of every fleet, by uid, and the lock that serializes its status writes.
+/// The last observation of every fleet, by uid.
 #[derive(Default)]
 pub struct Observations {
-    by_uid: Mutex<HashMap<String, Entry>>,
-}
-
-#[derive(Default)]
-struct Entry {
-    observation: Option<Arc<Observation>>,
-    lock: Arc<tokio::sync::Mutex<()>>,
+    by_uid: Mutex<HashMap<String, Arc<Observation>>>,
 }
 
 impl Observations {
-    fn with<T>(&self, uid: &str, f: impl FnOnce(&mut Entry) -> T) -> T {
-        let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
-        f(by_uid.entry(uid.to_string()).or_default())
-    }
-
-    /// The lock of fleet `uid`'s status writes.
-    pub fn lock(&self, uid: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.with(uid, |e| e.lock.clone())
-    }
-
     /// Records what a full reconcile of fleet `uid` observed.
     pub fn record(&self, uid: &str, observation: Arc<Observation>) {
-        self.with(uid, |e| e.observation = Some(observation));
+        lock(&self.by_uid).insert(uid.to_string(), observation);
     }
 
     /// The last observation of fleet `uid` if it was made for its `generation` (a status write
     /// changes the fleet's resourceVersion, not its generation).
     pub fn current(&self, uid: &str, generation: Option<i64>) -> Option<Arc<Observation>> {
-        self.with(uid, |e| e.observation.clone())
+        lock(&self.by_uid)
+            .get(uid)
             .filter(|o| o.generation == generation)
+            .cloned()
     }
 
     /// Keeps only the fleets `keep` says are alive.
     pub fn retain(&self, keep: impl Fn(&str) -> bool) {
-        let mut by_uid = self.by_uid.lock().unwrap_or_else(|e| e.into_inner());
-        crate::map_retain::retain(&mut by_uid, |uid, _| keep(uid));
+        crate::map_retain::retain(&mut lock(&self.by_uid), |uid, _| keep(uid));
     }
 }

@@ -1,15 +1,14 @@
-//! The one writer of every fleet's status and Events. A reconcile [publishes](Writer::publish)
-//! its [`Report`]; the [status follower](crate::fleet::status::follower) asks it to
-//! [follow](Writer::follow) a newer StatefulSet. Either way the writer takes the fleet's lock,
-//! computes the status from the last observation with the newest StatefulSet, writes it with
-//! server-side apply only when it changed, and publishes the Events the change is worth. It
-//! remembers what it wrote, so a reconcile that sees the fleet before the cache caught up with
-//! the write starts from the written status, and it counts every failure a reconcile met, once.
+//! A fleet's status and Events, through the one [`Writer`]. A reconcile
+//! [publishes](FleetWriter::publish) its [`Report`]; the [status
+//! follower](crate::fleet::status::follower) asks it to [follow](FleetWriter::follow) a newer
+//! StatefulSet. Either way it takes the fleet's lock, computes the status from the last
+//! observation with the newest StatefulSet, and hands it to the writer, which writes it only
+//! when it changed; the Events the change is worth go with it. Every failure a reconcile met
+//! is counted once.
 
 use crate::cache::caches;
 use crate::cache::compact::Compact;
 use crate::cache::owner_index::controller_uid;
-use crate::children::MANAGER;
 use crate::error::Error;
 use crate::fleet::status::compute;
 use crate::fleet::status::conditions::progressing::Deadline;
@@ -17,31 +16,24 @@ use crate::fleet::status::events;
 use crate::fleet::status::observation::Observed;
 use crate::fleet::status::observation::{Observation, Observations, Report};
 use crate::metrics::Metrics;
-use crate::status::note::Note;
+use crate::status::writer::{Update, Writer};
 use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Patch, PatchParams};
-use kube::runtime::events::{Event, Recorder, Reporter};
+use kube::runtime::events::Reporter;
 use kube::runtime::reflector::Store;
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::{Client, ResourceExt};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use tracing::{debug, warn};
+use std::sync::Arc;
+use tracing::debug;
 
-/// Writes fleets' statuses and Events; see the [module](self).
-pub struct Writer {
-    client: Client,
+/// Writes fleets' statuses and Events through the one [`Writer`]; see the [module](self).
+pub struct FleetWriter {
+    writer: Writer<CelldFleet>,
     metrics: Arc<Metrics>,
-    /// Who publishes the Events.
-    reporter: Reporter,
     /// The cached StatefulSets: a newer one than a reconcile applied is the one reported.
     statefulsets: Store<Compact<StatefulSet>>,
-    /// The status last written per fleet uid, with the resourceVersion of the fleet it was
-    /// computed from: a reconcile that sees that same version again (the cache has not caught
-    /// up with the write yet) starts from what was written, not from the stale status.
-    written: Mutex<HashMap<String, (String, CelldFleetStatus)>>,
-    /// What each fleet's last full reconcile observed, and the lock of its status writes.
+    /// What each fleet's last full reconcile observed.
     observations: Observations,
 }
 
@@ -55,13 +47,7 @@ pub struct Published {
     pub deadline: Option<Timestamp>,
 }
 
-/// A status that differs from the last one written or read.
-struct Update {
-    previous: Option<CelldFleetStatus>,
-    status: CelldFleetStatus,
-}
-
-impl Writer {
+impl FleetWriter {
     /// A writer sending through `client` (which counts and fences its requests), publishing
     /// Events as `reporter`, reading newer StatefulSets from `statefulsets`.
     pub fn new(
@@ -71,11 +57,9 @@ impl Writer {
         statefulsets: Store<Compact<StatefulSet>>,
     ) -> Self {
         Self {
-            client,
+            writer: Writer::new(client, metrics.clone(), reporter),
             metrics,
-            reporter,
             statefulsets,
-            written: Mutex::new(HashMap::new()),
             observations: Observations::default(),
         }
     }
@@ -90,15 +74,16 @@ impl Writer {
             changed,
             pruned,
         } = report;
-        for failure in &observation.failures {
-            self.metrics.failed(failure.reason);
-        }
+        self.writer
+            .count(observation.failures.iter().map(|f| &f.reason));
         let uid = fleet.uid().unwrap_or_default();
-        let lock = self.observations.lock(&uid);
+        let lock = self.writer.lock(&uid);
         let _writing = lock.lock().await;
         // A fleet's first children are not worth an Event each: Ready says when it serves.
         if fleet.status.is_some() {
-            self.send(fleet, events::applied(&changed, &pruned)).await;
+            self.writer
+                .send(fleet, events::applied(&changed, &pruned))
+                .await;
         }
         if let Some(warning) = observation
             .source
@@ -106,7 +91,9 @@ impl Writer {
             .and_then(|s| s.drift_warning.clone())
         {
             self.metrics.source_drifted();
-            self.send(fleet, vec![events::drifted(warning)]).await;
+            self.writer
+                .send(fleet, vec![events::drifted(warning)])
+                .await;
         }
         let name = fleet.name_any();
         let newer = caches::newer(
@@ -119,20 +106,13 @@ impl Writer {
         let (wrote, deadline) = match self.next(fleet, &observed) {
             Some(update) => {
                 let deadline = rollout_deadline(fleet, Some(&update.status));
-                let written = self.write(fleet, update, &observation, &observed).await;
-                if let Err(e) = &written {
-                    self.metrics.failed(e.reason());
-                }
-                written?;
+                self.write(fleet, update, &observation, &observed).await?;
                 (true, deadline)
             }
-            None => {
-                let seen = fleet.resource_version().unwrap_or_default();
-                let current = self
-                    .written_status(&uid, &seen)
-                    .or_else(|| fleet.status.clone());
-                (false, rollout_deadline(fleet, current.as_ref()))
-            }
+            None => (
+                false,
+                rollout_deadline(fleet, self.writer.latest(fleet).as_ref()),
+            ),
         };
         self.observations.record(&uid, Arc::new(observation));
         Ok(Published { wrote, deadline })
@@ -146,7 +126,7 @@ impl Writer {
         if controller_uid(&statefulset) != Some(uid.as_str()) {
             return;
         }
-        let lock = self.observations.lock(&uid);
+        let lock = self.writer.lock(&uid);
         let _writing = lock.lock().await;
         let Some(observation) = self.observations.current(&uid, fleet.metadata.generation) else {
             // The fleet changed since its last full reconcile: that reconcile is queued.
@@ -172,118 +152,55 @@ impl Writer {
     /// holds), and every status written that the cache caught up with: a settled fleet's
     /// resync does not publish, so it would otherwise be kept until its next change.
     pub fn retain(&self, live: &HashMap<&str, &str>) {
-        crate::map_retain::retain(
-            &mut self.written.lock().unwrap_or_else(|e| e.into_inner()),
-            |uid, (seen, _)| live.get(uid.as_str()) == Some(&seen.as_str()),
-        );
+        self.writer.retain(live);
         self.observations.retain(|uid| live.contains_key(uid));
     }
 
-    /// The status `observed` gives `fleet`, when it differs from the one last written for it
-    /// (or, when the fleet seen is newer than that write, from the fleet's own status).
-    fn next(&self, fleet: &CelldFleet, observed: &Observed<'_>) -> Option<Update> {
-        let uid = fleet.uid().unwrap_or_default();
-        let seen = fleet.resource_version().unwrap_or_default();
-        let previous = self
-            .written_status(&uid, &seen)
-            .or_else(|| fleet.status.clone());
-        let status = compute::compute(previous.as_ref(), observed, Timestamp::now());
-        (previous.as_ref() != Some(&status)).then_some(Update { previous, status })
+    /// The writer of every kind's status, for fleets.
+    pub fn writer(&self) -> &Writer<CelldFleet> {
+        &self.writer
     }
 
-    /// The newest status of `fleet` this writer knows: the one it wrote when the fleet was at
-    /// the resourceVersion seen now (the cache has not caught up with that write), else the
-    /// fleet's own. A step that builds on its last status (the publishing of spec.source) reads
-    /// it here, so a stale cache never replays a step already taken.
+    /// The newest status of `fleet` this writer knows (see [`Writer::latest`]).
     pub fn latest(&self, fleet: &CelldFleet) -> Option<CelldFleetStatus> {
-        let uid = fleet.uid().unwrap_or_default();
-        let seen = fleet.resource_version().unwrap_or_default();
-        self.written_status(&uid, &seen)
-            .or_else(|| fleet.status.clone())
+        self.writer.latest(fleet)
     }
 
-    /// The status written for fleet `uid` when it was at `resource_version`, if that is the
-    /// version seen now. A status written at another version is forgotten: the fleet seen is
-    /// newer (the cache caught up with the write), so its own status is the one to start from.
-    fn written_status(&self, uid: &str, resource_version: &str) -> Option<CelldFleetStatus> {
-        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
-        match written.get(uid) {
-            Some((rv, status)) if rv == resource_version => Some(status.clone()),
-            Some(_) => {
-                written.remove(uid);
-                None
-            }
-            None => None,
-        }
+    /// The status `observed` gives `fleet`, when it differs from the newest one known.
+    fn next(
+        &self,
+        fleet: &CelldFleet,
+        observed: &Observed<'_>,
+    ) -> Option<Update<CelldFleetStatus>> {
+        self.writer.next(fleet, |previous| {
+            compute::compute(previous, observed, Timestamp::now())
+        })
     }
 
     /// Writes `update` to `fleet` and publishes the Events of its failures and transitions.
     async fn write(
         &self,
         fleet: &CelldFleet,
-        update: Update,
+        update: Update<CelldFleetStatus>,
         observation: &Observation,
         observed: &Observed<'_>,
     ) -> Result<(), Error> {
-        let ns = fleet.namespace().ok_or(Error::Unnamed("CelldFleet"))?;
-        let api: Api<CelldFleet> = Api::namespaced(self.client.clone(), &ns);
-        let body = serde_json::json!({
-            "apiVersion": CelldFleet::api_version(&()),
-            "kind": CelldFleet::kind(&()),
-            "status": update.status,
-        });
-        api.patch_status(
-            &fleet.name_any(),
-            &PatchParams::apply(MANAGER).force(),
-            &Patch::Apply(&body),
-        )
-        .await
-        .map_err(|e| {
-            Error::kube(
-                format!("writing the status of CelldFleet {}", fleet.name_any()),
-                e,
-            )
-        })?;
-        let uid = fleet.uid().unwrap_or_default();
-        let seen = fleet.resource_version().unwrap_or_default();
-        let previous = update.previous.as_ref();
-        let mut notes = events::failures(previous, observed.failures);
-        notes.extend(events::transitions(
-            previous,
-            &update.status,
-            &fleet.spec.image,
-            observation.pointer(),
-            observed.failures,
-        ));
-        if let Some((note, direction, reason)) = events::scaled(previous, &update.status) {
-            self.metrics.scale_decided(direction, &reason);
-            notes.push(note);
-        }
-        self.written
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(uid, (seen, update.status));
-        self.send(fleet, notes).await;
-        Ok(())
-    }
-
-    /// Publishes `notes` on `fleet`. A recorder per Event: kube's Recorder keeps every Event
-    /// it published for six minutes, to count repeats as a series; this writer publishes an
-    /// Event once per change, so a recorder per Event keeps none of them in memory.
-    async fn send(&self, fleet: &CelldFleet, notes: Vec<Note>) {
-        for note in notes {
-            let event = Event {
-                type_: note.type_,
-                reason: note.reason,
-                note: Some(note.note),
-                action: "Reconcile".into(),
-                secondary: None,
-            };
-            let recorder = Recorder::new(self.client.clone(), self.reporter.clone());
-            if let Err(e) = recorder.publish(&event, &fleet.object_ref(&())).await {
-                warn!(error = %e, reason = %event.reason, "publishing an Event failed");
+        let notes = |previous: Option<&CelldFleetStatus>, status: &CelldFleetStatus| {
+            let mut notes = events::failures(previous, observed.failures);
+            notes.extend(events::transitions(
+                previous,
+                status,
+                &fleet.spec.image,
+                observation.pointer(),
+                observed.failures,
+            ));
+            if let Some((note, direction, reason)) = events::scaled(previous, status) {
+                self.metrics.scale_decided(direction, &reason);
+                notes.push(note);
             }
-        }
+            notes
+        };
+        self.writer.write(fleet, update, notes).await
     }
 }
 

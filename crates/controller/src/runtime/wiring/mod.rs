@@ -14,14 +14,15 @@ use crate::cache::caches::Caches;
 use crate::cache::health::WatchHealth;
 use crate::cache::source_caches::flux_kinds;
 use crate::cache::streams::WatchStreams;
-use crate::fleet::context::{Context, HOUSEKEEPING_EVERY};
-use crate::fleet::reconcile::{error_policy, reconcile};
+use crate::fleet::context::HOUSEKEEPING_EVERY;
 use crate::leadership::fence::Fence;
 use crate::leadership::fenced_client::fenced;
 use crate::metrics::Metrics;
-use crate::preview;
+use crate::shared::context::Shared;
+use crate::shared::retry::error_policy;
 use crate::shared::settings::Settings;
-use crate::store::status as store_status;
+use crate::{fleet, preview, store};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
 use fleet_controller::fleet_controller;
 use futures::StreamExt;
 use kube::Client;
@@ -31,7 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use store_controller::store_controller;
 use tracing::{debug, info, warn};
-use watched::{OptionalApis, Shared};
+use watched::{OptionalApis, Watched};
 
 /// How long reconciles under way get to finish once a shutdown is asked for. kube-runtime holds
 /// a controller's reconciles until its cache has listed once, and waits for them on shutdown:
@@ -39,8 +40,8 @@ use watched::{OptionalApis, Shared};
 /// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Runs [`Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
-async fn housekeeping(ctx: Arc<Context>, shutdown: impl Future<Output = ()>) {
+/// Runs [`fleet::context::Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
+async fn housekeeping(ctx: Arc<fleet::context::Context>, shutdown: impl Future<Output = ()>) {
     let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let ticks = async {
@@ -76,7 +77,7 @@ pub async fn run(
     let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
     let previews = optional.previews;
     info!(gateway_api, ?flux, previews, namespace = ?settings.namespace, "starting the CelldFleet controller");
-    let Shared {
+    let Watched {
         fleets,
         fleets_moved,
         stores,
@@ -84,7 +85,7 @@ pub async fn run(
         for_fleets,
         for_stores,
         for_previews,
-    } = Shared::watch(&streams);
+    } = Watched::watch(&streams);
     let (fleet_controller, children, source, statefulsets_to_follow) =
         fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
     // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
@@ -92,6 +93,7 @@ pub async fn run(
     let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores, settings.concurrency);
     let caches = Caches::new(
+        fleets,
         children,
         stores,
         secrets,
@@ -103,32 +105,32 @@ pub async fn run(
     let preview_controller =
         previews.then(|| preview_controller(&streams, for_previews, settings.concurrency));
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
-    let ctx = Arc::new(Context::new(
-        writer,
-        metrics,
-        settings,
+    let shared = Arc::new(Shared::new(writer, metrics, settings, caches));
+    let ctx = Arc::new(fleet::context::Context::new(
+        shared.clone(),
         gateway_api,
-        fleets,
-        caches,
         node_trigger,
     ));
+    let store_ctx = Arc::new(store::context::Context::new(shared.clone()));
+    let preview_ctx = Arc::new(preview::context::Context::new(shared.clone()));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let shutdown_previews = shutdown.clone();
     let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
-    let capacity = tokio::spawn(crate::fleet::capacity_reads::run(
-        ctx.clone(),
-        shutdown.clone(),
-    ));
-    let follower = tokio::spawn(crate::fleet::status::follower::run(
+    let capacity = tokio::spawn(fleet::capacity_reads::run(ctx.clone(), shutdown.clone()));
+    let follower = tokio::spawn(fleet::status::follower::run(
         ctx.status.clone(),
         ctx.service_lead.clone(),
-        ctx.fleets.clone(),
+        shared.caches.fleets.clone(),
         statefulsets_to_follow,
         shutdown.clone(),
     ));
     let fleet_loop = fleet_controller
         .graceful_shutdown_on(shutdown.clone())
-        .run(reconcile, error_policy, ctx.clone())
+        .run(
+            fleet::reconcile::reconcile,
+            error_policy::<CelldFleet, _>,
+            ctx.clone(),
+        )
         .for_each(|result| async move {
             match result {
                 Ok((obj, _)) => debug!(fleet = %obj, "reconciled"),
@@ -138,9 +140,9 @@ pub async fn run(
     let store_loop = store_controller
         .graceful_shutdown_on(shutdown.clone())
         .run(
-            store_status::reconcile,
-            store_status::error_policy,
-            ctx.clone(),
+            store::status::reconcile,
+            error_policy::<CelldObjectStore, _>,
+            store_ctx,
         )
         .for_each(|result| async move {
             if let Err(e) = result {
@@ -153,8 +155,8 @@ pub async fn run(
                 .graceful_shutdown_on(shutdown_previews)
                 .run(
                     preview::reconcile::reconcile,
-                    preview::reconcile::error_policy,
-                    ctx,
+                    error_policy::<CelldPreview, _>,
+                    preview_ctx,
                 )
                 .for_each(|result| async move {
                     if let Err(e) = result {

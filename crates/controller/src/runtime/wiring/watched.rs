@@ -50,7 +50,7 @@ pub(super) fn stores_with_secret(stores: &Stores, ns: &str, secret: &str) -> Vec
 
 /// The fleets, stores and Secrets, each watched once: one cache each, and the changes each
 /// controller looks at.
-pub(super) struct Shared {
+pub(super) struct Watched {
     pub(super) fleets: Fleets,
     /// The changes the fleets' watch brought to their cache, counted as the fleet controller
     /// takes them.
@@ -70,7 +70,7 @@ pub(super) struct Triggers {
     pub(super) secrets: Items<PartialObjectMeta<Secret>>,
 }
 
-impl Shared {
+impl Watched {
     pub(super) fn watch(streams: &WatchStreams) -> Self {
         let config = streams.config();
         let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =

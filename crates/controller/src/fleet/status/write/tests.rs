@@ -4,46 +4,17 @@ use super::*;
 use crate::children::fixtures;
 use crate::failure::Failure;
 use crate::fleet::status::observation::{ObservedStorage, Route};
+use crate::status::writer::double::{self, Sent, taken};
 use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::reasons::Reason;
 use celld_api::{DeploymentStatus, resolve};
-use http::{Method, Request, Response};
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::client::Body;
 
-/// Every request the double was sent, as `METHOD path`.
-type Sent = Arc<Mutex<Vec<String>>>;
-
-/// A client whose API server accepts every status patch (answering with `fleet`) and every
-/// Event (answering with the Event sent), and records each request.
+/// A client of the recording double, answering status patches with `fleet`.
 fn recording(fleet: &CelldFleet) -> (Client, Sent) {
-    let sent: Sent = Arc::default();
-    let log = sent.clone();
-    let answer = serde_json::to_vec(fleet).unwrap();
-    let service = tower::service_fn(move |request: Request<Body>| {
-        let (log, answer) = (log.clone(), answer.clone());
-        async move {
-            log.lock()
-                .unwrap()
-                .push(format!("{} {}", request.method(), request.uri().path()));
-            let body = if request.method() == Method::POST {
-                use http_body_util::BodyExt;
-                request
-                    .into_body()
-                    .collect()
-                    .await
-                    .unwrap()
-                    .to_bytes()
-                    .to_vec()
-            } else {
-                answer
-            };
-            Ok::<_, tower::BoxError>(Response::new(Body::from(body)))
-        }
-    });
-    (Client::new(service, "apps"), sent)
+    double::recording(serde_json::to_vec(fleet).unwrap())
 }
 
 fn fleet() -> CelldFleet {
@@ -53,7 +24,7 @@ fn fleet() -> CelldFleet {
     fleet
 }
 
-fn writer(fleet: &CelldFleet) -> (Writer, Sent, Arc<Metrics>) {
+fn writer(fleet: &CelldFleet) -> (FleetWriter, Sent, Arc<Metrics>) {
     let (client, sent) = recording(fleet);
     let metrics = Arc::new(Metrics::default());
     let (statefulsets, _) = kube::runtime::reflector::store();
@@ -62,7 +33,7 @@ fn writer(fleet: &CelldFleet) -> (Writer, Sent, Arc<Metrics>) {
         instance: None,
     };
     (
-        Writer::new(client, metrics.clone(), reporter, statefulsets),
+        FleetWriter::new(client, metrics.clone(), reporter, statefulsets),
         sent,
         metrics,
     )
@@ -130,10 +101,6 @@ fn statefulset(fleet: &CelldFleet, ready: i32, owner: &str) -> StatefulSet {
 const STATUS: &str =
     "PATCH /apis/platform.celld.dev/v1alpha1/namespaces/apps/celldfleets/local/status";
 const EVENT: &str = "POST /apis/events.k8s.io/v1/namespaces/apps/events";
-
-fn taken(sent: &Sent) -> Vec<String> {
-    std::mem::take(&mut *sent.lock().unwrap())
-}
 
 #[tokio::test]
 async fn a_failure_is_counted_each_reconcile_and_announced_once() {
@@ -275,5 +242,55 @@ async fn a_written_status_is_kept_only_until_the_cache_catches_up() {
         writer.latest(&fleet),
         None,
         "the cache caught up: the fleet's own status is the one to start from"
+    );
+}
+
+#[tokio::test]
+async fn a_drift_is_counted_and_announced_with_its_report() {
+    use crate::fleet::status::observation::SourceObserved;
+    use crate::source::decision::Synced;
+    let fleet = fleet();
+    let (writer, sent, metrics) = writer(&fleet);
+    let drifted = |warning: Option<&str>| {
+        let mut report = report(&fleet, deployed(), Vec::new());
+        report.observation.source = Some(Box::new(SourceObserved {
+            status: celld_api::SourceStatus::default(),
+            synced: Synced {
+                status: Some(false),
+                reason: Reason::Drifted,
+                message: "the bucket serves a version spec.source did not publish".into(),
+                stalled: false,
+                progressing: true,
+            },
+            drift_warning: warning.map(str::to_string),
+        }));
+        report
+    };
+    let drifts = || {
+        metrics
+            .encode()
+            .lines()
+            .find(|l| l.starts_with("celld_operator_source_drift_total "))
+            .map(str::to_string)
+    };
+
+    writer
+        .publish(&fleet, drifted(Some("someone else deployed v2")))
+        .await
+        .unwrap();
+    assert_eq!(
+        drifts().as_deref(),
+        Some("celld_operator_source_drift_total 1")
+    );
+    assert!(
+        taken(&sent).contains(&EVENT.to_string()),
+        "the drift's Warning"
+    );
+
+    // A later reconcile that sees the same drift again (no warning left to give) counts nothing.
+    writer.publish(&fleet, drifted(None)).await.unwrap();
+    assert_eq!(
+        drifts().as_deref(),
+        Some("celld_operator_source_drift_total 1")
     );
 }

@@ -1,0 +1,67 @@
+//! What every controller's reconciles share: the client, the metrics, the settings, the caches
+//! they read instead of the API server, the contents of credentials Secrets, the bucket clients
+//! and the retry backoff. Each controller keeps what only it needs in a context of its own,
+//! beside an `Arc` of this one.
+
+use crate::cache::caches::Caches;
+use crate::metrics::Metrics;
+use crate::shared::backoff::Backoff;
+use crate::shared::settings::Settings;
+use crate::storage::bucket_clients::BucketClients;
+use crate::storage::credentials::SecretContents;
+use kube::Client;
+use kube::runtime::events::Reporter;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// State every controller's reconciles share.
+pub struct Shared {
+    /// The API client (its writes pass the leadership fence and are counted).
+    pub client: Client,
+    /// The operator's metrics.
+    pub metrics: Arc<Metrics>,
+    /// Settings.
+    pub settings: Settings,
+    /// What reconciles read: fleets, children, stores and Secret metadata.
+    pub caches: Caches,
+    /// Contents of credentials Secrets, read once per resourceVersion.
+    pub secrets: SecretContents,
+    /// Bucket clients shared by fleets on the same object store.
+    pub buckets: BucketClients,
+    /// Consecutive failures per object, for exponential backoff.
+    pub backoff: Backoff,
+}
+
+impl Shared {
+    /// The shared state of reconciles sending through `client`.
+    pub fn new(client: Client, metrics: Arc<Metrics>, settings: Settings, caches: Caches) -> Self {
+        Self {
+            buckets: BucketClients::new(
+                settings.s3_timeout,
+                settings.store_endpoints.clone(),
+                settings.resync,
+            ),
+            secrets: SecretContents::new(caches.secrets.clone()),
+            backoff: Backoff::default(),
+            client,
+            metrics,
+            settings,
+            caches,
+        }
+    }
+
+    /// Who publishes the operator's Events: its Deployment and pod.
+    pub fn reporter(&self) -> Reporter {
+        Reporter {
+            controller: self.settings.reporter.clone(),
+            instance: self.settings.instance.clone(),
+        }
+    }
+
+    /// What runs beside the reconciles now and then rather than once per reconcile: Secrets'
+    /// contents no longer cached and the backoff of objects that stopped failing are forgotten.
+    pub fn housekeeping(&self) {
+        self.secrets.forget_deleted();
+        self.backoff.forget_stale(Instant::now());
+    }
+}
