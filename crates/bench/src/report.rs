@@ -1,5 +1,6 @@
 //! `bench/REPORT.md` (or, for one fleet count measured alone, `bench/REPORT-<fleets>.md`): the
-//! table, the targets, the fake nodes, the API server, how it was measured.
+//! table, the targets, the fake nodes, the API server, how it was measured; and the plot linked
+//! from it ([`plot`]).
 
 mod calibration;
 mod churn;
@@ -9,6 +10,7 @@ pub(crate) mod fixtures;
 mod format;
 mod method;
 mod pairs;
+pub mod plot;
 mod previews;
 mod requests;
 mod scales;

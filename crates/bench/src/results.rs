@@ -12,8 +12,8 @@ pub use previews::PreviewsRun;
 pub use skipped::Skipped;
 
 use crate::audit::{ByResource, ServerLoad, Tally};
-use crate::cpu_meter::CpuUse;
-use crate::status_lag::StatusLag;
+use crate::measure::cpu_meter::CpuUse;
+use crate::measure::status_lag::StatusLag;
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
 

@@ -2,12 +2,12 @@
 //! use them too).
 
 use crate::audit::{Percentiles, ServerLoad, Tally};
-use crate::cpu_meter::CpuUse;
+use crate::measure::cpu_meter::CpuUse;
+use crate::measure::status_lag::{Split, StatusLag};
 use crate::results::{
     Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
     Results, Scale, Skipped, Step,
 };
-use crate::status_lag::{Split, StatusLag};
 use std::time::Duration;
 
 /// What the API server handled: `requests` over `window_s` seconds, latencies in ms.

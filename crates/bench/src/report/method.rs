@@ -2,7 +2,7 @@
 
 use super::format::thousands;
 use super::targets::AT_1000;
-use crate::plane_health::ETCD_QUOTA_BYTES;
+use crate::plane::health::ETCD_QUOTA_BYTES;
 use crate::results::Results;
 use crate::settings::{
     APISERVER_FLAGS, CALIBRATION_GAIN, CHURN_REST, CHURN_SETTLE, CONCURRENCY,
@@ -159,8 +159,8 @@ divided by its previews: the first batch also pays the one-time costs (the previ
 paged in, the runtime's and the caches' first allocations) that the scale targets spread over \
 {target_fleets} fleets; its budget is what the {rss_target} MiB target leaves over the empty \
 operator, divided by {target_fleets} fleets.",
-            preview_replicas = crate::preview_workload::PREVIEW_REPLICAS,
-            ttl = crate::preview_workload::TTL,
+            preview_replicas = crate::previews::workload::PREVIEW_REPLICAS,
+            ttl = crate::previews::workload::TTL,
             rss_target = AT_1000.rss_mib,
             target_fleets = thousands(AT_1000.fleets as u64),
         );

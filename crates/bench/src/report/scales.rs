@@ -4,8 +4,8 @@
 use super::format::{mib, secs, thousands, times, verdict};
 use super::pairs;
 use super::targets::Targets;
+use crate::measure::status_lag::StatusLag;
 use crate::results::Scale;
-use crate::status_lag::StatusLag;
 use std::fmt::Write as _;
 
 /// One row of the table: a label, a target, a cell per scale.
