@@ -115,8 +115,8 @@ impl Args {
 }
 
 /// Runs every measurement, writes the report (and, but for one count alone, the plot), and
-/// returns their paths.
-pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
+/// returns their paths; `invocation`, the arguments `args` were parsed from, goes in the report.
+pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
     let bin = operator::process::binary()?;
     let started = Instant::now();
     let counts = args.counts();
@@ -191,6 +191,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     };
     let results = Results {
         date: jiff::Zoned::now().date().to_string(),
+        invocation,
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
         total: started.elapsed(),
         single: args.single(),

@@ -40,8 +40,12 @@ use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let invocation = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let args = cli::Args::parse();
-    match cli::run(args).await {
+    match cli::run(args, invocation).await {
         Ok(paths) => {
             for path in paths {
                 println!("wrote {}", path.display());

@@ -8,6 +8,7 @@ mod cpu;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod format;
+mod header;
 mod method;
 mod pairs;
 pub mod plot;
@@ -45,19 +46,10 @@ fn targets(r: &Results) -> Targets {
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
     let t = targets(r);
-    let (mut out, written_by) = match r.single {
-        Some(n) => (
-            format!("# celld-operator at {} fleets\n\n", thousands(n as u64)),
-            format!("`make bench FLEETS={n}`: one fleet count alone"),
-        ),
-        None => (
-            String::from("# celld-operator at scale\n\n"),
-            "`make bench`".to_string(),
-        ),
-    };
+    let mut out = header::header(r);
     let _ = writeln!(
         out,
-        "Written by {written_by}. The operator against a floor (the same objects applied and one \
+        " The operator against a floor (the same objects applied and one \
 status written per fleet, at Ready, with no operator) on fresh local control planes; targets from the scale \
 issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         thousands(t.fleets as u64)

@@ -279,6 +279,8 @@ pub struct PluginStart {
 pub struct Results {
     /// The day of the run (`YYYY-MM-DD`).
     pub date: String,
+    /// The bench's arguments as given (the program's name left out).
+    pub invocation: Vec<String>,
     /// CPU cores of the machine.
     pub cores: usize,
     /// Wall time of the whole run.

@@ -187,6 +187,7 @@ pub(crate) fn calibration() -> Calibration {
 pub(crate) fn results() -> Results {
     Results {
         date: "2026-01-01".into(),
+        invocation: vec!["100".into(), "1000".into()],
         cores: 2,
         total: Duration::from_secs(754),
         single: None,

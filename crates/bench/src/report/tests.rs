@@ -77,6 +77,24 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
 }
 
 #[test]
+fn the_header_says_how_the_bench_was_invoked_and_where_its_fake_nodes_came_from() {
+    let md = render(&results());
+    assert!(md.starts_with("# celld-operator at scale\n\nWritten by `celld-bench 100 1000` (as `make bench BENCH_FLEETS=\"100 1000\"` runs it): every fleet count on 6 fake nodes the calibration chose (below). The operator against a floor"), "{md}");
+    let mut given = results();
+    given.invocation = ["100", "300", "1000", "--nodes", "8"]
+        .map(String::from)
+        .to_vec();
+    given.nodes = Some(Nodes::Given(8));
+    let md = render(&given);
+    assert!(md.contains("\n\nWritten by `celld-bench 100 300 1000 --nodes 8` (as `make bench BENCH_FLEETS=\"100 300 1000 --nodes 8\"` runs it): every fleet count on 8 fake nodes as `--nodes` asked (not calibrated). "), "{md}");
+    let mut previews_alone = results();
+    previews_alone.invocation = ["--only", "previews"].map(String::from).to_vec();
+    previews_alone.nodes = None;
+    let md = render(&previews_alone);
+    assert!(md.contains("\n\nWritten by `celld-bench --only previews` (as `make bench BENCH_FLEETS=\"--only previews\"` runs it). The operator"), "{md}");
+}
+
+#[test]
 fn a_converge_ratio_below_1_says_the_floor_is_wrong() {
     let mut r = results();
     r.scales[1].floor.fleets_ready = Duration::from_secs(200);
@@ -143,6 +161,10 @@ fn the_cpu_has_a_row_per_run_with_the_machine_s_busy_share_and_each_process() {
 fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     let mut r = results();
     r.single = Some(10_000);
+    r.invocation = ["--single", "10000", "--nodes", "25"]
+        .map(String::from)
+        .to_vec();
+    r.nodes = Some(Nodes::Given(25));
     r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
     r.scales[0].operator.capacity_round = Some(crate::results::CapacityRound {
         shown: 10_000,
@@ -155,7 +177,7 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     r.skipped.clear();
     let md = render(&r);
     let lines: Vec<&str> = md.lines().collect();
-    assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `make bench FLEETS=10000`: one fleet count alone."), "{md}");
+    assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `celld-bench --single 10000 --nodes 25` (as `make bench FLEETS=\"10000 --nodes 25\"` runs it): one fleet count alone, on 25 fake nodes as `--nodes` asked (not calibrated). The operator against a floor"), "{md}");
     assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 10,000 | 630.0 s (1.05×) ✓ |"), "{md}");
     assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 256 MiB at 10,000 | 200.0 MiB (12.50×) ✓ |"), "{md}");
     assert!(
