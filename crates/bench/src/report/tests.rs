@@ -100,7 +100,38 @@ fn a_converge_ratio_below_1_says_the_floor_is_wrong() {
     r.scales[1].floor.fleets_ready = Duration::from_secs(200);
     let md = render(&r);
     assert!(
-        md.contains("| 150.0 s (0.75×) ✓ — below 1: the floor is wrong |"),
+        md.contains("| 150.0 s (0.75×) — below 1: the floor is wrong, not judged; measure again |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_pair_below_1_is_flagged_and_left_out_of_the_median() {
+    let mut r = results();
+    r.scales[1] = scale(1000, 100, 130, 50 * 1024);
+    r.repeats = vec![
+        scale(1000, 100, 97, 50 * 1024),
+        scale(1000, 100, 110, 50 * 1024),
+    ];
+    let md = render(&r);
+    let lines: Vec<&str> = md.lines().collect();
+    // Counted, the 0.97× pair would make the median 1.10×, within the target.
+    assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 130.0 s (1.30×; median of 2 of 3 pairs 1.20×, pair 2 excluded: ratio 0.97× < 1.00×, the floor was slow) ✗ |"), "{md}");
+    assert!(
+        lines.contains(&"| 2 | 100.0 s | 97.0 s | 0.97× (excluded: below 1.00×, the floor was slow) | 12.3 (7.0) | 0 | 1.50 | 50.0 MiB |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Median converge ratio **1.20×** (2 of 3 pairs, pair 2 excluded: ratio 0.97× < 1.00×, the floor was slow; spread 1.10×–1.30×; target ≤ 1.1×) ✗; median CPU per idle minute 1.50 s (target ≤ 0.5 s) ✗."),
+        "{md}"
+    );
+    // Every pair below 1: nothing is judged.
+    r.scales[1] = scale(1000, 100, 95, 50 * 1024);
+    r.repeats[1] = scale(1000, 100, 99, 50 * 1024);
+    let md = render(&r);
+    assert!(md.contains("| 95.0 s (0.95×; no pair counts, pair 1 excluded: ratio 0.95× < 1.00×, pair 2 excluded: ratio 0.97× < 1.00×, pair 3 excluded: ratio 0.99× < 1.00×, their floors were slow) — below 1: the floor is wrong, not judged; measure again |"), "{md}");
+    assert!(
+        md.contains("\nNo converge ratio to judge: pair 1 excluded"),
         "{md}"
     );
 }
