@@ -394,3 +394,40 @@ fn numbers_are_grouped_by_thousands() {
     assert_eq!(thousands(1000), "1,000");
     assert_eq!(thousands(1234567), "1,234,567");
 }
+
+#[test]
+fn the_method_gives_the_spread_of_this_run_s_pairs() {
+    let mut r = results();
+    r.scales[1] = scale(1000, 100, 125, 50 * 1024);
+    r.repeats = vec![
+        scale(1000, 100, 105, 50 * 1024),
+        scale(1000, 100, 108, 50 * 1024),
+    ];
+    let md = render(&r);
+    assert!(
+        md.contains("- **Pairs**: 1,000 fleets ran 3 pairs of floor and operator (`--pairs`), one after the other, floor first, each on a fresh control plane: one pair's converge ratio moves from run to run on a shared machine (here from 1.05× to 1.25×), so"),
+        "{md}"
+    );
+    r.repeats[0] = scale(1000, 100, 97, 50 * 1024);
+    assert!(render(&r).contains("(here from 0.97× to 1.25×)"), "{md}");
+}
+
+#[test]
+fn the_method_times_a_round_of_capacity_reads_for_the_largest_count() {
+    let md = render(&results());
+    assert!(
+        md.contains("at its first reconcile once the fleet is 5 min old and its nodes were read (in turn, at the operator's `--capacity-reads-per-second`, 10 node reads a second by default: a round of 1,000 fleets of 2 nodes takes 3 min 20 s)."),
+        "{md}"
+    );
+    assert!(
+        md.contains("(at most 5 min and two rounds from the first create)"),
+        "{md}"
+    );
+    let mut alone = results();
+    alone.single = Some(10_000);
+    alone.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
+    assert!(
+        render(&alone).contains("a round of 10,000 fleets of 2 nodes takes 33 min 20 s)"),
+        "{md}"
+    );
+}
