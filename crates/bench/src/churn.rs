@@ -5,11 +5,11 @@
 //! whose code for a reconcile is paged in and whose one-time state is built, so the report can
 //! tell that part of the growth from what the churn's many fleets leave.
 
-use crate::clock::Anchor;
 use crate::error::{Error, Result};
-use crate::operator_run::{Plan, Setup};
-use crate::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
-use crate::readiness::Watches;
+use crate::measure::clock::Anchor;
+use crate::measure::proc_stats::{established_tcp_remote_ports, rss_file_kib, rss_kib};
+use crate::measure::readiness::Watches;
+use crate::operator::run::{Plan, Setup};
 use crate::results::{ChurnRun, Connections, Cycle};
 use crate::settings::{CHURN_REST, CHURN_SETTLE, nodes_for, pods_of, ready_timeout};
 use std::path::Path;

@@ -1,8 +1,9 @@
 //! The command line and the order of the runs.
 
 use crate::error::{Error, Result};
+use crate::report::plot;
 use crate::results::{Results, Skipped, Step};
-use crate::{churn, fleet_counts, operator, plot, plugin_start, previews, report};
+use crate::{churn, fleet_counts, operator, plugin_start, previews, report};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
 use std::path::PathBuf;
@@ -114,9 +115,9 @@ impl Args {
 }
 
 /// Runs every measurement, writes the report (and, but for one count alone, the plot), and
-/// returns their paths.
-pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
-    let bin = operator::binary()?;
+/// returns their paths; `invocation`, the arguments `args` were parsed from, goes in the report.
+pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
+    let bin = operator::process::binary()?;
     let started = Instant::now();
     let counts = args.counts();
     let given_nodes = args.nodes.and_then(|n| usize::try_from(n).ok());
@@ -171,7 +172,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     let previews = if args.runs(Part::Previews) && args.previews > 0 {
         eprintln!("bench: {} previews of one fleet", args.previews);
         let step = Instant::now();
-        match previews::run(&bin, args.previews).await {
+        match previews::run::run(&bin, args.previews).await {
             Ok(p) => {
                 steps.push(Step::new(format!("{} previews", args.previews), step));
                 Some(p)
@@ -190,6 +191,7 @@ pub async fn run(args: Args) -> Result<Vec<PathBuf>> {
     };
     let results = Results {
         date: jiff::Zoned::now().date().to_string(),
+        invocation,
         cores: std::thread::available_parallelism().map_or(0, |n| n.get()),
         total: started.elapsed(),
         single: args.single(),

@@ -7,7 +7,7 @@ use crate::calibration_rule::next_nodes;
 use crate::error::Error;
 use crate::results::{Calibration, FloorRun, Nodes, Scale, Skipped, Step};
 use crate::settings::{fake_nodes, nodes_for, pods_of};
-use crate::{floor, operator_run};
+use crate::{floor, operator};
 use std::path::Path;
 use std::time::Instant;
 
@@ -107,7 +107,7 @@ async fn floor_run(count: usize, nodes: usize, steps: &mut Vec<Step>) -> Result<
     let on = fake_nodes(nodes);
     eprintln!("bench: {count} fleets: floor on {on}");
     let step = Instant::now();
-    let floor = floor::run(count, nodes).await;
+    let floor = floor::run::run(count, nodes).await;
     steps.push(Step::new(format!("floor, {count} fleets, {on}"), step));
     floor
 }
@@ -123,7 +123,7 @@ async fn operator_beside(
     let count = floor.fleets;
     eprintln!("bench: {count} fleets: operator on {}", fake_nodes(nodes));
     let step = Instant::now();
-    let operator = operator_run::run(bin, count, nodes).await;
+    let operator = operator::run::run(bin, count, nodes).await;
     steps.push(Step::new(format!("operator, {count} fleets"), step));
     operator.map(|operator| Scale { floor, operator })
 }
@@ -141,7 +141,7 @@ async fn calibrate(fleets: usize, steps: &mut Vec<Step>) -> Calibration {
         let on = fake_nodes(nodes);
         eprintln!("bench: calibrating the fake nodes: the floor of {fleets} fleets on {on}");
         let step = Instant::now();
-        let run = floor::run(fleets, nodes).await;
+        let run = floor::run::run(fleets, nodes).await;
         steps.push(Step::new(format!("floor, {fleets} fleets, {on}"), step));
         match run {
             Ok(run) => c.runs.push(run),

@@ -10,40 +10,29 @@
 //! churn of fleets created and deleted again and again under one operator; then previews of one
 //! fleet (`--previews`, 50 by default), each a fleet of its own. `--only` runs some of these
 //! parts alone; `--single FLEETS` measures one count alone into a report of its own.
+//!
+//! The modules, by what they measure: [`fleet_counts`] runs each count's [`floor`] and
+//! [`operator`] run, on the fake nodes [`calibration_rule`] chooses; [`churn`], [`previews`] and
+//! [`plugin_start`] are the other parts; [`cli`] orders them. Below those: [`workload`] (the
+//! fleets a run creates), [`plane`] (the control plane each run stands on), [`measure`] (the
+//! watches, clocks and meters), [`audit`] (the API server's audit log); [`results`] holds what
+//! was measured and [`report`] writes it; [`settings`] and [`error`] are shared by all.
 
 mod audit;
 mod calibration_rule;
 mod churn;
 mod cli;
-mod clock;
-mod control_plane;
-mod cpu_meter;
-mod deploy_pods;
 mod error;
 mod fleet_counts;
 mod floor;
-mod floor_children;
-mod floor_fleets;
-mod floor_queue;
-mod floor_reads;
-mod floor_status;
-mod floor_work;
-mod identity;
-mod kwok_refusals;
+mod measure;
 mod operator;
-mod operator_run;
-mod plane_health;
-mod plot;
+mod plane;
 mod plugin_start;
-mod preview_watch;
-mod preview_workload;
 mod previews;
-mod proc_stats;
-mod readiness;
 mod report;
 mod results;
 mod settings;
-mod status_lag;
 mod workload;
 
 use clap::Parser;
@@ -51,8 +40,12 @@ use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let invocation = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let args = cli::Args::parse();
-    match cli::run(args).await {
+    match cli::run(args, invocation).await {
         Ok(paths) => {
             for path in paths {
                 println!("wrote {}", path.display());

@@ -20,7 +20,7 @@ pub const TARGET: Duration = Duration::from_millis(20);
 
 /// The release plugin named by `$CELLD_PLUGIN_BIN`.
 pub fn binary() -> Result<PathBuf> {
-    crate::operator::env_binary(
+    crate::operator::process::env_binary(
         PLUGIN_BIN_ENV,
         Error::NoPlugin,
         "finding the plugin binary ($CELLD_PLUGIN_BIN)",

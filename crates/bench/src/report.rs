@@ -1,5 +1,6 @@
 //! `bench/REPORT.md` (or, for one fleet count measured alone, `bench/REPORT-<fleets>.md`): the
-//! table, the targets, the fake nodes, the API server, how it was measured.
+//! table, the targets, the fake nodes, the API server, how it was measured; and the plot linked
+//! from it ([`plot`]).
 
 mod calibration;
 mod churn;
@@ -7,8 +8,10 @@ mod cpu;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod format;
+mod header;
 mod method;
 mod pairs;
+pub mod plot;
 mod previews;
 mod requests;
 mod scales;
@@ -43,19 +46,10 @@ fn targets(r: &Results) -> Targets {
 /// The report's Markdown.
 pub fn render(r: &Results) -> String {
     let t = targets(r);
-    let (mut out, written_by) = match r.single {
-        Some(n) => (
-            format!("# celld-operator at {} fleets\n\n", thousands(n as u64)),
-            format!("`make bench FLEETS={n}`: one fleet count alone"),
-        ),
-        None => (
-            String::from("# celld-operator at scale\n\n"),
-            "`make bench`".to_string(),
-        ),
-    };
+    let mut out = header::header(r);
     let _ = writeln!(
         out,
-        "Written by {written_by}. The operator against a floor (the same objects applied and one \
+        " The operator against a floor (the same objects applied and one \
 status written per fleet, at Ready, with no operator) on fresh local control planes; targets from the scale \
 issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         thousands(t.fleets as u64)

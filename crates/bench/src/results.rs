@@ -12,8 +12,8 @@ pub use previews::PreviewsRun;
 pub use skipped::Skipped;
 
 use crate::audit::{ByResource, ServerLoad, Tally};
-use crate::cpu_meter::CpuUse;
-use crate::status_lag::StatusLag;
+use crate::measure::cpu_meter::CpuUse;
+use crate::measure::status_lag::StatusLag;
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
 
@@ -279,6 +279,8 @@ pub struct PluginStart {
 pub struct Results {
     /// The day of the run (`YYYY-MM-DD`).
     pub date: String,
+    /// The bench's arguments as given (the program's name left out).
+    pub invocation: Vec<String>,
     /// CPU cores of the machine.
     pub cores: usize,
     /// Wall time of the whole run.

@@ -3,8 +3,8 @@
 //! server does not get.
 
 use super::format::{secs, thousands};
-use crate::control_plane::BUSY_COMPONENTS;
-use crate::cpu_meter::CpuUse;
+use crate::measure::cpu_meter::CpuUse;
+use crate::plane::control_plane::BUSY_COMPONENTS;
 use crate::results::Scale;
 use crate::settings::{BENCH, OPERATOR};
 use std::fmt::Write as _;

@@ -2,12 +2,12 @@
 //! use them too).
 
 use crate::audit::{Percentiles, ServerLoad, Tally};
-use crate::cpu_meter::CpuUse;
+use crate::measure::cpu_meter::CpuUse;
+use crate::measure::status_lag::{Split, StatusLag};
 use crate::results::{
     Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
     Results, Scale, Skipped, Step,
 };
-use crate::status_lag::{Split, StatusLag};
 use std::time::Duration;
 
 /// What the API server handled: `requests` over `window_s` seconds, latencies in ms.
@@ -187,6 +187,7 @@ pub(crate) fn calibration() -> Calibration {
 pub(crate) fn results() -> Results {
     Results {
         date: "2026-01-01".into(),
+        invocation: vec!["100".into(), "1000".into()],
         cores: 2,
         total: Duration::from_secs(754),
         single: None,

@@ -1,13 +1,15 @@
 //! The report's section on how everything was measured.
 
-use super::format::thousands;
+use super::format::{thousands, times};
+use super::pairs::of;
 use super::targets::AT_1000;
-use crate::plane_health::ETCD_QUOTA_BYTES;
+use crate::plane::health::ETCD_QUOTA_BYTES;
 use crate::results::Results;
 use crate::settings::{
-    APISERVER_FLAGS, CALIBRATION_GAIN, CHURN_REST, CHURN_SETTLE, CONCURRENCY,
-    CONTROLLER_MANAGER_FLAGS, FLEETS_PER_NAMESPACE, IDLE_WINDOW, MAX_NODES, QUIET, REPLICAS,
-    SETTLE_LIMIT, SETTLE_PER_FLEET, SOURCED_EVERY, ready_timeout,
+    APISERVER_FLAGS, CALIBRATION_GAIN, CAPACITY_READS_PER_SECOND, CHURN_REST, CHURN_SETTLE,
+    CONCURRENCY, CONTROLLER_MANAGER_FLAGS, FIRST_CAPACITY_AGE, FLEETS_PER_NAMESPACE, IDLE_WINDOW,
+    MAX_NODES, QUIET, REPLICAS, SETTLE_LIMIT, SETTLE_PER_FLEET, SOURCED_EVERY, pods_of,
+    ready_timeout,
 };
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -66,14 +68,10 @@ while fewer than {starting} fleets have pods starting (their StatefulSet applied
 ready). The NetworkPolicy and the peer Service go with the pods because a correct operator has \
 them in place before its pods run, as this one does: the policy keeps the internal port, which \
 carries celld's unauthenticated operator API, inside the fleet, and the peer Service gives each \
-pod the DNS name it advertises to its peers. A floor that held them back until the pods were \
-ready took about 0.88× the time of one applying every child of a fleet at once, in the \
-operator's order: no correct operator can reach it. The public Service, PodDisruptionBudget and \
+pod the DNS name it advertises to its peers; a floor that held them back until the pods were \
+ready would let pods run unfenced and unnamed, as no correct operator does. The public Service, PodDisruptionBudget and \
 Ingress wait for the pods, so the control plane makes the Endpoints and EndpointSlices of the \
-public Service once, with the running pods in them; every StatefulSet first was the fastest \
-order measured at 1,000 fleets, but at 10,000 applying them all before any other child took \
-longer than the operator; at 100 fleets this order took 0.96× the time of every child of a \
-fleet at once. The \
+public Service once, with the running pods in them. The \
 floor's client is the bench, built with the release profile as the \
 operator is. It runs as the operator's ServiceAccount, so the API server authorizes it \
 as it does the operator. Timed, like the operator, from the first create (no child can be \
@@ -82,7 +80,7 @@ StatefulSet with its {REPLICAS} pods ready): the floor's converge. Both clocks s
 server ready to store fleets: it builds a custom resource's storage and compiles its validation \
 rules on the first request that needs them, which the operator's start (listing the fleets) does \
 before its clock, and a create of the first fleet sent as a dry run before the floor's (else the \
-first creates wait about 2 s for it, and the floor of 100 fleets took longer than the operator). \
+floor's first creates wait for it). \
 The operator's converge over the floor's is the **converge ratio**; below 1.0 the floor is \
 wrong.\n\
 - **Fake nodes**: kwok does each fake node's work in turn, so on too few the floor is bound by \
@@ -110,12 +108,12 @@ saw the fleet Ready.\n\
 or {per_fleet} ms per fleet when that is longer, after all were Ready); the moment of its last \
 write. **Idle**: the {idle} s after that (one resync period: every fleet is reconciled once in \
 it). A fleet's status first shows its nodes' capacity (`status.capacity`) once a reading of \
-them is worth a write: at its first reconcile once the fleet is 5 minutes old and its nodes \
-were read (in turn, at the operator's `--capacity-reads-per-second`, 10 node reads a second by \
-default: a round of 10,000 fleets of {REPLICAS} nodes takes 33 minutes). That is a once-only \
+them is worth a write: at its first reconcile once the fleet is {age} old and its nodes \
+were read (in turn, at the operator's `--capacity-reads-per-second`, {reads} node reads a second by \
+default{round}). That is a once-only \
 write per fleet, and until a fleet's nodes were read its own resyncs read them. So when the idle \
-window would end after the first fleet is 5 minutes old, the bench first waits until its watch \
-has seen every fleet show its capacity (at most 5 minutes and two rounds from the first create) \
+window would end after the first fleet is {age} old, the bench first waits until its watch \
+has seen every fleet show its capacity (at most {age} and two rounds from the first create) \
 and then for the operator's writes to stop again, and reads the memory after that: idle measures \
 the steady state. The bench's watch counts the fleets whose status first showed their capacity \
 in the window, and the zero-write target is judged on the writes beyond those. A run waits up to {ready_base} s and a second per fleet for every fleet to be Ready.",
@@ -128,24 +126,37 @@ in the window, and the zero-write target is judged on the writes beyond those. A
         per_fleet = SETTLE_PER_FLEET.as_millis(),
         idle = IDLE_WINDOW.as_secs(),
         ready_base = ready_timeout(0).as_secs(),
+        age = span(FIRST_CAPACITY_AGE),
+        reads = CAPACITY_READS_PER_SECOND,
+        round = capacity_round(r),
     );
     if let Some(largest) = r.scales.last().filter(|_| !r.repeats.is_empty()) {
+        let pairs = of(largest, &r.repeats);
+        let (low, high) = pairs
+            .iter()
+            .map(|s| s.converge_ratio())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r), hi.max(r))
+            });
         let _ = writeln!(
             out,
-            "- **Pairs**: {fleets} fleets ran {pairs} pairs of floor and operator (`--pairs`), one after \
-the other, floor first, each on a fresh control plane: one pair's converge ratio moved by 0.15 \
-from one full run to the next on this shared machine, so the ratio and the idle CPU at that count \
-are judged on the median of the pairs; the table's column is the first pair.",
+            "- **Pairs**: {fleets} fleets ran {count} pairs of floor and operator (`--pairs`), one after \
+the other, floor first, each on a fresh control plane: one pair's converge ratio moves from run \
+to run on a shared machine (here from {low} to {high}), so the ratio and the idle CPU at that \
+count are judged on the median of the pairs, a pair below 1.00× left out of the converge median; \
+the table's column is the first pair.",
             fleets = thousands(largest.fleets() as u64),
-            pairs = r.repeats.len() + 1,
+            count = pairs.len(),
+            low = times(low),
+            high = times(high),
         );
     }
     if r.single.is_none() {
         let _ = writeln!(
             out,
-            "- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; their pods are \
-still being garbage-collected by the control plane then (about 450 of 600 as the next cycle \
-starts), so the cycles after the first take longer to Ready.\n\
+            "- **Churn**: a cycle's fleets are gone when no fleet and no StatefulSet is left; the control plane \
+may still be garbage-collecting their pods then, so a cycle after the first can take \
+longer to Ready (the churn's table gives each cycle's times).\n\
 - **Previews**: the control plane also has the `celld-previews` admission policy of \
 `config/admission`. The deployments of one parent fleet and of each preview's fleet are \
 published first (a preview's in its prefix, `<previews bucket>/<namespace>/<preview>`); the \
@@ -159,8 +170,8 @@ divided by its previews: the first batch also pays the one-time costs (the previ
 paged in, the runtime's and the caches' first allocations) that the scale targets spread over \
 {target_fleets} fleets; its budget is what the {rss_target} MiB target leaves over the empty \
 operator, divided by {target_fleets} fleets.",
-            preview_replicas = crate::preview_workload::PREVIEW_REPLICAS,
-            ttl = crate::preview_workload::TTL,
+            preview_replicas = crate::previews::workload::PREVIEW_REPLICAS,
+            ttl = crate::previews::workload::TTL,
             rss_target = AT_1000.rss_mib,
             target_fleets = thousands(AT_1000.fleets as u64),
         );
@@ -238,6 +249,30 @@ time) is shown beside.",
 2-core machine; the times per run above show where it went.",
             TIME_BUDGET.as_secs() / 60
         );
+    }
+}
+
+/// How long one round of capacity reads takes for the largest fleet count measured, as
+/// ": a round of N fleets of R nodes takes T"; nothing when no count was measured.
+fn capacity_round(r: &Results) -> String {
+    let Some(fleets) = r.scales.last().map(|s| s.fleets()) else {
+        return String::new();
+    };
+    let round = Duration::from_secs(pods_of(fleets) as u64 / CAPACITY_READS_PER_SECOND);
+    format!(
+        ": a round of {} fleets of {REPLICAS} nodes takes {}",
+        thousands(fleets as u64),
+        span(round)
+    )
+}
+
+/// A span of time as the method writes it: "5 min" for whole minutes, "3 min 20 s" otherwise.
+fn span(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 60, s % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
     }
 }
 

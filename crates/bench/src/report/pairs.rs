@@ -25,9 +25,76 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// The median converge ratio over `pairs`.
-pub fn converge(pairs: &[&Scale]) -> f64 {
-    median(pairs.iter().map(|s| s.converge_ratio()).collect())
+/// The converge ratio of some pairs, judged by the report's own rule: no operator can do less
+/// than its floor, so a pair below 1.00× had a floor that was not the limit (slow: too few fake
+/// nodes, or the machine busy while it ran). Such a pair is left out of the median and named.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converge {
+    /// The median over the pairs that count; NaN when none does.
+    pub median: f64,
+    /// The ratios of the pairs that count, in the order they ran.
+    pub counted: Vec<f64>,
+    /// The pairs left out, each as (its number, from 1; its ratio).
+    pub excluded: Vec<(usize, f64)>,
+}
+
+impl Converge {
+    /// The lowest and highest ratio that counts (infinite when none does).
+    pub fn spread(&self) -> (f64, f64) {
+        self.counted
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+                (lo.min(r), hi.max(r))
+            })
+    }
+
+    /// The pairs left out, as the report names them ("pair 2 excluded: ratio 0.97× < 1.00×, the
+    /// floor was slow"); `None` when every pair counts.
+    pub fn excluded_note(&self) -> Option<String> {
+        if self.excluded.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .excluded
+            .iter()
+            .map(|&(pair, r)| format!("pair {pair} excluded: ratio {} < 1.00×", below_one(r)))
+            .collect();
+        let were = if self.excluded.len() == 1 {
+            "the floor was slow"
+        } else {
+            "their floors were slow"
+        };
+        Some(format!("{}, {were}", each.join(", ")))
+    }
+}
+
+/// A ratio below 1 as the report writes it, with a third decimal where two would round it up to
+/// 1.00×.
+fn below_one(r: f64) -> String {
+    if r >= 0.995 {
+        format!("{r:.3}×")
+    } else {
+        times(r)
+    }
+}
+
+/// The converge ratio over `pairs`: the median of those at or above 1.00×, the others left out.
+pub fn converge(pairs: &[&Scale]) -> Converge {
+    let mut counted = Vec::new();
+    let mut excluded = Vec::new();
+    for (i, s) in pairs.iter().enumerate() {
+        let r = s.converge_ratio();
+        if r < 1.0 {
+            excluded.push((i + 1, r));
+        } else {
+            counted.push(r);
+        }
+    }
+    Converge {
+        median: median(counted.clone()),
+        counted,
+        excluded,
+    }
 }
 
 /// The median CPU seconds per idle minute over `pairs`.
@@ -49,17 +116,14 @@ pub fn section(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Target
     if pairs.len() < 2 {
         return;
     }
-    let ratios: Vec<f64> = pairs.iter().map(|s| s.converge_ratio()).collect();
-    let (low, high) = ratios
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
-            (lo.min(r), hi.max(r))
-        });
+    let c = converge(&pairs);
     let _ = writeln!(
         out,
         "\n### {} fleets, pair by pair\n\nThe floor and the operator of {} fleets ran {} times, \
 alternately, each on a fresh control plane on the same fake nodes; the first pair is the table's \
-column. Converge and idle CPU at this count are judged on the median of the pairs.\n",
+column. Converge and idle CPU at this count are judged on the median of the pairs; a pair whose \
+converge ratio is below 1.00× is left out of the converge median (its floor was slower than the \
+operator, so it was not the limit), not of the idle CPU's (the operator's own).\n",
         thousands(largest.fleets() as u64),
         thousands(largest.fleets() as u64),
         pairs.len()
@@ -76,7 +140,7 @@ column. Converge and idle CPU at this count are judged on the median of the pair
             i + 1,
             secs(s.floor.fleets_ready),
             secs(s.operator.fleets_ready),
-            times(s.converge_ratio()),
+            ratio_cell(s.converge_ratio()),
             s.operator.to_settle.requests as f64 / n,
             s.floor.requests.requests as f64 / n,
             s.operator.to_settle.server_errors,
@@ -84,20 +148,46 @@ column. Converge and idle CPU at this count are judged on the median of the pair
             mib(s.operator.settled_rss_kib),
         );
     }
-    let median_ratio = converge(&pairs);
     let cpu = idle_cpu(&pairs);
+    let cpu_line = format!(
+        "median CPU per idle minute {cpu:.2} s (target ≤ {} s){}.",
+        t.idle_cpu,
+        verdict(cpu <= t.idle_cpu)
+    );
+    if c.counted.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNo converge ratio to judge: {}; measure again. The {cpu_line}",
+            c.excluded_note().unwrap_or_default()
+        );
+        return;
+    }
+    let (low, high) = c.spread();
+    let over = match c.excluded_note() {
+        Some(note) => format!("{} of {} pairs, {note}; ", c.counted.len(), pairs.len()),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\nMedian converge ratio **{}** (spread {}–{}; target ≤ {:.1}×){}; median CPU per idle minute \
-{cpu:.2} s (target ≤ {} s){}.",
-        times(median_ratio),
+        "\nMedian converge ratio **{}** ({over}spread {}–{}; target ≤ {:.1}×){}; {cpu_line}",
+        times(c.median),
         times(low),
         times(high),
         t.converge,
-        verdict(median_ratio <= t.converge),
-        t.idle_cpu,
-        verdict(cpu <= t.idle_cpu),
+        verdict(c.median <= t.converge),
     );
+}
+
+/// A pair's converge ratio in its row, marked when it is left out of the median.
+fn ratio_cell(r: f64) -> String {
+    if r < 1.0 {
+        format!(
+            "{} (excluded: below 1.00×, the floor was slow)",
+            below_one(r)
+        )
+    } else {
+        times(r)
+    }
 }
 
 #[cfg(test)]
@@ -122,10 +212,41 @@ mod tests {
         ];
         let pairs = of(&first, &repeats);
         assert_eq!(pairs.len(), 3, "the 300-fleet run is not a pair of 1,000");
-        assert!(
-            (converge(&pairs) - 1.08).abs() < 1e-9,
-            "{}",
-            converge(&pairs)
+        let c = converge(&pairs);
+        assert!((c.median - 1.08).abs() < 1e-9, "{c:?}");
+        assert!(c.excluded.is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn a_pair_below_1_is_left_out_of_the_median_and_named() {
+        let first = scale(1000, 100, 130, 50 * 1024);
+        let repeats = [
+            scale(1000, 100, 97, 50 * 1024),
+            scale(1000, 100, 110, 50 * 1024),
+        ];
+        let c = converge(&of(&first, &repeats));
+        // With the 0.97 pair, the median would be 1.10.
+        assert!((c.median - 1.2).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.counted.len(), 2, "{c:?}");
+        assert_eq!(c.excluded.len(), 1, "{c:?}");
+        assert_eq!(c.excluded[0].0, 2, "{c:?}");
+        assert_eq!(
+            c.excluded_note().as_deref(),
+            Some("pair 2 excluded: ratio 0.97× < 1.00×, the floor was slow")
+        );
+        assert_eq!(
+            (times(c.spread().0), times(c.spread().1)),
+            ("1.10×".into(), "1.30×".into())
+        );
+    }
+
+    #[test]
+    fn a_ratio_just_below_1_is_not_written_as_1() {
+        let c = converge(&[&scale(1000, 1000, 998, 50 * 1024)]);
+        assert!(c.median.is_nan(), "{c:?}");
+        assert_eq!(
+            c.excluded_note().as_deref(),
+            Some("pair 1 excluded: ratio 0.998× < 1.00×, the floor was slow")
         );
     }
 }

@@ -4,7 +4,7 @@
 use super::format::{mib, secs, thousands, times, verdict};
 use super::requests::{Column, table};
 use super::targets::{AT_1000, per_fleet_rss_budget_kib};
-use crate::preview_workload::{PREVIEW_REPLICAS, TTL};
+use crate::previews::workload::{PREVIEW_REPLICAS, TTL};
 use crate::results::PreviewsRun;
 use crate::settings::{CONCURRENCY, QUIET};
 use std::fmt::Write as _;

@@ -4,8 +4,8 @@
 use super::format::{mib, secs, thousands, times, verdict};
 use super::pairs;
 use super::targets::Targets;
+use crate::measure::status_lag::StatusLag;
 use crate::results::Scale;
-use crate::status_lag::StatusLag;
 use std::fmt::Write as _;
 
 /// One row of the table: a label, a target, a cell per scale.
@@ -25,27 +25,37 @@ fn row(
     let _ = writeln!(out, "| {label} |{target}| {} |", cells.join(" | "));
 }
 
-/// The converge ratio with its verdict at the target count, and a warning below 1; where the
-/// count ran several pairs, the verdict and the warning go by their median.
+/// The converge ratio with its verdict at the target count; where the count ran several pairs,
+/// the verdict goes by their median. A pair below 1.00× is named and left out of the median
+/// (its floor was not the limit); with no pair left, nothing is judged.
 fn converge_cell(s: &Scale, repeats: &[Scale], t: &Targets) -> String {
     let pairs = pairs::of(s, repeats);
-    let r = pairs::converge(&pairs);
-    let mark = at(t, s, r <= t.converge);
-    let wrong = if r < 1.0 {
-        " — below 1: the floor is wrong"
-    } else {
-        ""
-    };
-    let median = if pairs.len() > 1 {
-        format!("; median of {} pairs {}", pairs.len(), times(r))
-    } else {
-        String::new()
-    };
-    format!(
-        "{} ({}{median}){mark}{wrong}",
+    let c = pairs::converge(&pairs);
+    let first = format!(
+        "{} ({}",
         secs(s.operator.fleets_ready),
         times(s.converge_ratio())
-    )
+    );
+    if c.counted.is_empty() && pairs.len() == 1 {
+        return format!("{first}) — below 1: the floor is wrong, not judged; measure again");
+    }
+    if c.counted.is_empty() {
+        return format!(
+            "{first}; no pair counts, {}) — below 1: the floor is wrong, not judged; measure again",
+            c.excluded_note().unwrap_or_default()
+        );
+    }
+    let mark = at(t, s, c.median <= t.converge);
+    let median = match (pairs.len(), c.excluded_note()) {
+        (1, _) => String::new(),
+        (_, None) => format!("; median of {} pairs {}", pairs.len(), times(c.median)),
+        (n, Some(note)) => format!(
+            "; median of {} of {n} pairs {}, {note}",
+            c.counted.len(),
+            times(c.median)
+        ),
+    };
+    format!("{first}{median}){mark}")
 }
 
 /// CPU seconds per idle minute with its verdict at the target count, by the median where the

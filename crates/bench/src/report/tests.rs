@@ -77,12 +77,61 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
 }
 
 #[test]
+fn the_header_says_how_the_bench_was_invoked_and_where_its_fake_nodes_came_from() {
+    let md = render(&results());
+    assert!(md.starts_with("# celld-operator at scale\n\nWritten by `celld-bench 100 1000` (as `make bench BENCH_FLEETS=\"100 1000\"` runs it): every fleet count on 6 fake nodes the calibration chose (below). The operator against a floor"), "{md}");
+    let mut given = results();
+    given.invocation = ["100", "300", "1000", "--nodes", "8"]
+        .map(String::from)
+        .to_vec();
+    given.nodes = Some(Nodes::Given(8));
+    let md = render(&given);
+    assert!(md.contains("\n\nWritten by `celld-bench 100 300 1000 --nodes 8` (as `make bench BENCH_FLEETS=\"100 300 1000 --nodes 8\"` runs it): every fleet count on 8 fake nodes as `--nodes` asked (not calibrated). "), "{md}");
+    let mut previews_alone = results();
+    previews_alone.invocation = ["--only", "previews"].map(String::from).to_vec();
+    previews_alone.nodes = None;
+    let md = render(&previews_alone);
+    assert!(md.contains("\n\nWritten by `celld-bench --only previews` (as `make bench BENCH_FLEETS=\"--only previews\"` runs it). The operator"), "{md}");
+}
+
+#[test]
 fn a_converge_ratio_below_1_says_the_floor_is_wrong() {
     let mut r = results();
     r.scales[1].floor.fleets_ready = Duration::from_secs(200);
     let md = render(&r);
     assert!(
-        md.contains("| 150.0 s (0.75×) ✓ — below 1: the floor is wrong |"),
+        md.contains("| 150.0 s (0.75×) — below 1: the floor is wrong, not judged; measure again |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_pair_below_1_is_flagged_and_left_out_of_the_median() {
+    let mut r = results();
+    r.scales[1] = scale(1000, 100, 130, 50 * 1024);
+    r.repeats = vec![
+        scale(1000, 100, 97, 50 * 1024),
+        scale(1000, 100, 110, 50 * 1024),
+    ];
+    let md = render(&r);
+    let lines: Vec<&str> = md.lines().collect();
+    // Counted, the 0.97× pair would make the median 1.10×, within the target.
+    assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 1,000 | 20.0 s (2.00×) | 130.0 s (1.30×; median of 2 of 3 pairs 1.20×, pair 2 excluded: ratio 0.97× < 1.00×, the floor was slow) ✗ |"), "{md}");
+    assert!(
+        lines.contains(&"| 2 | 100.0 s | 97.0 s | 0.97× (excluded: below 1.00×, the floor was slow) | 12.3 (7.0) | 0 | 1.50 | 50.0 MiB |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Median converge ratio **1.20×** (2 of 3 pairs, pair 2 excluded: ratio 0.97× < 1.00×, the floor was slow; spread 1.10×–1.30×; target ≤ 1.1×) ✗; median CPU per idle minute 1.50 s (target ≤ 0.5 s) ✗."),
+        "{md}"
+    );
+    // Every pair below 1: nothing is judged.
+    r.scales[1] = scale(1000, 100, 95, 50 * 1024);
+    r.repeats[1] = scale(1000, 100, 99, 50 * 1024);
+    let md = render(&r);
+    assert!(md.contains("| 95.0 s (0.95×; no pair counts, pair 1 excluded: ratio 0.95× < 1.00×, pair 2 excluded: ratio 0.97× < 1.00×, pair 3 excluded: ratio 0.99× < 1.00×, their floors were slow) — below 1: the floor is wrong, not judged; measure again |"), "{md}");
+    assert!(
+        md.contains("\nNo converge ratio to judge: pair 1 excluded"),
         "{md}"
     );
 }
@@ -143,6 +192,10 @@ fn the_cpu_has_a_row_per_run_with_the_machine_s_busy_share_and_each_process() {
 fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     let mut r = results();
     r.single = Some(10_000);
+    r.invocation = ["--single", "10000", "--nodes", "25"]
+        .map(String::from)
+        .to_vec();
+    r.nodes = Some(Nodes::Given(25));
     r.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
     r.scales[0].operator.capacity_round = Some(crate::results::CapacityRound {
         shown: 10_000,
@@ -155,7 +208,7 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     r.skipped.clear();
     let md = render(&r);
     let lines: Vec<&str> = md.lines().collect();
-    assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `make bench FLEETS=10000`: one fleet count alone."), "{md}");
+    assert!(md.starts_with("# celld-operator at 10,000 fleets\n\nWritten by `celld-bench --single 10000 --nodes 25` (as `make bench FLEETS=\"10000 --nodes 25\"` runs it): one fleet count alone, on 25 fake nodes as `--nodes` asked (not calibrated). The operator against a floor"), "{md}");
     assert!(lines.contains(&"| **converge**: first create → all fleets Ready (× the floor's) | ≤ 1.1× at 10,000 | 630.0 s (1.05×) ✓ |"), "{md}");
     assert!(lines.contains(&"| resident memory after settling (× empty operator) | ≤ 256 MiB at 10,000 | 200.0 MiB (12.50×) ✓ |"), "{md}");
     assert!(
@@ -340,4 +393,41 @@ fn numbers_are_grouped_by_thousands() {
     assert_eq!(thousands(999), "999");
     assert_eq!(thousands(1000), "1,000");
     assert_eq!(thousands(1234567), "1,234,567");
+}
+
+#[test]
+fn the_method_gives_the_spread_of_this_run_s_pairs() {
+    let mut r = results();
+    r.scales[1] = scale(1000, 100, 125, 50 * 1024);
+    r.repeats = vec![
+        scale(1000, 100, 105, 50 * 1024),
+        scale(1000, 100, 108, 50 * 1024),
+    ];
+    let md = render(&r);
+    assert!(
+        md.contains("- **Pairs**: 1,000 fleets ran 3 pairs of floor and operator (`--pairs`), one after the other, floor first, each on a fresh control plane: one pair's converge ratio moves from run to run on a shared machine (here from 1.05× to 1.25×), so"),
+        "{md}"
+    );
+    r.repeats[0] = scale(1000, 100, 97, 50 * 1024);
+    assert!(render(&r).contains("(here from 0.97× to 1.25×)"), "{md}");
+}
+
+#[test]
+fn the_method_times_a_round_of_capacity_reads_for_the_largest_count() {
+    let md = render(&results());
+    assert!(
+        md.contains("at its first reconcile once the fleet is 5 min old and its nodes were read (in turn, at the operator's `--capacity-reads-per-second`, 10 node reads a second by default: a round of 1,000 fleets of 2 nodes takes 3 min 20 s)."),
+        "{md}"
+    );
+    assert!(
+        md.contains("(at most 5 min and two rounds from the first create)"),
+        "{md}"
+    );
+    let mut alone = results();
+    alone.single = Some(10_000);
+    alone.scales = vec![scale(10_000, 600, 630, 200 * 1024)];
+    assert!(
+        render(&alone).contains("a round of 10,000 fleets of 2 nodes takes 33 min 20 s)"),
+        "{md}"
+    );
 }

@@ -1,8 +1,8 @@
 //! What the floor of one fleet count measured.
 
 use crate::audit::{ByResource, ServerLoad, Tally};
-use crate::cpu_meter::CpuUse;
-use crate::status_lag::StatusLag;
+use crate::measure::cpu_meter::CpuUse;
+use crate::measure::status_lag::StatusLag;
 use std::time::Duration;
 
 /// The floor for one fleet count: the fleets created and the same children applied with no operator,

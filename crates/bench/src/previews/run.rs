@@ -3,15 +3,15 @@
 //! settled; then an idle window; then as many previews again, for the memory each one adds
 //! once the operator's one-time costs are paid.
 
-use crate::clock::Anchor;
-use crate::error::{Error, Result};
-use crate::operator_run::{AUDIT_LAG, Plan, Setup, settle};
-use crate::preview_watch::PreviewWatches;
-use crate::preview_workload::{
+use super::watch::PreviewWatches;
+use super::workload::{
     PARENT, PREVIEW_REPLICAS, PreviewWorkload, previews_namespace, served_version,
 };
-use crate::proc_stats::{rss_file_kib, rss_kib};
-use crate::readiness::max_lag;
+use crate::error::{Error, Result};
+use crate::measure::clock::Anchor;
+use crate::measure::proc_stats::{rss_file_kib, rss_kib};
+use crate::measure::readiness::max_lag;
+use crate::operator::run::{AUDIT_LAG, Plan, Setup, settle};
 use crate::results::PreviewsRun;
 use crate::settings::{IDLE_WINDOW, REPLICAS, nodes_for, ready_timeout, settle_limit};
 use std::path::Path;

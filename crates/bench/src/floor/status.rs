@@ -2,7 +2,7 @@
 //! send: one, once its StatefulSet is ready and its children applied. It is the operator's
 //! status, computed by its own code (`celld_operator::fleet::status::compute`) from what a reconcile
 //! of the Ready fleet observes: its storage, the deployment pointer and the nodes' states the
-//! floor read ([`floor_reads`](crate::floor_reads)), its route and URL, every node ready. A
+//! floor read ([`reads`](crate::floor::reads)), its route and URL, every node ready. A
 //! stub of a few fields would be a smaller write than the one every fleet's status needs (its
 //! conditions, storage, deployment and nodes), and would make the floor faster than any
 //! correct operator. Written as the operator writes it: server-side apply on the status
@@ -31,7 +31,7 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         generation: fleet.metadata.generation,
         desired: desired.replicas,
         storage: ObservedStorage::Resolved(desired.storage.clone(), pointer),
-        // The floor's cluster serves no Gateway API (see `floor_children::render`).
+        // The floor's cluster serves no Gateway API (see `children::render`).
         route: Route::of(fleet.spec.ingress.as_deref(), false),
         url: Some(desired.url()),
         failures: Vec::new(),
@@ -85,9 +85,9 @@ pub fn ready_status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::floor_children::render;
-    use crate::floor_children::tests::published;
-    use crate::readiness::fleet_ready;
+    use crate::floor::children::render;
+    use crate::floor::children::tests::published;
+    use crate::measure::readiness::fleet_ready;
     use celld_api::contract::node_api::{NodeDeployment, NodeState};
     use celld_operator::nodes::adoption::Answer;
     use k8s_openapi::api::core::v1::Secret;

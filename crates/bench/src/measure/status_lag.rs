@@ -5,9 +5,9 @@
 //! Ready: until the API server received it (the operator's part, its watch of the StatefulSet
 //! included), in the API server, and from the write's completion to the bench's watch.
 
+use super::clock::Anchor;
+use super::readiness::{Seen, lags};
 use crate::audit::{Percentiles, StatusWrite, StatusWrites};
-use crate::clock::Anchor;
-use crate::readiness::{Seen, lags};
 use jiff::Timestamp;
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! components, the operator, the bench itself). On a machine of few cores they all compete
 //! with the API server, so a run that spends more CPU outside it leaves it less.
 
-use crate::proc_stats::{clock_tick, cpu_ticks};
+use super::proc_stats::{clock_tick, cpu_ticks};
 use std::time::{Duration, Instant};
 
 /// CPU use over one window.

@@ -3,7 +3,7 @@
 //! disk. Read before the control plane is stopped, so a failure names the component and its
 //! error rather than only what the bench saw time out.
 
-use crate::proc_stats::{is_running, rss_kib};
+use crate::measure::proc_stats::{is_running, rss_kib};
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;

@@ -1,10 +1,10 @@
 //! A fresh local control plane for one run: `testenv/scripts/up.sh` with a state directory of
 //! its own, the audit log on, and the run's fake nodes.
 
+use super::health;
+use super::kwok_refusals;
 use crate::error::{Error, Result};
-use crate::kwok_refusals;
-use crate::plane_health;
-use crate::proc_stats::{is_running, rss_kib};
+use crate::measure::proc_stats::{is_running, rss_kib};
 use crate::results::ControlPlaneMemory;
 use crate::settings::{APISERVER_FLAGS, BENCH, CONTROLLER_MANAGER_FLAGS};
 use celld_testkit::S3Settings;
@@ -156,7 +156,7 @@ impl BenchControlPlane {
     /// `error`, which ended `what` on it, with what gave out in the control plane (read now,
     /// before it is stopped); it is then stopped, its logs kept for a look.
     pub async fn gave_out(self, what: String, error: Error) -> Error {
-        let health = plane_health::inspect(self.dir());
+        let health = health::inspect(self.dir());
         let logs = self.dir().join("logs");
         drop(self);
         Error::GaveOut {

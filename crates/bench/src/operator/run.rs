@@ -1,21 +1,21 @@
 //! The operator on one fleet count: from the first create until every fleet is Ready and the
 //! operator has settled, then an idle window.
 
+use super::process;
 use crate::audit::AuditTail;
-use crate::clock::Anchor;
-use crate::control_plane::BenchControlPlane;
-use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
-use crate::identity;
-use crate::operator;
-use crate::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
-use crate::readiness::Watches;
+use crate::measure::clock::Anchor;
+use crate::measure::cpu_meter::CpuMeter;
+use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
+use crate::measure::readiness::Watches;
+use crate::measure::status_lag;
+use crate::plane::control_plane::BenchControlPlane;
+use crate::plane::identity;
 use crate::results::{CapacityRound, OperatorRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, OPERATOR, QUIET, WARM_UP, capacity_round_limit, fake_nodes,
     operator_username, ready_timeout, settle_limit,
 };
-use crate::status_lag;
 use crate::workload::Workload;
 use celld_fixtures::{NodeDouble, OperatorProcess};
 use jiff::SignedDuration;
@@ -165,7 +165,7 @@ impl Operating {
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
         let workload = Workload::prepare(client.clone(), plane.s3(), plan.published).await?;
-        let deploy_pods = crate::deploy_pods::start(client);
+        let deploy_pods = super::deploy_pods::start(client);
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         let audit = if plan.server_load {
             audit.with_server_load()
@@ -182,7 +182,7 @@ impl Operating {
                 path: plane.dir().to_path_buf(),
                 source,
             })?;
-        let operator = operator::start(
+        let operator = process::start(
             bin,
             &kubeconfig,
             &plane.dir().join("logs/operator.log"),

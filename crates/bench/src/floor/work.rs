@@ -7,15 +7,15 @@
 //! was applied. A Ready status due goes before anything else, then the children of fleets whose
 //! pods run (nothing else holds those fleets back), then what goes with the next fleet's pods,
 //! while fewer than [`STARTING_AT_ONCE`] fleets have pods starting. The statuses are written by
-//! [`floor_fleets`](crate::floor_fleets).
+//! [`fleets`](crate::floor::fleets).
 
+use super::children::Rendered;
+use super::fleets::Fleets;
+use super::queue::{Job, Queue};
+use super::reads::FloorReads;
 use crate::error::{Error, Result};
-use crate::floor_children::Rendered;
-use crate::floor_fleets::Fleets;
-use crate::floor_queue::{Job, Queue};
-use crate::floor_reads::FloorReads;
-use crate::identity::FIELD_MANAGER;
-use crate::readiness::statefulset_ready;
+use crate::measure::readiness::statefulset_ready;
+use crate::plane::identity::FIELD_MANAGER;
 use crate::settings::{CONCURRENCY, STARTING_AT_ONCE};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::StatefulSet;

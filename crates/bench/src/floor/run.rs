@@ -1,27 +1,27 @@
 //! The floor: the fleets created as in the operator's run, each one's deployment pointer read
 //! and the children the operator would make for it rendered by its own builders as its create
 //! returns, and applied by server-side apply from concurrent client tasks with no operator
-//! running (the StatefulSet at once, the others once its pods run: [`floor_work`]), and one
+//! running (the StatefulSet at once, the others once its pods run: [`work`]), and one
 //! status per fleet written once every child is applied and its nodes' states were read
-//! (Ready: [`floor_reads`]); timed from the first create until every fleet's status says Ready.
+//! (Ready: [`reads`](crate::floor::reads)); timed from the first create until every fleet's status says Ready.
 //! It runs as the operator's ServiceAccount, so the API server authorizes it as it does the
 //! operator, and the audit log counts its requests.
 
+use super::children::render;
+use super::fleets::Fleets;
+use super::reads::FloorReads;
+use super::work;
 use crate::audit::AuditTail;
-use crate::clock::Anchor;
-use crate::control_plane::BenchControlPlane;
-use crate::cpu_meter::CpuMeter;
 use crate::error::{Error, Result};
-use crate::floor_children::render;
-use crate::floor_fleets::Fleets;
-use crate::floor_reads::FloorReads;
-use crate::floor_work;
-use crate::identity;
-use crate::operator_run::AUDIT_LAG;
-use crate::readiness::Watches;
+use crate::measure::clock::Anchor;
+use crate::measure::cpu_meter::CpuMeter;
+use crate::measure::readiness::Watches;
+use crate::measure::status_lag;
+use crate::operator::run::AUDIT_LAG;
+use crate::plane::control_plane::BenchControlPlane;
+use crate::plane::identity;
 use crate::results::FloorRun;
 use crate::settings::{CONCURRENCY, fake_nodes, operator_username, ready_timeout};
-use crate::status_lag;
 use crate::workload::{Workload, deployed_version};
 use celld_fixtures::NodeDouble;
 use futures::StreamExt;
@@ -57,7 +57,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let mut audit = AuditTail::new(plane.audit_log(), operator_username()).with_server_load();
     let watches = Watches::start(&admin);
     let logs = plane.dir().join("logs");
-    let (ready, watch) = floor_work::watch_ready(client.clone(), logs.clone()).await?;
+    let (ready, watch) = work::watch_ready(client.clone(), logs.clone()).await?;
     // The nodes' API, each node serving its fleet's version, as in the operator's run.
     let double =
         NodeDouble::start_per_pod("0.6.1", |pod| deployed_version(pod).unwrap_or_default())
@@ -97,7 +97,7 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
         }
         Ok::<_, Error>(objects)
     };
-    let sent = floor_work::send(client, &reads, to_apply, count, &fleets, ready);
+    let sent = work::send(client, &reads, to_apply, count, &fleets, ready);
     let converged = watches.wait_ready(count, count, ready_timeout(count), logs, || Ok(()));
     let result = tokio::try_join!(created, sent, converged);
     let cpu = cpu.stop();

@@ -2,7 +2,7 @@
 //! seen ready (a fleet with `Ready=True`; a preview in phase Ready).
 
 use crate::error::Result;
-use crate::readiness::{Seen, Shared, fleet_ready, lock, wait_until, watch};
+use crate::measure::readiness::{Seen, Shared, fleet_ready, lock, wait_until, watch};
 use celld_api::{CelldPreview, PreviewPhase};
 use kube::{Api, Client};
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! NetworkPolicy, peer Service and StatefulSet) while fewer than a window of fleets have pods
 //! starting; a fleet's other children wait until a watch sees its StatefulSet ready.
 
-use crate::floor_children::Rendered;
+use super::children::Rendered;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tokio::sync::mpsc::UnboundedReceiver;

@@ -1,8 +1,8 @@
 //! The children the operator would make for the bench's fleets, rendered by its own builders
 //! (`celld_operator::children::*::build`) for the floor to apply.
 
+use super::status;
 use crate::error::{Error, Result};
-use crate::floor_status;
 use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
 use celld_operator::children::{self, Desired};
@@ -56,7 +56,7 @@ where
 pub struct RenderedFleet {
     /// Its children, in the order the operator applies them.
     pub children: Vec<Rendered>,
-    /// What its Ready status is computed from ([`floor_status`](crate::floor_status)).
+    /// What its Ready status is computed from ([`status`]).
     pub status: Observation,
 }
 
@@ -111,7 +111,7 @@ pub fn render(fleet: &CelldFleet, secret: &Secret, pointer: Pointer) -> Result<R
     );
     Ok(RenderedFleet {
         children: out,
-        status: floor_status::observation(fleet, &desired, pointer),
+        status: status::observation(fleet, &desired, pointer),
     })
 }
 

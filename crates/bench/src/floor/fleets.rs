@@ -2,10 +2,10 @@
 //! every child of the fleet was applied (no correct operator says a fleet serves before its
 //! Service and Ingress exist), exactly once.
 
+use super::reads::FloorReads;
+use super::status::ready_status;
 use crate::error::{Error, Result};
-use crate::floor_reads::FloorReads;
-use crate::floor_status::ready_status;
-use crate::identity::FIELD_MANAGER;
+use crate::plane::identity::FIELD_MANAGER;
 use celld_api::CelldFleet;
 use celld_operator::fleet::status::observation::Observation;
 use celld_operator::storage::pointer::Pointer;
@@ -144,8 +144,8 @@ mod tests {
     fn fleet(i: usize) -> (CelldFleet, Observation) {
         let mut fleet = crate::workload::fleet_manifest(i, &crate::workload::tests::s3()).unwrap();
         fleet.metadata.generation = Some(1);
-        let pointer = crate::floor_children::tests::published(&fleet.name_any());
-        let status = crate::floor_children::render(&fleet, &Default::default(), pointer)
+        let pointer = crate::floor::children::tests::published(&fleet.name_any());
+        let status = crate::floor::children::render(&fleet, &Default::default(), pointer)
             .unwrap()
             .status;
         (fleet, status)
