@@ -15,8 +15,12 @@
 //! - `POST /reload`: the node reads the deployment pointer now. 200
 //!   `{"ok":true,"outcome":"adopted"|"unchanged"}`; 422 when the version failed to load (the
 //!   node keeps serving the one it had); 503 when there is no pointer.
+//!
+//! [`STATE_FIELDS`] lists every field of `GET /state` the operator reads with the releases that
+//! report it, and [`state_fields`] gives those of one release.
 
 use super::INTERNAL_PORT;
+use super::releases::Triple;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Path of a node's state.
@@ -32,6 +36,67 @@ const QUOTED_CHARS: usize = 300;
 /// through the headless peer Service.
 pub fn node_address(pod: &str, peer_service: &str, namespace: &str) -> String {
     format!("{pod}.{peer_service}.{namespace}.svc:{INTERNAL_PORT}")
+}
+
+/// A field of a node's `GET /state` answer that the operator reads, with the releases that
+/// report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateField {
+    /// Where it is in the answer: its keys from the top, joined by dots (`deployment.version`).
+    pub path: &'static str,
+    /// The first release that reports it.
+    pub since: Triple,
+    /// The first release that no longer reports it, if one does not.
+    pub until: Option<Triple>,
+}
+
+impl StateField {
+    /// Whether celld `release` reports it.
+    pub fn reported_by(&self, release: Triple) -> bool {
+        self.since <= release && self.until.is_none_or(|until| release < until)
+    }
+}
+
+/// A field reported from `since` on.
+const fn since(path: &'static str, since: Triple) -> StateField {
+    StateField {
+        path,
+        since,
+        until: None,
+    }
+}
+
+/// Every field of `GET /state` the operator reads ([`NodeState`]), with the releases that report
+/// it. The `deployment` fields are absent before a node's first deployment. Releases older than
+/// [`OLDEST_SUPPORTED`](super::releases::OLDEST_SUPPORTED) are not described.
+pub const STATE_FIELDS: &[StateField] = &[
+    since("restoring", (0, 4, 0)),
+    since("deployment.version", (0, 4, 0)),
+    since("deployment.swapping", (0, 4, 0)),
+    StateField {
+        path: "residents",
+        since: (0, 4, 0),
+        until: Some((0, 5, 0)),
+    },
+    StateField {
+        path: "rss",
+        since: (0, 4, 0),
+        until: Some((0, 5, 0)),
+    },
+    since("owned_cells", (0, 5, 0)),
+    since("occupied", (0, 5, 0)),
+    since("capacity_waiting", (0, 5, 0)),
+    since("activation_waiting", (0, 5, 0)),
+    since("node_load.pressured", (0, 5, 0)),
+    since("node_load.memory_headroom", (0, 5, 0)),
+    since("node_load.rss_bytes", (0, 5, 0)),
+    since("node_load.resident_cells", (0, 5, 0)),
+    since("node_load.owned_cells", (0, 5, 0)),
+];
+
+/// The fields of `GET /state` the operator reads that celld `release` reports.
+pub fn state_fields(release: Triple) -> impl Iterator<Item = &'static StateField> {
+    STATE_FIELDS.iter().filter(move |f| f.reported_by(release))
 }
 
 /// The part of a node's `GET /state` answer the operator reads.
@@ -283,6 +348,70 @@ mod tests {
                 !NodeState::parse(body.as_bytes()).unwrap().swapping(),
                 "{quiet}"
             );
+        }
+    }
+
+    /// The paths of the leaves of `value`, keys joined by dots.
+    fn leaves(value: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        match value.as_object() {
+            Some(map) => {
+                for (key, inner) in map {
+                    let path = if at.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{at}.{key}")
+                    };
+                    leaves(inner, &path, out);
+                }
+            }
+            None => out.push(at.to_string()),
+        }
+    }
+
+    #[test]
+    fn the_field_table_names_every_field_the_operator_reads() {
+        let every = NodeState {
+            restoring: 1,
+            deployment: Some(NodeDeployment {
+                version: Some("0123456789abcdef".into()),
+                swapping: true,
+            }),
+            owned_cells: Some(1),
+            occupied: Some(1),
+            capacity_waiting: Some(1),
+            activation_waiting: Some(1),
+            node_load: Some(NodeLoad {
+                pressured: Some(true),
+                memory_headroom: Some(true),
+                rss_bytes: Some(1),
+                resident_cells: Some(1),
+                owned_cells: Some(1),
+            }),
+            residents: Some(1),
+            rss: Some(1),
+        };
+        let mut read = Vec::new();
+        leaves(&serde_json::to_value(&every).unwrap(), "", &mut read);
+        read.sort();
+        let mut table: Vec<String> = STATE_FIELDS.iter().map(|f| f.path.to_string()).collect();
+        table.sort();
+        assert_eq!(table, read);
+    }
+
+    #[test]
+    fn a_release_reports_the_fields_of_its_line() {
+        let paths = |release| state_fields(release).map(|f| f.path).collect::<Vec<_>>();
+        for release in [(0, 4, 0), (0, 4, 1)] {
+            let fields = paths(release);
+            assert!(fields.contains(&"deployment.swapping"), "{release:?}");
+            assert!(fields.contains(&"residents"), "{release:?}");
+            assert!(!fields.contains(&"capacity_waiting"), "{release:?}");
+        }
+        for release in [(0, 5, 0), (0, 6, 1), (0, 7, 0)] {
+            let fields = paths(release);
+            assert!(fields.contains(&"deployment.swapping"), "{release:?}");
+            assert!(!fields.contains(&"residents"), "{release:?}");
+            assert!(fields.contains(&"capacity_waiting"), "{release:?}");
         }
     }
 

@@ -285,31 +285,162 @@ mod tests {
         assert_eq!(s.adopted, 0);
     }
 
+    /// The `GET /state` body of a node of celld `release`, built from the contract's table of
+    /// the fields each release reports: each field the release reports, with its value from
+    /// `values`; the `deployment` fields left out when the node serves no version yet.
+    fn contract_body(
+        release: celld_api::contract::releases::Triple,
+        version: Option<&str>,
+        values: &[(&str, serde_json::Value)],
+    ) -> String {
+        use celld_api::contract::node_api::state_fields;
+        let mut body = serde_json::json!({});
+        for field in state_fields(release) {
+            if version.is_none() && field.path.starts_with("deployment.") {
+                continue;
+            }
+            let value = values
+                .iter()
+                .find(|(path, _)| *path == field.path)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("no value for the field {}", field.path));
+            let mut at = &mut body;
+            let mut keys = field.path.split('.').peekable();
+            while let Some(key) = keys.next() {
+                if keys.peek().is_none() {
+                    at[key] = value.clone();
+                } else {
+                    if at.get(key).is_none() {
+                        at[key] = serde_json::json!({});
+                    }
+                    at = &mut at[key];
+                }
+            }
+        }
+        body.to_string()
+    }
+
+    /// A value for every field of the contract's table: a node serving `version`, restoring
+    /// `restoring` cells, switching versions when `swapping`, quiet otherwise.
+    fn values(
+        version: Option<&str>,
+        restoring: u64,
+        swapping: bool,
+    ) -> Vec<(&'static str, serde_json::Value)> {
+        use serde_json::json;
+        vec![
+            ("restoring", json!(restoring)),
+            ("deployment.version", json!(version)),
+            ("deployment.swapping", json!(swapping)),
+            ("residents", json!(3)),
+            ("rss", json!(1_000_000)),
+            ("owned_cells", json!(12)),
+            ("occupied", json!(3)),
+            ("capacity_waiting", json!(0)),
+            ("activation_waiting", json!(0)),
+            ("node_load.pressured", json!(false)),
+            ("node_load.memory_headroom", json!(true)),
+            ("node_load.rss_bytes", json!(64 << 20)),
+            ("node_load.resident_cells", json!(3)),
+            ("node_load.owned_cells", json!(12)),
+        ]
+    }
+
     #[test]
-    fn every_release_state_is_read_as_the_node_double_plays_it() {
+    fn every_release_state_is_judged_as_the_contract_describes_it() {
         use celld_api::contract::releases::{OLDEST_SUPPORTED, RELEASES, display};
-        for release in RELEASES.iter().filter(|r| r.version >= OLDEST_SUPPORTED) {
+        let releases: Vec<_> = RELEASES
+            .iter()
+            .filter(|r| r.version >= OLDEST_SUPPORTED)
+            .collect();
+        assert!(!releases.is_empty());
+        for release in releases {
             let name = display(release.version);
-            let played = name.trim_start_matches('v');
-            for (version, restoring, swapping) in
-                [(Some(V), 0, false), (Some(OLD), 4, true), (None, 1, false)]
-            {
-                let body = celld_fixtures::nodes::state_body(played, version, restoring, swapping);
+            // (version served, restoring, swapping, standing, what its message says)
+            let cases = [
+                (Some(V), 0, false, Adoption::Adopted, None),
+                (
+                    Some(OLD),
+                    4,
+                    false,
+                    Adoption::Adopting,
+                    Some(format!("it serves {OLD}; it reads the pointer again")),
+                ),
+                (
+                    Some(OLD),
+                    4,
+                    true,
+                    Adoption::Adopting,
+                    Some(format!("it serves {OLD} and is switching to {V}")),
+                ),
+                // It serves the pointer's version: adopted, whatever else it still moves.
+                (Some(V), 0, true, Adoption::Adopted, None),
+                (
+                    None,
+                    1,
+                    false,
+                    Adoption::Adopting,
+                    Some("it reports no version".to_string()),
+                ),
+            ];
+            for (version, restoring, swapping, expected, says) in cases {
+                let body = contract_body(
+                    release.version,
+                    version,
+                    &values(version, restoring, swapping),
+                );
                 let state = NodeState::parse(body.as_bytes())
                     .unwrap_or_else(|e| panic!("{name}: {e}: {body}"));
                 assert_eq!(state.version(), version, "{name}: {body}");
                 assert_eq!(state.restoring, restoring, "{name}: {body}");
-                // 0.4 reports no swap; later releases say whether one is under way.
-                let reported = swapping && !played.starts_with("0.4");
-                assert_eq!(state.swapping(), reported, "{name}: {body}");
-                let standing = standing(V, &Answer::State(state, None)).0;
-                let expected = if version == Some(V) {
-                    Adoption::Adopted
-                } else {
-                    Adoption::Adopting
-                };
+                assert_eq!(state.swapping(), swapping, "{name}: {body}");
+                let (standing, message) = standing(V, &Answer::State(state, None));
                 assert_eq!(standing, expected, "{name}: {body}");
+                match (says, message) {
+                    (None, None) => {}
+                    (Some(says), Some(message)) => {
+                        assert!(message.starts_with(&says), "{name}: {message}: {body}");
+                    }
+                    (says, message) => panic!("{name}: {says:?} against {message:?}: {body}"),
+                }
             }
+        }
+    }
+
+    #[test]
+    fn a_node_switching_to_the_version_is_adopting_and_read_again_on_every_release() {
+        use celld_api::contract::releases::{OLDEST_SUPPORTED, RELEASES, display};
+        for release in RELEASES.iter().filter(|r| r.version >= OLDEST_SUPPORTED) {
+            let name = display(release.version);
+            let state = |version, swapping| {
+                let body = contract_body(
+                    release.version,
+                    Some(version),
+                    &values(Some(version), 0, swapping),
+                );
+                let state = NodeState::parse(body.as_bytes())
+                    .unwrap_or_else(|e| panic!("{name}: {e}: {body}"));
+                Answer::State(state, None)
+            };
+            let r = reading(vec![state(V, false), state(OLD, true)]);
+            let s = r.summary(2);
+            assert_eq!(
+                (s.verdict, s.ratio()),
+                (Verdict::Adopting, "1/2".into()),
+                "{name}"
+            );
+            assert_eq!(s.nodes[1].adoption, Adoption::Adopting, "{name}");
+            assert_eq!(s.nodes[1].version.as_deref(), Some(OLD), "{name}");
+            assert_eq!(
+                s.nodes[1].message.as_deref(),
+                Some(format!("it serves {OLD} and is switching to {V}").as_str()),
+                "{name}"
+            );
+            assert!(r.pending(), "{name}: a node switching is read again soon");
+            // Once it has switched, the fleet has adopted the version and nothing is pending.
+            let r = reading(vec![state(V, false), state(V, false)]);
+            assert_eq!(r.summary(2).verdict, Verdict::Adopted, "{name}");
+            assert!(!r.pending(), "{name}");
         }
     }
 

@@ -117,20 +117,65 @@ impl Flux {
         repository: &str,
         tag: &str,
     ) -> Result<FluxSource> {
-        let source = FluxSource::new(FluxSourceKind::OciRepository, namespace, name);
-        source
-            .create(
-                client,
-                json!({
-                    "interval": SOURCE_INTERVAL,
-                    "url": registry.url(repository),
-                    "ref": { "tag": tag },
-                    "insecure": true,
-                }),
-            )
-            .await?;
-        Ok(source)
+        oci_repository(
+            client,
+            namespace,
+            name,
+            registry,
+            repository,
+            json!({ "tag": tag }),
+        )
+        .await
     }
+
+    /// Creates an `OCIRepository` source `name` in `namespace` that follows the newest tag of
+    /// `repository` on the registry within the semver `range` (`>=1.0.0`): a tag pushed later
+    /// becomes its next artifact once source-controller looks again
+    /// ([`FluxSource::request_reconcile`]).
+    pub async fn create_oci_repository_semver(
+        &self,
+        client: &Client,
+        namespace: &str,
+        name: &str,
+        registry: &OciRegistry,
+        repository: &str,
+        range: &str,
+    ) -> Result<FluxSource> {
+        oci_repository(
+            client,
+            namespace,
+            name,
+            registry,
+            repository,
+            json!({ "semver": range }),
+        )
+        .await
+    }
+}
+
+/// Creates an `OCIRepository` source `name` in `namespace` on `repository` of the registry
+/// (plain HTTP), with `reference` as its `spec.ref`.
+async fn oci_repository(
+    client: &Client,
+    namespace: &str,
+    name: &str,
+    registry: &OciRegistry,
+    repository: &str,
+    reference: serde_json::Value,
+) -> Result<FluxSource> {
+    let source = FluxSource::new(FluxSourceKind::OciRepository, namespace, name);
+    source
+        .create(
+            client,
+            json!({
+                "interval": SOURCE_INTERVAL,
+                "url": registry.url(repository),
+                "ref": reference,
+                "insecure": true,
+            }),
+        )
+        .await?;
+    Ok(source)
 }
 
 #[cfg(test)]

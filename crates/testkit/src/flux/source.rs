@@ -112,14 +112,39 @@ impl FluxSource {
         client: &Client,
         timeout: Duration,
     ) -> Result<FluxArtifact> {
+        self.wait_for(client, None, timeout).await
+    }
+
+    /// Waits until source-controller reports the source Ready with an artifact of `revision`
+    /// (`v1.1.0@sha256:…` for an `OCIRepository`), and returns that artifact: a source that
+    /// moves to a new revision. On timeout the error shows the source's last status.
+    pub async fn wait_for_revision(
+        &self,
+        client: &Client,
+        revision: &str,
+        timeout: Duration,
+    ) -> Result<FluxArtifact> {
+        self.wait_for(client, Some(revision), timeout).await
+    }
+
+    /// Waits for the source's ready artifact, of `revision` when given.
+    async fn wait_for(
+        &self,
+        client: &Client,
+        revision: Option<&str>,
+        timeout: Duration,
+    ) -> Result<FluxArtifact> {
         let api = self.api(client);
         let api = &api;
+        let wanted = revision.map_or_else(String::new, |r| format!(" of revision {r}"));
         wait_until(
-            format!("{} to be Ready with an artifact", self.describe()),
+            format!("{} to be Ready with an artifact{wanted}", self.describe()),
             timeout,
             || async move {
                 match api.get_opt(&self.name).await {
-                    Ok(Some(object)) => match ready_artifact(&object) {
+                    Ok(Some(object)) => match ready_artifact(&object)
+                        .filter(|a| revision.is_none_or(|r| a.revision == r))
+                    {
                         Some(artifact) => Check::Done(artifact),
                         None => Check::Pending(format!(
                             "generation {:?}, status {}",
