@@ -1,11 +1,11 @@
 //! Command-line flags, each with an environment fallback.
 
+use crate::buckets::object_store::StoreEndpoints;
 use crate::cache::health::WatchSettings;
 use crate::children::OperatorPods;
 use crate::leadership::lease_fence::Leader;
 use crate::shared::settings::PublicServiceFirst;
 use crate::shared::settings::Settings;
-use crate::storage::object_store::StoreEndpoints;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -209,7 +209,7 @@ impl Args {
                 gcs: self.gcs_endpoint.clone(),
                 azure_blob: self.azure_blob_endpoint.clone(),
             },
-            publish_backoff: crate::source::decision::FIRST_BACKOFF,
+            publish_backoff: crate::source::terms::FIRST_BACKOFF,
             capacity_interval: Duration::from_secs(self.capacity_read_seconds),
             autoscale_interval: Duration::from_secs(self.autoscale_read_seconds),
             capacity_reads_per_second: self.capacity_reads_per_second,

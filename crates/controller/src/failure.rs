@@ -317,7 +317,7 @@ mod tests {
 
     #[test]
     fn a_manifest_that_keeps_failing_is_one_failure_its_message_names() {
-        use crate::storage::manifest::Unreadable;
+        use crate::buckets::manifest::Unreadable;
         let url = "s3://b/p/deploy/hello/00000000000000d2/manifest.json".to_string();
         let reads = [
             Unreadable::Failed {

@@ -14,7 +14,8 @@
 //!   CelldObjectStore), each with its own small context over the shared one;
 //! - [`shared`]: what every controller shares: settings, the shared context, the retry backoff
 //!   and the start and end of every reconcile;
-//! - [`leadership`] (only the Lease holder writes) and [`storage`] (buckets and credentials);
+//! - [`leadership`] (only the Lease holder writes) and [`buckets`] (object storage and its
+//!   credentials: the pointer, the manifest, the clients, a fleet's storage resolved);
 //! - [`autoscale`] (spec.autoscaling, pure), [`cache`] (watches and their caches) and
 //!   [`status`] (the one writer of every kind's status and Events);
 //! - [`capacity`] (what nodes report of their capacity), [`children`] (pure builders) and
@@ -28,6 +29,7 @@
 
 pub mod args;
 pub mod autoscale;
+pub mod buckets;
 pub mod cache;
 pub mod capacity;
 pub mod children;
@@ -45,6 +47,5 @@ pub mod runtime;
 pub mod shared;
 pub mod source;
 pub mod status;
-pub mod storage;
 pub mod store;
 pub mod upgrade;

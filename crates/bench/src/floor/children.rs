@@ -5,9 +5,9 @@ use super::status;
 use crate::error::{Error, Result};
 use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
+use celld_operator::buckets::pointer::Pointer;
 use celld_operator::children::{self, Desired};
 use celld_operator::fleet::status::observation::Observation;
-use celld_operator::storage::pointer::Pointer;
 use celld_operator::upgrade::decide;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ApiResource;
@@ -118,7 +118,7 @@ pub fn render(fleet: &CelldFleet, secret: &Secret, pointer: Pointer) -> Result<R
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use celld_operator::storage::pointer;
+    use celld_operator::buckets::pointer;
 
     /// The deployment pointer the bench publishes for fleet `name`, as the floor reads it.
     pub fn published(name: &str) -> Pointer {

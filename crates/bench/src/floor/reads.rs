@@ -8,12 +8,12 @@
 use crate::error::{Error, Result};
 use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
+use celld_operator::buckets::bucket_clients::BucketClients;
+use celld_operator::buckets::object_store::StoreEndpoints;
+use celld_operator::buckets::pointer::{self, Pointer, PointerRead};
 use celld_operator::nodes::adoption::{Reading, standing};
 use celld_operator::nodes::client::NodeApi;
-use celld_operator::nodes::reads::{Nodes, states};
-use celld_operator::storage::bucket_clients::BucketClients;
-use celld_operator::storage::object_store::StoreEndpoints;
-use celld_operator::storage::pointer::{self, Pointer, Read};
+use celld_operator::nodes::reads::{FleetNodes, states};
 use k8s_openapi::api::core::v1::Secret;
 use kube::ResourceExt;
 use std::time::Duration;
@@ -53,19 +53,19 @@ impl FloorReads {
             .get(&fleet.uid().unwrap_or_default(), &storage, Some(secret))
             .map_err(failed)?;
         match pointer::read(source.as_ref(), &storage, None, TIMEOUT).await {
-            Read::Changed {
+            PointerRead::Changed {
                 pointer: pointer @ Pointer::Deployed(_),
                 ..
             } => Ok(pointer),
-            Read::Changed {
+            PointerRead::Changed {
                 pointer: Pointer::Missing,
                 ..
             } => Err(failed("the bucket holds no deployment".into())),
-            Read::Changed {
+            PointerRead::Changed {
                 pointer: Pointer::Unknown(why) | Pointer::NoCredentials(why),
                 ..
             } => Err(failed(why)),
-            Read::NotModified => Err(failed(
+            PointerRead::NotModified => Err(failed(
                 "304 Not Modified to a read without If-None-Match".into(),
             )),
         }
@@ -74,7 +74,7 @@ impl FloorReads {
     /// The state of each node of fleet `name` in `namespace`, every one serving `version`; an
     /// error naming the node that does not.
     pub async fn nodes(&self, namespace: &str, name: &str, version: &str) -> Result<Reading> {
-        let fleet = Nodes {
+        let fleet = FleetNodes {
             namespace: namespace.to_owned(),
             name: name.to_owned(),
             peer_service: celld_operator::children::peer_service_name(name),

@@ -12,11 +12,11 @@
 
 use crate::settings::REPLICAS;
 use celld_api::{CelldFleet, labels};
+use celld_operator::buckets::pointer::Pointer;
 use celld_operator::children::Desired;
 use celld_operator::fleet::status::compute::compute;
 use celld_operator::fleet::status::observation::{Observation, ObservedStorage, Route};
 use celld_operator::nodes::adoption::Reading;
-use celld_operator::storage::pointer::Pointer;
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::jiff::Timestamp;

@@ -43,7 +43,7 @@ pub struct Facts<'a> {
 
 /// The Autoscaling condition, before its transition time is decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct ScaleVerdict {
     /// True, False or Unknown (None).
     pub status: Option<bool>,
     /// Why.
@@ -62,7 +62,7 @@ pub struct Scaled {
     /// A change of the node count made now (an Event and a metric), if any.
     pub decision: Option<ScaleDecision>,
     /// The Autoscaling condition.
-    pub verdict: Verdict,
+    pub verdict: ScaleVerdict,
     /// When the decision may change with no new reading (a window or period ends).
     pub wake_at: Option<Timestamp>,
     /// Whether scaling is paused (the fleet is busy or a node restores): the exported gauge.
@@ -282,8 +282,8 @@ fn verdict(
     f: &Facts<'_>,
     status: &AutoscalingStatus,
     holding: Option<&(Reason, String)>,
-) -> Verdict {
-    let v = |status, reason, message: String| Verdict {
+) -> ScaleVerdict {
+    let v = |status, reason, message: String| ScaleVerdict {
         status,
         reason,
         message,

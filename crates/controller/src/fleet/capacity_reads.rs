@@ -12,7 +12,7 @@ use crate::capacity::store::FleetRef;
 use crate::children::peer_service_name;
 use crate::fleet::context::Context;
 use crate::nodes::adoption::{Answer, Reading};
-use crate::nodes::reads::{Nodes, states};
+use crate::nodes::reads::{FleetNodes, states};
 use celld_api::CelldFleet;
 use futures::future::join_all;
 use k8s_openapi::jiff::Timestamp;
@@ -223,7 +223,7 @@ fn runs_nodes(ctx: &Context, c: Candidate) -> Option<Due> {
 
 /// Reads `due`'s nodes, keeps the reading, and sends the fleet to be reconciled when it moved.
 async fn read(ctx: &Context, due: Due) {
-    let nodes = Nodes {
+    let nodes = FleetNodes {
         namespace: due.namespace.clone(),
         name: due.name.clone(),
         peer_service: peer_service_name(&due.name),

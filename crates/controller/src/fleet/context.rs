@@ -2,6 +2,8 @@
 //! pointer and manifest reads, the nodes' API and readings, what settled fleets last saw, the
 //! fleets' status writer, the starts of new fleets and the housekeeping of it all.
 
+use crate::buckets::manifest_reads::ManifestReads;
+use crate::buckets::pointer_reads::PointerReads;
 use crate::cache::heap_release::HeapRelease;
 use crate::capacity::exported::Exported;
 use crate::capacity::store::CapacityStore;
@@ -14,8 +16,6 @@ use crate::nodes::reads::NodeReads;
 use crate::shared::context::Shared;
 use crate::shared::resync_budget;
 use crate::shared::retry::Controlled;
-use crate::storage::manifest_reads::ManifestReads;
-use crate::storage::pointer_reads::PointerReads;
 use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::ObjectRef;

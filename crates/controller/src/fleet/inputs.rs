@@ -4,6 +4,8 @@
 //! spec.image. A fleet whose inputs are the ones it last settled with stops here.
 
 use crate::autoscale::decide::Scaled;
+use crate::buckets::pointer::Pointer;
+use crate::buckets::resolve::{Resolved, resolve_storage};
 use crate::cache::caches;
 use crate::capacity::reading::{self, FleetReading};
 use crate::failure::Failure;
@@ -18,10 +20,8 @@ use crate::fleet::source_step::{self, SourceRead};
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::observation::Route;
 use crate::nodes::adoption::Reading;
-use crate::nodes::reads::Nodes;
-use crate::source::decision::Decision;
-use crate::storage::pointer::Pointer;
-use crate::storage::resolve::{Resolved, resolve_storage};
+use crate::nodes::reads::FleetNodes;
+use crate::source::terms::Decision;
 use crate::upgrade::decide::{self, Probed, Upgrade};
 use celld_api::{CelldFleet, ResolveError, ResolvedStorage};
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -75,7 +75,7 @@ pub struct Inputs {
 
 /// What reading a fleet's inputs found.
 #[derive(Debug)]
-pub enum Read {
+pub enum Gathered {
     /// The storage does not resolve.
     Unresolved(ResolveError),
     /// Nothing changed since the fleet last settled: no plan, apply or status is needed.
@@ -86,7 +86,7 @@ pub enum Read {
 
 /// Reads the inputs of `fleet`: from the caches, the bucket (the pointer), and the API server
 /// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]).
-pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
+pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
     let Resolved {
         storage,
         secret,
@@ -101,7 +101,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
     .await
     {
         Ok(resolved) => resolved,
-        Err(e) => return Read::Unresolved(e),
+        Err(e) => return Gathered::Unresolved(e),
     };
     let client = ctx.shared.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.shared.metrics.set_s3_clients(ctx.shared.buckets.len());
@@ -153,7 +153,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
             .standing(&id.uid, &seen, child_version, ctx.full_every())
     };
     if standing == Standing::Unchanged {
-        return Read::Settled(pointer);
+        return Gathered::Settled(pointer);
     }
     ctx.settled.forget(&id.uid);
     let route_served = !wants_route || ctx.http_route_served().await;
@@ -195,7 +195,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Read {
         let decision = source_step::decide(ctx, fleet, &read, &pointer)?;
         Some((read, decision))
     });
-    Read::Changed(Box::new(Inputs {
+    Gathered::Changed(Box::new(Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
         pointer,
@@ -242,7 +242,7 @@ async fn read_nodes(
             return steady;
         }
     }
-    let nodes = Nodes {
+    let nodes = FleetNodes {
         namespace: id.namespace.clone(),
         name: id.name.clone(),
         peer_service: crate::children::peer_service_name(&id.name),

@@ -4,6 +4,7 @@
 //! deployed version's manifest's, then the children's (or the storage's, when it did not
 //! resolve). Pure.
 
+use crate::buckets::pointer::Pointer;
 use crate::children::Desired;
 use crate::failure::Failure;
 use crate::fleet::apply_plan::Applied;
@@ -12,7 +13,6 @@ use crate::fleet::status::observation::Route;
 use crate::fleet::status::observation::{
     AutoscaleObserved, Observation, ObservedStorage, Report, SourceObserved,
 };
-use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
 use celld_api::{CelldFleet, ResolveError, labels};

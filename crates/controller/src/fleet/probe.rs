@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
 use crate::nodes::adoption::{Answer, Reading};
-use crate::nodes::reads::{self, Nodes};
+use crate::nodes::reads::{self, FleetNodes};
 use crate::upgrade::decide::{Probe, Probed, Restores};
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -30,7 +30,7 @@ pub async fn probe(
             let answers = match reading {
                 Some(reading) => reading.nodes.clone(),
                 None => {
-                    let nodes = Nodes {
+                    let nodes = FleetNodes {
                         namespace: ns.to_string(),
                         name: name.to_string(),
                         peer_service: peer_service_name(name),

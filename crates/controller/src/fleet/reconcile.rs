@@ -5,15 +5,15 @@
 //! (Degraded, with a typed reason), one Warning Event and the failure metric, all from the
 //! writer, before the reconcile returns an error for a retry.
 
+use crate::buckets::pointer::Pointer;
 use crate::cache::caches;
 use crate::children::Desired;
 use crate::error::Error;
 use crate::fleet::context::Context;
-use crate::fleet::inputs::{self, FleetId, Inputs, Read};
+use crate::fleet::inputs::{self, FleetId, Gathered, Inputs};
 use crate::fleet::{apply_plan, observe, plan, settled, source_step};
 use crate::shared::resync_grid;
 use crate::shared::retry;
-use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolveError};
 use k8s_openapi::jiff::Timestamp;
 use kube::core::DeserializeGuard;
@@ -64,12 +64,12 @@ fn key(id: &FleetId) -> String {
 async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Result<Action, Error> {
     ctx.shared.caches.ready().await?;
     let inputs = match inputs::read(ctx, fleet, id).await {
-        Read::Unresolved(e) => return unresolved(ctx, fleet, id, e).await,
-        Read::Settled(pointer) => {
+        Gathered::Unresolved(e) => return unresolved(ctx, fleet, id, e).await,
+        Gathered::Settled(pointer) => {
             ctx.shared.metrics.unchanged();
             return Ok(Action::requeue(requeue_after(ctx, &pointer)));
         }
-        Read::Changed(inputs) => inputs,
+        Gathered::Changed(inputs) => inputs,
     };
     let desired = desired(ctx, fleet, id, &inputs);
     let plan = plan::plan(&desired, inputs.http_routes_served);
@@ -89,7 +89,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     let mut child_failures = applied.failures.clone();
     let source_failures = match &inputs.source {
         Some((read, decision)) => {
-            source_step::publish(ctx, id, &desired, decision, &read.key).await
+            source_step::apply_jobs(ctx, id, &desired, decision, &read.key).await
         }
         None => Vec::new(),
     };

@@ -8,7 +8,7 @@
 //! resync's does) so an idle operator's full reconciles, and the node reads behind
 //! status.nodes, keep to that rate: 10,000 fleets are each looked at in full every 2,000 s.
 
-use crate::storage::pointer::Pointer;
+use crate::buckets::pointer::Pointer;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -3,6 +3,7 @@
 //! deploy Job, delete the superseded ones). A Job the API server refuses is a failure of the
 //! fleet like a child's; the version being served is never touched.
 
+use crate::buckets::pointer::Pointer;
 use crate::children::Desired;
 use crate::children::source_job::{self, KEY_LABEL, Publish};
 use crate::error::Error;
@@ -10,10 +11,9 @@ use crate::failure::Failure;
 use crate::fleet::context::Context;
 use crate::fleet::fleet_id::FleetId;
 use crate::source::decide;
-use crate::source::decision::{Bucket, Decision, Input};
 use crate::source::job_state::{self, JobSeen};
+use crate::source::terms::{Bucket, Decision, Input};
 use crate::source::wanted::{self, Wanted};
-use crate::storage::pointer::Pointer;
 use celld_api::{CelldFleet, ResolvedStorage, SourceStatus, WorkerSource, labels};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::Timestamp;
@@ -145,7 +145,7 @@ pub fn decide(
 
 /// Starts the Job `decision` asks for and deletes the fleet's deploy Jobs it no longer keeps
 /// (finished ones, and running ones of another key). Returns what failed.
-pub async fn publish(
+pub async fn apply_jobs(
     ctx: &Context,
     id: &FleetId,
     desired: &Desired<'_>,

@@ -29,7 +29,7 @@ pub struct Leader {
 
 /// What a read of the Lease says about this replica's leadership.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seen {
+pub enum LeaseSeen {
     /// This replica holds it, last renewed at this time.
     Ours(SystemTime),
     /// Another replica holds it (`None`: nobody does).
@@ -39,17 +39,18 @@ pub enum Seen {
 }
 
 /// What `lease` says about the replica `identity`.
-pub fn judge(lease: &Lease, identity: &str) -> Seen {
+pub fn judge(lease: &Lease, identity: &str) -> LeaseSeen {
     let Some(spec) = &lease.spec else {
-        return Seen::Other(None);
+        return LeaseSeen::Other(None);
     };
     match spec.holder_identity.as_deref() {
-        Some(holder) if holder == identity => spec
-            .renew_time
-            .as_ref()
-            .map_or(Seen::Unknown, |t| Seen::Ours(SystemTime::from(t.0))),
-        Some("") | None => Seen::Other(None),
-        Some(other) => Seen::Other(Some(other.to_string())),
+        Some(holder) if holder == identity => {
+            spec.renew_time.as_ref().map_or(LeaseSeen::Unknown, |t| {
+                LeaseSeen::Ours(SystemTime::from(t.0))
+            })
+        }
+        Some("") | None => LeaseSeen::Other(None),
+        Some(other) => LeaseSeen::Other(Some(other.to_string())),
     }
 }
 
@@ -91,30 +92,30 @@ impl LeaseFence {
 
     /// Reads the Lease once (giving up after the write window: an answer that late is of no
     /// use) and moves the fence accordingly.
-    pub async fn refresh(&self) -> Seen {
+    pub async fn refresh(&self) -> LeaseSeen {
         match tokio::time::timeout(self.window, self.api.get(&self.lease)).await {
             Ok(Ok(lease)) => self.seen(&lease),
             Ok(Err(e)) => {
                 debug!(error = %e, lease = %self.lease, "reading the leader Lease failed");
-                Seen::Unknown
+                LeaseSeen::Unknown
             }
             Err(_) => {
                 debug!(lease = %self.lease, "reading the leader Lease timed out");
-                Seen::Unknown
+                LeaseSeen::Unknown
             }
         }
     }
 
     /// What `lease` says, applied to the fence.
-    fn seen(&self, lease: &Lease) -> Seen {
+    fn seen(&self, lease: &Lease) -> LeaseSeen {
         let seen = judge(lease, &self.identity);
         match &seen {
-            Seen::Ours(renewed) => self.fence.renewed(*renewed, self.window),
-            Seen::Other(holder) => {
+            LeaseSeen::Ours(renewed) => self.fence.renewed(*renewed, self.window),
+            LeaseSeen::Other(holder) => {
                 warn!(holder = ?holder, "the leader Lease is no longer ours; writes stop");
                 self.fence.lose();
             }
-            Seen::Unknown => {}
+            LeaseSeen::Unknown => {}
         }
         seen
     }
@@ -135,12 +136,12 @@ impl LeaseFence {
                 Ok(Some(Ok(lease))) => self.seen(&lease),
                 Ok(Some(Err(e))) => {
                     debug!(error = %e, lease = %self.lease, "watching the leader Lease failed");
-                    Seen::Unknown
+                    LeaseSeen::Unknown
                 }
                 Ok(None) => return,
                 Err(_) => self.refresh().await,
             };
-            if let Seen::Other(_) = seen {
+            if let LeaseSeen::Other(_) = seen {
                 return;
             }
         }
@@ -164,23 +165,26 @@ mod tests {
             "pod-a",
         );
         let expected = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_323_045_250);
-        assert_eq!(seen, Seen::Ours(expected));
+        assert_eq!(seen, LeaseSeen::Ours(expected));
     }
 
     #[test]
     fn another_holder_or_none_means_lost() {
         let other = lease(json!({"holderIdentity": "pod-b", "renewTime": "2026-01-02T03:04:05Z"}));
-        assert_eq!(judge(&other, "pod-a"), Seen::Other(Some("pod-b".into())));
-        assert_eq!(judge(&lease(json!({})), "pod-a"), Seen::Other(None));
+        assert_eq!(
+            judge(&other, "pod-a"),
+            LeaseSeen::Other(Some("pod-b".into()))
+        );
+        assert_eq!(judge(&lease(json!({})), "pod-a"), LeaseSeen::Other(None));
         assert_eq!(
             judge(&lease(json!({"holderIdentity": ""})), "pod-a"),
-            Seen::Other(None)
+            LeaseSeen::Other(None)
         );
     }
 
     #[test]
     fn ours_without_a_renew_time_says_nothing() {
         let seen = judge(&lease(json!({"holderIdentity": "pod-a"})), "pod-a");
-        assert_eq!(seen, Seen::Unknown);
+        assert_eq!(seen, LeaseSeen::Unknown);
     }
 }

@@ -1,7 +1,7 @@
 //! Which Worker version every node serves, against the version the deployment pointer names:
 //! from one [`Reading`] of the nodes' states (and the answers of the reloads sent to nodes
 //! behind), each node's standing ([`NodeStatus`]) and the fleet's Adopted condition
-//! ([`Verdict`]). A state that cannot be read is never taken as adopted. Pure.
+//! ([`NodeVerdict`]). A state that cannot be read is never taken as adopted. Pure.
 
 use celld_api::contract::node_api::NodeState;
 use celld_api::contract::node_api::Reload;
@@ -27,7 +27,7 @@ pub struct Reading {
 
 /// The fleet's Adopted condition, before it is worded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum NodeVerdict {
     /// Every ready node serves the version.
     Adopted,
     /// Some nodes still switch to it.
@@ -48,7 +48,7 @@ pub struct Summary {
     /// Nodes serving the version.
     pub adopted: usize,
     /// The fleet's verdict.
-    pub verdict: Verdict,
+    pub verdict: NodeVerdict,
 }
 
 impl Summary {
@@ -111,15 +111,15 @@ impl Reading {
             .filter(|n| n.adoption == Adoption::Adopted)
             .count();
         let verdict = if any(Adoption::Refused) {
-            Verdict::Refused
+            NodeVerdict::Refused
         } else if any(Adoption::Unreadable) {
-            Verdict::Unreadable
+            NodeVerdict::Unreadable
         } else if any(Adoption::Adopting) {
-            Verdict::Adopting
+            NodeVerdict::Adopting
         } else if adopted == 0 {
-            Verdict::NoneReady
+            NodeVerdict::NoneReady
         } else {
-            Verdict::Adopted
+            NodeVerdict::Adopted
         };
         Summary {
             nodes,
@@ -208,7 +208,7 @@ mod tests {
     fn every_node_on_the_version_is_adopted() {
         let r = reading(vec![serving(V, false), serving(V, false)]);
         let s = r.summary(2);
-        assert_eq!((s.verdict, s.ratio()), (Verdict::Adopted, "2/2".into()));
+        assert_eq!((s.verdict, s.ratio()), (NodeVerdict::Adopted, "2/2".into()));
         assert_eq!(s.nodes[0].version.as_deref(), Some(V));
         assert!(!r.pending());
     }
@@ -217,7 +217,10 @@ mod tests {
     fn a_node_on_the_old_version_is_adopting_and_read_again() {
         let r = reading(vec![serving(V, false), serving(OLD, true)]);
         let s = r.summary(2);
-        assert_eq!((s.verdict, s.ratio()), (Verdict::Adopting, "1/2".into()));
+        assert_eq!(
+            (s.verdict, s.ratio()),
+            (NodeVerdict::Adopting, "1/2".into())
+        );
         let message = s.nodes[1].message.clone().unwrap();
         assert!(
             message.contains(OLD) && message.contains("switching"),
@@ -241,7 +244,7 @@ mod tests {
         );
         let r = reading(vec![serving(V, false), refused, serving(OLD, false)]);
         let s = r.summary(3);
-        assert_eq!(s.verdict, Verdict::Refused);
+        assert_eq!(s.verdict, NodeVerdict::Refused);
         let named = s.named(Adoption::Refused);
         assert_eq!(named.len(), 1);
         assert_eq!(named[0].name, "web-1");
@@ -262,10 +265,10 @@ mod tests {
             Answer::Unreadable("connection refused".into()),
         ]);
         let starting = r.summary(1);
-        assert_eq!(starting.verdict, Verdict::Adopted);
+        assert_eq!(starting.verdict, NodeVerdict::Adopted);
         assert_eq!(starting.nodes[1].adoption, Adoption::NotReady);
         let silent = r.summary(2);
-        assert_eq!(silent.verdict, Verdict::Unreadable);
+        assert_eq!(silent.verdict, NodeVerdict::Unreadable);
         assert_eq!(silent.ratio(), "1/2");
         assert!(!r.pending());
     }
@@ -280,7 +283,7 @@ mod tests {
             Some(Reload::NoPointer("no pointer".into())),
         );
         let s = reading(vec![bare]).summary(1);
-        assert_eq!(s.verdict, Verdict::Unreadable);
+        assert_eq!(s.verdict, NodeVerdict::Unreadable);
         assert_eq!(s.nodes[0].restoring, Some(2));
         assert_eq!(s.adopted, 0);
     }
@@ -426,7 +429,7 @@ mod tests {
             let s = r.summary(2);
             assert_eq!(
                 (s.verdict, s.ratio()),
-                (Verdict::Adopting, "1/2".into()),
+                (NodeVerdict::Adopting, "1/2".into()),
                 "{name}"
             );
             assert_eq!(s.nodes[1].adoption, Adoption::Adopting, "{name}");
@@ -439,7 +442,7 @@ mod tests {
             assert!(r.pending(), "{name}: a node switching is read again soon");
             // Once it has switched, the fleet has adopted the version and nothing is pending.
             let r = reading(vec![state(V, false), state(V, false)]);
-            assert_eq!(r.summary(2).verdict, Verdict::Adopted, "{name}");
+            assert_eq!(r.summary(2).verdict, NodeVerdict::Adopted, "{name}");
             assert!(!r.pending(), "{name}");
         }
     }
@@ -451,6 +454,9 @@ mod tests {
             Answer::Unreadable("not ready".into()),
         ])
         .summary(0);
-        assert_eq!((s.verdict, s.ratio()), (Verdict::NoneReady, "0/2".into()));
+        assert_eq!(
+            (s.verdict, s.ratio()),
+            (NodeVerdict::NoneReady, "0/2".into())
+        );
     }
 }

@@ -27,7 +27,7 @@ pub const RELOAD_AGAIN_AFTER: Duration = Duration::from_secs(30);
 
 /// The nodes of one fleet to read.
 #[derive(Debug, Clone)]
-pub struct Nodes {
+pub struct FleetNodes {
     /// Its namespace.
     pub namespace: String,
     /// Its name.
@@ -64,7 +64,7 @@ impl NodeReads {
         self: &Arc<Self>,
         api: &NodeApi,
         uid: &str,
-        fleet: Nodes,
+        fleet: FleetNodes,
         version: &str,
         budget: Duration,
         late: impl FnOnce() + Send + 'static,
@@ -159,7 +159,7 @@ impl NodeReads {
     }
 
     /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
-    async fn read(&self, api: &NodeApi, uid: &str, fleet: &Nodes, version: &str) -> Reading {
+    async fn read(&self, api: &NodeApi, uid: &str, fleet: &FleetNodes, version: &str) -> Reading {
         let (pods, mut answers): (Vec<String>, Vec<Answer>) =
             states(api, fleet).await.into_iter().unzip();
         let address = |pod: &str| node_address(pod, &fleet.peer_service, &fleet.namespace);
@@ -246,7 +246,7 @@ impl NodeReads {
 /// asked before they are ready too: celld answers on its internal listener while its readiness
 /// gate holds, so what a node serves is known by the time it turns ready, and a node that does
 /// not answer yet counts as not ready as long as the fleet has as many nodes not ready.
-pub async fn states(api: &NodeApi, fleet: &Nodes) -> Vec<(String, Answer)> {
+pub async fn states(api: &NodeApi, fleet: &FleetNodes) -> Vec<(String, Answer)> {
     let pods: Vec<String> = (0..fleet.replicas.max(0))
         .map(|ordinal| format!("{}-{ordinal}", fleet.name))
         .collect();
@@ -294,7 +294,7 @@ mod tests {
         });
         let api = NodeApi::new(Some(address), Duration::from_millis(300));
         let reads = Arc::new(NodeReads::default());
-        let fleet = Nodes {
+        let fleet = FleetNodes {
             namespace: "ns".into(),
             name: "web".into(),
             peer_service: "web-peer".into(),

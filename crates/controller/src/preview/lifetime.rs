@@ -8,7 +8,7 @@ use kube::ResourceExt;
 
 /// What the preview's fleet allows it.
 #[derive(Debug, Clone)]
-pub enum Verdict {
+pub enum PreviewVerdict {
     /// It can be served, a copy of `parent`, under `policy` until `expires_at`.
     Live {
         /// The fleet it previews.
@@ -30,7 +30,7 @@ pub enum Verdict {
     },
 }
 
-impl Verdict {
+impl PreviewVerdict {
     /// When the preview expires, if known.
     pub fn expires_at(&self) -> Option<Timestamp> {
         match self {
@@ -53,7 +53,11 @@ fn ends(preview: &CelldPreview, lifetime: std::time::Duration, now: Timestamp) -
 }
 
 /// Judges `preview` against its fleet `parent` (None: not found).
-pub fn judge(preview: &CelldPreview, parent: Option<&CelldFleet>, now: Timestamp) -> Verdict {
+pub fn judge(
+    preview: &CelldPreview,
+    parent: Option<&CelldFleet>,
+    now: Timestamp,
+) -> PreviewVerdict {
     let known = preview
         .status
         .as_ref()
@@ -61,7 +65,7 @@ pub fn judge(preview: &CelldPreview, parent: Option<&CelldFleet>, now: Timestamp
         .map(|t| t.0);
     let fleet = &preview.spec.fleet;
     let ns = preview.namespace().unwrap_or_default();
-    let refuse = |reason, message: String| Verdict::Refused {
+    let refuse = |reason, message: String| PreviewVerdict::Refused {
         reason,
         message,
         expires_at: known,
@@ -96,7 +100,7 @@ pub fn judge(preview: &CelldPreview, parent: Option<&CelldFleet>, now: Timestamp
             ),
         );
     }
-    Verdict::Live {
+    PreviewVerdict::Live {
         parent: Box::new(parent.clone()),
         expires_at: ends(preview, lifetime, now),
         policy,
@@ -145,13 +149,13 @@ mod tests {
         assert_eq!(v.expires_at(), Some(at(1_000 + 2 * 3600)));
         let v = judge(&preview(Some("30m")), Some(&parent(allowing())), at(5_000));
         assert_eq!(v.expires_at(), Some(at(1_000 + 1800)));
-        assert!(matches!(v, Verdict::Live { .. }));
+        assert!(matches!(v, PreviewVerdict::Live { .. }));
     }
 
     #[test]
     fn refuses_naming_the_fleet_and_the_fix() {
         let missing = judge(&preview(None), None, at(0));
-        let Verdict::Refused {
+        let PreviewVerdict::Refused {
             reason, message, ..
         } = missing
         else {
@@ -161,11 +165,11 @@ mod tests {
         assert!(message.contains("CelldFleet web, which does not exist in namespace shop"));
         let closed = judge(&preview(None), Some(&parent(None)), at(0));
         assert!(
-            matches!(closed, Verdict::Refused { reason: Reason::PreviewsNotAllowed, ref message, .. } if message.contains("set its spec.previews"))
+            matches!(closed, PreviewVerdict::Refused { reason: Reason::PreviewsNotAllowed, ref message, .. } if message.contains("set its spec.previews"))
         );
         let long = judge(&preview(Some("48h")), Some(&parent(allowing())), at(0));
         assert!(
-            matches!(long, Verdict::Refused { reason: Reason::TtlTooLong, ref message, .. } if message.contains("spec.ttl 48h is longer than the 24h"))
+            matches!(long, PreviewVerdict::Refused { reason: Reason::TtlTooLong, ref message, .. } if message.contains("spec.ttl 48h is longer than the 24h"))
         );
     }
 

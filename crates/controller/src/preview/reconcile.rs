@@ -4,7 +4,7 @@
 use crate::children::MANAGER;
 use crate::error::Error;
 use crate::preview::context::Context;
-use crate::preview::lifetime::{self, Verdict};
+use crate::preview::lifetime::{self, PreviewVerdict};
 use crate::preview::retire::{self, Retired};
 use crate::preview::status::{self, Stage};
 use crate::preview::{child, finalizer};
@@ -69,7 +69,7 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
     } else {
         retired = Retired::Done(0);
         match &verdict {
-            Verdict::Live { policy, parent, .. } => {
+            PreviewVerdict::Live { policy, parent, .. } => {
                 if named.is_some() && ours.is_none() {
                     Stage::NameTaken
                 } else {
@@ -80,7 +80,7 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
                     Stage::Serving(ours)
                 }
             }
-            Verdict::Refused {
+            PreviewVerdict::Refused {
                 reason, message, ..
             } => Stage::Refused(*reason, message),
         }

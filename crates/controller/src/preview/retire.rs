@@ -3,12 +3,12 @@
 //! or by another replica): a stopped fleet is not patched again, an emptied prefix lists
 //! nothing, a deleted fleet is not found.
 
+use crate::buckets::object_store::StoreSource;
+use crate::buckets::resolve::resolve_storage;
 use crate::cache::caches;
 use crate::error::Error;
 use crate::preview::child;
 use crate::preview::context::Context;
-use crate::storage::object_store::StoreSource;
-use crate::storage::resolve::resolve_storage;
 use celld_api::labels::SOURCE_SUSPENDED;
 use celld_api::{BucketUrl, CelldFleet, CelldPreview};
 use kube::api::{DeleteParams, Patch, PatchParams};

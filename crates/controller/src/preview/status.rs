@@ -1,7 +1,7 @@
 //! A preview's status, from what its fleet allows and where it is in its life, and the Events
 //! a change of it is worth. Pure.
 
-use crate::preview::lifetime::Verdict;
+use crate::preview::lifetime::PreviewVerdict;
 use crate::status::note::Note;
 use celld_api::conditions::DATA_REMOVED;
 use celld_api::conditions::{self, READY};
@@ -15,7 +15,7 @@ use kube::runtime::events::EventType;
 /// Where the preview is in its life.
 #[derive(Debug, Clone, Copy)]
 pub enum Stage<'a> {
-    /// Its fleet does not allow it as it is ([`Verdict::Refused`]'s reason and message):
+    /// Its fleet does not allow it as it is ([`PreviewVerdict::Refused`]'s reason and message):
     /// nothing applied.
     Refused(Reason, &'a str),
     /// A fleet of its name exists and is not its own.
@@ -39,7 +39,7 @@ pub enum Stage<'a> {
 pub fn compute(
     preview: &CelldPreview,
     previous: Option<&CelldPreviewStatus>,
-    verdict: &Verdict,
+    verdict: &PreviewVerdict,
     stage: Stage<'_>,
     now: Timestamp,
 ) -> CelldPreviewStatus {
@@ -60,11 +60,11 @@ pub fn compute(
         )
     };
     let (url, bucket) = match verdict {
-        Verdict::Live { policy, .. } => (
+        PreviewVerdict::Live { policy, .. } => (
             Some(policy.url(&name)),
             Some(policy.preview_bucket(&ns, &name)),
         ),
-        Verdict::Refused { .. } => (previous.url.clone(), previous.bucket.clone()),
+        PreviewVerdict::Refused { .. } => (previous.url.clone(), previous.bucket.clone()),
     };
     let bucket_text = bucket.clone().unwrap_or_else(|| "its prefix".to_string());
     let mut status = CelldPreviewStatus {

@@ -3,12 +3,12 @@
 //! and the retry backoff. Each controller keeps what only it needs in a context of its own,
 //! beside an `Arc` of this one.
 
+use crate::buckets::bucket_clients::BucketClients;
+use crate::buckets::credentials::SecretContents;
 use crate::cache::caches::Caches;
 use crate::metrics::Metrics;
 use crate::shared::backoff::Backoff;
 use crate::shared::settings::Settings;
-use crate::storage::bucket_clients::BucketClients;
-use crate::storage::credentials::SecretContents;
 use kube::Client;
 use kube::runtime::events::Reporter;
 use std::sync::Arc;

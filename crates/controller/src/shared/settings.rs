@@ -1,7 +1,7 @@
 //! The operator's settings, from its flags ([`crate::args`]): what every controller reads.
 
+use crate::buckets::object_store::StoreEndpoints;
 use crate::children::OperatorPods;
-use crate::storage::object_store::StoreEndpoints;
 use std::time::Duration;
 
 /// The longest a fleet goes without a full reconcile, up to 3,000 fleets, by default
@@ -81,7 +81,7 @@ impl Default for Settings {
             operator_pods: OperatorPods::default(),
             node_api_connect_to: None,
             store_endpoints: StoreEndpoints::default(),
-            publish_backoff: crate::source::decision::FIRST_BACKOFF,
+            publish_backoff: crate::source::terms::FIRST_BACKOFF,
             capacity_interval: Duration::from_secs(60),
             autoscale_interval: Duration::from_secs(15),
             capacity_reads_per_second: 10,

@@ -8,9 +8,9 @@
 //! number (creating it twice adopts the first), a result is recorded from the Job (kept until
 //! the status that records it is in the cache), and failures are counted per key.
 
-use crate::source::decision::{Decision, Input, Synced, synced};
 use crate::source::drift::drift;
-use crate::source::publish_step::{publish, record};
+use crate::source::publish_step::{record, start_or_wait};
+use crate::source::terms::{Decision, Input, Synced, synced};
 use crate::source::wanted::Wanted;
 use celld_api::SourceRevision;
 use celld_api::reasons::Reason;
@@ -80,7 +80,7 @@ fn step(input: &Input, d: &mut Decision) {
     if published {
         drift(input, desired, d);
     } else {
-        publish(input, desired, d, false);
+        start_or_wait(input, desired, d, false);
     }
 }
 

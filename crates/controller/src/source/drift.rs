@@ -1,17 +1,17 @@
 //! A published revision checked against the bucket's pointer: drift seen, reported, corrected
 //! by publishing again, or stalled when another writer keeps deploying.
 
-use crate::source::decision::{
+use crate::source::publish_step::{attempt, start_or_wait};
+use crate::source::terms::{
     Bucket, CORRECTION_WINDOW, Decision, Input, MAX_CORRECTIONS, Synced, parse, stamp, synced,
 };
-use crate::source::publish_step::{attempt, publish};
-use crate::source::wanted::Desired;
+use crate::source::wanted::Revision;
 use celld_api::reasons::Reason;
 use celld_api::{DriftPolicy, PublishPhase, SourceDrift};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 
 /// The wanted revision is published: compare the bucket's pointer with what was published.
-pub(super) fn drift(input: &Input, desired: &Desired, d: &mut Decision) {
+pub(super) fn drift(input: &Input, desired: &Revision, d: &mut Decision) {
     let Some(published) = d.status.last_published.as_mut() else {
         return;
     };
@@ -96,7 +96,7 @@ pub(super) fn drift(input: &Input, desired: &Desired, d: &mut Decision) {
         .as_ref()
         .is_some_and(|a| a.key == input.key && a.phase == PublishPhase::Running);
     if running {
-        publish(input, desired, d, true);
+        start_or_wait(input, desired, d, true);
         d.synced.reason = Reason::Drifted;
         return;
     }

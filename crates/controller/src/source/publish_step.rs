@@ -1,12 +1,12 @@
 //! Publishing the wanted revision: a Job's end recorded in status.source, a new attempt, and
 //! the step that starts, waits for or retries the wanted revision's Job.
 
-use crate::source::decision::{
+use crate::source::job_state::JobSeen;
+use crate::source::terms::{
     Bucket, Decision, HISTORY, Input, Start, Synced, backoff, parse, plural, publishing, stamp,
     synced,
 };
-use crate::source::job_state::JobSeen;
-use crate::source::wanted::{Desired, job_name};
+use crate::source::wanted::{Revision, job_name};
 use celld_api::reasons::Reason;
 use celld_api::{PublishAttempt, PublishPhase, PublishedRevision, SourceStatus};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
@@ -84,7 +84,7 @@ pub(super) fn record(status: &mut SourceStatus, job: &JobSeen, bucket: &Bucket, 
 /// the key so far.
 pub(super) fn attempt(
     input: &Input,
-    desired: &Desired,
+    desired: &Revision,
     number: i32,
     failures: i32,
 ) -> (PublishAttempt, Start) {
@@ -109,7 +109,7 @@ pub(super) fn attempt(
 }
 
 /// The wanted revision is not published: start, wait for or retry its Job.
-pub(super) fn publish(input: &Input, desired: &Desired, d: &mut Decision, correcting: bool) {
+pub(super) fn start_or_wait(input: &Input, desired: &Revision, d: &mut Decision, correcting: bool) {
     let current = d
         .status
         .last_attempted

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 /// A revision ready to publish.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Desired {
+pub struct Revision {
     /// The revision: the image reference, or the Flux artifact's revision.
     pub revision: String,
     /// Its content digest, when known.
@@ -32,7 +32,7 @@ pub struct Artifact {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Wanted {
     /// A revision to publish.
-    Revision(Desired),
+    Revision(Revision),
     /// No revision can be had now; `stalled` when only a person can change that.
     Waiting {
         /// SourceNotReady or SourceNotFound.
@@ -49,7 +49,7 @@ pub fn from_image(reference: &str) -> Wanted {
     let digest = reference
         .split_once('@')
         .map(|(_, digest)| digest.to_string());
-    Wanted::Revision(Desired {
+    Wanted::Revision(Revision {
         revision: reference.to_string(),
         digest,
         artifact: None,
@@ -133,7 +133,7 @@ pub fn from_flux(
         .filter(|a| !a.url.is_empty() && !a.revision.is_empty());
     match (artifact, ready) {
         (Some(a), Some(r)) if r.status == "True" => match a.digest {
-            Some(digest) if sha256_digest(&digest) => Wanted::Revision(Desired {
+            Some(digest) if sha256_digest(&digest) => Wanted::Revision(Revision {
                 revision: a.revision,
                 digest: Some(digest.clone()),
                 artifact: Some(Artifact { url: a.url, digest }),
@@ -190,7 +190,7 @@ pub struct FluxLookup {
 /// The key of a publish: what the content published to the bucket depends on (the revision,
 /// the project's path in it, the bucket) and the annotation that asks for a publish again.
 /// Failures are counted, and a publish is due, per key.
-pub fn key(desired: &Desired, path: &str, bucket: &str, requested_at: Option<&str>) -> String {
+pub fn key(desired: &Revision, path: &str, bucket: &str, requested_at: Option<&str>) -> String {
     let mut h = Sha256::new();
     for part in [
         desired.revision.as_str(),
@@ -252,7 +252,7 @@ mod tests {
         let pinned = format!("r.example.com/w:1.2@{DIGEST}");
         assert_eq!(
             from_image(&pinned),
-            Wanted::Revision(Desired {
+            Wanted::Revision(Revision {
                 revision: pinned.clone(),
                 digest: Some(DIGEST.into()),
                 artifact: None
@@ -329,7 +329,7 @@ mod tests {
         assert_ne!(job_base("web", "k1", "d:1"), job_base("web", "k1", "d:2"));
         assert_eq!(job_base("web", "k1", "d:1"), job_base("web", "k1", "d:1"));
         assert!(job_base("web", "k1", "d:1").starts_with("web-src-"));
-        let d = Desired {
+        let d = Revision {
             revision: "r".into(),
             digest: None,
             artifact: None,

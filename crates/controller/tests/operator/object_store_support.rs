@@ -2,7 +2,7 @@
 //! emulators, a deployment pointer, and the storage part of a fleet's StatefulSet.
 
 use crate::support::*;
-use celld_operator::storage::object_store::StoreEndpoints;
+use celld_operator::buckets::object_store::StoreEndpoints;
 use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::EnvVar;

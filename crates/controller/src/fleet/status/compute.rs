@@ -2,14 +2,14 @@
 //! [builder](crate::fleet::status::conditions). Pure: the same observations give the same status, so
 //! an unchanged fleet writes no status.
 
+use crate::buckets::pointer::Pointer;
 use crate::capacity::reading;
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::conditions::{
-    Nodes, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
+    NodeCounts, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
     storage,
 };
 use crate::fleet::status::observation::{Observed, Storage};
-use crate::storage::pointer::Pointer;
 use celld_api::conditions;
 use celld_api::{CelldFleetStatus, labels};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -23,7 +23,7 @@ pub fn compute(
 ) -> CelldFleetStatus {
     let sts_status = o.statefulset.and_then(|s| s.status.as_ref());
     let held = matches!(o.storage, Storage::Resolved(_, Pointer::Missing));
-    let nodes = Nodes {
+    let nodes = NodeCounts {
         replicas: sts_status.map_or(0, |s| s.replicas),
         ready: sts_status.and_then(|s| s.ready_replicas).unwrap_or(0),
         updated: sts_status.and_then(|s| s.updated_replicas).unwrap_or(0),
@@ -51,7 +51,7 @@ pub fn compute(
     let ready = ready::condition(o, &nodes, route.status == Some(true));
     let [reconciling, stalled] = kstatus::conditions(
         o,
-        &kstatus::Read {
+        &kstatus::Basis {
             progressing: &progressing,
             adopted: &adopted.condition,
             ready: &ready,

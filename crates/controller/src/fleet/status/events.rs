@@ -7,9 +7,9 @@
 //! failure already reported, so the next retry (even by another operator replica) finds it
 //! there and stays quiet. kube's Recorder would otherwise patch the Event again on every retry.
 
+use crate::buckets::pointer::Pointer;
 use crate::failure::Failure;
 use crate::status::note::Note;
-use crate::storage::pointer::Pointer;
 use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, conditions};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;

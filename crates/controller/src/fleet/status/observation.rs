@@ -5,12 +5,12 @@
 //! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
 
 use crate::autoscale::decide::Scaled;
+use crate::buckets::pointer::Pointer;
 use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
 use crate::locks::lock;
 use crate::nodes::adoption::Reading;
-use crate::source::decision::Synced;
-use crate::storage::pointer::Pointer;
+use crate::source::terms::Synced;
 use crate::upgrade::decide::Progress;
 use celld_api::{IngressSpec, ResolvedStorage, SourceStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;

@@ -1,6 +1,6 @@
 use super::*;
-use crate::source::decision::{Bucket, FIRST_BACKOFF, backoff};
 use crate::source::job_state::JobSeen;
+use crate::source::terms::{Bucket, FIRST_BACKOFF, backoff};
 use crate::source::wanted::from_image;
 use celld_api::{DriftPolicy, PublishPhase, SourceStatus, WorkerSource};
 use k8s_openapi::jiff::Timestamp;

@@ -411,7 +411,7 @@ fn a_failure_that_clears_clears_the_condition() {
 
 #[test]
 fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
-    use crate::autoscale::decide::{Scaled, Verdict};
+    use crate::autoscale::decide::{ScaleVerdict, Scaled};
     use crate::fleet::status::observation::AutoscaleObserved;
     use celld_api::conditions::{AUTOSCALING, IDLE_EVICTION};
     use celld_api::reasons::Reason;
@@ -421,7 +421,7 @@ fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
             desired: 2,
             status: celld_api::AutoscalingStatus::default(),
             decision: None,
-            verdict: Verdict {
+            verdict: ScaleVerdict {
                 status: Some(true),
                 reason: Reason::Steady,
                 message: "2 nodes hold the load".into(),

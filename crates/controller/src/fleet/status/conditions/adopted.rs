@@ -3,10 +3,10 @@
 //! (status.nodes) and `N/M` (status.deployment.adopted). While the bucket or the storage
 //! cannot be read, the nodes last read are kept and the condition is Unknown.
 
-use super::{Cond, Nodes, cond};
+use super::{Cond, NodeCounts, cond};
+use crate::buckets::pointer::Pointer;
 use crate::fleet::status::observation::{Observed, Storage};
-use crate::nodes::adoption::Verdict;
-use crate::storage::pointer::Pointer;
+use crate::nodes::adoption::NodeVerdict;
 use celld_api::conditions::ADOPTED;
 use celld_api::reasons::Reason;
 use celld_api::{Adoption, CelldFleetStatus, NodeStatus};
@@ -26,7 +26,7 @@ pub struct Adopted {
 
 /// The Adopted condition of the fleet `o` observed with `nodes`; `previous` gives the nodes
 /// last read while the bucket cannot be read.
-pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Nodes) -> Adopted {
+pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &NodeCounts) -> Adopted {
     let kept = |reason: Reason, message: String| Adopted {
         condition: cond(ADOPTED, None, reason, message),
         nodes: previous.map(|p| p.nodes.clone()).unwrap_or_default(),
@@ -98,7 +98,7 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
     let ratio = summary.ratio();
     let named = |adoption: Adoption| names(&summary.named(adoption));
     let condition = match summary.verdict {
-        Verdict::Adopted => {
+        NodeVerdict::Adopted => {
             let not_ready = summary.named(Adoption::NotReady);
             let others = if not_ready.is_empty() {
                 String::new()
@@ -112,7 +112,7 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
                 format!("every ready node serves version {version} ({ratio}{others})"),
             )
         }
-        Verdict::Refused => cond(
+        NodeVerdict::Refused => cond(
             ADOPTED,
             Some(false),
             Reason::VersionRefused,
@@ -124,7 +124,7 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
                 name = o.name,
             ),
         ),
-        Verdict::Unreadable => cond(
+        NodeVerdict::Unreadable => cond(
             ADOPTED,
             None,
             Reason::NodeStateUnreadable,
@@ -133,7 +133,7 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
                 named(Adoption::Unreadable)
             ),
         ),
-        Verdict::Adopting => cond(
+        NodeVerdict::Adopting => cond(
             ADOPTED,
             Some(false),
             Reason::Adopting,
@@ -142,7 +142,7 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
                 named(Adoption::Adopting)
             ),
         ),
-        Verdict::NoneReady => cond(
+        NodeVerdict::NoneReady => cond(
             ADOPTED,
             Some(false),
             Reason::NodesNotReady,

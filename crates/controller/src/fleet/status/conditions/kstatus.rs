@@ -7,7 +7,7 @@
 
 use super::{Cond, cond};
 use crate::fleet::status::observation::Observed;
-use crate::source::decision::Synced;
+use crate::source::terms::Synced;
 use celld_api::conditions::{RECONCILING, STALLED};
 use celld_api::reasons::Reason;
 
@@ -30,7 +30,7 @@ const NEEDS_A_PERSON: [Reason; 14] = [
 ];
 
 /// The other conditions the two are read from.
-pub struct Read<'a> {
+pub struct Basis<'a> {
     /// Progressing.
     pub progressing: &'a Cond,
     /// Adopted.
@@ -46,7 +46,7 @@ pub struct Read<'a> {
 }
 
 /// Reconciling and Stalled for the fleet `o`, given its other conditions.
-pub fn conditions(o: &Observed, c: &Read) -> [Cond; 2] {
+pub fn conditions(o: &Observed, c: &Basis) -> [Cond; 2] {
     let stalled = o
         .failures
         .iter()

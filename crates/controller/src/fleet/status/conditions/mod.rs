@@ -44,7 +44,7 @@ pub fn cond(
 
 /// What the fleet's StatefulSet says about its nodes.
 #[derive(Debug, Clone, Copy)]
-pub struct Nodes {
+pub struct NodeCounts {
     /// Nodes that exist.
     pub replicas: i32,
     /// Nodes ready.

@@ -2,7 +2,7 @@
 //! and a rollout that did not finish within spec.progressDeadlineSeconds, as Deployments report
 //! it (Progressing=False, ProgressDeadlineExceeded), naming the nodes that hold it.
 
-use super::{Cond, Nodes, cond};
+use super::{Cond, NodeCounts, cond};
 use crate::upgrade::decide::Progress;
 use celld_api::CelldFleetStatus;
 use celld_api::conditions::{self, PROGRESSING};
@@ -85,7 +85,7 @@ impl<'a> Deadline<'a> {
 /// naming the `holders`.
 pub fn condition(
     upgrade: &Progress,
-    nodes: &Nodes,
+    nodes: &NodeCounts,
     deadline: &Deadline,
     holders: &[String],
 ) -> Cond {
@@ -110,11 +110,11 @@ pub fn condition(
 }
 
 /// Progressing without a deadline.
-fn progress(upgrade: &Progress, nodes: &Nodes) -> Cond {
+fn progress(upgrade: &Progress, nodes: &NodeCounts) -> Cond {
     if let Some(upgrading) = upgrade_progress(upgrade) {
         return upgrading;
     }
-    let Nodes {
+    let NodeCounts {
         replicas,
         ready,
         updated,
@@ -174,7 +174,7 @@ fn upgrade_progress(progress: &Progress) -> Option<Cond> {
 mod tests {
     use super::*;
 
-    const NODES: Nodes = Nodes {
+    const NODES: NodeCounts = NodeCounts {
         replicas: 3,
         ready: 1,
         updated: 3,
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn a_finished_rollout_is_stable_whatever_the_deadline() {
         let started = previous(true, Reason::RollingOut, 0, 2);
-        let done = Nodes { ready: 3, ..NODES };
+        let done = NodeCounts { ready: 3, ..NODES };
         let deadline = Deadline {
             seconds: 600,
             previous: Some(&started),

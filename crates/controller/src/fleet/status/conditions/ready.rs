@@ -1,12 +1,12 @@
 //! Ready: whether the fleet serves, or the first thing that keeps it from serving.
 
-use super::{Cond, Nodes, cond};
+use super::{Cond, NodeCounts, cond};
 use crate::fleet::status::observation::{Observed, Storage};
 use celld_api::conditions::READY;
 use celld_api::reasons::Reason;
 
 /// The Ready condition, given the `nodes` and whether the route is ready (`route_ok`).
-pub fn condition(o: &Observed, nodes: &Nodes, route_ok: bool) -> Cond {
+pub fn condition(o: &Observed, nodes: &NodeCounts, route_ok: bool) -> Cond {
     let ready = nodes.ready;
     if !matches!(o.storage, Storage::Resolved(..)) {
         cond(

@@ -2,8 +2,8 @@
 //! deployment pointer says.
 
 use super::{Cond, cond};
+use crate::buckets::pointer::Pointer;
 use crate::fleet::status::observation::{Observed, Storage};
-use crate::storage::pointer::Pointer;
 use celld_api::conditions::{DEPLOYED, STORAGE_RESOLVED};
 use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, DeploymentStatus};

@@ -1,11 +1,11 @@
 //! The writer against a recording API server double: what it sends, and what it counts.
 
 use super::*;
+use crate::buckets::pointer::Pointer;
 use crate::children::fixtures;
 use crate::failure::Failure;
 use crate::fleet::status::observation::{ObservedStorage, Route};
 use crate::status::writer::double::{self, Sent, taken};
-use crate::storage::pointer::Pointer;
 use crate::upgrade::decide::Progress;
 use celld_api::reasons::Reason;
 use celld_api::{DeploymentStatus, resolve};
@@ -248,7 +248,7 @@ async fn a_written_status_is_kept_only_until_the_cache_catches_up() {
 #[tokio::test]
 async fn a_drift_is_counted_and_announced_with_its_report() {
     use crate::fleet::status::observation::SourceObserved;
-    use crate::source::decision::Synced;
+    use crate::source::terms::Synced;
     let fleet = fleet();
     let (writer, sent, metrics) = writer(&fleet);
     let drifted = |warning: Option<&str>| {

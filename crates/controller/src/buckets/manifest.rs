@@ -2,8 +2,8 @@
 //! under its bucket prefix), read through the fleet's bucket client, bounded in time and parsed
 //! fail-closed, and what it requires that the fleet's nodes cannot serve, as failures.
 
+use crate::buckets::pointer::{PointerSource, panic_message};
 use crate::failure::Failure;
-use crate::storage::pointer::{PointerSource, panic_message};
 use celld_api::ResolvedStorage;
 use celld_api::contract::features;
 use celld_api::contract::manifest::Manifest;
@@ -71,7 +71,7 @@ impl Unreadable {
 
 /// What a read of a manifest found: the manifest, none (no such object), or why it could not
 /// be read.
-pub type Read = Result<Option<Manifest>, Unreadable>;
+pub type ManifestRead = Result<Option<Manifest>, Unreadable>;
 
 /// Reads the manifest `key` of `storage` from `source`, within `timeout`, body included. A
 /// client that panics fails this read only.
@@ -80,7 +80,7 @@ pub async fn read(
     storage: &ResolvedStorage,
     key: &str,
     timeout: Duration,
-) -> Read {
+) -> ManifestRead {
     let url = storage.bucket.object_url(key);
     let guarded = AssertUnwindSafe(source.object(storage, key)).catch_unwind();
     let body = match tokio::time::timeout(timeout, guarded).await {
@@ -103,7 +103,7 @@ pub async fn read(
 /// What keeps the nodes of a fleet on `image` from `version` of the Worker `script`, as its
 /// manifest was `read`: each feature they cannot serve, or a manifest that could not be read.
 /// A version without a manifest requires no feature.
-pub fn failures(script: &str, version: &str, read: &Read, image: &str) -> Vec<Failure> {
+pub fn failures(script: &str, version: &str, read: &ManifestRead, image: &str) -> Vec<Failure> {
     let manifest = match read {
         Ok(Some(manifest)) => manifest,
         Ok(None) => return Vec::new(),

@@ -1,5 +1,5 @@
 use super::*;
-use crate::storage::pointer;
+use crate::buckets::pointer;
 use async_trait::async_trait;
 use celld_api::BucketUrl;
 use celld_api::reasons::Reason;
@@ -15,7 +15,7 @@ enum Bucket {
 
 #[async_trait]
 impl PointerSource for Bucket {
-    async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> pointer::Read {
+    async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> pointer::PointerRead {
         unreachable!("only manifests are read here")
     }
 
@@ -45,15 +45,15 @@ fn storage() -> ResolvedStorage {
 const KEY: &str = "deploy/hello/00000000000000c1/manifest.json";
 const URL: &str = "s3://b/web/deploy/hello/00000000000000c1/manifest.json";
 
-async fn read_from(bucket: Bucket) -> Read {
+async fn read_from(bucket: Bucket) -> ManifestRead {
     read(&bucket, &storage(), KEY, Duration::from_millis(50)).await
 }
 
-fn judged(read: &Read, image: &str) -> Vec<Failure> {
+fn judged(read: &ManifestRead, image: &str) -> Vec<Failure> {
     failures("hello", "00000000000000c1", read, image)
 }
 
-fn manifest(features: &[&str]) -> Read {
+fn manifest(features: &[&str]) -> ManifestRead {
     Ok(Some(Manifest {
         required_features: features.iter().map(|f| f.to_string()).collect(),
     }))

@@ -1,6 +1,6 @@
 //! The deployment pointer: `deploy/current.json` under the fleet's bucket prefix, read with the
 //! fleet's own connection and credentials through a [`PointerSource`]
-//! ([`crate::storage::object_store`] on every store).
+//! ([`crate::buckets::object_store`] on every store).
 
 use async_trait::async_trait;
 use celld_api::contract::DeployPointer;
@@ -44,7 +44,7 @@ pub fn parse(body: &[u8]) -> Pointer {
 
 /// What a read of the pointer found.
 #[derive(Debug)]
-pub enum Read {
+pub enum PointerRead {
     /// The pointer as it is now, with its ETag when it exists.
     Changed {
         /// What the bucket says.
@@ -62,7 +62,7 @@ pub enum Read {
 pub trait PointerSource: Send + Sync {
     /// Reads the pointer of `storage`; with `etag`, only if it changed since. Unbounded in
     /// time: [`read`] bounds it.
-    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read;
+    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> PointerRead;
 
     /// Reads the object `key` under `storage`'s prefix: its body, or None when it does not
     /// exist; the error says why it could not be read. Unbounded in time.
@@ -78,8 +78,8 @@ pub async fn read(
     storage: &ResolvedStorage,
     etag: Option<&str>,
     timeout: Duration,
-) -> Read {
-    let unknown = |why: String| Read::Changed {
+) -> PointerRead {
+    let unknown = |why: String| PointerRead::Changed {
         pointer: Pointer::Unknown(format!(
             "reading {} {why}",
             storage.bucket.object_url(POINTER_KEY)
@@ -135,7 +135,7 @@ mod tests {
 
     #[async_trait]
     impl PointerSource for Panicking {
-        async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> Read {
+        async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> PointerRead {
             panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
         }
 
@@ -156,7 +156,7 @@ mod tests {
             credentials_secret: None,
         };
         let read = read(&Panicking, &storage, None, Duration::from_secs(5)).await;
-        let Read::Changed {
+        let PointerRead::Changed {
             pointer: Pointer::Unknown(why),
             etag: None,
         } = read

@@ -3,8 +3,8 @@
 //! credential chain of the store's client). Pointer reads are conditional on the ETag
 //! (If-None-Match) wherever the store honours it.
 
-use crate::storage::ambient_credentials::{Ambient, no_credential};
-use crate::storage::pointer::{self, POINTER_KEY, Pointer, PointerSource, Read};
+use crate::buckets::ambient_credentials::{Ambient, no_credential};
+use crate::buckets::pointer::{self, POINTER_KEY, Pointer, PointerRead, PointerSource};
 use async_trait::async_trait;
 use celld_api::labels::secret_keys;
 use celld_api::{ResolvedStorage, Scheme};
@@ -202,7 +202,7 @@ impl StoreSource {
             ));
         }
         let under = format!("{prefix}/");
-        let describe = |e: &object_store::Error| crate::storage::store_errors::describe(e);
+        let describe = |e: &object_store::Error| crate::buckets::store_errors::describe(e);
         let keys: Vec<Path> = self
             .store
             .list(Some(&Path::from(prefix.as_str())))
@@ -238,14 +238,14 @@ impl StoreSource {
 
 #[async_trait]
 impl PointerSource for StoreSource {
-    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> Read {
+    async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> PointerRead {
         let url = storage.bucket.object_url(POINTER_KEY);
         let options = GetOptions {
             if_none_match: etag.map(str::to_string),
             ..GetOptions::default()
         };
         let path = Path::from(storage.bucket.key(POINTER_KEY));
-        let changed = |pointer| Read::Changed {
+        let changed = |pointer| PointerRead::Changed {
             pointer,
             etag: None,
         };
@@ -253,20 +253,20 @@ impl PointerSource for StoreSource {
             Ok(found) => {
                 let etag = found.meta.e_tag.clone();
                 return match found.bytes().await {
-                    Ok(body) => Read::Changed {
+                    Ok(body) => PointerRead::Changed {
                         pointer: pointer::parse(&body),
                         etag,
                     },
                     Err(e) => changed(Pointer::Unknown(format!(
                         "reading {url}: {}",
-                        crate::storage::store_errors::describe(&e)
+                        crate::buckets::store_errors::describe(&e)
                     ))),
                 };
             }
             Err(e) => e,
         };
         match error {
-            object_store::Error::NotModified { .. } => Read::NotModified,
+            object_store::Error::NotModified { .. } => PointerRead::NotModified,
             object_store::Error::NotFound { .. } => changed(Pointer::Missing),
             e => changed(failed(&url, &e, self.ambient)),
         }
@@ -281,11 +281,11 @@ impl PointerSource for StoreSource {
         let found = match self.store.get_opts(&path, GetOptions::default()).await {
             Ok(found) => found,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(crate::storage::store_errors::describe(&e)),
+            Err(e) => return Err(crate::buckets::store_errors::describe(&e)),
         };
         match found.bytes().await {
             Ok(body) => Ok(Some(body.to_vec())),
-            Err(e) => Err(crate::storage::store_errors::describe(&e)),
+            Err(e) => Err(crate::buckets::store_errors::describe(&e)),
         }
     }
 }
@@ -306,12 +306,12 @@ fn failed(url: &str, error: &object_store::Error, ambient: bool) -> Pointer {
     if ambient && refused {
         return Pointer::NoCredentials(format!(
             "the operator has no credentials for {url}: the fleet names no credentials Secret and the store refused the operator's own identity ({}); allow that identity to read the object, or set credentialsSecretRef",
-            crate::storage::store_errors::describe(error)
+            crate::buckets::store_errors::describe(error)
         ));
     }
     Pointer::Unknown(format!(
         "reading {url} failed: {}",
-        crate::storage::store_errors::describe(error)
+        crate::buckets::store_errors::describe(error)
     ))
 }
 

@@ -70,8 +70,8 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::object_store::{StoreEndpoints, StoreSource};
-    use crate::storage::pointer::PointerSource;
+    use crate::buckets::object_store::{StoreEndpoints, StoreSource};
+    use crate::buckets::pointer::PointerSource;
     use celld_api::{BucketUrl, ResolvedStorage};
     use k8s_openapi::api::core::v1::Secret;
     use std::time::Duration;

@@ -5,10 +5,10 @@
 //! two resync periods: every fleet is reconciled, and gets its client, at least once a period,
 //! so the fleets of such a client moved to other buckets or credentials.
 
+use crate::buckets::object_store::{StoreEndpoints, StoreSource};
+use crate::buckets::pointer::PointerSource;
 use crate::children::storage_env;
 use crate::map_retain;
-use crate::storage::object_store::{StoreEndpoints, StoreSource};
-use crate::storage::pointer::PointerSource;
 use celld_api::ResolvedStorage;
 use k8s_openapi::api::core::v1::Secret;
 use sha2::{Digest, Sha256};

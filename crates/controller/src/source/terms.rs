@@ -3,7 +3,7 @@
 //! pieces the steps share: timestamps, the backoff and the SourceSynced condition's forms.
 
 use crate::source::job_state::JobSeen;
-use crate::source::wanted::{Desired, Wanted};
+use crate::source::wanted::{Revision, Wanted};
 use celld_api::reasons::Reason;
 use celld_api::{SourceStatus, WorkerSource};
 use k8s_openapi::jiff::Timestamp;
@@ -61,7 +61,7 @@ pub struct Start {
     /// Its name.
     pub name: String,
     /// The revision it publishes.
-    pub desired: Desired,
+    pub desired: Revision,
 }
 
 /// How the SourceSynced condition reads, and what it means for the fleet's health.

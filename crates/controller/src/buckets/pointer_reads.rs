@@ -2,7 +2,7 @@
 //! reuses it, and a later one asks the bucket with the pointer's ETag (If-None-Match), so an
 //! unchanged pointer costs one small conditional request and no body.
 
-use crate::storage::pointer::{self, Pointer, PointerSource, Read};
+use crate::buckets::pointer::{self, Pointer, PointerRead, PointerSource};
 use celld_api::ResolvedStorage;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -104,9 +104,9 @@ impl PointerReads {
             pointer::read(source, storage, etag, self.timeout).await,
             basis,
         ) {
-            (Read::Changed { pointer, etag }, _) => (pointer, etag),
-            (Read::NotModified, Some((etag, pointer))) => (pointer, Some(etag)),
-            (Read::NotModified, None) => (
+            (PointerRead::Changed { pointer, etag }, _) => (pointer, etag),
+            (PointerRead::NotModified, Some((etag, pointer))) => (pointer, Some(etag)),
+            (PointerRead::NotModified, None) => (
                 Pointer::Unknown(format!(
                     "{} answered 304 Not Modified to a read without If-None-Match",
                     storage.bucket.object_url(pointer::POINTER_KEY)

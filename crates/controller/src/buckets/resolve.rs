@@ -1,8 +1,8 @@
 //! A fleet's storage with its credentials Secret, resolved from the caches the way both the
 //! fleet's reconcile and a preview's retirement need it.
 
+use crate::buckets::credentials::SecretContents;
 use crate::cache::caches::Caches;
-use crate::storage::credentials::SecretContents;
 use celld_api::{CelldFleet, CelldObjectStore, ResolveError, ResolvedStorage, resolve};
 use k8s_openapi::api::core::v1::Secret;
 use kube::{Api, Client};

@@ -2,9 +2,9 @@
 //! the fleet is gone: a version's manifest never changes. A read that failed, or found no
 //! manifest, is tried again by a later reconcile, at most once per resync period.
 
+use crate::buckets::manifest::{self, ManifestRead};
+use crate::buckets::pointer::{Pointer, PointerSource};
 use crate::failure::Failure;
-use crate::storage::manifest::{self, Read};
-use crate::storage::pointer::{Pointer, PointerSource};
 use celld_api::ResolvedStorage;
 use celld_api::contract::manifest::manifest_key;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 struct LastRead {
     /// Where it was read: endpoint, account and the manifest's URL (which names the version).
     location: String,
-    read: Read,
+    read: ManifestRead,
     at: Instant,
 }
 
@@ -49,7 +49,7 @@ impl ManifestReads {
     }
 
     /// What fleet `uid` last read at `location`, unless it is to be read again at `now`.
-    fn reuse(&self, uid: &str, location: &str, now: Instant) -> Option<Read> {
+    fn reuse(&self, uid: &str, location: &str, now: Instant) -> Option<ManifestRead> {
         let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
         let l = last.get(uid).filter(|l| l.location == location)?;
         let done = matches!(l.read, Ok(Some(_)));

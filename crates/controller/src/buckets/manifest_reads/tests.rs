@@ -1,6 +1,6 @@
 use super::*;
-use crate::storage::manifest::Unreadable;
-use crate::storage::pointer;
+use crate::buckets::manifest::Unreadable;
+use crate::buckets::pointer;
 use async_trait::async_trait;
 use celld_api::contract::manifest::Manifest;
 use celld_api::{BucketUrl, DeploymentStatus};
@@ -27,7 +27,7 @@ impl Counting {
 
 #[async_trait]
 impl PointerSource for Counting {
-    async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> pointer::Read {
+    async fn read(&self, _: &ResolvedStorage, _: Option<&str>) -> pointer::PointerRead {
         unreachable!("only manifests are read here")
     }
 
@@ -141,7 +141,7 @@ fn only_a_manifest_read_is_kept_past_the_resync_and_a_deleted_fleet_is_forgotten
     let reads = ManifestReads::new(Duration::from_secs(60), Duration::from_secs(1));
     let t = Instant::now();
     let later = t + Duration::from_secs(60);
-    let failed: Read = Err(Unreadable::Failed {
+    let failed: ManifestRead = Err(Unreadable::Failed {
         url: "s3://b/m".into(),
         why: "503".into(),
     });
