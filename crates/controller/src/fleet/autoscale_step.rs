@@ -8,7 +8,7 @@ use crate::autoscale::contested::contested;
 use crate::autoscale::decide::{Facts, Scaled, decide};
 use crate::fleet::context::Context;
 use crate::fleet::fleet_id::FleetId;
-use celld_api::CelldFleet;
+use celld_api::{CelldFleet, CelldFleetStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
 use std::time::Duration;
@@ -19,22 +19,23 @@ const STALE_AFTER_PERIODS: u32 = 3;
 /// A reading is never too old to act on sooner than this after it was taken.
 const STALE_AT_LEAST: Duration = Duration::from_secs(30);
 
-/// What spec.autoscaling decides for `fleet` (None without it), given its `live` StatefulSet.
+/// What spec.autoscaling decides for `fleet` (None without it), given its `live` StatefulSet
+/// and its `latest` status.
 pub fn decided(
     ctx: &Context,
     fleet: &CelldFleet,
     id: &FleetId,
     live: Option<&StatefulSet>,
+    latest: Option<&CelldFleetStatus>,
 ) -> Option<Scaled> {
     let policy = fleet.spec.autoscaling.as_ref()?;
-    let latest = ctx.status.latest(fleet);
     let tracked = ctx.nodes.capacity.get(&id.uid);
     let stale_after =
         (ctx.shared.settings.autoscale_interval * STALE_AFTER_PERIODS).max(STALE_AT_LEAST);
-    let busy = busy(live, latest.as_ref());
+    let busy = busy(live, latest);
     let mut facts = Facts {
         policy,
-        previous: latest.as_ref().and_then(|s| s.autoscaling.as_deref()),
+        previous: latest.and_then(|s| s.autoscaling.as_deref()),
         spec_replicas: fleet.spec.replicas,
         current: live
             .and_then(|s| s.status.as_ref())

@@ -4,10 +4,12 @@
 //! spec.image. A fleet whose inputs are the ones it last settled with stops here.
 
 use crate::autoscale::decide::Scaled;
+use crate::buckets::bucket_clients;
 use crate::buckets::pointer::Pointer;
 use crate::buckets::resolve::{Resolved, resolve_storage};
 use crate::cache::caches;
 use crate::capacity::reading::{self, FleetReading};
+use crate::capacity::store::Tracked;
 use crate::failure::Failure;
 use crate::fleet::autoscale_step;
 use crate::fleet::config_hash;
@@ -23,8 +25,9 @@ use crate::nodes::adoption::Reading;
 use crate::nodes::reads::FleetNodes;
 use crate::source::terms::Decision;
 use crate::upgrade::decide::{self, Probed, Upgrade};
-use celld_api::{CelldFleet, ResolveError, ResolvedStorage};
+use celld_api::{CelldFleet, CelldFleetStatus, ResolveError, ResolvedStorage};
 use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 use kube::runtime::reflector::ObjectRef;
@@ -85,27 +88,73 @@ pub enum Gathered {
 }
 
 /// Reads the inputs of `fleet`: from the caches, the bucket (the pointer), and the API server
-/// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]).
+/// only where no cache answers (see [`resolve_storage`], [`gateway`] and [`probe`]). In three
+/// phases: [the bucket's side](read_bucket) (storage, pointer, source, capacity), the settled
+/// short-cut on what that saw, then [the rest](read_rest) (route, StatefulSet, the pure
+/// decisions and the probes they ask for).
 pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
+    let bucket = match read_bucket(ctx, fleet, id).await {
+        Ok(bucket) => bucket,
+        Err(e) => return Gathered::Unresolved(e),
+    };
+    // Gateways are not watched: a fleet routed through one is always planned in full.
+    let standing = if wants_route(fleet) {
+        Standing::Changed
+    } else {
+        let child_version = |kind: &str, name: &str| {
+            ctx.shared
+                .caches
+                .children
+                .version(&id.namespace, kind, name)
+        };
+        ctx.settled
+            .standing(&id.uid, &bucket.seen, child_version, ctx.full_every())
+    };
+    if standing == Standing::Unchanged {
+        return Gathered::Settled(bucket.pointer);
+    }
+    ctx.settled.forget(&id.uid);
+    Gathered::Changed(Box::new(read_rest(ctx, fleet, id, bucket, standing).await))
+}
+
+/// What the first phase read: the storage and its Secret, the pointer, the source's state, the
+/// capacity reading, and what of it decides whether the fleet is settled.
+struct BucketSide {
+    storage: ResolvedStorage,
+    secret: Option<Arc<Secret>>,
+    client: Result<bucket_clients::Client, String>,
+    latest: Option<CelldFleetStatus>,
+    source_read: Option<SourceRead>,
+    pointer: Pointer,
+    tracked: Option<Tracked>,
+    seen: Seen,
+}
+
+/// The first phase: the storage (from the caches), the fleet's newest status, its source's
+/// state, the pointer (from the bucket) and the last capacity reading.
+async fn read_bucket(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    id: &FleetId,
+) -> Result<BucketSide, ResolveError> {
     let Resolved {
         storage,
         secret,
         store_version,
-    } = match resolve_storage(
+    } = resolve_storage(
         &ctx.shared.caches,
         &ctx.shared.secrets,
         &ctx.shared.client,
         &id.namespace,
         fleet,
     )
-    .await
-    {
-        Ok(resolved) => resolved,
-        Err(e) => return Gathered::Unresolved(e),
-    };
+    .await?;
     let client = ctx.shared.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.shared.metrics.set_s3_clients(ctx.shared.buckets.len());
-    let source_read = source_step::read(ctx, fleet, id, &storage);
+    // The fleet's newest status, read once: its own, or the one the writer wrote that the cache
+    // does not show yet. The steps that build on their last status start from it.
+    let latest = ctx.status.latest(fleet);
+    let source_read = source_step::read(ctx, fleet, id, &storage, latest.as_ref());
     // A deploy Job that ended changed the pointer: read it afresh.
     let fresh = annotations_hash(fleet)
         ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
@@ -137,26 +186,49 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
         source: source_read.as_ref().map(SourceRead::fingerprint),
         capacity: tracked.as_ref().map(|t| t.version),
     };
+    Ok(BucketSide {
+        storage,
+        secret,
+        client,
+        latest,
+        source_read,
+        pointer,
+        tracked,
+        seen,
+    })
+}
+
+/// Whether the fleet routes through Gateways.
+fn wants_route(fleet: &CelldFleet) -> bool {
+    fleet
+        .spec
+        .ingress
+        .as_ref()
+        .is_some_and(|i| !i.gateway_refs.is_empty())
+}
+
+/// The last phase, for a fleet that is not settled: whether its route is served and claims
+/// https, its live StatefulSet, then the decisions (autoscaling, replicas, upgrade, source;
+/// pure) with the reads they ask for (the nodes, the pods holding a rollout, the manifest).
+async fn read_rest(
+    ctx: &Context,
+    fleet: &CelldFleet,
+    id: &FleetId,
+    bucket: BucketSide,
+    standing: Standing,
+) -> Inputs {
+    let BucketSide {
+        storage,
+        secret,
+        client,
+        latest,
+        source_read,
+        pointer,
+        tracked,
+        seen,
+    } = bucket;
     let ingress = fleet.spec.ingress.as_ref();
-    let wants_route = ingress.is_some_and(|i| !i.gateway_refs.is_empty());
-    // Gateways are not watched: a fleet routed through one is always planned in full.
-    let child_version = |kind: &str, name: &str| {
-        ctx.shared
-            .caches
-            .children
-            .version(&id.namespace, kind, name)
-    };
-    let standing = if wants_route {
-        Standing::Changed
-    } else {
-        ctx.settled
-            .standing(&id.uid, &seen, child_version, ctx.full_every())
-    };
-    if standing == Standing::Unchanged {
-        return Gathered::Settled(pointer);
-    }
-    ctx.settled.forget(&id.uid);
-    let route_served = !wants_route || ctx.http_route_served().await;
+    let route_served = !wants_route(fleet) || ctx.http_route_served().await;
     let https = match (Route::of(ingress.map(|i| &**i), route_served), ingress) {
         (Route::Ingress, Some(i)) => i.tls.is_some(),
         (Route::HttpRoute, Some(i)) if !i.gateway_refs.is_empty() => {
@@ -169,7 +241,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
         &id.namespace,
         &id.name,
     );
-    let autoscale = autoscale_step::decided(ctx, fleet, id, live.as_ref());
+    let autoscale = autoscale_step::decided(ctx, fleet, id, live.as_ref(), latest.as_ref());
     let replicas = replicas(fleet, &pointer, autoscale.as_ref());
     let nodes = read_nodes(ctx, id, replicas, &pointer, standing).await;
     let (upgrade, mut upgrade_failures) =
@@ -195,7 +267,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
         let decision = source_step::decide(ctx, fleet, &read, &pointer)?;
         Some((read, decision))
     });
-    Gathered::Changed(Box::new(Inputs {
+    Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),
         storage,
         pointer,
@@ -212,7 +284,7 @@ pub async fn read(ctx: &Context, fleet: &CelldFleet, id: &FleetId) -> Gathered {
         source,
         capacity: tracked.map(|t| t.reading),
         autoscale,
-    }))
+    }
 }
 
 /// The states of the fleet's `replicas` nodes against the version `pointer` names, with the

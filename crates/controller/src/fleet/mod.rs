@@ -1,6 +1,9 @@
 //! The CelldFleet controller, one file per step of its pipeline: [`reconcile`] runs
 //! [`inputs`] → [`plan`] → apply ([`apply_plan`], through [`ssa`]) → [`observe`] → publish (the
-//! [status writer](crate::fleet::status::write)); [`context`] is what every reconcile shares.
+//! fleet's [status](crate::fleet::status), through the one writer) → [`next_look`] (pure:
+//! settled or not, and when to look again). [`context`] is the controller's own state over
+//! the shared one; the [capacity reader](capacity_reads) and the [status
+//! follower](crate::fleet::status::follower) run beside the reconciles.
 
 pub mod apply_plan;
 pub mod autoscale_step;
@@ -12,6 +15,7 @@ pub mod fleet_set;
 pub mod gateway;
 pub mod holders;
 pub mod inputs;
+pub mod next_look;
 pub mod observe;
 pub mod plan;
 pub mod probe;

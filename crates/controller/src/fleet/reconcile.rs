@@ -9,8 +9,10 @@ use crate::buckets::pointer::Pointer;
 use crate::cache::caches;
 use crate::children::Desired;
 use crate::error::Error;
+use crate::failure::Failure;
 use crate::fleet::context::Context;
 use crate::fleet::inputs::{self, FleetId, Gathered, Inputs};
+use crate::fleet::next_look::{Facts, next_look};
 use crate::fleet::{apply_plan, observe, plan, settled, source_step};
 use crate::shared::resync_grid;
 use crate::shared::retry;
@@ -21,11 +23,6 @@ use kube::runtime::controller::Action;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tracing::{info, warn};
-
-/// How often a fleet is looked at while its nodes move to a new image or a new Worker version:
-/// restores, versions served and pods that finished terminating change nothing the operator
-/// watches.
-const UPGRADE_POLL: Duration = Duration::from_secs(5);
 
 /// The longest a new fleet whose pods waited for its public Service waits for them to be ready
 /// before its first status.
@@ -86,16 +83,23 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(id), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
     }
-    let mut child_failures = applied.failures.clone();
     let source_failures = match &inputs.source {
         Some((read, decision)) => {
             source_step::apply_jobs(ctx, id, &desired, decision, &read.key).await
         }
         None => Vec::new(),
     };
-    child_failures.extend(source_failures.iter().cloned());
     let publishing = inputs.source.as_ref().map(|(_, d)| d);
     let report = observe::full(fleet, &inputs, &desired, applied, source_failures);
+    // Every failure met, in one list: the children's (and the deploy Jobs', and the pods'
+    // reads) are retried with backoff, whatever else failed waits for its next look.
+    let retried: Vec<Failure> = report
+        .observation
+        .failures
+        .iter()
+        .filter(|f| f.is_any_child())
+        .cloned()
+        .collect();
     let quiet = report.observation.failures.is_empty()
         && report.changed.is_empty()
         && report.pruned.is_empty();
@@ -105,54 +109,34 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         ctx.service_lead.pods(&id.uid, FIRST_STATUS_WAIT).await;
     }
     let published = ctx.status.publish(fleet, report).await?;
-    let under_way = desired.upgrade.progress.under_way();
-    let adopting = inputs.nodes.as_ref().is_some_and(|r| r.pending());
-    // A deploy Job under way or a retry to come: the Job's changes trigger the fleet, a retry
-    // is looked at when it is due.
-    let source_busy = publishing.is_some_and(|d| d.synced.progressing || d.start.is_some());
-    let source_wake = publishing.and_then(|d| d.wake_at);
-    // A scale due when a window or period ends is looked at then.
-    let scale_wake = inputs.autoscale.as_ref().and_then(|a| a.wake_at);
-    // A rollout under way is looked at again by its deadline, and nodes switching to a new
-    // Worker version within seconds, so neither is taken as settled.
-    if quiet
-        && !published.wrote
-        && !under_way
-        && !adopting
-        && !source_busy
-        && scale_wake.is_none()
-        && published.deadline.is_none()
-    {
+    let look = next_look(
+        &Facts {
+            quiet,
+            wrote: published.wrote,
+            upgrading: desired.upgrade.progress.under_way(),
+            adopting: inputs.nodes.as_ref().is_some_and(|r| r.pending()),
+            // A deploy Job under way or a retry to come: the Job's changes trigger the fleet,
+            // a retry is looked at when it is due.
+            publishing: publishing.is_some_and(|d| d.synced.progressing || d.start.is_some()),
+            source_wake: publishing.and_then(|d| d.wake_at),
+            scale_wake: inputs.autoscale.as_ref().and_then(|a| a.wake_at),
+            deadline: published.deadline,
+            resync: requeue_after(ctx, &inputs.pointer),
+        },
+        Timestamp::now(),
+    );
+    if look.settled {
         ctx.settled.record(&id.uid, inputs.seen, children);
     }
-    if !child_failures.is_empty() {
+    if !retried.is_empty() {
         // The status says what failed; retrying with backoff picks up whatever changes outside
         // the fleet (a quota, a conflicting object, the API server coming back).
         return Err(Error::Children {
             fleet: key(id),
-            failures: child_failures,
+            failures: retried,
         });
     }
-    let next = if under_way || adopting {
-        UPGRADE_POLL
-    } else {
-        requeue_after(ctx, &inputs.pointer)
-    };
-    let next = source_wake.map_or(next, |at| next.min(until(at)));
-    let next = scale_wake.map_or(next, |at| next.min(until(at)));
-    Ok(Action::requeue(
-        published.deadline.map_or(next, |at| next.min(until(at))),
-    ))
-}
-
-/// The time from now until `at` and a second more (so the deadline has passed then), at
-/// least a second.
-fn until(at: Timestamp) -> Duration {
-    Timestamp::now()
-        .duration_until(at)
-        .try_into()
-        .unwrap_or(Duration::ZERO)
-        + Duration::from_secs(1)
+    Ok(Action::requeue(look.after))
 }
 
 /// The fleet as the builders want it, from its inputs.

@@ -14,7 +14,9 @@ use crate::source::decide;
 use crate::source::job_state::{self, JobSeen};
 use crate::source::terms::{Bucket, Decision, Input};
 use crate::source::wanted::{self, Wanted};
-use celld_api::{CelldFleet, ResolvedStorage, SourceStatus, WorkerSource, labels};
+use celld_api::{
+    CelldFleet, CelldFleetStatus, ResolvedStorage, SourceStatus, WorkerSource, labels,
+};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{DeleteParams, PostParams, PropagationPolicy};
@@ -78,6 +80,7 @@ pub fn read(
     fleet: &CelldFleet,
     id: &FleetId,
     storage: &ResolvedStorage,
+    latest: Option<&CelldFleetStatus>,
 ) -> Option<SourceRead> {
     let source = fleet.spec.source.as_ref()?;
     let caches = &ctx.shared.caches.source;
@@ -97,7 +100,7 @@ pub fn read(
         .clone()
         .unwrap_or_else(|| celld_api::contract::deployer::deployer_for(&fleet.spec.image));
     let job_base = wanted::job_base(&id.name, &key, &deployer);
-    let previous = ctx.status.latest(fleet).and_then(|s| s.source.map(|s| *s));
+    let previous = latest.and_then(|s| s.source.as_deref().cloned());
     let last = previous.as_ref().and_then(|s| s.last_attempted.as_ref());
     let job = match last.and_then(|a| caches.job(&id.namespace, &a.job)) {
         None => JobSeen::Missing,
