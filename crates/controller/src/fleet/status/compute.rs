@@ -9,7 +9,7 @@ use crate::fleet::status::conditions::{
     NodeCounts, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
     storage,
 };
-use crate::fleet::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions;
 use celld_api::{CelldFleetStatus, labels};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -22,7 +22,7 @@ pub fn compute(
     now: Timestamp,
 ) -> CelldFleetStatus {
     let sts_status = o.statefulset.and_then(|s| s.status.as_ref());
-    let held = matches!(o.storage, Storage::Resolved(_, Pointer::Missing));
+    let held = matches!(o.storage, ObservedStorage::Resolved(_, Pointer::Missing));
     let nodes = NodeCounts {
         replicas: sts_status.map_or(0, |s| s.replicas),
         ready: sts_status.and_then(|s| s.ready_replicas).unwrap_or(0),
@@ -38,15 +38,18 @@ pub fn compute(
     if let Some(d) = deployment.as_mut() {
         d.adopted = adopted.ratio;
         // Read in this reconcile: it answers the deploy the annotation stands for.
-        if matches!(o.storage, Storage::Resolved(_, Pointer::Deployed(_))) {
-            d.observed_deployed_at = o.deployed_at.map(str::to_string);
+        if matches!(
+            o.storage,
+            ObservedStorage::Resolved(_, Pointer::Deployed(_))
+        ) {
+            d.observed_deployed_at = o.deployed_at.clone();
         }
     }
     let route = route::condition(o);
     let synced = source_synced::condition(o);
     let [autoscaling, idle_eviction] = autoscaling::conditions(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
-    let progressing = progressing::condition(o.upgrade, &nodes, &deadline, o.holders);
+    let progressing = progressing::condition(&o.upgrade, &nodes, &deadline, &o.holders);
     let degraded = degraded::condition(o, &route);
     let ready = ready::condition(o, &nodes, route.status == Some(true));
     let [reconciling, stalled] = kstatus::conditions(
@@ -57,7 +60,7 @@ pub fn compute(
             ready: &ready,
             degraded: &degraded,
             deployed: &deployed,
-            source: o.source.map(|s| &s.synced),
+            source: o.source.as_deref().map(|s| &s.synced),
         },
     );
 
@@ -70,27 +73,33 @@ pub fn compute(
         updated_replicas: nodes.updated,
         url: o.url.clone(),
         storage: match &o.storage {
-            Storage::Resolved(s, _) => Some(s.to_status()),
-            Storage::Failed(..) => previous.and_then(|p| p.storage.clone()),
+            ObservedStorage::Resolved(s, _) => Some(s.to_status()),
+            ObservedStorage::Failed(..) => previous.and_then(|p| p.storage.clone()),
         },
         deployment,
         nodes: adopted.nodes,
         // A reconcile stopped by storage that does not resolve decides nothing about the
         // source: what was published stays recorded.
-        source: match (o.source, &o.storage) {
+        source: match (o.source.as_deref(), &o.storage) {
             (Some(s), _) => Some(Box::new(s.status.clone())),
-            (None, Storage::Failed(..)) => previous.and_then(|p| p.source.clone()),
-            (None, Storage::Resolved(..)) => None,
+            (None, ObservedStorage::Failed(..)) => previous.and_then(|p| p.source.clone()),
+            (None, ObservedStorage::Resolved(..)) => None,
         },
         // The reading shown stays until one differs from it enough to be worth a write.
-        capacity: match (o.capacity, previous.and_then(|p| p.capacity.as_ref())) {
+        capacity: match (
+            o.capacity.as_deref(),
+            previous.and_then(|p| p.capacity.as_ref()),
+        ) {
             (Some(r), Some(shown)) if !reading::differs(&shown.nodes, &r.nodes) => {
                 Some(shown.clone())
             }
             (Some(r), _) => Some(r.to_status()),
             (None, shown) => shown.cloned(),
         },
-        autoscaling: o.autoscale.map(|a| Box::new(a.scaled.status.clone())),
+        autoscaling: o
+            .autoscale
+            .as_deref()
+            .map(|a| Box::new(a.scaled.status.clone())),
         conditions: [
             Some(resolved),
             Some(deployed),

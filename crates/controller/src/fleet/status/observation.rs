@@ -1,5 +1,5 @@
-//! What a reconcile observed: borrowed as [`Observed`] when the status is computed, owned as
-//! [`Observation`], enough to compute the fleet's status again with a newer
+//! What a reconcile observed: an [`Observation`], seen with a StatefulSet as [`Observed`] when
+//! the status is computed, enough to compute the fleet's status again with a newer
 //! StatefulSet, which is what the [status follower](crate::fleet::status::follower) does between
 //! reconciles. A reconcile hands its observation to the [writer](crate::fleet::status::write) in a
 //! [`Report`]; the writer keeps the last one of every fleet in [`Observations`].
@@ -43,50 +43,24 @@ impl Route {
     }
 }
 
-/// Whether the fleet's storage resolved, and if not why.
-#[derive(Debug, Clone)]
-pub enum Storage<'a> {
-    /// Resolved, with the deployment pointer read from it.
-    Resolved(&'a ResolvedStorage, &'a Pointer),
-    /// Not resolved: the failure says why.
-    Failed(&'a Failure),
-}
-
-/// Everything the status is computed from.
-#[derive(Debug, Clone)]
+/// Everything the status is computed from: what a reconcile observed, seen with the fleet's
+/// StatefulSet (the one it applied, or a newer one the follower was handed).
+#[derive(Debug, Clone, Copy)]
 pub struct Observed<'a> {
-    /// The fleet's metadata.generation.
-    pub generation: Option<i64>,
+    /// What the reconcile observed.
+    pub observation: &'a Observation,
     /// The fleet's name (for messages and the selector of its node pods).
     pub name: &'a str,
-    /// The nodes wanted: spec.autoscaling's count, else spec.replicas.
-    pub desired: i32,
-    /// Storage resolution and the pointer.
-    pub storage: Storage<'a>,
     /// The live StatefulSet, if any.
     pub statefulset: Option<&'a StatefulSet>,
-    /// The route outcome.
-    pub route: Route,
-    /// The public URL.
-    pub url: Option<String>,
-    /// Every failure the reconcile met (storage, bucket, children), in the order met.
-    pub failures: &'a [Failure],
-    /// Where a change of celld image stands.
-    pub upgrade: &'a Progress,
-    /// spec.progressDeadlineSeconds.
-    pub progress_deadline_s: i64,
-    /// The nodes that hold a rollout past its deadline, described (read only then).
-    pub holders: &'a [String],
-    /// The nodes' states against the deployed version, when read.
-    pub nodes: Option<&'a Reading>,
-    /// The fleet's deployed-at annotation when the pointer was read.
-    pub deployed_at: Option<&'a str>,
-    /// What publishing spec.source decided, for a fleet with one.
-    pub source: Option<&'a SourceObserved>,
-    /// The last reading of the nodes' capacity.
-    pub capacity: Option<&'a FleetReading>,
-    /// What spec.autoscaling decided, for a fleet with it.
-    pub autoscale: Option<&'a AutoscaleObserved>,
+}
+
+impl std::ops::Deref for Observed<'_> {
+    type Target = Observation;
+
+    fn deref(&self) -> &Observation {
+        self.observation
+    }
 }
 
 /// What the storage resolution gave, owned.
@@ -159,25 +133,9 @@ impl Observation {
         statefulset: Option<&'a StatefulSet>,
     ) -> Observed<'a> {
         Observed {
-            generation: self.generation,
+            observation: self,
             name,
-            desired: self.desired,
-            storage: match &self.storage {
-                ObservedStorage::Resolved(s, p) => Storage::Resolved(s, p),
-                ObservedStorage::Failed(f) => Storage::Failed(f),
-            },
             statefulset,
-            route: self.route.clone(),
-            url: self.url.clone(),
-            failures: &self.failures,
-            upgrade: &self.upgrade,
-            progress_deadline_s: self.progress_deadline_s,
-            holders: &self.holders,
-            nodes: self.nodes.as_deref(),
-            deployed_at: self.deployed_at.as_deref(),
-            source: self.source.as_deref(),
-            capacity: self.capacity.as_deref(),
-            autoscale: self.autoscale.as_deref(),
         }
     }
 

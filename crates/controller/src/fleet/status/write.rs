@@ -186,13 +186,13 @@ impl FleetWriter {
         observed: &Observed<'_>,
     ) -> Result<(), Error> {
         let notes = |previous: Option<&CelldFleetStatus>, status: &CelldFleetStatus| {
-            let mut notes = events::failures(previous, observed.failures);
+            let mut notes = events::failures(previous, &observed.failures);
             notes.extend(events::transitions(
                 previous,
                 status,
                 &fleet.spec.image,
                 observation.pointer(),
-                observed.failures,
+                &observed.failures,
             ));
             if let Some((note, direction, reason)) = events::scaled(previous, status) {
                 self.metrics.scale_decided(direction, &reason);

@@ -6,7 +6,7 @@ mod replicas;
 
 use super::*;
 use crate::failure::Failure;
-use crate::fleet::status::observation::Route;
+use crate::fleet::status::observation::{Observation, ObservedStorage, Route};
 use crate::upgrade::decide::Progress;
 use celld_api::ResolvedStorage;
 use celld_api::conditions::{
@@ -16,6 +16,7 @@ use celld_api::{BucketUrl, DeploymentStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::sync::Arc;
 
 fn storage() -> ResolvedStorage {
     ResolvedStorage {
@@ -75,24 +76,23 @@ fn deployed() -> Pointer {
 #[test]
 fn serving_fleet_is_ready_and_stable() {
     let (st, p, s) = (storage(), deployed(), sts(2));
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(3),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::Ingress,
         url: Some("http://a".into()),
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, READY).status, "True");
     assert_eq!(get(&status, PROGRESSING).status, "False");
@@ -111,10 +111,10 @@ fn serving_fleet_is_ready_and_stable() {
     );
 
     let starting = sts(1);
-    let o = Observed {
-        statefulset: Some(&starting),
-        ..o
+    let o_observation = Observation {
+        ..o_observation.clone()
     };
+    let o = o_observation.observed(o.name, Some(&starting));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(
         kstatus(&status),
@@ -126,24 +126,23 @@ fn serving_fleet_is_ready_and_stable() {
 #[test]
 fn missing_pointer_holds_and_explains() {
     let (st, p) = (storage(), Pointer::Missing);
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: None,
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", None);
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let deployed = get(&status, DEPLOYED);
     assert_eq!(
@@ -191,24 +190,23 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         name: "x".into(),
         namespace: "ns".into(),
     });
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 1,
-        storage: Storage::Failed(&failure),
-        statefulset: None,
+        storage: ObservedStorage::Failed(failure.clone()),
         route: Route::None,
         url: None,
-        failures: std::slice::from_ref(&failure),
-        upgrade: &Progress::Idle,
+        failures: vec![failure.clone()],
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", None);
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "StoreNotFound");
     assert_eq!(get(&status, STORAGE_RESOLVED).status, "False");
@@ -227,24 +225,23 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
 #[test]
 fn missing_gateway_api_is_reported() {
     let (st, p, s) = (storage(), deployed(), sts(2));
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::GatewayApiMissing,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, ROUTE_READY).reason, "GatewayAPIMissing");
     assert_eq!(get(&status, READY).status, "False");
@@ -254,24 +251,23 @@ fn missing_gateway_api_is_reported() {
 #[test]
 fn same_observations_give_the_same_status() {
     let (st, p, s) = (storage(), deployed(), sts(1));
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(3),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
     // Later, but within the rollout's deadline.
     let later = Timestamp::from_second(599).unwrap();
@@ -299,24 +295,23 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
         refused("Service", "spec.ports[1].name: Duplicate value"),
         refused("Ingress", "spec.rules[0].host: Invalid value"),
     ];
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(4),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::Ingress,
         url: None,
-        failures: &failures,
-        upgrade: &Progress::Idle,
+        failures: failures.to_vec(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let degraded = get(&status, DEGRADED);
     assert_eq!(
@@ -350,24 +345,23 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
     let (st, s) = (storage(), sts(2));
     let p = Pointer::Unknown("connection refused".into());
     let failures = [Failure::bucket("connection refused")];
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &failures,
-        upgrade: &Progress::Idle,
+        failures: failures.to_vec(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&status, DEGRADED).reason, "BucketUnreadable");
     assert_eq!(get(&status, DEPLOYED).status, "Unknown");
@@ -383,27 +377,27 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
 fn a_failure_that_clears_clears_the_condition() {
     let (st, p, s) = (storage(), deployed(), sts(2));
     let failures = [refused("NetworkPolicy", "bad")];
-    let mut o = Observed {
+    let mut o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &failures,
-        upgrade: &Progress::Idle,
+        failures: failures.to_vec(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&failing, DEGRADED).status, "True");
-    o.failures = &[];
+    o_observation.failures = Vec::new();
+    let o = o_observation.observed("app", Some(&s));
     let healed = compute(Some(&failing), &o, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&healed, DEGRADED).reason, "AsExpected");
     assert_eq!(get(&healed, READY).reason, "Serving");
@@ -432,24 +426,23 @@ fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
         idle_evict,
     };
     let status = |autoscale: &AutoscaleObserved| {
-        let o = Observed {
+        let o_observation = Observation {
             generation: Some(3),
-            name: "app",
             desired: 2,
-            storage: Storage::Resolved(&st, &p),
-            statefulset: Some(&s),
+            storage: ObservedStorage::Resolved(st.clone(), p.clone()),
             route: Route::Ingress,
             url: Some("http://a".into()),
-            failures: &[],
-            upgrade: &Progress::Idle,
+            failures: Vec::new(),
+            upgrade: Progress::Idle,
             progress_deadline_s: 600,
-            holders: &[],
+            holders: Vec::new(),
             nodes: None,
             deployed_at: None,
             source: None,
             capacity: None,
-            autoscale: Some(autoscale),
+            autoscale: Some(Box::new(autoscale.clone())),
         };
+        let o = o_observation.observed("app", Some(&s));
         compute(None, &o, Timestamp::UNIX_EPOCH)
     };
 

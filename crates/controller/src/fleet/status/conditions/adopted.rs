@@ -5,7 +5,7 @@
 
 use super::{Cond, NodeCounts, cond};
 use crate::buckets::pointer::Pointer;
-use crate::fleet::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, ObservedStorage};
 use crate::nodes::adoption::NodeVerdict;
 use celld_api::conditions::ADOPTED;
 use celld_api::reasons::Reason;
@@ -35,13 +35,13 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
             .and_then(|d| d.adopted.clone()),
     };
     let deployment = match &o.storage {
-        Storage::Failed(_) => {
+        ObservedStorage::Failed(_) => {
             return kept(
                 Reason::StorageUnresolved,
                 "the deployed version cannot be read until the storage resolves".into(),
             );
         }
-        Storage::Resolved(_, Pointer::Missing) => {
+        ObservedStorage::Resolved(_, Pointer::Missing) => {
             return Adopted {
                 condition: cond(
                     ADOPTED,
@@ -53,22 +53,22 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
                 ratio: None,
             };
         }
-        Storage::Resolved(_, Pointer::Unknown(_)) => {
+        ObservedStorage::Resolved(_, Pointer::Unknown(_)) => {
             return kept(
                 Reason::BucketUnreadable,
                 "the deployment pointer could not be read; see the Deployed condition".into(),
             );
         }
-        Storage::Resolved(_, Pointer::NoCredentials(_)) => {
+        ObservedStorage::Resolved(_, Pointer::NoCredentials(_)) => {
             return kept(
                 Reason::NoOperatorCredentials,
                 "the deployment pointer could not be read; see the Deployed condition".into(),
             );
         }
-        Storage::Resolved(_, Pointer::Deployed(d)) => d,
+        ObservedStorage::Resolved(_, Pointer::Deployed(d)) => d,
     };
     let version = &deployment.version;
-    let Some(reading) = o.nodes.filter(|r| &r.version == version) else {
+    let Some(reading) = o.nodes.as_deref().filter(|r| &r.version == version) else {
         let mut unread = kept(
             Reason::NodeStateUnreadable,
             format!("the nodes were not read since version {version} was deployed"),

@@ -9,7 +9,7 @@ use celld_api::reasons::Reason;
 
 /// The two conditions, or none without spec.autoscaling.
 pub fn conditions(o: &Observed<'_>) -> [Option<Cond>; 2] {
-    let Some(a) = o.autoscale else {
+    let Some(a) = o.autoscale.as_deref() else {
         return [None, None];
     };
     let v = &a.scaled.verdict;

@@ -2,7 +2,7 @@
 
 use super::{Cond, cond};
 use crate::failure;
-use crate::fleet::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions::DEGRADED;
 use celld_api::reasons::Reason;
 
@@ -14,10 +14,10 @@ pub fn condition(o: &Observed, route: &Cond) -> Cond {
             DEGRADED,
             Some(true),
             first.reason,
-            failure::summary(o.failures),
+            failure::summary(&o.failures),
         );
     }
-    if let Storage::Failed(f) = &o.storage {
+    if let ObservedStorage::Failed(f) = &o.storage {
         return cond(DEGRADED, Some(true), f.reason, f.message.clone());
     }
     if route.reason == Reason::GatewayAPIMissing {

@@ -1,14 +1,14 @@
 //! Ready: whether the fleet serves, or the first thing that keeps it from serving.
 
 use super::{Cond, NodeCounts, cond};
-use crate::fleet::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions::READY;
 use celld_api::reasons::Reason;
 
 /// The Ready condition, given the `nodes` and whether the route is ready (`route_ok`).
 pub fn condition(o: &Observed, nodes: &NodeCounts, route_ok: bool) -> Cond {
     let ready = nodes.ready;
-    if !matches!(o.storage, Storage::Resolved(..)) {
+    if !matches!(o.storage, ObservedStorage::Resolved(..)) {
         cond(
             READY,
             Some(false),
@@ -27,6 +27,7 @@ pub fn condition(o: &Observed, nodes: &NodeCounts, route_ok: bool) -> Cond {
         )
     } else if let Some(s) = o
         .source
+        .as_deref()
         .map(|s| &s.synced)
         .filter(|s| s.status == Some(false) && s.reason != Reason::Suspended)
     {

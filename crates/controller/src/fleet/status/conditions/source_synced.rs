@@ -7,7 +7,7 @@ use celld_api::conditions::SOURCE_SYNCED;
 
 /// The SourceSynced condition of `o`, if it has a source.
 pub fn condition(o: &Observed) -> Option<Cond> {
-    let synced = &o.source?.synced;
+    let synced = &o.source.as_deref()?.synced;
     Some(cond(
         SOURCE_SYNCED,
         synced.status,

@@ -3,7 +3,7 @@
 
 use super::{Cond, cond};
 use crate::buckets::pointer::Pointer;
-use crate::fleet::status::observation::{Observed, Storage};
+use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions::{DEPLOYED, STORAGE_RESOLVED};
 use celld_api::reasons::Reason;
 use celld_api::{CelldFleetStatus, DeploymentStatus};
@@ -16,7 +16,7 @@ pub fn conditions(
 ) -> ([Cond; 2], Option<DeploymentStatus>) {
     let last_known = || previous.and_then(|p| p.deployment.clone());
     match &o.storage {
-        Storage::Failed(f) => (
+        ObservedStorage::Failed(f) => (
             [
                 cond(STORAGE_RESOLVED, Some(false), f.reason, f.message.clone()),
                 cond(
@@ -28,7 +28,7 @@ pub fn conditions(
             ],
             last_known(),
         ),
-        Storage::Resolved(storage, pointer) => {
+        ObservedStorage::Resolved(storage, pointer) => {
             let via = storage
                 .store
                 .as_ref()

@@ -36,24 +36,23 @@ fn one_refusal() -> crate::nodes::adoption::Reading {
 #[test]
 fn a_refused_version_names_the_node_and_keeps_the_pointer() {
     let (st, p, s, reading) = (storage(), deployed(), sts(2), one_refusal());
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(3),
-        name: "app",
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
-        nodes: Some(&reading),
-        deployed_at: Some("2026-12-02T10:00:00Z"),
+        holders: Vec::new(),
+        nodes: Some(Arc::new(reading.clone())),
+        deployed_at: Some("2026-12-02T10:00:00Z".into()),
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     let adopted = get(&status, celld_api::conditions::ADOPTED);
     assert_eq!(
@@ -89,13 +88,14 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
 
     // The bucket unreadable next: the nodes last read stay, the condition is Unknown.
     let unknown = Pointer::Unknown("timeout".into());
-    let later = Observed {
-        storage: Storage::Resolved(&st, &unknown),
+    let later_observation = Observation {
+        storage: ObservedStorage::Resolved(st.clone(), unknown.clone()),
         nodes: None,
         deployed_at: None,
         source: None,
-        ..o.clone()
+        ..o_observation.clone()
     };
+    let later = later_observation.observed(o.name, o.statefulset);
     let kept = compute(Some(&status), &later, Timestamp::UNIX_EPOCH);
     assert_eq!(get(&kept, celld_api::conditions::ADOPTED).status, "Unknown");
     assert_eq!(kept.nodes, status.nodes);
@@ -110,11 +110,12 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
         version: "00000000000000c3".into(),
         ..DeploymentStatus::default()
     });
-    let unread = Observed {
-        storage: Storage::Resolved(&st, &next),
+    let unread_observation = Observation {
+        storage: ObservedStorage::Resolved(st.clone(), next.clone()),
         nodes: None,
-        ..o
+        ..o_observation.clone()
     };
+    let unread = unread_observation.observed(o.name, o.statefulset);
     let status = compute(Some(&status), &unread, Timestamp::UNIX_EPOCH);
     assert_eq!(
         get(&status, celld_api::conditions::ADOPTED).reason,

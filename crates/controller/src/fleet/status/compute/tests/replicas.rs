@@ -9,24 +9,23 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         status.replicas = sts_replicas;
         status.updated_replicas = Some(sts_replicas);
     }
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(3),
-        name: "app",
         desired,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: Some(&s),
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", Some(&s));
     compute(None, &o, Timestamp::UNIX_EPOCH)
 }
 
@@ -49,24 +48,23 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
         name: "x".into(),
         namespace: "ns".into(),
     });
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: "app",
         desired: 2,
-        storage: Storage::Failed(&failure),
-        statefulset: None,
+        storage: ObservedStorage::Failed(failure.clone()),
         route: Route::None,
         url: None,
-        failures: std::slice::from_ref(&failure),
-        upgrade: &Progress::Idle,
+        failures: vec![failure.clone()],
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed("app", None);
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(status.replicas, 0);
     assert_eq!(
@@ -83,24 +81,23 @@ fn selector_selects_exactly_the_statefulsets_pods() {
     let selector = statefulset::build(&desired).spec.unwrap().selector;
     assert!(selector.match_expressions.is_none());
     let (st, p) = (storage(), deployed());
-    let o = Observed {
+    let o_observation = Observation {
         generation: Some(1),
-        name: &desired.name,
         desired: 2,
-        storage: Storage::Resolved(&st, &p),
-        statefulset: None,
+        storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: &[],
-        upgrade: &Progress::Idle,
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
         progress_deadline_s: 600,
-        holders: &[],
+        holders: Vec::new(),
         nodes: None,
         deployed_at: None,
         source: None,
         capacity: None,
         autoscale: None,
     };
+    let o = o_observation.observed(&desired.name, None);
     let reported: std::collections::BTreeMap<String, String> =
         compute(None, &o, Timestamp::UNIX_EPOCH)
             .selector
