@@ -17,7 +17,7 @@ use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::Resource;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::{self, ObjectRef, Store};
 use std::sync::Arc;
 use tracing::warn;
 
@@ -58,44 +58,95 @@ fn kind_name<K: ChildKind>() -> KindName {
     }
 }
 
-impl ChildCaches {
-    /// Every child kind the operator owns, one per field of [`ChildCaches`] (and of
-    /// [`Plan`](crate::fleet::plan::Plan)): the list the RBAC rules are generated from.
-    pub fn kinds() -> Vec<KindName> {
-        vec![
-            kind_name::<StatefulSet>(),
-            kind_name::<Service>(),
-            kind_name::<NetworkPolicy>(),
-            kind_name::<PodDisruptionBudget>(),
-            kind_name::<Ingress>(),
-            kind_name::<HttpRoute>(),
-        ]
-    }
+/// What is done with each child kind's cache, in [`ChildCaches::each`].
+trait VisitCache {
+    /// Visits the cache of kind `K` (None when the controller keeps none).
+    fn cache<K: ChildKind>(&mut self, store: Option<&Store<Compact<K>>>);
 }
 
 impl ChildCaches {
+    /// Visits the cache of every child kind, one line per field in a destructure: a field
+    /// added to [`ChildCaches`] and left out here is an unused binding, which the build
+    /// refuses (warnings are errors). [`kinds`](Self::kinds) and [`version`](Self::version)
+    /// read every kind through it.
+    fn each(&self, visit: &mut impl VisitCache) {
+        let ChildCaches {
+            statefulsets,
+            services,
+            network_policies,
+            pod_disruption_budgets,
+            ingresses,
+            http_routes,
+        } = self;
+        visit.cache(Some(statefulsets));
+        visit.cache(Some(services));
+        visit.cache(Some(network_policies));
+        visit.cache(Some(&pod_disruption_budgets.store));
+        visit.cache(Some(&ingresses.store));
+        visit.cache(http_routes.as_ref().map(|routes| &routes.store));
+    }
+
+    /// Caches of every kind (HTTPRoutes too) that hold nothing: a struct literal, so it names
+    /// every field.
+    fn empty() -> Self {
+        fn owned<K: Resource<DynamicType = ()> + Clone + 'static>() -> Owned<K> {
+            Owned {
+                store: reflector::store().0,
+                owners: Arc::default(),
+            }
+        }
+        Self {
+            statefulsets: reflector::store().0,
+            services: reflector::store().0,
+            network_policies: reflector::store().0,
+            pod_disruption_budgets: owned(),
+            ingresses: owned(),
+            http_routes: Some(owned()),
+        }
+    }
+
+    /// Every child kind the operator owns, one per field of [`ChildCaches`] (and of
+    /// [`Plan`](crate::fleet::plan::Plan)): the list the RBAC rules are generated from.
+    pub fn kinds() -> Vec<KindName> {
+        struct Kinds(Vec<KindName>);
+        impl VisitCache for Kinds {
+            fn cache<K: ChildKind>(&mut self, _: Option<&Store<Compact<K>>>) {
+                self.0.push(kind_name::<K>());
+            }
+        }
+        let mut kinds = Kinds(Vec::new());
+        Self::empty().each(&mut kinds);
+        kinds.0
+    }
+
     /// The resourceVersion of the cached child `kind`/`name` of namespace `ns`; None when the
     /// cache does not hold it.
     pub fn version(&self, ns: &str, kind: &str, name: &str) -> Option<String> {
-        fn of<K: ChildKind>(
-            c: &ChildCaches,
-            kind: &str,
-            ns: &str,
-            name: &str,
-        ) -> Option<Option<String>> {
-            (K::kind(&()) == kind).then(|| {
-                K::cache(c)
-                    .and_then(|store| store.get(&ObjectRef::new(name).within(ns)))
-                    .and_then(|k| k.meta().resource_version.clone())
-            })
+        struct Version<'a> {
+            ns: &'a str,
+            name: &'a str,
+            kind: &'a str,
+            found: Option<String>,
         }
-        of::<StatefulSet>(self, kind, ns, name)
-            .or_else(|| of::<Service>(self, kind, ns, name))
-            .or_else(|| of::<NetworkPolicy>(self, kind, ns, name))
-            .or_else(|| of::<PodDisruptionBudget>(self, kind, ns, name))
-            .or_else(|| of::<Ingress>(self, kind, ns, name))
-            .or_else(|| of::<HttpRoute>(self, kind, ns, name))
-            .flatten()
+        impl VisitCache for Version<'_> {
+            fn cache<K: ChildKind>(&mut self, store: Option<&Store<Compact<K>>>) {
+                if K::kind(&()) != self.kind {
+                    return;
+                }
+                let object = ObjectRef::new(self.name).within(self.ns);
+                self.found = store
+                    .and_then(|store| store.get(&object))
+                    .and_then(|k| k.meta().resource_version.clone());
+            }
+        }
+        let mut version = Version {
+            ns,
+            name,
+            kind,
+            found: None,
+        };
+        self.each(&mut version);
+        version.found
     }
 }
 
@@ -345,5 +396,29 @@ mod tests {
             owned_by(&owned, "other", "u1").is_empty(),
             "another namespace"
         );
+    }
+
+    #[test]
+    fn a_childs_version_is_read_from_its_kinds_cache() {
+        use kube::runtime::watcher::Event;
+        let mut caches = ChildCaches::empty();
+        let (store, mut writer) = kube::runtime::reflector::store();
+        let mut web = pdb("web", "u1");
+        web.meta_mut().resource_version = Some("42".into());
+        writer.apply_watcher_event(&Event::Apply(web));
+        caches.pod_disruption_budgets.store = store;
+        assert_eq!(
+            caches
+                .version("team", "PodDisruptionBudget", "web")
+                .as_deref(),
+            Some("42")
+        );
+        assert_eq!(
+            caches.version("team", "Ingress", "web"),
+            None,
+            "another kind"
+        );
+        assert_eq!(caches.version("team", "PodDisruptionBudget", "api"), None);
+        assert_eq!(caches.version("other", "PodDisruptionBudget", "web"), None);
     }
 }
