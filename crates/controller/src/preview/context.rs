@@ -1,36 +1,8 @@
 //! What the preview controller keeps beside the [shared](crate::shared::context) state: the
 //! writer of the previews' statuses and Events.
 
-use crate::shared::context::Shared;
-use crate::shared::retry::Controlled;
-use crate::status::writer::Writer;
+use crate::shared::context::WithWriter;
 use celld_api::CelldPreview;
-use std::sync::Arc;
 
 /// The preview controller's state.
-pub struct Context {
-    /// What every controller shares.
-    pub shared: Arc<Shared>,
-    /// The writer of the previews' statuses and Events.
-    pub status: Writer<CelldPreview>,
-}
-
-impl Context {
-    /// The preview controller's state over `shared`.
-    pub fn new(shared: Arc<Shared>) -> Self {
-        Self {
-            status: Writer::new(
-                shared.client.clone(),
-                shared.metrics.clone(),
-                shared.reporter(),
-            ),
-            shared,
-        }
-    }
-}
-
-impl Controlled for Context {
-    fn shared(&self) -> &Shared {
-        &self.shared
-    }
-}
+pub type Context = WithWriter<CelldPreview>;

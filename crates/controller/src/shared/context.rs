@@ -9,6 +9,8 @@ use crate::cache::caches::Caches;
 use crate::metrics::Metrics;
 use crate::shared::backoff::Backoff;
 use crate::shared::settings::Settings;
+use crate::status::reported::Reported;
+use crate::status::writer::Writer;
 use kube::Client;
 use kube::runtime::events::Reporter;
 use std::sync::Arc;
@@ -63,5 +65,40 @@ impl Shared {
     pub fn housekeeping(&self) {
         self.secrets.forget_deleted();
         self.backoff.forget_stale(Instant::now());
+    }
+}
+
+/// A controller's own context: it reaches the shared one.
+pub trait Controlled: Send + Sync + 'static {
+    /// The state every controller shares.
+    fn shared(&self) -> &Shared;
+}
+
+/// The context of a controller that keeps nothing of its own but the writer of its kind's
+/// statuses and Events (the preview and store controllers).
+pub struct WithWriter<K: Reported> {
+    /// What every controller shares.
+    pub shared: Arc<Shared>,
+    /// The writer of the kind's statuses and Events.
+    pub status: Writer<K>,
+}
+
+impl<K: Reported> WithWriter<K> {
+    /// The controller's state over `shared`.
+    pub fn new(shared: Arc<Shared>) -> Self {
+        Self {
+            status: Writer::new(
+                shared.client.clone(),
+                shared.metrics.clone(),
+                shared.reporter(),
+            ),
+            shared,
+        }
+    }
+}
+
+impl<K: Reported> Controlled for WithWriter<K> {
+    fn shared(&self) -> &Shared {
+        &self.shared
     }
 }

@@ -5,7 +5,7 @@
 //! [backoff](crate::shared::backoff), 1 s doubling up to 5 minutes, for every kind alike.
 
 use crate::error::Error;
-use crate::shared::context::Shared;
+use crate::shared::context::{Controlled, Shared};
 use crate::status::reported::Reported;
 use crate::status::writer::Writer;
 use kube::Resource;
@@ -13,12 +13,6 @@ use kube::core::{DeserializeGuard, ObjectMeta};
 use kube::runtime::controller::Action;
 use std::sync::Arc;
 use tracing::warn;
-
-/// A controller's own context: it reaches the shared one.
-pub trait Controlled: Send + Sync + 'static {
-    /// The state every controller shares.
-    fn shared(&self) -> &Shared;
-}
 
 /// The key of an object's failures: its kind, namespace and name.
 fn key<K: Reported>(meta: &ObjectMeta) -> String {

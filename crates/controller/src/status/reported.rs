@@ -26,13 +26,17 @@ pub trait Reported:
     + 'static
 {
     /// Its status.
-    type Status: Clone + PartialEq + Serialize + Debug + Send + Sync + 'static;
+    type Status: Clone + Default + PartialEq + Serialize + Debug + Send + Sync + 'static;
 
     /// The kind's name, for errors and logs.
     const KIND: &'static str;
 
     /// The status the object carries.
     fn status(&self) -> Option<&Self::Status>;
+
+    /// Where `status` lists its conditions, or None when the kind's reconcile reports every
+    /// failure in its status itself.
+    fn conditions(status: &mut Self::Status) -> Option<&mut Vec<Condition>>;
 
     /// `previous` saying that a reconcile failed with `reason` and `message` (a Degraded
     /// condition), or None when the kind's reconcile reports every failure in its status
@@ -42,22 +46,22 @@ pub trait Reported:
         reason: Reason,
         message: &str,
         generation: Option<i64>,
-    ) -> Option<Self::Status>;
-}
-
-/// `list` with its Degraded condition saying `reason` and `message`.
-fn degraded(list: &mut Vec<Condition>, reason: Reason, message: &str, generation: Option<i64>) {
-    let condition = conditions::make(
-        list,
-        DEGRADED,
-        Some(true),
-        reason.as_str(),
-        message,
-        generation,
-        Timestamp::now(),
-    );
-    list.retain(|c| c.type_ != DEGRADED);
-    list.push(condition);
+    ) -> Option<Self::Status> {
+        let mut status = previous.cloned().unwrap_or_default();
+        let list = Self::conditions(&mut status)?;
+        let condition = conditions::make(
+            list,
+            DEGRADED,
+            Some(true),
+            reason.as_str(),
+            message,
+            generation,
+            Timestamp::now(),
+        );
+        list.retain(|c| c.type_ != DEGRADED);
+        list.push(condition);
+        Some(status)
+    }
 }
 
 impl Reported for CelldFleet {
@@ -72,12 +76,7 @@ impl Reported for CelldFleet {
     /// reports (Degraded and one Warning per failure, from
     /// [`fleet::status`](crate::fleet::status)); what is left (the operator stopping, the
     /// status write itself failing) has no status to go to.
-    fn failed(
-        _: Option<&Self::Status>,
-        _: Reason,
-        _: &str,
-        _: Option<i64>,
-    ) -> Option<Self::Status> {
+    fn conditions(_: &mut Self::Status) -> Option<&mut Vec<Condition>> {
         None
     }
 }
@@ -90,15 +89,8 @@ impl Reported for CelldPreview {
         self.status.as_ref()
     }
 
-    fn failed(
-        previous: Option<&Self::Status>,
-        reason: Reason,
-        message: &str,
-        generation: Option<i64>,
-    ) -> Option<Self::Status> {
-        let mut status = previous.cloned().unwrap_or_default();
-        degraded(&mut status.conditions, reason, message, generation);
-        Some(status)
+    fn conditions(status: &mut Self::Status) -> Option<&mut Vec<Condition>> {
+        Some(&mut status.conditions)
     }
 }
 
@@ -110,14 +102,7 @@ impl Reported for CelldObjectStore {
         self.status.as_ref()
     }
 
-    fn failed(
-        previous: Option<&Self::Status>,
-        reason: Reason,
-        message: &str,
-        generation: Option<i64>,
-    ) -> Option<Self::Status> {
-        let mut status = previous.cloned().unwrap_or_default();
-        degraded(&mut status.conditions, reason, message, generation);
-        Some(status)
+    fn conditions(status: &mut Self::Status) -> Option<&mut Vec<Condition>> {
+        Some(&mut status.conditions)
     }
 }

@@ -63,6 +63,26 @@ fn kstatus(s: &CelldFleetStatus) -> [(&str, &str); 2] {
     })
 }
 
+/// What a reconcile of a serving fleet observed, at rest: each test changes what it is about.
+fn at_rest() -> Observation {
+    Observation {
+        generation: Some(3),
+        desired: 2,
+        storage: ObservedStorage::Resolved(storage(), deployed()),
+        route: Route::Ingress,
+        url: Some("http://a".into()),
+        failures: Vec::new(),
+        upgrade: Progress::Idle,
+        progress_deadline_s: 600,
+        holders: Vec::new(),
+        nodes: None,
+        deployed_at: None,
+        source: None,
+        capacity: None,
+        autoscale: None,
+    }
+}
+
 fn deployed() -> Pointer {
     Pointer::Deployed(DeploymentStatus {
         adopted: None,
@@ -77,20 +97,8 @@ fn deployed() -> Pointer {
 fn serving_fleet_is_ready_and_stable() {
     let (st, p, s) = (storage(), deployed(), sts(2));
     let o_observation = Observation {
-        generation: Some(3),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
-        route: Route::Ingress,
-        url: Some("http://a".into()),
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -111,9 +119,6 @@ fn serving_fleet_is_ready_and_stable() {
     );
 
     let starting = sts(1);
-    let o_observation = Observation {
-        ..o_observation.clone()
-    };
     let o = o_observation.observed(o.name, Some(&starting));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
     assert_eq!(
@@ -128,19 +133,10 @@ fn missing_pointer_holds_and_explains() {
     let (st, p) = (storage(), Pointer::Missing);
     let o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", None);
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -197,14 +193,7 @@ fn unresolved_store_is_degraded_and_keeps_last_deployment() {
         route: Route::None,
         url: None,
         failures: vec![failure.clone()],
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", None);
     let status = compute(Some(&previous), &o, Timestamp::UNIX_EPOCH);
@@ -227,19 +216,10 @@ fn missing_gateway_api_is_reported() {
     let (st, p, s) = (storage(), deployed(), sts(2));
     let o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::GatewayApiMissing,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -252,20 +232,10 @@ fn missing_gateway_api_is_reported() {
 fn same_observations_give_the_same_status() {
     let (st, p, s) = (storage(), deployed(), sts(1));
     let o_observation = Observation {
-        generation: Some(3),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let first = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -297,19 +267,10 @@ fn a_refused_child_makes_the_fleet_degraded_and_not_ready() {
     ];
     let o_observation = Observation {
         generation: Some(4),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
-        route: Route::Ingress,
         url: None,
         failures: failures.to_vec(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -347,19 +308,11 @@ fn an_unreadable_bucket_is_degraded_but_the_nodes_still_serve() {
     let failures = [Failure::bucket("connection refused")];
     let o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
         failures: failures.to_vec(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -379,19 +332,11 @@ fn a_failure_that_clears_clears_the_condition() {
     let failures = [refused("NetworkPolicy", "bad")];
     let mut o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
         failures: failures.to_vec(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let failing = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -427,20 +372,9 @@ fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
     };
     let status = |autoscale: &AutoscaleObserved| {
         let o_observation = Observation {
-            generation: Some(3),
-            desired: 2,
             storage: ObservedStorage::Resolved(st.clone(), p.clone()),
-            route: Route::Ingress,
-            url: Some("http://a".into()),
-            failures: Vec::new(),
-            upgrade: Progress::Idle,
-            progress_deadline_s: 600,
-            holders: Vec::new(),
-            nodes: None,
-            deployed_at: None,
-            source: None,
-            capacity: None,
             autoscale: Some(Box::new(autoscale.clone())),
+            ..at_rest()
         };
         let o = o_observation.observed("app", Some(&s));
         compute(None, &o, Timestamp::UNIX_EPOCH)

@@ -37,20 +37,12 @@ fn one_refusal() -> crate::nodes::adoption::Reading {
 fn a_refused_version_names_the_node_and_keeps_the_pointer() {
     let (st, p, s, reading) = (storage(), deployed(), sts(2), one_refusal());
     let o_observation = Observation {
-        generation: Some(3),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
         nodes: Some(Arc::new(reading.clone())),
         deployed_at: Some("2026-12-02T10:00:00Z".into()),
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);

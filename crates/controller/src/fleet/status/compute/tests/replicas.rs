@@ -10,20 +10,11 @@ fn scaling(desired: i32, sts_replicas: i32) -> CelldFleetStatus {
         status.updated_replicas = Some(sts_replicas);
     }
     let o_observation = Observation {
-        generation: Some(3),
         desired,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", Some(&s));
     compute(None, &o, Timestamp::UNIX_EPOCH)
@@ -50,19 +41,11 @@ fn no_statefulset_means_no_replicas_but_still_a_selector() {
     });
     let o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Failed(failure.clone()),
         route: Route::None,
         url: None,
         failures: vec![failure.clone()],
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed("app", None);
     let status = compute(None, &o, Timestamp::UNIX_EPOCH);
@@ -83,19 +66,10 @@ fn selector_selects_exactly_the_statefulsets_pods() {
     let (st, p) = (storage(), deployed());
     let o_observation = Observation {
         generation: Some(1),
-        desired: 2,
         storage: ObservedStorage::Resolved(st.clone(), p.clone()),
         route: Route::None,
         url: None,
-        failures: Vec::new(),
-        upgrade: Progress::Idle,
-        progress_deadline_s: 600,
-        holders: Vec::new(),
-        nodes: None,
-        deployed_at: None,
-        source: None,
-        capacity: None,
-        autoscale: None,
+        ..at_rest()
     };
     let o = o_observation.observed(&desired.name, None);
     let reported: std::collections::BTreeMap<String, String> =
