@@ -3,15 +3,18 @@
 //! without a deployment, so a correct operator sizes its StatefulSet by it), and each node's
 //! state once its StatefulSet is ready (the version the status says every node serves). Read
 //! with the operator's own clients (`celld_operator::storage`, `celld_operator::nodes`), from
-//! the same S3 server and the same stand-in for the nodes' API as in the operator's run.
+//! the same S3 server and the same stand-in for the nodes' API as in the operator's run; with
+//! the nodes unreachable ([`NodeAnswers::Unreachable`]), at the nodes' own names, as the
+//! operator's run dials them, where every read fails.
 
 use crate::error::{Error, Result};
+use crate::node_answers::NodeAnswers;
 use crate::settings::REPLICAS;
 use celld_api::CelldFleet;
 use celld_operator::buckets::bucket_clients::BucketClients;
 use celld_operator::buckets::object_store::StoreEndpoints;
 use celld_operator::buckets::pointer::{self, Pointer, PointerRead};
-use celld_operator::nodes::adoption::{Reading, standing};
+use celld_operator::nodes::adoption::{Answer, Reading, standing};
 use celld_operator::nodes::client::NodeApi;
 use celld_operator::nodes::reads::{FleetNodes, states};
 use k8s_openapi::api::core::v1::Secret;
@@ -25,15 +28,27 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 pub struct FloorReads {
     buckets: BucketClients,
     nodes: NodeApi,
+    answers: NodeAnswers,
 }
 
 impl FloorReads {
     /// Clients reaching every node through the nodes' API stand-in at `nodes_at`
     /// (`HOST:PORT`), as the operator's `--node-api-connect-to`.
     pub fn new(nodes_at: &str) -> Self {
+        Self::with(Some(nodes_at.to_owned()), NodeAnswers::Answering)
+    }
+
+    /// Clients reaching every node at its own name through its fleet's peer Service, as the
+    /// operator without `--node-api-connect-to` does: no node answers there.
+    pub fn unreachable() -> Self {
+        Self::with(None, NodeAnswers::Unreachable)
+    }
+
+    fn with(connect_to: Option<String>, answers: NodeAnswers) -> Self {
         Self {
             buckets: BucketClients::new(TIMEOUT, StoreEndpoints::default(), TIMEOUT),
-            nodes: NodeApi::new(Some(nodes_at.to_owned()), TIMEOUT),
+            nodes: NodeApi::new(connect_to, TIMEOUT),
+            answers,
         }
     }
 
@@ -72,7 +87,9 @@ impl FloorReads {
     }
 
     /// The state of each node of fleet `name` in `namespace`, every one serving `version`; an
-    /// error naming the node that does not.
+    /// error naming the node that does not. With the nodes unreachable, every node's read must
+    /// fail instead (the status then says why, as the operator's does): an error names a node
+    /// that answered.
     pub async fn nodes(&self, namespace: &str, name: &str, version: &str) -> Result<Reading> {
         let fleet = FleetNodes {
             namespace: namespace.to_owned(),
@@ -81,6 +98,21 @@ impl FloorReads {
             replicas: REPLICAS,
         };
         let nodes = states(&self.nodes, &fleet).await;
+        if self.answers == NodeAnswers::Unreachable {
+            if let Some((node, _)) = nodes
+                .iter()
+                .find(|(_, answer)| !matches!(answer, Answer::Unreadable(_)))
+            {
+                return Err(Error::FloorRead {
+                    what: format!("the state of node {node} of fleet {name}"),
+                    detail: "it answered, in a run whose nodes cannot be read".into(),
+                });
+            }
+            return Ok(Reading {
+                version: version.to_owned(),
+                nodes,
+            });
+        }
         // Judged as the operator judges a node for its status: adopted, or why not (`standing`
         // gives a reason exactly when the node has not adopted the version).
         for (node, answer) in &nodes {
@@ -135,5 +167,25 @@ mod tests {
             error.to_string().contains("node f3-1 of fleet f3"),
             "{error}"
         );
+    }
+
+    #[tokio::test]
+    async fn unreachable_nodes_are_read_at_their_own_names_and_each_read_fails() {
+        let reads = FloorReads::unreachable();
+        let version = crate::workload::deployed_version("f3-0").unwrap();
+        let reading = reads.nodes("bench-0", "f3", &version).await.unwrap();
+        assert_eq!(reading.version, version);
+        let names: Vec<&str> = reading.nodes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["f3-0", "f3-1"]);
+        for (node, answer) in &reading.nodes {
+            let Answer::Unreadable(why) = answer else {
+                panic!("{node} answered: {answer:?}");
+            };
+            // Dialled at its name through the peer Service, as the operator dials it.
+            assert!(
+                why.contains(&format!("{node}.f3-peer.bench-0.svc:")),
+                "{why}"
+            );
+        }
     }
 }

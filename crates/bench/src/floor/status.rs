@@ -174,4 +174,39 @@ mod tests {
         fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
         assert!(fleet_ready(&fleet));
     }
+
+    #[test]
+    fn with_nodes_that_cannot_be_read_the_status_is_ready_and_says_why() {
+        let s3 = crate::workload::tests::s3();
+        let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
+        fleet.metadata.generation = Some(1);
+        let rendered = render(&fleet, &Secret::default(), published("f3")).unwrap();
+        let version = crate::workload::deployed_version("f3-0").unwrap();
+        let why = "could not connect to f3-0.f3-peer.bench-0.svc:8081: no such host";
+        let unread = Reading {
+            nodes: (0..REPLICAS)
+                .map(|ordinal| (format!("f3-{ordinal}"), Answer::Unreadable(why.into())))
+                .collect(),
+            version,
+        };
+        let body = ready_status("f3", &rendered.status, unread, Timestamp::now());
+        let status = &body["status"];
+        let adopted = status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "Adopted")
+            .unwrap();
+        assert_eq!(
+            (&adopted["status"], &adopted["reason"]),
+            (&json!("Unknown"), &json!("NodeStateUnreadable"))
+        );
+        assert!(
+            adopted["message"].as_str().unwrap().contains(why),
+            "{adopted}"
+        );
+        assert_eq!(status["deployment"]["adopted"], "0/2");
+        fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
+        assert!(fleet_ready(&fleet), "Ready all the same: {status}");
+    }
 }
