@@ -5,7 +5,8 @@
 //! with the operator's own clients (`celld_operator::storage`, `celld_operator::nodes`), from
 //! the same S3 server and the same stand-in for the nodes' API as in the operator's run; with
 //! the nodes unreachable ([`NodeAnswers::Unreachable`]), at the nodes' own names, as the
-//! operator's run dials them, where every read fails.
+//! operator's run dials them, where every read fails, waited for no longer than the operator's
+//! reconcile waits ([`NODE_READ_BUDGET`]): its status is Ready without them.
 
 use crate::error::{Error, Result};
 use crate::node_answers::NodeAnswers;
@@ -14,6 +15,7 @@ use celld_api::CelldFleet;
 use celld_operator::buckets::bucket_clients::BucketClients;
 use celld_operator::buckets::object_store::StoreEndpoints;
 use celld_operator::buckets::pointer::{self, Pointer, PointerRead};
+use celld_operator::fleet::inputs::NODE_READ_BUDGET;
 use celld_operator::nodes::adoption::{Answer, Reading, standing};
 use celld_operator::nodes::client::NodeApi;
 use celld_operator::nodes::reads::{FleetNodes, states};
@@ -88,17 +90,28 @@ impl FloorReads {
 
     /// The state of each node of fleet `name` in `namespace`, every one serving `version`; an
     /// error naming the node that does not. With the nodes unreachable, every node's read must
-    /// fail instead (the status then says why, as the operator's does): an error names a node
-    /// that answered.
-    pub async fn nodes(&self, namespace: &str, name: &str, version: &str) -> Result<Reading> {
+    /// fail instead (the status then says why, as the operator's does; an error names a node
+    /// that answered), and a reading that takes longer than the operator's reconcile waits for
+    /// one (a resolver that does not answer) is none: the status is written without it, as the
+    /// operator's reconcile writes it.
+    pub async fn nodes(
+        &self,
+        namespace: &str,
+        name: &str,
+        version: &str,
+    ) -> Result<Option<Reading>> {
         let fleet = FleetNodes {
             namespace: namespace.to_owned(),
             name: name.to_owned(),
             peer_service: celld_operator::children::peer_service_name(name),
             replicas: REPLICAS,
         };
-        let nodes = states(&self.nodes, &fleet).await;
         if self.answers == NodeAnswers::Unreachable {
+            let Ok(nodes) =
+                tokio::time::timeout(NODE_READ_BUDGET, states(&self.nodes, &fleet)).await
+            else {
+                return Ok(None);
+            };
             if let Some((node, _)) = nodes
                 .iter()
                 .find(|(_, answer)| !matches!(answer, Answer::Unreadable(_)))
@@ -108,11 +121,12 @@ impl FloorReads {
                     detail: "it answered, in a run whose nodes cannot be read".into(),
                 });
             }
-            return Ok(Reading {
+            return Ok(Some(Reading {
                 version: version.to_owned(),
                 nodes,
-            });
+            }));
         }
+        let nodes = states(&self.nodes, &fleet).await;
         // Judged as the operator judges a node for its status: adopted, or why not (`standing`
         // gives a reason exactly when the node has not adopted the version).
         for (node, answer) in &nodes {
@@ -123,10 +137,10 @@ impl FloorReads {
                 });
             }
         }
-        Ok(Reading {
+        Ok(Some(Reading {
             version: version.to_owned(),
             nodes,
-        })
+        }))
     }
 }
 
@@ -146,6 +160,7 @@ mod tests {
         let reads = FloorReads::new(&double.address);
         let version = crate::workload::deployed_version("f3-0").unwrap();
         let reading = reads.nodes("bench-0", "f3", &version).await.unwrap();
+        let reading = reading.expect("read");
         assert_eq!(reading.version, version);
         let names: Vec<&str> = reading.nodes.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["f3-0", "f3-1"]);
@@ -173,7 +188,18 @@ mod tests {
     async fn unreachable_nodes_are_read_at_their_own_names_and_each_read_fails() {
         let reads = FloorReads::unreachable();
         let version = crate::workload::deployed_version("f3-0").unwrap();
-        let reading = reads.nodes("bench-0", "f3", &version).await.unwrap();
+        let started = std::time::Instant::now();
+        let read = reads.nodes("bench-0", "f3", &version).await.unwrap();
+        // Never waited for longer than the operator's reconcile waits.
+        assert!(
+            started.elapsed() < NODE_READ_BUDGET + std::time::Duration::from_millis(200),
+            "{:?}",
+            started.elapsed()
+        );
+        // A resolver that does not answer in time leaves no reading.
+        let Some(reading) = read else {
+            return;
+        };
         assert_eq!(reading.version, version);
         let names: Vec<&str> = reading.nodes.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["f3-0", "f3-1"]);
