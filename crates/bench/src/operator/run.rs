@@ -323,7 +323,7 @@ pub async fn run(
         ..Plan::fleets(count, nodes)
     };
     let mut setup = Setup::start(bin, &name, plan).await?;
-    match measure(&mut setup, count, nodes, answers).await {
+    match measure(&mut setup, count, nodes).await {
         Ok(run) => {
             setup.remove().await?;
             Ok(run)
@@ -337,12 +337,7 @@ pub async fn run(
     }
 }
 
-async fn measure(
-    setup: &mut Setup,
-    count: usize,
-    nodes: usize,
-    answers: NodeAnswers,
-) -> Result<OperatorRun> {
+async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<OperatorRun> {
     let client = setup.plane.client();
     let watches = Watches::start(&client);
     let anchor = Anchor::now();
@@ -369,10 +364,7 @@ async fn measure(
         settle(&mut setup.audit, &anchor, all_ready, settle_limit(count)).await?;
     // Read before anything else could publish more; they live for an hour.
     let events = events::count(&client).await?;
-    // Nodes that cannot be read never show a capacity: there is no round to wait for.
-    let capacity_round = if answers == NodeAnswers::Answering
-        && settled_at + IDLE_WINDOW > anchor.instant() + FIRST_CAPACITY_AGE
-    {
+    let capacity_round = if settled_at + IDLE_WINDOW > anchor.instant() + FIRST_CAPACITY_AGE {
         Some(first_capacity_round(setup, &watches, &anchor, count).await?)
     } else {
         None
