@@ -1,6 +1,7 @@
 //! The command line and the order of the runs.
 
 use crate::error::{Error, Result};
+use crate::node_answers::NodeAnswers;
 use crate::report::plot;
 use crate::results::{Results, Skipped, Step};
 use crate::{churn, fleet_counts, operator, plugin_start, previews, report};
@@ -46,6 +47,14 @@ pub struct Args {
     /// Churn cycles.
     #[arg(long, default_value_t = 5)]
     pub churn_cycles: usize,
+
+    /// How the nodes answer the node reads (`GET /state`) of the floor and the operator
+    /// (comma-separated or repeated): `answering`, a double answering for every node, runs every
+    /// fleet count; `unreachable`, no node answering (the operator dials each node at its name
+    /// in the cluster's DNS, which does not resolve here), runs the largest count once more
+    /// (default: both; `answering` for a count measured alone).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "MODE")]
+    pub node_answers: Vec<NodeAnswers>,
 
     /// Previews created on one parent fleet (0: no previews run).
     #[arg(long, default_value_t = 50)]
@@ -101,6 +110,18 @@ impl Args {
         }
     }
 
+    /// How the nodes answer, in the order the modes run (answering first).
+    fn answers(&self) -> Vec<NodeAnswers> {
+        let mut answers = match (self.node_answers.is_empty(), self.single) {
+            (false, _) => self.node_answers.clone(),
+            (true, Some(_)) => vec![NodeAnswers::Answering],
+            (true, None) => vec![NodeAnswers::Answering, NodeAnswers::Unreachable],
+        };
+        answers.sort_unstable();
+        answers.dedup();
+        answers
+    }
+
     /// The fleet counts to measure, in increasing order.
     fn counts(&self) -> Vec<usize> {
         let mut counts = match self.single() {
@@ -140,7 +161,8 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
             None
         }
     };
-    let measured = fleet_counts::measure(&bin, &counts, given_nodes, args.pairs()).await;
+    let measured =
+        fleet_counts::measure(&bin, &counts, given_nodes, args.pairs(), &args.answers()).await;
     skipped.extend(measured.skipped);
     let mut steps = measured.steps;
     let churn = if args.runs(Part::Churn) && args.churn_fleets > 0 && args.churn_cycles > 0 {
@@ -200,6 +222,7 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
         load: (load_before, load_average()),
         scales: measured.scales,
         repeats: measured.repeats,
+        unreachable: measured.unreachable,
         churn,
         previews,
         plugin,
@@ -294,6 +317,28 @@ mod tests {
         let alone =
             Args::try_parse_from(["celld-bench", "--single", "1000", "--pairs", "3"]).unwrap();
         assert_eq!(alone.pairs(), 3);
+    }
+
+    #[test]
+    fn the_nodes_answer_and_then_cannot_be_read_unless_told() {
+        use NodeAnswers::{Answering, Unreachable};
+        let all = Args::try_parse_from(["celld-bench"]).unwrap();
+        assert_eq!(all.answers(), [Answering, Unreachable]);
+        // A count alone keeps its nodes answering, as `make bench FLEETS=10000` always did.
+        let alone = Args::try_parse_from(["celld-bench", "--single", "40"]).unwrap();
+        assert_eq!(alone.answers(), [Answering]);
+        let told = Args::try_parse_from([
+            "celld-bench",
+            "--single",
+            "40",
+            "--node-answers",
+            "unreachable,answering,unreachable",
+        ])
+        .unwrap();
+        assert_eq!(told.answers(), [Answering, Unreachable]);
+        let one = Args::try_parse_from(["celld-bench", "--node-answers", "unreachable"]).unwrap();
+        assert_eq!(one.answers(), [Unreachable]);
+        assert!(Args::try_parse_from(["celld-bench", "--node-answers", "some"]).is_err());
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The fleet counts, each against its floor on the same fake nodes: first the fake nodes are
 //! chosen (given, or calibrated on the floor of the largest count), then every count runs its
 //! floor (the calibration's own, for the largest) and the operator, and the largest count runs
-//! more pairs of floor and operator, for the spread of its converge ratio.
+//! more pairs of floor and operator, for the spread of its converge ratio. All of that with the
+//! nodes answering; with them unreachable, the largest count runs one pair more.
 
 use crate::calibration_rule::next_nodes;
 use crate::error::Error;
+use crate::node_answers::NodeAnswers;
 use crate::results::{Calibration, FloorRun, Nodes, Scale, Skipped, Step};
 use crate::settings::{fake_nodes, nodes_for, pods_of};
 use crate::{floor, operator};
@@ -20,6 +22,8 @@ pub struct Measured {
     pub scales: Vec<Scale>,
     /// The further pairs of floor and operator of the largest count, in the order they ran.
     pub repeats: Vec<Scale>,
+    /// The largest count's pair with nodes that cannot be read, when asked for.
+    pub unreachable: Option<Scale>,
     /// The counts (or calibration runs) that could not be measured, and why.
     pub skipped: Vec<Skipped>,
     /// How long each run took.
@@ -28,16 +32,75 @@ pub struct Measured {
 
 /// Measures the operator `bin` at each of `counts` (increasing) against its floor, on `given`
 /// fake nodes or, when `None`, on the number the calibration chooses; the largest count runs
-/// `pairs` pairs of floor and operator in all.
-pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>, pairs: usize) -> Measured {
+/// `pairs` pairs of floor and operator in all. That is with the nodes answering, when `answers`
+/// holds [`NodeAnswers::Answering`]; when it holds [`NodeAnswers::Unreachable`], the largest
+/// count runs one pair with nodes that cannot be read too. The calibration times the floor in
+/// the first mode of `answers` (sorted, answering first).
+pub async fn measure(
+    bin: &Path,
+    counts: &[usize],
+    given: Option<usize>,
+    pairs: usize,
+    answers: &[NodeAnswers],
+) -> Measured {
     let mut m = Measured::default();
-    let Some(&largest) = counts.last() else {
+    let (Some(&largest), Some(&first)) = (counts.last(), answers.iter().min()) else {
         return m;
     };
     let nodes = match given {
         Some(n) => Nodes::Given(n),
-        None => Nodes::Calibrated(calibrate(largest, &mut m.steps).await),
+        None => Nodes::Calibrated(calibrate(largest, first, &mut m.steps).await),
     };
+    if answers.contains(&NodeAnswers::Answering) {
+        answering(bin, counts, &nodes, pairs, &mut m).await;
+    }
+    if answers.contains(&NodeAnswers::Unreachable) {
+        let step = Instant::now();
+        let what = format!("{largest} fleets, {}", NodeAnswers::Unreachable.describe());
+        // The calibration's chosen floor is this pair's when it was timed in this mode.
+        let calibrated = match &nodes {
+            Nodes::Calibrated(c) if first == NodeAnswers::Unreachable => c.chosen().cloned(),
+            _ => None,
+        };
+        let floor = match calibrated {
+            Some(floor) => Ok(floor),
+            None => {
+                floor_run(
+                    largest,
+                    nodes.count(),
+                    NodeAnswers::Unreachable,
+                    &mut m.steps,
+                )
+                .await
+            }
+        };
+        let measured = match floor {
+            Ok(floor) => {
+                operator_beside(
+                    bin,
+                    floor,
+                    nodes.count(),
+                    NodeAnswers::Unreachable,
+                    &mut m.steps,
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        m.unreachable = kept(measured, &what, &mut m.skipped);
+        eprintln!("bench: {what} took {:.0} s", step.elapsed().as_secs_f64());
+    }
+    m.nodes = Some(nodes);
+    m
+}
+
+/// The counts with their nodes answering, on `nodes`: each count's floor and operator, then the
+/// largest count's further pairs up to `pairs`; into `m`.
+async fn answering(bin: &Path, counts: &[usize], nodes: &Nodes, pairs: usize, m: &mut Measured) {
+    let Some(&largest) = counts.last() else {
+        return;
+    };
+    let answers = NodeAnswers::Answering;
     for &count in counts {
         let step = Instant::now();
         let floor = match &nodes {
@@ -52,10 +115,10 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>, pairs: 
                     continue;
                 }
             },
-            _ => floor_run(count, nodes.count(), &mut m.steps).await,
+            _ => floor_run(count, nodes.count(), answers, &mut m.steps).await,
         };
         let measured = match floor {
-            Ok(floor) => operator_beside(bin, floor, nodes.count(), &mut m.steps).await,
+            Ok(floor) => operator_beside(bin, floor, nodes.count(), answers, &mut m.steps).await,
             Err(e) => Err(e),
         };
         let what = format!("{count} fleets");
@@ -72,8 +135,6 @@ pub async fn measure(bin: &Path, counts: &[usize], given: Option<usize>, pairs: 
             eprintln!("bench: {what} took {:.0} s", step.elapsed().as_secs_f64());
         }
     }
-    m.nodes = Some(nodes);
-    m
 }
 
 /// The scale `measured`, or nothing with `what` and why added to `skipped`.
@@ -91,46 +152,67 @@ fn kept(measured: Result<Scale, Error>, what: &str, skipped: &mut Vec<Skipped>) 
     }
 }
 
-/// One more pair: the floor of `count` fleets on `nodes` fake nodes, then the operator `bin`.
+/// One more pair, the nodes answering: the floor of `count` fleets on `nodes` fake nodes, then
+/// the operator `bin`.
 async fn floor_then_operator(
     bin: &Path,
     count: usize,
     nodes: usize,
     steps: &mut Vec<Step>,
 ) -> Result<Scale, Error> {
-    let floor = floor_run(count, nodes, steps).await?;
-    operator_beside(bin, floor, nodes, steps).await
+    let answers = NodeAnswers::Answering;
+    let floor = floor_run(count, nodes, answers, steps).await?;
+    operator_beside(bin, floor, nodes, answers, steps).await
 }
 
-/// The floor of `count` fleets on `nodes` fake nodes, its time added to `steps`.
-async fn floor_run(count: usize, nodes: usize, steps: &mut Vec<Step>) -> Result<FloorRun, Error> {
-    let on = fake_nodes(nodes);
+/// `what` with the mode named when the nodes cannot be read.
+fn with_mode(what: String, answers: NodeAnswers) -> String {
+    match answers {
+        NodeAnswers::Answering => what,
+        NodeAnswers::Unreachable => format!("{what}, {}", answers.describe()),
+    }
+}
+
+/// The floor of `count` fleets on `nodes` fake nodes, their reads answered as `answers` says;
+/// its time added to `steps`.
+async fn floor_run(
+    count: usize,
+    nodes: usize,
+    answers: NodeAnswers,
+    steps: &mut Vec<Step>,
+) -> Result<FloorRun, Error> {
+    let on = with_mode(fake_nodes(nodes), answers);
     eprintln!("bench: {count} fleets: floor on {on}");
     let step = Instant::now();
-    let floor = floor::run::run(count, nodes).await;
+    let floor = floor::run::run(count, nodes, answers).await;
     steps.push(Step::new(format!("floor, {count} fleets, {on}"), step));
     floor
 }
 
-/// The operator `bin` on the fleets and fake nodes of `floor`, paired with it; its time added
-/// to `steps`.
+/// The operator `bin` on the fleets and fake nodes of `floor`, their reads answered as
+/// `answers` says, paired with it; its time added to `steps`.
 async fn operator_beside(
     bin: &Path,
     floor: FloorRun,
     nodes: usize,
+    answers: NodeAnswers,
     steps: &mut Vec<Step>,
 ) -> Result<Scale, Error> {
     let count = floor.fleets;
-    eprintln!("bench: {count} fleets: operator on {}", fake_nodes(nodes));
+    let on = with_mode(fake_nodes(nodes), answers);
+    eprintln!("bench: {count} fleets: operator on {on}");
     let step = Instant::now();
-    let operator = operator::run::run(bin, count, nodes).await;
-    steps.push(Step::new(format!("operator, {count} fleets"), step));
+    let operator = operator::run::run(bin, count, nodes, answers).await;
+    steps.push(Step::new(
+        with_mode(format!("operator, {count} fleets"), answers),
+        step,
+    ));
     operator.map(|operator| Scale { floor, operator })
 }
 
-/// Times the floor of `fleets` fleets on more and more fake nodes (see
-/// [`crate::calibration_rule`]); a run that fails ends it.
-async fn calibrate(fleets: usize, steps: &mut Vec<Step>) -> Calibration {
+/// Times the floor of `fleets` fleets, their node reads answered as `answers` says, on more and
+/// more fake nodes (see [`crate::calibration_rule`]); a run that fails ends it.
+async fn calibrate(fleets: usize, answers: NodeAnswers, steps: &mut Vec<Step>) -> Calibration {
     let mut c = Calibration {
         fleets,
         start: nodes_for(pods_of(fleets)),
@@ -138,10 +220,10 @@ async fn calibrate(fleets: usize, steps: &mut Vec<Step>) -> Calibration {
         failed: None,
     };
     while let Some(nodes) = next_nodes(c.start, &c.times()) {
-        let on = fake_nodes(nodes);
+        let on = with_mode(fake_nodes(nodes), answers);
         eprintln!("bench: calibrating the fake nodes: the floor of {fleets} fleets on {on}");
         let step = Instant::now();
-        let run = floor::run::run(fleets, nodes).await;
+        let run = floor::run::run(fleets, nodes, answers).await;
         steps.push(Step::new(format!("floor, {fleets} fleets, {on}"), step));
         match run {
             Ok(run) => c.runs.push(run),

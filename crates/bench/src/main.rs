@@ -26,6 +26,7 @@ mod error;
 mod fleet_counts;
 mod floor;
 mod measure;
+mod node_answers;
 mod operator;
 mod plane;
 mod plugin_start;

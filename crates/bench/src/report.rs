@@ -19,6 +19,7 @@ mod server;
 mod targets;
 #[cfg(test)]
 mod tests;
+mod unreachable;
 
 use crate::results::Results;
 use format::thousands;
@@ -71,6 +72,9 @@ fake nodes, or the machine busy with other work while it ran); measure again."
                 "\n![time to ready and resident memory against the number of fleets]({PLOT_FILE})"
             );
         }
+    }
+    if let Some(u) = &r.unreachable {
+        unreachable::section(&mut out, u, &r.scales);
     }
     if let Some(nodes) = &r.nodes {
         calibration::nodes(&mut out, nodes);

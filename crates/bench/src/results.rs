@@ -13,6 +13,7 @@ pub use skipped::Skipped;
 
 use crate::audit::{ByResource, ServerLoad, Tally};
 use crate::measure::cpu_meter::CpuUse;
+use crate::measure::events::EventCounts;
 use crate::measure::status_lag::StatusLag;
 use rate::{per_minute, seconds_per_minute};
 use std::time::Duration;
@@ -42,6 +43,8 @@ pub struct OperatorRun {
     pub to_settle: Tally,
     /// The same by resource and verb, reads and writes.
     pub by_resource: ByResource,
+    /// The Events it published on the fleets until it settled.
+    pub events: EventCounts,
     /// What the API server handled from the first create until every fleet was Ready, from
     /// everyone.
     pub server: ServerLoad,
@@ -58,7 +61,8 @@ pub struct OperatorRun {
     pub idle: Tally,
     /// The idle window.
     pub idle_window: Duration,
-    /// Node `GET /state` requests the operator sent during the idle window (capacity reads).
+    /// Node `GET /state` requests the operator sent during the idle window (capacity reads),
+    /// as the nodes' double answered them; 0 when the nodes cannot be read.
     pub idle_state_reads: u64,
     /// Fleets whose status first showed their capacity during the idle window: each one status
     /// write, the fleet's first reading of its nodes, due once the fleet is 5 minutes old and
@@ -107,6 +111,36 @@ impl OperatorRun {
     pub fn rss_growth_per_fleet_kib(&self) -> f64 {
         self.settled_rss_kib.saturating_sub(self.empty_rss_kib) as f64 / self.fleets.max(1) as f64
     }
+
+    /// Its status patches (`celldfleets/status`) until it settled, per fleet.
+    pub fn status_patches_per_fleet(&self) -> f64 {
+        per_fleet(status_patches(&self.by_resource), self.fleets)
+    }
+
+    /// Its Warning Events on fleets until it settled, per fleet.
+    pub fn warnings_per_fleet(&self) -> f64 {
+        per_fleet(self.events.warnings(), self.fleets)
+    }
+}
+
+impl FloorRun {
+    /// Its status patches (`celldfleets/status`) until every fleet was Ready, per fleet.
+    pub fn status_patches_per_fleet(&self) -> f64 {
+        per_fleet(status_patches(&self.by_resource), self.fleets)
+    }
+}
+
+/// The status patches (`patch` of `celldfleets/status`) among `requests`.
+pub fn status_patches(requests: &ByResource) -> u64 {
+    requests
+        .get(&("celldfleets/status".to_string(), "patch".to_string()))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// `n` per fleet of `fleets`.
+fn per_fleet(n: u64, fleets: usize) -> f64 {
+    n as f64 / fleets.max(1) as f64
 }
 
 /// The first round of capacity reads, as the bench waited for it.
@@ -295,6 +329,9 @@ pub struct Results {
     /// The largest count's further pairs of floor and operator, in the order they ran (the
     /// first pair is its entry in `scales`).
     pub repeats: Vec<Scale>,
+    /// The largest count's floor and operator with nodes that cannot be read (every node
+    /// `GET /state` fails), when measured: beside its entry in `scales`, whose nodes answer.
+    pub unreachable: Option<Scale>,
     /// The churn run, when it was measured.
     pub churn: Option<ChurnRun>,
     /// The previews run, when it was measured.

@@ -5,7 +5,8 @@
 //! status per fleet written once every child is applied and its nodes' states were read
 //! (Ready: [`reads`](crate::floor::reads)); timed from the first create until every fleet's status says Ready.
 //! It runs as the operator's ServiceAccount, so the API server authorizes it as it does the
-//! operator, and the audit log counts its requests.
+//! operator, and the audit log counts its requests. Its nodes answer as the operator's run's
+//! do ([`NodeAnswers`]): through the same double, or not at all.
 
 use super::children::render;
 use super::fleets::Fleets;
@@ -17,6 +18,7 @@ use crate::measure::clock::Anchor;
 use crate::measure::cpu_meter::CpuMeter;
 use crate::measure::readiness::Watches;
 use crate::measure::status_lag;
+use crate::node_answers::NodeAnswers;
 use crate::operator::run::AUDIT_LAG;
 use crate::plane::control_plane::BenchControlPlane;
 use crate::plane::identity;
@@ -29,10 +31,12 @@ use kube::Client;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::unbounded_channel;
 
-/// Measures the floor for `count` fleets on a fresh control plane with `nodes` fake nodes.
-pub async fn run(count: usize, nodes: usize) -> Result<FloorRun> {
-    let plane = BenchControlPlane::start(&format!("floor-{count}-{nodes}"), nodes).await?;
-    match measure(&plane, count, nodes).await {
+/// Measures the floor for `count` fleets on a fresh control plane with `nodes` fake nodes,
+/// whose node reads are answered as `answers` says.
+pub async fn run(count: usize, nodes: usize, answers: NodeAnswers) -> Result<FloorRun> {
+    let name = format!("floor-{count}-{nodes}{}", answers.plane_suffix());
+    let plane = BenchControlPlane::start(&name, nodes).await?;
+    match measure(&plane, count, nodes, answers).await {
         Ok(run) => {
             plane.remove().await?;
             Ok(run)
@@ -46,7 +50,12 @@ pub async fn run(count: usize, nodes: usize) -> Result<FloorRun> {
     }
 }
 
-async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Result<FloorRun> {
+async fn measure(
+    plane: &BenchControlPlane,
+    count: usize,
+    nodes: usize,
+    answers: NodeAnswers,
+) -> Result<FloorRun> {
     let admin = plane.client();
     let kubeconfig =
         identity::operator_kubeconfig(&admin, &plane.kubeconfig(), plane.dir()).await?;
@@ -58,12 +67,19 @@ async fn measure(plane: &BenchControlPlane, count: usize, nodes: usize) -> Resul
     let watches = Watches::start(&admin);
     let logs = plane.dir().join("logs");
     let (ready, watch) = work::watch_ready(client.clone(), logs.clone()).await?;
-    // The nodes' API, each node serving its fleet's version, as in the operator's run.
-    let double =
-        NodeDouble::start_per_pod("0.6.1", |pod| deployed_version(pod).unwrap_or_default())
-            .await
-            .map_err(Error::io("starting the nodes' API double", plane.dir()))?;
-    let reads = FloorReads::new(&double.address);
+    // The nodes' API, each node serving its fleet's version, as in the operator's run; or, with
+    // the nodes unreachable, none (it serves for as long as `_double` lives).
+    let (_double, reads) = match answers {
+        NodeAnswers::Answering => {
+            let double =
+                NodeDouble::start_per_pod("0.6.1", |pod| deployed_version(pod).unwrap_or_default())
+                    .await
+                    .map_err(Error::io("starting the nodes' API double", plane.dir()))?;
+            let reads = FloorReads::new(&double.address);
+            (Some(double), reads)
+        }
+        NodeAnswers::Unreachable => (None, FloorReads::unreachable()),
+    };
     let (applies, to_apply) = unbounded_channel();
     let fleets = Fleets::default();
     let anchor = Anchor::now();

@@ -47,15 +47,15 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
 }
 
 /// The status apply body of fleet `name` as observed in `observation`, with every node ready
-/// and its state as in `nodes`, at `now`.
+/// and its state as in `nodes` (none: the nodes were not read in time), at `now`.
 pub fn ready_status(
     name: &str,
     observation: &Observation,
-    nodes: Reading,
+    nodes: Option<Reading>,
     now: Timestamp,
 ) -> serde_json::Value {
     let observation = Observation {
-        nodes: Some(Arc::new(nodes)),
+        nodes: nodes.map(Arc::new),
         ..observation.clone()
     };
     let statefulset = StatefulSet {
@@ -118,7 +118,12 @@ mod tests {
         let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
         fleet.metadata.generation = Some(1);
         let rendered = render(&fleet, &Secret::default(), published("f3")).unwrap();
-        let body = ready_status("f3", &rendered.status, serving("f3"), Timestamp::now());
+        let body = ready_status(
+            "f3",
+            &rendered.status,
+            Some(serving("f3")),
+            Timestamp::now(),
+        );
         assert_eq!(body["kind"], "CelldFleet");
         let status = &body["status"];
         // As the operator wrote it for a Ready bench fleet: its conditions, in its order,
@@ -173,5 +178,55 @@ mod tests {
         );
         fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
         assert!(fleet_ready(&fleet));
+    }
+
+    #[test]
+    fn with_nodes_that_cannot_be_read_the_status_is_ready_and_says_why() {
+        let s3 = crate::workload::tests::s3();
+        let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
+        fleet.metadata.generation = Some(1);
+        let rendered = render(&fleet, &Secret::default(), published("f3")).unwrap();
+        let version = crate::workload::deployed_version("f3-0").unwrap();
+        let why = "could not connect to f3-0.f3-peer.bench-0.svc:8081: no such host";
+        let unread = Reading {
+            nodes: (0..REPLICAS)
+                .map(|ordinal| (format!("f3-{ordinal}"), Answer::Unreadable(why.into())))
+                .collect(),
+            version,
+        };
+        let body = ready_status("f3", &rendered.status, Some(unread), Timestamp::now());
+        let status = &body["status"];
+        let adopted = status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "Adopted")
+            .unwrap();
+        assert_eq!(
+            (&adopted["status"], &adopted["reason"]),
+            (&json!("Unknown"), &json!("NodeStateUnreadable"))
+        );
+        assert!(
+            adopted["message"].as_str().unwrap().contains(why),
+            "{adopted}"
+        );
+        assert_eq!(status["deployment"]["adopted"], "0/2");
+        fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
+        assert!(fleet_ready(&fleet), "Ready all the same: {status}");
+        // Not read in time: Ready, Adopted Unknown for that.
+        let body = ready_status("f3", &rendered.status, None, Timestamp::now());
+        let status = &body["status"];
+        let adopted = status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "Adopted")
+            .unwrap();
+        assert_eq!(
+            (&adopted["status"], &adopted["reason"]),
+            (&json!("Unknown"), &json!("NodeStateUnreadable"))
+        );
+        fleet.status = Some(serde_json::from_value(status.clone()).unwrap());
+        assert!(fleet_ready(&fleet), "{status}");
     }
 }

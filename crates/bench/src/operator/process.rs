@@ -3,7 +3,7 @@
 //! every namespace, its default settings, authenticated as its ServiceAccount.
 
 use crate::error::{Error, Result};
-use celld_fixtures::{Launch, NodeDouble, OPERATOR_BIN_ENV, OperatorProcess};
+use celld_fixtures::{Launch, OPERATOR_BIN_ENV, OperatorProcess};
 use std::path::{Path, PathBuf};
 
 /// The operator binary `$CELLD_OPERATOR_BIN`, which must be given: the bench measures a release
@@ -32,18 +32,21 @@ pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathB
 }
 
 /// Starts `bin` with `kubeconfig`, every namespace, default resyncs and no leader election,
-/// reaching the nodes' API at `nodes` (kwok's pods run no celld), logging warnings to `log`,
-/// and when new fleets start applying their public Service first and stop; returns once it
-/// leads and watches.
+/// reaching the nodes' API at `nodes_at` (`HOST:PORT` of the double: kwok's pods run no
+/// celld), or, when `None`, at each node's own name as in a cluster (nothing answers there),
+/// logging warnings to `log`, and when new fleets start applying their public Service first and
+/// stop; returns once it leads and watches.
 pub async fn start(
     bin: &Path,
     kubeconfig: &Path,
     log: &Path,
-    nodes: &NodeDouble,
+    nodes_at: Option<&str>,
 ) -> Result<OperatorProcess> {
-    let launch = Launch::new(bin, kubeconfig, log)
+    let mut launch = Launch::new(bin, kubeconfig, log)
         .args(["--leader-elect=false".to_string()])
-        .args(["--node-api-connect-to".to_string(), nodes.address.clone()])
         .env("RUST_LOG", "warn,celld_operator::fleet::service_lead=info");
+    if let Some(address) = nodes_at {
+        launch = launch.args(["--node-api-connect-to".to_string(), address.to_owned()]);
+    }
     Ok(OperatorProcess::start_leading(launch).await?)
 }

@@ -6,9 +6,11 @@ use crate::audit::AuditTail;
 use crate::error::{Error, Result};
 use crate::measure::clock::Anchor;
 use crate::measure::cpu_meter::CpuMeter;
+use crate::measure::events;
 use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_file_kib, rss_kib};
 use crate::measure::readiness::Watches;
 use crate::measure::status_lag;
+use crate::node_answers::NodeAnswers;
 use crate::plane::control_plane::BenchControlPlane;
 use crate::plane::identity;
 use crate::results::{CapacityRound, OperatorRun};
@@ -37,16 +39,19 @@ pub struct Plan {
     pub serves: fn(&str) -> Option<String>,
     /// Whether the audit log is read for the API server's load too (every user's requests).
     pub server_load: bool,
+    /// Whether the nodes answer (through a double serving `serves`) or cannot be read.
+    pub answers: NodeAnswers,
 }
 
 impl Plan {
-    /// For `fleets` bench fleets on `nodes` fake nodes.
+    /// For `fleets` bench fleets on `nodes` fake nodes, their nodes answering.
     pub fn fleets(fleets: usize, nodes: usize) -> Self {
         Plan {
             nodes,
             published: fleets,
             serves: crate::workload::deployed_version,
             server_load: true,
+            answers: NodeAnswers::Answering,
         }
     }
 }
@@ -69,8 +74,8 @@ pub struct Setup {
     pub empty_file_kib: u64,
     /// Ends the deploy pods of fleets with spec.source as published.
     deploy_pods: tokio::task::JoinHandle<()>,
-    /// The nodes' API the operator reads.
-    nodes: NodeDouble,
+    /// The nodes' API the operator reads; none when the nodes cannot be read.
+    nodes: Option<NodeDouble>,
 }
 
 impl Setup {
@@ -125,15 +130,20 @@ impl Setup {
         health
     }
 
+    /// The node `GET /state` reads the double answered so far (none without a double).
+    fn state_reads(&self) -> usize {
+        self.nodes.as_ref().map_or(0, NodeDouble::total_state_reads)
+    }
+
     /// Leaves the operator alone for [`IDLE_WINDOW`] and measures what it did meanwhile; the
     /// requests are read from the audit log afterwards, over [`Idle::start`]..[`Idle::end`].
     pub async fn idle(&mut self) -> Result<Idle> {
         let start = Instant::now();
         let cpu_before = cpu_ticks(self.pid);
-        let reads_before = self.nodes.total_state_reads();
+        let reads_before = self.state_reads();
         tokio::time::sleep(IDLE_WINDOW).await;
         let cpu_after = cpu_ticks(self.pid);
-        let state_reads = self.nodes.total_state_reads() - reads_before;
+        let state_reads = self.state_reads() - reads_before;
         let end = Instant::now();
         self.operator.check_alive()?;
         Ok(Idle {
@@ -155,7 +165,7 @@ struct Operating {
     empty_rss_kib: u64,
     empty_file_kib: u64,
     deploy_pods: tokio::task::JoinHandle<()>,
-    nodes: NodeDouble,
+    nodes: Option<NodeDouble>,
 }
 
 impl Operating {
@@ -173,20 +183,25 @@ impl Operating {
             audit
         };
         // The nodes' API the operator reads, each node serving its fleet's version; it serves
-        // for as long as the bench runs.
+        // for as long as the bench runs. With the nodes unreachable, none.
         let serves = plan.serves;
-        let nodes = NodeDouble::start_per_pod("0.6.1", move |pod| serves(pod).unwrap_or_default())
-            .await
-            .map_err(|source| Error::Io {
-                what: "starting the nodes' API double",
-                path: plane.dir().to_path_buf(),
-                source,
-            })?;
+        let nodes = match plan.answers {
+            NodeAnswers::Answering => Some(
+                NodeDouble::start_per_pod("0.6.1", move |pod| serves(pod).unwrap_or_default())
+                    .await
+                    .map_err(|source| Error::Io {
+                        what: "starting the nodes' API double",
+                        path: plane.dir().to_path_buf(),
+                        source,
+                    })?,
+            ),
+            NodeAnswers::Unreachable => None,
+        };
         let operator = process::start(
             bin,
             &kubeconfig,
             &plane.dir().join("logs/operator.log"),
-            &nodes,
+            nodes.as_ref().map(|n| n.address.as_str()),
         )
         .await?;
         let pid = operator.pid().ok_or_else(|| Error::Process {
@@ -216,7 +231,8 @@ pub struct Idle {
     pub start: Instant,
     /// When it ended.
     pub end: Instant,
-    /// Node `GET /state` requests it sent (capacity reads).
+    /// Node `GET /state` requests it sent (capacity reads) that the double answered; 0 when
+    /// the nodes cannot be read.
     pub state_reads: u64,
     /// CPU time (user + system) it used.
     pub cpu: Duration,
@@ -293,10 +309,20 @@ async fn first_capacity_round(
     })
 }
 
-/// Measures the operator on `count` fleets on a fresh control plane with `nodes` fake nodes.
-pub async fn run(bin: &Path, count: usize, nodes: usize) -> Result<OperatorRun> {
-    let name = format!("operator-{count}");
-    let mut setup = Setup::start(bin, &name, Plan::fleets(count, nodes)).await?;
+/// Measures the operator on `count` fleets on a fresh control plane with `nodes` fake nodes,
+/// whose node reads are answered as `answers` says.
+pub async fn run(
+    bin: &Path,
+    count: usize,
+    nodes: usize,
+    answers: NodeAnswers,
+) -> Result<OperatorRun> {
+    let name = format!("operator-{count}{}", answers.plane_suffix());
+    let plan = Plan {
+        answers,
+        ..Plan::fleets(count, nodes)
+    };
+    let mut setup = Setup::start(bin, &name, plan).await?;
     match measure(&mut setup, count, nodes).await {
         Ok(run) => {
             setup.remove().await?;
@@ -336,6 +362,8 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
     );
     let (settled_at, writes_stopped) =
         settle(&mut setup.audit, &anchor, all_ready, settle_limit(count)).await?;
+    // Read before anything else could publish more; they live for an hour.
+    let events = events::count(&client).await?;
     let capacity_round = if settled_at + IDLE_WINDOW > anchor.instant() + FIRST_CAPACITY_AGE {
         Some(first_capacity_round(setup, &watches, &anchor, count).await?)
     } else {
@@ -392,6 +420,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Operat
         writes_stopped,
         to_settle,
         by_resource,
+        events,
         server,
         server_writes,
         cpu,

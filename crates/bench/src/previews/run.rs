@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::measure::clock::Anchor;
 use crate::measure::proc_stats::{rss_file_kib, rss_kib};
 use crate::measure::readiness::max_lag;
+use crate::node_answers::NodeAnswers;
 use crate::operator::run::{AUDIT_LAG, Plan, Setup, settle};
 use crate::results::PreviewsRun;
 use crate::settings::{IDLE_WINDOW, REPLICAS, nodes_for, ready_timeout, settle_limit};
@@ -26,6 +27,7 @@ fn plan(count: usize) -> Plan {
         published: 0,
         serves: served_version,
         server_load: false,
+        answers: NodeAnswers::Answering,
     }
 }
 

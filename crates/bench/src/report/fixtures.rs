@@ -3,6 +3,7 @@
 
 use crate::audit::{Percentiles, ServerLoad, Tally};
 use crate::measure::cpu_meter::CpuUse;
+use crate::measure::events::EventCounts;
 use crate::measure::status_lag::{Split, StatusLag};
 use crate::results::{
     Calibration, ChurnRun, Connections, ControlPlaneMemory, Cycle, FloorRun, Nodes, OperatorRun,
@@ -144,6 +145,7 @@ pub(crate) fn scale(fleets: usize, floor_s: u64, ready_s: u64, rss_kib: u64) -> 
             ]
             .into_iter()
             .collect(),
+            events: EventCounts::default(),
             server: load(fleets as u64 * 50, ready_s, 3),
             server_writes: [(("endpoints".into(), "update".into()), fleets as u64 * 2)]
                 .into_iter()
@@ -197,6 +199,7 @@ pub(crate) fn results() -> Results {
             scale(1000, 50, 150, 80 * 1024),
         ],
         repeats: Vec::new(),
+        unreachable: None,
         churn: Some(ChurnRun {
             fleets: 300,
             cycles: vec![
