@@ -35,7 +35,8 @@ pub struct SourceRead {
     pub job_base: String,
     /// The Job status.source.lastAttempted names.
     pub job: JobSeen,
-    /// status.source as last written (see [`Writer::latest`](crate::fleet::status::write::Writer::latest)).
+    /// status.source as last written (the fleet's newest status, see
+    /// [`Writer::latest`](crate::status::writer::Writer::latest)).
     pub previous: Option<SourceStatus>,
 }
 
