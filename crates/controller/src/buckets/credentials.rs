@@ -5,7 +5,7 @@
 use celld_api::labels::secret_keys;
 use k8s_openapi::api::core::v1::Secret;
 use kube::core::PartialObjectMeta;
-use kube::runtime::reflector::Store;
+use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Api, Client, ResourceExt};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -56,9 +56,25 @@ impl SecretContents {
         }
     }
 
+    /// The Secret `name` of `ns`: from its metadata in the cache, the contents read before when
+    /// its resourceVersion is the same, otherwise read now; a Secret the cache does not hold
+    /// (yet) is read from the API server, so one created together with its fleet is not taken
+    /// for missing. None when it does not exist.
+    pub async fn named(
+        &self,
+        client: &Client,
+        ns: &str,
+        name: &str,
+    ) -> Result<Option<Arc<Secret>>, kube::Error> {
+        match self.cache.get(&ObjectRef::new(name).within(ns)) {
+            Some(meta) => self.get(client, &meta).await,
+            None => self.read(client, ns, name).await,
+        }
+    }
+
     /// The Secret described by `meta` (from the metadata cache): the contents read before when
     /// its resourceVersion is the same, otherwise read now. None when it no longer exists.
-    pub async fn get(
+    async fn get(
         &self,
         client: &Client,
         meta: &PartialObjectMeta<Secret>,
@@ -80,7 +96,7 @@ impl SecretContents {
 
     /// Reads the Secret `name` of `ns` from the API server (for a Secret the cache does not
     /// hold yet) and remembers it.
-    pub async fn read(
+    async fn read(
         &self,
         client: &Client,
         ns: &str,

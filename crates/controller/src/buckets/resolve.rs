@@ -58,11 +58,10 @@ pub async fn resolve_storage(
     let secret = match &storage.credentials_secret {
         None => None,
         Some(name) => {
-            let secret = match caches.secret(ns, name) {
-                Some(meta) => secrets.get(client, &meta).await,
-                None => secrets.read(client, ns, name).await,
-            }
-            .map_err(api_error(format!("Secret '{name}'")))?;
+            let secret = secrets
+                .named(client, ns, name)
+                .await
+                .map_err(api_error(format!("Secret '{name}'")))?;
             let schemes = [storage.bucket.scheme];
             resolve::check_secret(name, ns, secret.as_deref(), &schemes)?;
             Some(secret.ok_or_else(|| ResolveError::SecretNotFound {

@@ -280,11 +280,6 @@ impl Caches {
         let guard = self.fleets.get(&ObjectRef::new(name).within(ns))?;
         guard.0.as_ref().ok().cloned()
     }
-
-    /// The metadata of the Secret `name` of namespace `ns` as cached.
-    pub fn secret(&self, ns: &str, name: &str) -> Option<Arc<PartialObjectMeta<Secret>>> {
-        self.secrets.get(&ObjectRef::new(name).within(ns))
-    }
 }
 
 /// The cached child `name` of namespace `ns`, parsed. A cached object that does not parse as

@@ -99,11 +99,11 @@ async fn reconcile_store(store: &CelldObjectStore, ctx: &Context) -> Result<Acti
         None => Ok(None),
         Some(secret_ref) => {
             let secret_name = &secret_ref.name;
-            let secret = match shared.caches.secret(&ns, secret_name) {
-                Some(meta) => shared.secrets.get(&shared.client, &meta).await,
-                None => shared.secrets.read(&shared.client, &ns, secret_name).await,
-            }
-            .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
+            let secret = shared
+                .secrets
+                .named(&shared.client, &ns, secret_name)
+                .await
+                .map_err(|e| Error::kube(format!("reading Secret {secret_name}"), e))?;
             let schemes = resolve::store_schemes(&store.spec);
             resolve::check_secret(secret_name, &ns, secret.as_deref(), schemes)
                 .map(|scheme| Some(resolve::needed_keys(&[scheme])))
