@@ -38,6 +38,13 @@ pub trait Reported:
     /// failure in its status itself.
     fn conditions(status: &mut Self::Status) -> Option<&mut Vec<Condition>>;
 
+    /// Whether the kind's status has a place for a failed reconcile (see [`conditions`]).
+    ///
+    /// [`conditions`]: Reported::conditions
+    fn says_failures() -> bool {
+        Self::conditions(&mut Self::Status::default()).is_some()
+    }
+
     /// `previous` saying that a reconcile failed with `reason` and `message` (a Degraded
     /// condition), or None when the kind's reconcile reports every failure in its status
     /// itself.

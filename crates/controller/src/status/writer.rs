@@ -158,6 +158,9 @@ impl<K: Reported> Writer<K> {
     /// and publishes one Warning the first time (a retry that fails the same way finds it in
     /// the status and stays quiet).
     pub async fn failed(&self, object: &K, error: &Error) {
+        if !K::says_failures() {
+            return;
+        }
         let reason = error.reason();
         let message = error.to_string();
         let generation = object.meta().generation;
