@@ -182,6 +182,15 @@ mod tests {
 
     #[test]
     fn with_nodes_that_cannot_be_read_the_status_is_ready_and_says_why() {
+        /// The Adopted condition of `status`.
+        fn adopted_of(status: &serde_json::Value) -> &serde_json::Value {
+            status["conditions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["type"] == "Adopted")
+                .unwrap()
+        }
         let s3 = crate::workload::tests::s3();
         let mut fleet = crate::workload::fleet_manifest(3, &s3).unwrap();
         fleet.metadata.generation = Some(1);
@@ -196,12 +205,7 @@ mod tests {
         };
         let body = ready_status("f3", &rendered.status, Some(unread), Timestamp::now());
         let status = &body["status"];
-        let adopted = status["conditions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "Adopted")
-            .unwrap();
+        let adopted = adopted_of(status);
         assert_eq!(
             (&adopted["status"], &adopted["reason"]),
             (&json!("Unknown"), &json!("NodeStateUnreadable"))
@@ -216,12 +220,7 @@ mod tests {
         // Not read in time: Ready, Adopted Unknown for that.
         let body = ready_status("f3", &rendered.status, None, Timestamp::now());
         let status = &body["status"];
-        let adopted = status["conditions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "Adopted")
-            .unwrap();
+        let adopted = adopted_of(status);
         assert_eq!(
             (&adopted["status"], &adopted["reason"]),
             (&json!("Unknown"), &json!("NodeStateUnreadable"))
