@@ -38,6 +38,7 @@ pub struct Metrics {
     source_drift: Counter,
     scale_decisions: Family<Labels, Counter>,
     node_state_reads: Family<Labels, Counter>,
+    nodes_unreachable: Gauge,
     /// What the controllers export of their own state (the fleets' capacity gauges), set
     /// anew by each leadership term.
     exported: Mutex<Registry>,
@@ -130,8 +131,14 @@ impl Default for Metrics {
         let node_state_reads = Family::<Labels, Counter>::default();
         registry.register(
             "node_state_reads",
-            "GET /state requests to the fleets' nodes for their capacity, by result (ok, unreadable)",
+            "GET /state requests to the fleets' nodes, by reader (capacity: the capacity reader; reconcile: a fleet's reconcile, for status.nodes and upgrades) and result: ok, unreachable (no connection), silent (no answer in time), bad_answer (an error status, or not celld's state)",
             node_state_reads.clone(),
+        );
+        let nodes_unreachable = Gauge::default();
+        registry.register(
+            "nodes_unreachable",
+            "1 while the operator reaches no node's API: the last connections to nodes all failed (the operator's network cannot reach the pods' port 8081)",
+            nodes_unreachable.clone(),
         );
         registry.register(
             "status_followed",
@@ -157,6 +164,7 @@ impl Default for Metrics {
             source_drift,
             scale_decisions,
             node_state_reads,
+            nodes_unreachable,
             exported: Mutex::new(Registry::with_prefix(PREFIX)),
         }
     }
@@ -183,15 +191,19 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts the capacity reads of nodes: `ok` answered, `unreadable` did not.
-    pub fn node_states_read(&self, ok: u64, unreadable: u64) {
-        for (result, n) in [("ok", ok), ("unreadable", unreadable)] {
-            if n > 0 {
-                self.node_state_reads
-                    .get_or_create(&vec![("result".to_string(), result.to_string())])
-                    .inc_by(n);
-            }
-        }
+    /// Counts a read of a node's state by `reader`, by `result`.
+    pub fn node_state_read(&self, reader: &str, result: &str) {
+        self.node_state_reads
+            .get_or_create(&vec![
+                ("reader".to_string(), reader.to_string()),
+                ("result".to_string(), result.to_string()),
+            ])
+            .inc();
+    }
+
+    /// Says whether the operator reaches no node's API.
+    pub fn set_nodes_unreachable(&self, unreachable: bool) {
+        self.nodes_unreachable.set(i64::from(unreachable));
     }
 
     /// Exports `collector`'s metrics from now on, in place of what was exported before (a
@@ -317,11 +329,14 @@ impl Metrics {
 
     /// Node `GET /state` reads of the capacity reader so far, answered or not.
     pub fn node_state_reads(&self) -> u64 {
-        ["ok", "unreadable"]
+        ["ok", "unreachable", "silent", "bad_answer"]
             .into_iter()
             .filter_map(|result| {
                 self.node_state_reads
-                    .get(&vec![("result".to_string(), result.to_string())])
+                    .get(&vec![
+                        ("reader".to_string(), "capacity".to_string()),
+                        ("result".to_string(), result.to_string()),
+                    ])
                     .map(|c| c.get())
             })
             .sum()

@@ -90,6 +90,7 @@ mod tests {
     use crate::measure::readiness::fleet_ready;
     use celld_api::contract::node_api::{NodeDeployment, NodeState};
     use celld_operator::nodes::adoption::Answer;
+    use celld_operator::nodes::unanswered::Unanswered;
     use k8s_openapi::api::core::v1::Secret;
 
     /// The nodes of bench fleet `fleet`, each serving its version, as the floor reads them.
@@ -196,10 +197,10 @@ mod tests {
         fleet.metadata.generation = Some(1);
         let rendered = render(&fleet, &Secret::default(), published("f3")).unwrap();
         let version = crate::workload::deployed_version("f3-0").unwrap();
-        let why = "could not connect to f3-0.f3-peer.bench-0.svc:8081: no such host";
+        let why = Unanswered::Unreachable;
         let unread = Reading {
             nodes: (0..REPLICAS)
-                .map(|ordinal| (format!("f3-{ordinal}"), Answer::Unreadable(why.into())))
+                .map(|ordinal| (format!("f3-{ordinal}"), Answer::Unreadable(why)))
                 .collect(),
             version,
         };
@@ -211,7 +212,10 @@ mod tests {
             (&json!("Unknown"), &json!("NodeStateUnreadable"))
         );
         assert!(
-            adopted["message"].as_str().unwrap().contains(why),
+            adopted["message"]
+                .as_str()
+                .unwrap()
+                .contains(&why.to_string()),
             "{adopted}"
         );
         assert_eq!(status["deployment"]["adopted"], "0/2");

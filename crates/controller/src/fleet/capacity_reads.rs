@@ -12,6 +12,7 @@ use crate::capacity::store::FleetRef;
 use crate::children::peer_service_name;
 use crate::fleet::context::Context;
 use crate::nodes::adoption::{Answer, Reading};
+use crate::nodes::reachability::Reader;
 use crate::nodes::reads::{FleetNodes, states};
 use celld_api::CelldFleet;
 use futures::future::join_all;
@@ -229,7 +230,7 @@ async fn read(ctx: &Context, due: Due) {
         peer_service: peer_service_name(&due.name),
         replicas: due.replicas,
     };
-    let answers = states(&ctx.nodes.api, &nodes).await;
+    let answers = states(&ctx.nodes.api, &nodes, Reader::Capacity).await;
     let taken = Instant::now();
     // The same states stand in for the fleet's next periodic reconcile's reading.
     if let Some(version) = ctx.reads.pointers.deployed_version(&due.uid) {
@@ -243,13 +244,9 @@ async fn read(ctx: &Context, due: Due) {
         .into_iter()
         .map(|(pod, answer)| match answer {
             Answer::State(state, _) => node_capacity(&pod, &state),
-            Answer::Unreadable(why) => unreadable(&pod, why),
+            Answer::Unreadable(why) => unreadable(&pod, why.to_string()),
         })
         .collect();
-    let failed = nodes.iter().filter(|n| n.error.is_some()).count() as u64;
-    ctx.shared
-        .metrics
-        .node_states_read(nodes.len() as u64 - failed, failed);
     let reading = FleetReading {
         read_at: Timestamp::now(),
         nodes,

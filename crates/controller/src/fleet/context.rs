@@ -12,6 +12,7 @@ use crate::fleet::service_lead::ServiceLead;
 use crate::fleet::settled::{FULL_RECONCILES_PER_SECOND, Settled};
 use crate::fleet::status::write::FleetWriter;
 use crate::nodes::client::NodeApi;
+use crate::nodes::reachability::Reachability;
 use crate::nodes::reads::NodeReads;
 use crate::shared::context::{Controlled, Shared};
 use crate::shared::resync_budget;
@@ -98,7 +99,11 @@ impl Context {
                 gateway_api: AtomicBool::new(gateway_api),
             },
             nodes: NodeState {
-                api: NodeApi::new(settings.node_api_connect_to.clone(), NODE_API_TIMEOUT),
+                api: NodeApi::with(
+                    settings.node_api_connect_to.clone(),
+                    NODE_API_TIMEOUT,
+                    Reachability::counted(shared.metrics.clone()),
+                ),
                 reads: Arc::new(NodeReads::default()),
                 trigger: node_trigger,
                 capacity,

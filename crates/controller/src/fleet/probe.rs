@@ -7,6 +7,7 @@ use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
 use crate::nodes::adoption::{Answer, Reading};
+use crate::nodes::reachability::Reader;
 use crate::nodes::reads::{self, FleetNodes};
 use crate::upgrade::decide::{Probe, Probed, Restores};
 use celld_api::labels;
@@ -36,7 +37,7 @@ pub async fn probe(
                         peer_service: peer_service_name(name),
                         replicas,
                     };
-                    reads::states(&ctx.nodes.api, &nodes).await
+                    reads::states(&ctx.nodes.api, &nodes, Reader::Reconcile).await
                 }
             };
             Ok(Probed {

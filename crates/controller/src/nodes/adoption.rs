@@ -3,17 +3,22 @@
 //! behind), each node's standing ([`NodeStatus`]) and the fleet's Adopted condition
 //! ([`NodeVerdict`]). A state that cannot be read is never taken as adopted. Pure.
 
+use crate::nodes::unanswered::Unanswered;
 use celld_api::contract::node_api::NodeState;
 use celld_api::contract::node_api::Reload;
 use celld_api::{Adoption, NodeStatus};
 
 /// What one node answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "nearly every answer is a state: boxing it would cost an allocation per node read"
+)]
 pub enum Answer {
     /// Its state, and what it answered to a reload if it was behind and was sent one.
     State(NodeState, Option<Reload>),
     /// Its state could not be read: why.
-    Unreadable(String),
+    Unreadable(Unanswered),
 }
 
 /// The states of a fleet's nodes, read for the version the pointer names.
@@ -132,7 +137,7 @@ impl Reading {
 /// Where the node that gave `answer` stands with `version`, and why when not adopted.
 pub fn standing(version: &str, answer: &Answer) -> (Adoption, Option<String>) {
     let (state, reload) = match answer {
-        Answer::Unreadable(why) => return (Adoption::Unreadable, Some(why.clone())),
+        Answer::Unreadable(why) => return (Adoption::Unreadable, Some(why.to_string())),
         Answer::State(state, reload) => (state, reload),
     };
     let serves = state.version();
@@ -262,7 +267,7 @@ mod tests {
     fn a_silent_node_is_not_ready_only_while_the_fleet_says_so() {
         let r = reading(vec![
             serving(V, false),
-            Answer::Unreadable("connection refused".into()),
+            Answer::Unreadable(Unanswered::Unreachable),
         ]);
         let starting = r.summary(1);
         assert_eq!(starting.verdict, NodeVerdict::Adopted);
@@ -450,8 +455,8 @@ mod tests {
     #[test]
     fn no_node_ready_is_not_a_verdict_on_the_version() {
         let s = reading(vec![
-            Answer::Unreadable("not ready".into()),
-            Answer::Unreadable("not ready".into()),
+            Answer::Unreadable(Unanswered::Unreachable),
+            Answer::Unreadable(Unanswered::Unreachable),
         ])
         .summary(0);
         assert_eq!(

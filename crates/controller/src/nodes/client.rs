@@ -1,8 +1,11 @@
 //! A client of celld's node API: `GET /state` and `POST /reload` on each node's internal
 //! listener, at its stable name through the peer Service. Plain HTTP, as celld serves it; the
 //! fleet's NetworkPolicy admits the operator's pods. Every request is bounded in time, and the
-//! requests in flight across all fleets are bounded too.
+//! requests in flight across all fleets are bounded too. The client carries the operator's
+//! [`Reachability`] of the nodes, which its readers tell what each state read met.
 
+use crate::nodes::reachability::Reachability;
+use crate::nodes::unanswered::Unanswered;
 use bytes::Bytes;
 use celld_api::contract::node_api::{NodeState, STATE_PATH};
 use celld_api::contract::node_api::{RELOAD_PATH, Reload};
@@ -10,6 +13,7 @@ use http::{Method, Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper_util::rt::TokioIo;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
@@ -31,13 +35,16 @@ pub enum NodeApiError {
         /// What the connection attempt met.
         source: std::io::Error,
     },
-    /// The node did not answer in time.
-    #[error("{address} did not answer within {timeout:?}")]
+    /// No answer in time: no connection was made (`connected` false), or the node took it and
+    /// did not answer.
+    #[error("{address} {} within {timeout:?}", if *connected { "did not answer" } else { "could not be reached" })]
     Timeout {
         /// The node's address.
         address: String,
         /// The bound.
         timeout: Duration,
+        /// Whether a connection was made before the bound.
+        connected: bool,
     },
     /// The HTTP exchange failed.
     #[error("{request} on {address} failed: {message}")]
@@ -67,6 +74,23 @@ pub enum NodeApiError {
     },
 }
 
+impl NodeApiError {
+    /// Its cause, as a status tells it.
+    pub fn unanswered(&self) -> Unanswered {
+        match self {
+            Self::Connect { .. }
+            | Self::Timeout {
+                connected: false, ..
+            } => Unanswered::Unreachable,
+            Self::Timeout {
+                connected: true, ..
+            } => Unanswered::Silent,
+            Self::Status { status, .. } => Unanswered::ErrorStatus(status.as_u16()),
+            Self::Http { .. } | Self::Body { .. } => Unanswered::NotState,
+        }
+    }
+}
+
 /// A client of the nodes' internal API.
 #[derive(Debug, Clone)]
 pub struct NodeApi {
@@ -77,16 +101,29 @@ pub struct NodeApi {
     timeout: Duration,
     /// Slots for requests in flight.
     slots: Arc<Semaphore>,
+    /// Whether the nodes answer the operator at all.
+    reachability: Arc<Reachability>,
 }
 
 impl NodeApi {
     /// A client connecting to each node's own address, or to `connect_to` for all of them.
     pub fn new(connect_to: Option<String>, timeout: Duration) -> Self {
+        Self::with(connect_to, timeout, Reachability::default())
+    }
+
+    /// A client as [`new`](Self::new) makes, whose state reads go to `reachability`.
+    pub fn with(connect_to: Option<String>, timeout: Duration, reachability: Reachability) -> Self {
         Self {
             connect_to,
             timeout,
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            reachability: Arc::new(reachability),
         }
+    }
+
+    /// Whether the nodes answer the operator at all, told by the readers of their states.
+    pub fn reachability(&self) -> &Reachability {
+        &self.reachability
     }
 
     /// The state of the node at `address` (`HOST:PORT`).
@@ -117,23 +154,27 @@ impl NodeApi {
         path: &str,
         address: &str,
     ) -> Result<(StatusCode, Bytes), NodeApiError> {
+        let connected = AtomicBool::new(false);
         let exchange = async {
             let _slot = self.slots.acquire().await;
-            self.exchange(&method, path, address).await
+            self.exchange(&method, path, address, &connected).await
         };
         tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| NodeApiError::Timeout {
                 address: address.to_string(),
                 timeout: self.timeout,
+                connected: connected.load(Ordering::Relaxed),
             })?
     }
 
+    /// `method path` on the node at `address`; `connected` is set once the connection is made.
     async fn exchange(
         &self,
         method: &Method,
         path: &str,
         address: &str,
+        connected: &AtomicBool,
     ) -> Result<(StatusCode, Bytes), NodeApiError> {
         let http = |e: &dyn std::fmt::Display| NodeApiError::Http {
             request: format!("{method} {path}"),
@@ -147,6 +188,7 @@ impl NodeApi {
                 address: address.to_string(),
                 source,
             })?;
+        connected.store(true, Ordering::Relaxed);
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| http(&e))?;
@@ -215,6 +257,62 @@ mod tests {
         let api = NodeApi::new(Some(address), Duration::from_secs(5));
         let error = api.state("web-1.web-peer.shop.svc:8081").await.unwrap_err();
         assert!(error.to_string().contains("answered 503"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn each_cause_is_worded_the_same_whatever_the_error_said() {
+        // A name that resolves nowhere, dialled as itself: the resolver's words or a timeout,
+        // the same cause either way.
+        let nowhere = NodeApi::new(None, Duration::from_secs(2));
+        let error = nowhere
+            .state("web-0.web-peer.shop.invalid:8081")
+            .await
+            .unwrap_err();
+        assert_eq!(error.unanswered(), Unanswered::Unreachable, "{error}");
+        // A port nothing listens on.
+        let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let refused = NodeApi::new(
+            Some(closed.local_addr().unwrap().to_string()),
+            Duration::from_secs(2),
+        );
+        drop(closed);
+        let error = refused
+            .state("web-0.web-peer.shop.svc:8081")
+            .await
+            .unwrap_err();
+        assert_eq!(error.unanswered(), Unanswered::Unreachable, "{error}");
+        // A node that takes the connection and says nothing.
+        let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let quiet = NodeApi::new(
+            Some(silent.local_addr().unwrap().to_string()),
+            Duration::from_millis(300),
+        );
+        let _held = tokio::spawn(async move { silent.accept().await });
+        let error = quiet
+            .state("web-0.web-peer.shop.svc:8081")
+            .await
+            .unwrap_err();
+        assert_eq!(error.unanswered(), Unanswered::Silent, "{error}");
+        assert!(error.to_string().contains("did not answer"), "{error}");
+        // An error status, and an answer that is not celld's state.
+        let (address, _server) =
+            serve_once("HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n").await;
+        let error = NodeApi::new(Some(address), Duration::from_secs(5))
+            .state("web-0.web-peer.shop.svc:8081")
+            .await
+            .unwrap_err();
+        assert_eq!(error.unanswered(), Unanswered::ErrorStatus(503));
+        let (address, _server) =
+            serve_once("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await;
+        let error = NodeApi::new(Some(address), Duration::from_secs(5))
+            .state("web-0.web-peer.shop.svc:8081")
+            .await
+            .unwrap_err();
+        assert_eq!(error.unanswered(), Unanswered::NotState);
+        assert_eq!(
+            Unanswered::Unreachable.to_string(),
+            "the operator cannot reach its node API"
+        );
     }
 
     #[tokio::test]

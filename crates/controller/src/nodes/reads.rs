@@ -14,10 +14,13 @@
 use crate::locks::lock;
 use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::client::NodeApi;
+use crate::nodes::reachability::Reader;
+use crate::nodes::unanswered::Unanswered;
 use celld_api::contract::node_api::Reload;
 use celld_api::contract::node_api::node_address;
 use futures::future::join_all;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Display;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -45,13 +48,15 @@ struct Sent {
     answers: BTreeMap<String, (Reload, Instant)>,
 }
 
-/// The reloads sent, the last reading (and when it was taken) and the readings under way, by
-/// fleet uid.
+/// The reloads sent, the last reading (and when it was taken), the readings under way and the
+/// fleets read slowly, by fleet uid.
 #[derive(Debug, Default)]
 pub struct NodeReads {
     sent: Mutex<HashMap<String, Sent>>,
     last: Mutex<HashMap<String, (Arc<Reading>, Instant)>>,
     under_way: Mutex<HashSet<String>>,
+    /// Fleets whose last reading outlasted the reconcile's budget.
+    slow: Mutex<HashSet<String>>,
 }
 
 impl NodeReads {
@@ -59,7 +64,11 @@ impl NodeReads {
     /// reading that takes longer (nodes that do not answer, a slow resolver) goes on without
     /// holding the reconcile, which gets the last reading of the same version and node count
     /// instead, and `late` is called when the late reading differs from that one (so the fleet
-    /// is looked at again with it). One reading of a fleet is under way at a time.
+    /// is looked at again with it). No reading is waited for at all while the operator reaches
+    /// no node ([`Reachability::cut_off`](crate::nodes::reachability::Reachability::cut_off)),
+    /// where a fleet not read yet is taken as unreachable until its reading says otherwise,
+    /// nor after a reading of the fleet outlasted `budget`, until one comes back within it.
+    /// One reading of a fleet is under way at a time.
     pub async fn within(
         self: &Arc<Self>,
         api: &NodeApi,
@@ -74,6 +83,18 @@ impl NodeReads {
         if !lock(&self.under_way).insert(uid.to_string()) {
             return last();
         }
+        let cut_off = api.reachability().cut_off();
+        if cut_off && last().is_none() {
+            let unreachable = Reading {
+                version: version.to_string(),
+                nodes: pod_names(&fleet)
+                    .into_iter()
+                    .map(|pod| (pod, Answer::Unreadable(Unanswered::Unreachable)))
+                    .collect(),
+            };
+            self.keep(uid, &Arc::new(unreachable));
+        }
+        let waits = !cut_off && !lock(&self.slow).contains(uid);
         let mut reading = tokio::spawn({
             let (reads, api, uid, version) = (
                 Arc::clone(self),
@@ -82,19 +103,30 @@ impl NodeReads {
                 version.to_string(),
             );
             async move {
+                let started = Instant::now();
                 let reading = Arc::new(reads.read(&api, &uid, &fleet, &version).await);
                 let changed = reads.keep(&uid, &reading);
+                if started.elapsed() < budget {
+                    lock(&reads.slow).remove(&uid);
+                } else {
+                    lock(&reads.slow).insert(uid.clone());
+                }
                 lock(&reads.under_way).remove(&uid);
                 (reading, changed)
             }
         });
-        match tokio::time::timeout(budget, &mut reading).await {
-            Ok(Ok((reading, _))) => Some(reading),
-            Ok(Err(_)) => {
+        let waited = if waits {
+            tokio::time::timeout(budget, &mut reading).await.ok()
+        } else {
+            None
+        };
+        match waited {
+            Some(Ok((reading, _))) => Some(reading),
+            Some(Err(_)) => {
                 lock(&self.under_way).remove(uid);
                 last()
             }
-            Err(_) => {
+            None => {
                 let kept = last();
                 tokio::spawn(async move {
                     if let Ok((_, true)) = reading.await {
@@ -160,8 +192,10 @@ impl NodeReads {
 
     /// Reads the nodes of `fleet` (uid `uid`) for `version` through `api`.
     async fn read(&self, api: &NodeApi, uid: &str, fleet: &FleetNodes, version: &str) -> Reading {
-        let (pods, mut answers): (Vec<String>, Vec<Answer>) =
-            states(api, fleet).await.into_iter().unzip();
+        let (pods, mut answers): (Vec<String>, Vec<Answer>) = states(api, fleet, Reader::Reconcile)
+            .await
+            .into_iter()
+            .unzip();
         let address = |pod: &str| node_address(pod, &fleet.peer_service, &fleet.namespace);
         let behind: Vec<usize> = answers
             .iter()
@@ -239,28 +273,41 @@ impl NodeReads {
     pub fn retain(&self, live: impl Fn(&str) -> bool) {
         crate::map_retain::retain(&mut lock(&self.sent), |uid, _| live(uid));
         crate::map_retain::retain(&mut lock(&self.last), |uid, _| live(uid));
+        lock(&self.slow).retain(|uid| live(uid));
     }
 }
 
-/// The state of every node of `fleet`, in ordinal order, read at once through `api`. Nodes are
-/// asked before they are ready too: celld answers on its internal listener while its readiness
-/// gate holds, so what a node serves is known by the time it turns ready, and a node that does
-/// not answer yet counts as not ready as long as the fleet has as many nodes not ready.
-pub async fn states(api: &NodeApi, fleet: &FleetNodes) -> Vec<(String, Answer)> {
-    let pods: Vec<String> = (0..fleet.replicas.max(0))
-        .map(|ordinal| format!("{}-{ordinal}", fleet.name))
-        .collect();
+/// The state of every node of `fleet`, in ordinal order, read at once through `api` for
+/// `reader`. Nodes are asked before they are ready too: celld answers on its internal listener
+/// while its readiness gate holds, so what a node serves is known by the time it turns ready,
+/// and a node that does not answer yet counts as not ready as long as the fleet has as many
+/// nodes not ready.
+pub async fn states(api: &NodeApi, fleet: &FleetNodes, reader: Reader) -> Vec<(String, Answer)> {
+    let pods = pod_names(fleet);
     let answers = join_all(pods.iter().map(|pod| {
         let address = node_address(pod, &fleet.peer_service, &fleet.namespace);
-        async move { api.state(&address).await }
+        async move {
+            let state = api.state(&address).await;
+            let failed = state
+                .as_ref()
+                .err()
+                .map(|e| (e.unanswered(), e as &dyn Display));
+            api.reachability().record(reader, &address, failed);
+            match state {
+                Ok(state) => Answer::State(state, None),
+                Err(e) => Answer::Unreadable(e.unanswered()),
+            }
+        }
     }))
-    .await
-    .into_iter()
-    .map(|state| match state {
-        Ok(state) => Answer::State(state, None),
-        Err(e) => Answer::Unreadable(e.to_string()),
-    });
+    .await;
     pods.into_iter().zip(answers).collect()
+}
+
+/// The pods of `fleet`'s nodes, in ordinal order.
+fn pod_names(fleet: &FleetNodes) -> Vec<String> {
+    (0..fleet.replicas.max(0))
+        .map(|ordinal| format!("{}-{ordinal}", fleet.name))
+        .collect()
 }
 
 /// Whether every node of `reading` answered, serving its version and not switching.
@@ -329,9 +376,89 @@ mod tests {
             .expect("the late reading stands in");
         assert_eq!(kept.nodes.len(), 2);
         assert!(
-            kept.nodes.iter().all(
-                |(_, a)| matches!(a, Answer::Unreadable(why) if why.contains("did not answer"))
+            kept.nodes
+                .iter()
+                .all(|(_, a)| *a == Answer::Unreadable(Unanswered::Silent)),
+            "{kept:?}"
+        );
+
+        // The fleet's last reading outlasted the budget: once the one under way ended, the
+        // next is not waited for, however long the budget.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let started = Instant::now();
+        reads
+            .within(&api, "u", fleet_of(3), "v1", Duration::from_secs(5), || {})
+            .await;
+        assert!(
+            started.elapsed() < Duration::from_millis(250),
+            "a slow fleet held the reconcile"
+        );
+    }
+
+    fn fleet_of(replicas: i32) -> FleetNodes {
+        FleetNodes {
+            namespace: "ns".into(),
+            name: "web".into(),
+            peer_service: "web-peer".into(),
+            replicas,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_operator_cut_off_from_the_nodes_waits_for_no_reading_and_takes_them_as_unreachable()
+    {
+        // A port nothing listens on: every connection is refused at once.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = closed.local_addr().unwrap().to_string();
+        drop(closed);
+        let api = NodeApi::new(Some(address), Duration::from_secs(3));
+        let reads = Arc::new(NodeReads::default());
+        let first = reads
+            .within(&api, "a", fleet_of(12), "v1", Duration::from_secs(5), || {})
+            .await
+            .expect("refused at once: read within the budget");
+        assert!(
+            first
+                .nodes
+                .iter()
+                .all(|(_, a)| *a == Answer::Unreadable(Unanswered::Unreachable)),
+            "{first:?}"
+        );
+        assert!(api.reachability().cut_off(), "a dozen refused connections");
+
+        // Another fleet, never read: taken as unreachable at once, and its late reading,
+        // the same, sends it to no second reconcile.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let stand_in = reads
+            .within(
+                &api,
+                "b",
+                fleet_of(2),
+                "v1",
+                Duration::from_secs(5),
+                move || {
+                    let _ = tx.send(());
+                },
             )
+            .await
+            .expect("a stand-in");
+        assert_eq!(
+            stand_in.nodes,
+            vec![
+                (
+                    "web-0".to_string(),
+                    Answer::Unreadable(Unanswered::Unreachable)
+                ),
+                (
+                    "web-1".to_string(),
+                    Answer::Unreadable(Unanswered::Unreachable)
+                ),
+            ]
+        );
+        let called = tokio::time::timeout(Duration::from_millis(500), rx.recv()).await;
+        assert!(
+            matches!(called, Ok(None)),
+            "the late reading said the same: {called:?}"
         );
     }
 
@@ -383,7 +510,7 @@ mod tests {
                             },
                             None,
                         ),
-                        None => Answer::Unreadable("did not answer".into()),
+                        None => Answer::Unreadable(Unanswered::Silent),
                     };
                     (format!("web-{i}"), answer)
                 })

@@ -344,7 +344,9 @@ async fn every_fleet_reports_capacity_and_an_older_celld_says_what_it_lacks() {
         !metrics.contains(&format!("celld_operator_fleet_capacity_waiting{series}")),
         "a field 0.4 does not report has no series: {metrics}"
     );
-    assert!(metrics.contains(r#"celld_operator_node_state_reads_total{result="ok"}"#));
+    assert!(
+        metrics.contains(r#"celld_operator_node_state_reads_total{reader="capacity",result="ok"}"#)
+    );
 
     op.stop().await;
     env.cleanup().await.expect("cleanup");

@@ -44,6 +44,8 @@
 //! - `source_flux`: spec.source.sourceRef with Flux's real source-controller and an OCI registry;
 //! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
 //! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
+//! - `unreachable_nodes`: an operator that cannot reach the nodes' API says so once, in words
+//!   that do not change, and writes no status for it;
 //! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
 //! - `upgrades`: celld image changes under celld's upgrade rules;
 //! - `user_roles`: the users' `edit` and `view` roles on fleets;
@@ -84,6 +86,7 @@ mod source;
 mod source_flux;
 mod status_follower;
 mod storage;
+mod unreachable_nodes;
 mod unreadable_bucket;
 mod upgrades;
 mod user_roles;

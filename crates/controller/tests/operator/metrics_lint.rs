@@ -37,6 +37,7 @@ const EXPECTED_FAMILIES: &[&str] = &[
     "celld_operator_api_reads_total",
     "celld_operator_fleets",
     "celld_operator_leader",
+    "celld_operator_nodes_unreachable",
     "celld_operator_s3_clients",
     "celld_operator_watch_last_event_timestamp_seconds",
     "celld_operator_source_publishes_total",
@@ -253,7 +254,7 @@ async fn the_operators_metrics_pass_promtool_check_metrics() {
             match operator.metrics().await {
                 Ok(m)
                     if m.contains("celld_operator_reconciles_total{result=\"ok\"}")
-                        && m.contains("celld_operator_node_state_reads_total{result=\"ok\"}") =>
+                        && m.contains("celld_operator_node_state_reads_total{reader=\"capacity\",result=\"ok\"}") =>
                 {
                     Check::Done(m)
                 }

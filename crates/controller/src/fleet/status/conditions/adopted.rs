@@ -6,8 +6,10 @@
 use super::{Cond, NodeCounts, cond};
 use crate::buckets::pointer::Pointer;
 use crate::fleet::status::observation::{Observed, ObservedStorage};
-use crate::nodes::adoption::NodeVerdict;
+use crate::nodes::adoption::{Answer, NodeVerdict, Reading};
+use crate::nodes::unanswered::Unanswered;
 use celld_api::conditions::ADOPTED;
+use celld_api::contract::INTERNAL_PORT;
 use celld_api::reasons::Reason;
 use celld_api::{Adoption, CelldFleetStatus, NodeStatus};
 
@@ -129,8 +131,13 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
             None,
             Reason::NodeStateUnreadable,
             format!(
-                "{ratio} nodes serve version {version}; not taken as serving it, since their state could not be read: {}",
-                named(Adoption::Unreadable)
+                "{ratio} nodes serve version {version}; not taken as serving it, since their state could not be read: {}{}",
+                named(Adoption::Unreadable),
+                if unreachable(reading) {
+                    reach()
+                } else {
+                    String::new()
+                },
             ),
         ),
         NodeVerdict::Adopting => cond(
@@ -154,6 +161,21 @@ pub fn condition(previous: Option<&CelldFleetStatus>, o: &Observed, nodes: &Node
         nodes: summary.nodes,
         ratio: Some(ratio),
     }
+}
+
+/// What to do when the operator cannot reach a node.
+fn reach() -> String {
+    format!(
+        ". The operator reads each node's state on port {INTERNAL_PORT} of its pod: run it in the cluster and let its pods through the fleet's NetworkPolicy, or point --node-api-connect-to at a forwarding proxy"
+    )
+}
+
+/// Whether some node of `reading` could not be reached at all.
+fn unreachable(reading: &Reading) -> bool {
+    reading
+        .nodes
+        .iter()
+        .any(|(_, a)| *a == Answer::Unreadable(Unanswered::Unreachable))
 }
 
 /// `NODE (why)` for each of `nodes`, at most [`MOST_NAMED`].

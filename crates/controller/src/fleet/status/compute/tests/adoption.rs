@@ -116,3 +116,61 @@ fn a_refused_version_names_the_node_and_keeps_the_pointer() {
     assert_eq!(status.nodes.len(), 2);
     assert_eq!(status.deployment.and_then(|d| d.adopted), None);
 }
+
+#[test]
+fn nodes_the_operator_cannot_reach_are_said_so_in_words_that_do_not_change() {
+    use crate::nodes::adoption::{Answer, Reading};
+    use crate::nodes::unanswered::Unanswered;
+    let (st, p, s) = (storage(), deployed(), sts(2));
+    let unreachable = Reading {
+        version: "0123456789abcdef".into(),
+        nodes: ["app-0", "app-1"]
+            .into_iter()
+            .map(|pod| (pod.to_string(), Answer::Unreadable(Unanswered::Unreachable)))
+            .collect(),
+    };
+    let observation = Observation {
+        storage: ObservedStorage::Resolved(st, p),
+        route: Route::None,
+        url: None,
+        nodes: Some(Arc::new(unreachable.clone())),
+        ..at_rest()
+    };
+    let o = observation.observed("app", Some(&s));
+    let status = compute(None, &o, Timestamp::UNIX_EPOCH);
+    let adopted = get(&status, celld_api::conditions::ADOPTED);
+    assert_eq!(
+        (adopted.status.as_str(), adopted.reason.as_str()),
+        ("Unknown", "NodeStateUnreadable")
+    );
+    assert!(
+        adopted
+            .message
+            .contains("app-0 (the operator cannot reach its node API)")
+            && adopted.message.contains("--node-api-connect-to")
+            && adopted.message.contains("port 8081"),
+        "{}",
+        adopted.message
+    );
+    assert_eq!(
+        status.nodes[1].message.as_deref(),
+        Some("the operator cannot reach its node API")
+    );
+    assert_eq!(
+        get(&status, READY).status,
+        "True",
+        "the nodes serve all the same"
+    );
+
+    // Read again, the same cause: the same status, nothing to write.
+    let again_observation = Observation {
+        nodes: Some(Arc::new(unreachable)),
+        ..observation.clone()
+    };
+    let again = compute(
+        Some(&status),
+        &again_observation.observed("app", Some(&s)),
+        Timestamp::UNIX_EPOCH,
+    );
+    assert_eq!(again, status);
+}
