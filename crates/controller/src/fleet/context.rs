@@ -16,10 +16,10 @@ use crate::nodes::reachability::Reachability;
 use crate::nodes::reads::NodeReads;
 use crate::shared::context::{Controlled, Shared};
 use crate::shared::resync_budget;
+use crate::status::writer::cached_versions;
 use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::ObjectRef;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -163,17 +163,7 @@ impl Context {
     /// Forgets what is kept for fleets no longer in `fleets`: written status and observation,
     /// pointer read, reloads sent, settled inputs, start, a bucket client no fleet uses.
     fn forget_deleted(&self, fleets: &[Arc<DeserializeGuard<CelldFleet>>]) {
-        // Every parsed fleet's uid, with its resourceVersion.
-        let live: HashMap<&str, &str> = fleets
-            .iter()
-            .filter_map(|guard| {
-                let meta = &guard.0.as_ref().ok()?.metadata;
-                Some((
-                    meta.uid.as_deref()?,
-                    meta.resource_version.as_deref().unwrap_or_default(),
-                ))
-            })
-            .collect();
+        let live = cached_versions(fleets);
         self.reads.pointers.retain(|uid| live.contains_key(uid));
         self.nodes.reads.retain(|uid| live.contains_key(uid));
         self.nodes.capacity.retain(|uid| live.contains_key(uid));

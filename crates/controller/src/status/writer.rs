@@ -14,8 +14,9 @@ use crate::status::note::Note;
 use crate::status::reported::Reported;
 use celld_api::reasons::Reason;
 use kube::api::{Patch, PatchParams};
+use kube::core::DeserializeGuard;
 use kube::runtime::events::{Event, Recorder, Reporter};
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, Client, Resource, ResourceExt};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tracing::warn;
@@ -43,6 +44,20 @@ impl<S> Default for Entry<S> {
             lock: Arc::default(),
         }
     }
+}
+
+/// The uid of every object of `cached` that parsed, with the resourceVersion the cache holds.
+pub fn cached_versions<K: Resource>(cached: &[Arc<DeserializeGuard<K>>]) -> HashMap<&str, &str> {
+    cached
+        .iter()
+        .filter_map(|guard| {
+            let meta = guard.0.as_ref().ok()?.meta();
+            Some((
+                meta.uid.as_deref()?,
+                meta.resource_version.as_deref().unwrap_or_default(),
+            ))
+        })
+        .collect()
 }
 
 /// A status that differs from the newest one known.
@@ -226,6 +241,12 @@ impl<K: Reported> Writer<K> {
             }
             entry.written.is_some() || Arc::strong_count(&entry.lock) > 1
         });
+    }
+
+    /// Forgets, as [`retain`](Self::retain) does, every object that is not among `cached`
+    /// (every object of the kind its cache holds).
+    pub fn retain_cached(&self, cached: &[Arc<DeserializeGuard<K>>]) {
+        self.retain(&cached_versions(cached));
     }
 
     /// Sends `status` to `object`'s status subresource with server-side apply.

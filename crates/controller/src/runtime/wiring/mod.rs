@@ -26,7 +26,7 @@ use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
 use fleet_controller::fleet_controller;
 use futures::StreamExt;
 use kube::Client;
-use preview_controller::preview_controller;
+use preview_controller::{Previews, preview_controller};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,14 +40,29 @@ use watched::{OptionalApis, Watched};
 /// operator from ever stopping. Well under Kubernetes' default 30 s termination grace.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-/// Runs [`fleet::context::Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown` resolves.
-async fn housekeeping(ctx: Arc<fleet::context::Context>, shutdown: impl Future<Output = ()>) {
+/// The controllers whose memory housekeeping sweeps, and the previews' cache (none when the
+/// cluster serves no CelldPreview).
+struct Swept {
+    fleets: Arc<fleet::context::Context>,
+    stores: Arc<store::context::Context>,
+    previews: Arc<preview::context::Context>,
+    cached_previews: Option<Previews>,
+}
+
+/// Runs [`fleet::context::Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown`
+/// resolves, and forgets the statuses written for stores and previews that are gone.
+async fn housekeeping(swept: Swept, shutdown: impl Future<Output = ()>) {
     let mut every = tokio::time::interval(HOUSEKEEPING_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let ticks = async {
         loop {
             every.tick().await;
-            ctx.housekeeping();
+            swept.fleets.housekeeping();
+            let stores = &swept.fleets.shared.caches.stores;
+            swept.stores.status.retain_cached(&stores.state());
+            if let Some(previews) = &swept.cached_previews {
+                swept.previews.status.retain_cached(&previews.state());
+            }
         }
     };
     tokio::select! {
@@ -102,8 +117,11 @@ pub async fn run(
         fleets_moved,
     );
     // Made after the caches every reconcile waits for: a fleet never waits for the previews.
-    let preview_controller =
-        previews.then(|| preview_controller(&streams, for_previews, settings.concurrency));
+    let (preview_controller, cached_previews) =
+        match previews.then(|| preview_controller(&streams, for_previews, settings.concurrency)) {
+            Some((controller, cached)) => (Some(controller), Some(cached)),
+            None => (None, None),
+        };
     let writer = fenced(client, fence, metrics.clone(), settings.api_qps);
     let shared = Arc::new(Shared::new(writer, metrics, settings, caches));
     let ctx = Arc::new(fleet::context::Context::new(
@@ -115,7 +133,13 @@ pub async fn run(
     let preview_ctx = Arc::new(preview::context::Context::new(shared.clone()));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let shutdown_previews = shutdown.clone();
-    let housekeeping = tokio::spawn(housekeeping(ctx.clone(), shutdown.clone()));
+    let swept = Swept {
+        fleets: ctx.clone(),
+        stores: store_ctx.clone(),
+        previews: preview_ctx.clone(),
+        cached_previews,
+    };
+    let housekeeping = tokio::spawn(housekeeping(swept, shutdown.clone()));
     let capacity = tokio::spawn(fleet::capacity_reads::run(ctx.clone(), shutdown.clone()));
     let follower = tokio::spawn(fleet::status::follower::run(
         ctx.status.clone(),

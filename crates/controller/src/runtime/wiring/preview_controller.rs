@@ -8,7 +8,7 @@ use kube::runtime::reflector::{ObjectRef, Store};
 use kube::runtime::{Controller, controller};
 use kube::{Resource, ResourceExt};
 
-type Previews = Store<DeserializeGuard<CelldPreview>>;
+pub(super) type Previews = Store<DeserializeGuard<CelldPreview>>;
 
 /// The previews of namespace `ns` that preview the fleet `fleet`, and the one `fleet` serves
 /// (its controller, when a preview).
@@ -37,20 +37,22 @@ fn previews_touched_by(
 
 /// The CelldPreview controller: previews, looked at again when the fleet they preview or the
 /// fleet they serve from changes. At most `concurrency` at once, like the fleets: fifty
-/// previews created together do not open fifty connections to the API server.
+/// previews created together do not open fifty connections to the API server. With its cache
+/// of previews.
 pub(super) fn preview_controller(
     streams: &WatchStreams,
     fleet_changes: Items<DeserializeGuard<CelldFleet>>,
     concurrency: u16,
-) -> Controller<DeserializeGuard<CelldPreview>> {
+) -> (Controller<DeserializeGuard<CelldPreview>>, Previews) {
     let (previews, preview_changes) = streams.cached_touched::<DeserializeGuard<CelldPreview>>(
         "CelldPreview",
         streams.config().any_semantic(),
     );
-    let by_fleet = previews.clone();
-    Controller::for_stream(preview_changes, previews)
+    let (by_fleet, cached) = (previews.clone(), previews.clone());
+    let controller = Controller::for_stream(preview_changes, previews)
         .with_config(controller::Config::default().concurrency(concurrency))
         .watches_stream(fleet_changes, move |fleet: DeserializeGuard<CelldFleet>| {
             previews_touched_by(&by_fleet, &fleet)
-        })
+        });
+    (controller, cached)
 }

@@ -162,4 +162,15 @@ async fn a_written_status_is_forgotten_once_the_cache_catches_up_or_the_object_i
         .unwrap();
     writer.retain(&HashMap::new());
     assert_eq!(writer.latest(&store), None, "gone");
+
+    // From the kind's cache, as each round of housekeeping does.
+    writer
+        .publish(&store, |_| ready("ok"), notes)
+        .await
+        .unwrap();
+    let cached = vec![Arc::new(DeserializeGuard(Ok(store.clone())))];
+    writer.retain_cached(&cached);
+    assert!(writer.latest(&store).is_some(), "still cached at 3");
+    writer.retain_cached(&[]);
+    assert_eq!(writer.latest(&store), None, "deleted: forgotten");
 }
