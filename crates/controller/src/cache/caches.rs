@@ -343,7 +343,8 @@ mod tests {
         for spec in [fixtures::FULL, fixtures::GATEWAY] {
             let fleet = fixtures::fleet(spec);
             // Plan::children names every field of the plan (no `..`).
-            let plan = crate::fleet::plan::plan(&fixtures::desired(&fleet), true);
+            let plan =
+                crate::fleet::plan::plan(&fixtures::desired(&fleet), true, Default::default());
             planned.extend(
                 plan.children()
                     .into_iter()

@@ -1,6 +1,7 @@
 //! One builder per child resource. Builders are pure: they turn a [`Desired`] fleet into the
 //! object the operator applies, and make no API calls.
 
+pub mod deploy_jobs;
 pub mod httproute;
 pub mod ingress;
 pub mod network_policy;

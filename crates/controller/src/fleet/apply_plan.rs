@@ -1,10 +1,12 @@
-//! Applies and prunes one fleet's children, each on its own: a child the API server refuses or
+//! Applies and prunes one fleet's children (and creates and deletes its deploy Jobs), each on
+//! its own: a child the API server refuses or
 //! cannot take is recorded as a failure and the others are still applied, so one bad object
 //! never keeps the rest of the fleet, or its status, from being reconciled. The pods' path
 //! comes first, unless the API server is slow to create Services: a new fleet then starts with
 //! its public Service (see [`service_lead`](crate::fleet::service_lead)).
 
 use crate::cache::caches::{self, ChildKind, OptionalKind};
+use crate::children::deploy_jobs::DeployJobs;
 use crate::children::{Child, Desired, MANAGER};
 use crate::error::Error;
 use crate::failure::Failure;
@@ -14,7 +16,9 @@ use crate::fleet::service_ports;
 use crate::fleet::ssa::{self, Outcome};
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Service;
+use kube::api::PostParams;
 use kube::{Api, ResourceExt};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -180,6 +184,33 @@ impl Children<'_> {
         }
     }
 
+    /// Creates the deploy Job to start, unless the cache shows it, and deletes the superseded
+    /// ones. A Job is created, never applied over: its pod template cannot change, its name
+    /// carries what it publishes, and the operator holds no patch on Jobs (creating one is
+    /// creating a pod). One an earlier reconcile created, whose status did not land, is taken
+    /// as it is. Neither is announced as a child applied or pruned: status.source and the
+    /// SourceSynced condition tell of the Jobs.
+    async fn deploy_jobs(&self, jobs: DeployJobs) -> Done {
+        let DeployJobs { start, superseded } = jobs;
+        let mut done = Done::default();
+        let api = self.api::<Job>();
+        let cached = |name: &str| self.ctx.shared.caches.source.job(self.ns, name).is_some();
+        if let Some(job) = start.filter(|job| !cached(&job.name_any())) {
+            match api.create(&PostParams::default(), &job).await {
+                Ok(_) => self.ctx.shared.metrics.source_publish_started(),
+                Err(kube::Error::Api(s)) if s.code == 409 => {}
+                Err(e) => done.fail::<Job>(
+                    &job.name_any(),
+                    "create",
+                    &Error::kube("creating the deploy Job", e),
+                ),
+            }
+        }
+        done.failures
+            .extend(ssa::delete_all(&api, superseded).await.failures);
+        done
+    }
+
     /// Applies a child the spec may ask for, and deletes the fleet's other objects of its kind.
     async fn optional<K: OptionalKind>(&self, child: Option<K>) -> Done {
         let mut done = Done::default();
@@ -270,6 +301,7 @@ async fn in_order(
         ingress,
         http_route,
         http_routes_served,
+        deploy_jobs,
     } = plan;
     let mut policy = Done::default();
     children.always(network_policy, &mut policy).await;
@@ -288,9 +320,10 @@ async fn in_order(
     } else {
         Done::default()
     };
+    let jobs = children.deploy_jobs(deploy_jobs).await;
     (
         statefulset,
-        vec![policy, peer, pods, public, budget, ingress, route],
+        vec![policy, peer, pods, public, budget, ingress, route, jobs],
     )
 }
 
@@ -311,6 +344,7 @@ async fn service_first(
         ingress,
         http_route,
         http_routes_served,
+        deploy_jobs,
     } = plan;
     let (landed, landing) = tokio::sync::oneshot::channel::<()>();
     let pods = async {
@@ -351,8 +385,9 @@ async fn service_first(
     };
     let ((statefulset, [policy, peer, pods]), (public, budget, ingress, route)) =
         tokio::join!(pods, serving);
+    let jobs = children.deploy_jobs(deploy_jobs).await;
     (
         statefulset,
-        vec![policy, peer, pods, public, budget, ingress, route],
+        vec![policy, peer, pods, public, budget, ingress, route, jobs],
     )
 }

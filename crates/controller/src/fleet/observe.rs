@@ -1,8 +1,8 @@
 //! The observe step: what a reconcile read and did, as the one [`Report`] the status writer
 //! publishes. Every failure the reconcile met is gathered here, in the order met: the upgrade
 //! decision's, spec.env's variables the nodes' celld refuses at startup, the bucket's, the
-//! deployed version's manifest's, then the children's (or the storage's, when it did not
-//! resolve). Pure.
+//! deployed version's manifest's, then the children's and the deploy Jobs' (or the storage's,
+//! when it did not resolve). Pure.
 
 use crate::buckets::pointer::Pointer;
 use crate::children::Desired;
@@ -26,7 +26,6 @@ pub fn full(
     inputs: &Inputs,
     desired: &Desired<'_>,
     applied: Applied,
-    source_failures: Vec<Failure>,
 ) -> Report {
     let mut failures = inputs.upgrade_failures.clone();
     failures.extend(env_refusals(fleet));
@@ -37,7 +36,6 @@ pub fn full(
     }
     failures.extend(inputs.manifest_failures.iter().cloned());
     failures.extend(applied.failures);
-    failures.extend(source_failures);
     let route = Route::of(fleet.spec.ingress.as_deref(), inputs.route_served);
     Report {
         observation: Observation {

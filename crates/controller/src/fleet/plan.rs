@@ -3,6 +3,7 @@
 //! [`apply_plan::apply`](crate::fleet::apply_plan::apply)'s job, which destructures it field by
 //! field, so a child kind added here and forgotten there does not compile.
 
+use crate::children::deploy_jobs::DeployJobs;
 use crate::children::{self, Desired};
 use gateway_api::httproutes::HttpRoute;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -31,10 +32,14 @@ pub struct Plan {
     /// Whether the cluster serves HTTPRoute: where it does not, HTTPRoutes are neither applied
     /// nor pruned.
     pub http_routes_served: bool,
+    /// The deploy Job to start and the superseded ones to delete, for a fleet with
+    /// spec.source.
+    pub deploy_jobs: DeployJobs,
 }
 
 impl Plan {
-    /// Kind and name of every child the plan holds.
+    /// Kind and name of every child the plan holds whose version a settled fleet remembers:
+    /// not the deploy Jobs, whose changes the source step reads.
     pub fn children(&self) -> Vec<(Cow<'static, str>, String)> {
         let Plan {
             statefulset,
@@ -45,6 +50,7 @@ impl Plan {
             ingress,
             http_route,
             http_routes_served: _,
+            deploy_jobs: _,
         } = self;
         fn named<K: kube::Resource<DynamicType = ()>>(k: &K) -> (Cow<'static, str>, String) {
             (K::kind(&()), k.meta().name.clone().unwrap_or_default())
@@ -62,8 +68,9 @@ impl Plan {
     }
 }
 
-/// The plan of the fleet `d`, on a cluster that serves HTTPRoute or not.
-pub fn plan(d: &Desired<'_>, http_routes_served: bool) -> Plan {
+/// The plan of the fleet `d`, on a cluster that serves HTTPRoute or not, with its
+/// `deploy_jobs`.
+pub fn plan(d: &Desired<'_>, http_routes_served: bool, deploy_jobs: DeployJobs) -> Plan {
     Plan {
         statefulset: children::statefulset::build(d),
         service: children::service::build(d),
@@ -73,5 +80,6 @@ pub fn plan(d: &Desired<'_>, http_routes_served: bool) -> Plan {
         ingress: children::ingress::build(d),
         http_route: children::httproute::build(d),
         http_routes_served,
+        deploy_jobs,
     }
 }

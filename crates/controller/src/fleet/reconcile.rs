@@ -69,7 +69,8 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         Gathered::Changed(inputs) => inputs,
     };
     let desired = desired(ctx, fleet, id, &inputs);
-    let plan = plan::plan(&desired, inputs.http_routes_served);
+    let deploy_jobs = source_step::deploy_jobs(&desired, inputs.source.as_ref());
+    let plan = plan::plan(&desired, inputs.http_routes_served, deploy_jobs);
     // The versions of the children before they are applied: a child that changes while this
     // reconcile runs then shows a newer version to the next one, which runs in full.
     let children = settled::versions(plan.children(), |kind, name| {
@@ -83,14 +84,8 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
     if !applied.changed.is_empty() || !applied.pruned.is_empty() {
         info!(fleet = %key(id), changed = ?applied.changed, pruned = ?applied.pruned, "applied");
     }
-    let source_failures = match &inputs.source {
-        Some((read, decision)) => {
-            source_step::apply_jobs(ctx, id, &desired, decision, &read.key).await
-        }
-        None => Vec::new(),
-    };
     let publishing = inputs.source.as_ref().map(|(_, d)| d);
-    let report = observe::full(fleet, &inputs, &desired, applied, source_failures);
+    let report = observe::full(fleet, &inputs, &desired, applied);
     // Every failure met, in one list: the children's (and the deploy Jobs', and the pods'
     // reads) are retried with backoff, whatever else failed waits for its next look.
     let retried: Vec<Failure> = report

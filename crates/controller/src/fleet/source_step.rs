@@ -1,13 +1,12 @@
 //! spec.source in the pipeline: what its inputs are ([`read`], from the caches), what to do
-//! ([`decide`], pure, once the bucket's pointer is read) and doing it ([`publish`]: start the
-//! deploy Job, delete the superseded ones). A Job the API server refuses is a failure of the
-//! fleet like a child's; the version being served is never touched.
+//! ([`decide`], pure, once the bucket's pointer is read) and the deploy Jobs that follow from
+//! it ([`deploy_jobs`], pure), which the plan holds and applies like every other child. A Job
+//! the API server refuses is a failure of the fleet like a child's; the version being served is
+//! never touched.
 
 use crate::buckets::pointer::Pointer;
 use crate::children::Desired;
-use crate::children::source_job::{self, KEY_LABEL, Publish};
-use crate::error::Error;
-use crate::failure::Failure;
+use crate::children::deploy_jobs::{self, DeployJobs, FleetJob};
 use crate::fleet::context::Context;
 use crate::fleet::fleet_id::FleetId;
 use crate::source::decide;
@@ -17,10 +16,8 @@ use crate::source::wanted::{self, Wanted};
 use celld_api::{
     CelldFleet, CelldFleetStatus, ResolvedStorage, SourceStatus, WorkerSource, labels,
 };
-use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{DeleteParams, PostParams, PropagationPolicy};
-use kube::{Api, Resource, ResourceExt};
+use kube::ResourceExt;
 
 /// What a fleet's spec.source gives before the bucket is read.
 #[derive(Debug, Clone)]
@@ -38,6 +35,8 @@ pub struct SourceRead {
     /// status.source as last written (the fleet's newest status, see
     /// [`Writer::latest`](crate::status::writer::Writer::latest)).
     pub previous: Option<SourceStatus>,
+    /// The fleet's deploy Jobs.
+    pub jobs: Vec<FleetJob>,
 }
 
 impl SourceRead {
@@ -110,6 +109,11 @@ pub fn read(
             job_state::read(&job, pod.as_deref())
         }
     };
+    let jobs = caches
+        .jobs_of(&id.namespace, &id.uid)
+        .iter()
+        .map(|job| FleetJob::of(job))
+        .collect();
     Some(SourceRead {
         wanted,
         suspended: suspended(fleet, source),
@@ -117,6 +121,7 @@ pub fn read(
         job_base,
         job,
         previous,
+        jobs,
     })
 }
 
@@ -147,67 +152,10 @@ pub fn decide(
     }))
 }
 
-/// Starts the Job `decision` asks for and deletes the fleet's deploy Jobs it no longer keeps
-/// (finished ones, and running ones of another key). Returns what failed.
-pub async fn apply_jobs(
-    ctx: &Context,
-    id: &FleetId,
-    desired: &Desired<'_>,
-    decision: &Decision,
-    key: &str,
-) -> Vec<Failure> {
-    let mut failures = Vec::new();
-    let jobs: Api<Job> = Api::namespaced(ctx.shared.client.clone(), &id.namespace);
-    if let (Some(start), Some(source)) = (&decision.start, desired.fleet.spec.source.as_ref()) {
-        let job = source_job::build(
-            desired,
-            &Publish {
-                source,
-                name: &start.name,
-                key,
-                artifact: start.desired.artifact.as_ref(),
-            },
-        );
-        match jobs.create(&PostParams::default(), &job).await {
-            Ok(_) => ctx.shared.metrics.source_publish_started(),
-            // Created by an earlier reconcile whose status write did not land: adopt it.
-            Err(kube::Error::Api(s)) if s.code == 409 => {}
-            Err(e) => failures.push(Failure::child(
-                Job::kind(&()).as_ref(),
-                &start.name,
-                "create",
-                &Error::kube("creating the deploy Job", e),
-            )),
-        }
-    }
-    for job in ctx.shared.caches.source.jobs_of(&id.namespace, &id.uid) {
-        let name = job.name_any();
-        let ended = !matches!(job_state::read(&job, None), JobSeen::Running { .. });
-        let other_key = job.labels().get(KEY_LABEL).map(String::as_str) != Some(key);
-        let suspended = matches!(
-            decision.synced.reason,
-            celld_api::reasons::Reason::Suspended
-        );
-        if decision.keep.contains(&name) || job.metadata.deletion_timestamp.is_some() {
-            continue;
-        }
-        if !(ended || (other_key && !suspended)) {
-            continue;
-        }
-        let background = DeleteParams {
-            propagation_policy: Some(PropagationPolicy::Background),
-            ..DeleteParams::default()
-        };
-        match jobs.delete(&name, &background).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => failures.push(Failure::child(
-                Job::kind(&()).as_ref(),
-                &name,
-                "delete",
-                &Error::kube("deleting a superseded deploy Job", e),
-            )),
-        }
-    }
-    failures
+/// The deploy Jobs of the fleet `d`: those its source's decision asks for, none without
+/// spec.source.
+pub fn deploy_jobs(d: &Desired<'_>, source: Option<&(SourceRead, Decision)>) -> DeployJobs {
+    source.map_or_else(DeployJobs::default, |(read, decision)| {
+        deploy_jobs::build(d, decision, &read.key, &read.jobs)
+    })
 }
