@@ -292,7 +292,9 @@ async fn read_rest(
 /// (`standing` [`Standing::Due`]: nothing moved) takes a reading younger than two periods in
 /// which every node serves the version, the capacity reader's most often, instead of reading
 /// the nodes again. A reading that takes longer than [`NODE_READ_BUDGET`] is not waited for:
-/// the last one stands in, and the fleet is looked at again when the late one differs.
+/// the last one stands in, and the fleet is looked at again when the late one differs; none is
+/// waited for while the operator reaches no node, or after the fleet's last reading outlasted
+/// the budget (see [`NodeReads::within`](crate::nodes::reads::NodeReads::within)).
 async fn read_nodes(
     ctx: &Context,
     id: &FleetId,

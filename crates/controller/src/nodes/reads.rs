@@ -128,9 +128,15 @@ impl NodeReads {
             }
             None => {
                 let kept = last();
+                let (reads, uid) = (Arc::clone(self), uid.to_string());
                 tokio::spawn(async move {
-                    if let Ok((_, true)) = reading.await {
-                        late();
+                    match reading.await {
+                        Ok((_, true)) => late(),
+                        Ok((_, false)) => {}
+                        // The reading ended without taking the fleet off the readings under way.
+                        Err(_) => {
+                            lock(&reads.under_way).remove(&uid);
+                        }
                     }
                 });
                 kept
