@@ -142,15 +142,17 @@ pub fn unreadable(name: &str, why: String) -> NodeCapacity {
 pub const COUNTS_STAND_FOR: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// The signals a status reader acts on: activations waiting, a pressured node, a node without
-/// memory headroom, a node that could not be read.
-fn flags(nodes: &[NodeCapacity]) -> [bool; 4] {
+/// memory headroom, a node that could not be read (not while the operator is `cut_off` from
+/// every node: that tells of the operator's network, which it says once for itself, not of the
+/// fleet).
+fn flags(nodes: &[NodeCapacity], cut_off: bool) -> [bool; 4] {
     [
         nodes
             .iter()
             .any(|n| n.capacity_waiting.is_some_and(|w| w > 0)),
         nodes.iter().any(|n| n.pressured == Some(true)),
         nodes.iter().any(|n| n.memory_headroom == Some(false)),
-        nodes.iter().any(|n| n.error.is_some()),
+        !cut_off && nodes.iter().any(|n| n.error.is_some()),
     ]
 }
 
@@ -158,12 +160,14 @@ fn flags(nodes: &[NodeCapacity]) -> [bool; 4] {
 /// a status write at `now` against `shown`: when one of its signals turned on or off at once;
 /// when only counts moved, once `shown` (or, with nothing shown, the fleet) is
 /// [`COUNTS_STAND_FOR`] old. The first readings of a thousand starting fleets so cost no write
-/// while they converge.
+/// while they converge. A node that could not be read is no signal while the operator is
+/// `cut_off` from every node.
 pub fn worth_showing(
     shown: Option<&CapacityStatus>,
     new: &FleetReading,
     created: Option<Timestamp>,
     now: Timestamp,
+    cut_off: bool,
 ) -> bool {
     let stood = |since: Option<Timestamp>| {
         since.is_none_or(|t| {
@@ -174,16 +178,23 @@ pub fn worth_showing(
     };
     match shown {
         Some(s) => {
-            flags(&s.nodes) != flags(&new.nodes) || stood(s.read_at.parse::<Timestamp>().ok())
+            flags(&s.nodes, cut_off) != flags(&new.nodes, cut_off)
+                || stood(s.read_at.parse::<Timestamp>().ok())
         }
-        None => flags(&new.nodes) != [false; 4] || stood(created),
+        None => flags(&new.nodes, cut_off) != [false; 4] || stood(created),
     }
 }
 
 /// Whether `fleet`'s status would show `reading` at `now`: with spec.autoscaling, every
-/// reading; without, one [worth showing](worth_showing) that [differs] from the one shown. A
-/// reading it would not show neither wakes the fleet nor unsettles it.
-pub fn shown_in_status(fleet: &CelldFleet, reading: &FleetReading, now: Timestamp) -> bool {
+/// reading; without, one [worth showing](worth_showing) (with the operator `cut_off` from every
+/// node or not) that [differs] from the one shown. A reading it would not show neither wakes
+/// the fleet nor unsettles it.
+pub fn shown_in_status(
+    fleet: &CelldFleet,
+    reading: &FleetReading,
+    now: Timestamp,
+    cut_off: bool,
+) -> bool {
     if fleet.spec.autoscaling.is_some() {
         return true;
     }
@@ -194,6 +205,7 @@ pub fn shown_in_status(fleet: &CelldFleet, reading: &FleetReading, now: Timestam
             reading,
             fleet.metadata.creation_timestamp.as_ref().map(|t| t.0),
             now,
+            cut_off,
         )
 }
 
@@ -376,13 +388,20 @@ mod tests {
         };
         let quiet = reading(0, 100);
         // Nothing shown: a young fleet waits, an old one shows, a signal shows at once.
-        assert!(!worth_showing(None, &quiet, Some(at(900)), at(1_000)));
-        assert!(worth_showing(None, &quiet, Some(at(600)), at(1_000)));
+        assert!(!worth_showing(
+            None,
+            &quiet,
+            Some(at(900)),
+            at(1_000),
+            false
+        ));
+        assert!(worth_showing(None, &quiet, Some(at(600)), at(1_000), false));
         assert!(worth_showing(
             None,
             &reading(3, 100),
             Some(at(900)),
-            at(1_000)
+            at(1_000),
+            false
         ));
         // Something shown: counts wait until it stood, signals do not.
         let shown = quiet.to_status();
@@ -390,19 +409,50 @@ mod tests {
             Some(&shown),
             &reading(0, 200),
             Some(at(0)),
-            at(1_100)
+            at(1_100),
+            false
         ));
         assert!(worth_showing(
             Some(&shown),
             &reading(0, 200),
             Some(at(0)),
-            at(1_300)
+            at(1_300),
+            false
         ));
         assert!(worth_showing(
             Some(&shown),
             &reading(2, 100),
             Some(at(0)),
-            at(1_010)
+            at(1_010),
+            false
+        ));
+        // A node that could not be read is a signal, but not while the operator reaches no
+        // node at all: then only counts that stood are shown.
+        let unread = FleetReading {
+            read_at: at(1_000),
+            nodes: vec![unreadable("web-0")],
+        };
+        assert!(worth_showing(
+            None,
+            &unread,
+            Some(at(900)),
+            at(1_000),
+            false
+        ));
+        assert!(!worth_showing(
+            None,
+            &unread,
+            Some(at(900)),
+            at(1_000),
+            true
+        ));
+        assert!(worth_showing(None, &unread, Some(at(600)), at(1_000), true));
+        assert!(!worth_showing(
+            Some(&unread.to_status()),
+            &unread,
+            Some(at(0)),
+            at(1_010),
+            true
         ));
     }
 
@@ -418,18 +468,18 @@ mod tests {
             nodes: vec![node("web-0", waiting, true, rss)],
         };
         // A young fleet: quiet counts wait, a signal shows.
-        assert!(!shown_in_status(&fleet, &reading(0, 100), at(1_000)));
-        assert!(shown_in_status(&fleet, &reading(4, 100), at(1_000)));
+        assert!(!shown_in_status(&fleet, &reading(0, 100), at(1_000), false));
+        assert!(shown_in_status(&fleet, &reading(4, 100), at(1_000), false));
         // Shown long ago: the same reading is nothing new, a moved one is.
         fleet.status = Some(celld_api::CelldFleetStatus {
             capacity: Some(reading(0, 100).to_status()),
             ..Default::default()
         });
-        assert!(!shown_in_status(&fleet, &reading(0, 100), at(2_000)));
-        assert!(shown_in_status(&fleet, &reading(0, 500), at(2_000)));
+        assert!(!shown_in_status(&fleet, &reading(0, 100), at(2_000), false));
+        assert!(shown_in_status(&fleet, &reading(0, 500), at(2_000), false));
         // With spec.autoscaling every reading counts.
         fleet.spec.autoscaling =
             Some(serde_json::from_value(serde_json::json!({"maxReplicas": 4})).unwrap());
-        assert!(shown_in_status(&fleet, &reading(0, 100), at(2_000)));
+        assert!(shown_in_status(&fleet, &reading(0, 100), at(2_000), false));
     }
 }

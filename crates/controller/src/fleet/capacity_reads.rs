@@ -261,6 +261,7 @@ async fn read(ctx: &Context, due: Due) {
     };
     let fleet_ref = ObjectRef::new(&due.name).within(&due.namespace);
     // A reading the fleet's status would not show is kept for the gauges only.
+    let cut_off = ctx.nodes.api.reachability().cut_off();
     let shown = ctx
         .shared
         .caches
@@ -270,7 +271,7 @@ async fn read(ctx: &Context, due: Due) {
             guard
                 .0
                 .as_ref()
-                .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at))
+                .is_ok_and(|f| shown_in_status(f, &reading, reading.read_at, cut_off))
         });
     if ctx.nodes.capacity.record(fleet, reading, taken, said) && shown {
         // The controller is gone only when the operator stops.

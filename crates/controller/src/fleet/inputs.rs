@@ -169,12 +169,12 @@ async fn read_bucket(
     };
     // A reading the status would not show (counts of a fleet without spec.autoscaling that
     // moved a little, lately shown) leaves the fleet settled.
-    let now = Timestamp::now();
+    let (now, cut_off) = (Timestamp::now(), ctx.nodes.api.reachability().cut_off());
     let tracked = ctx
         .nodes
         .capacity
         .get(&id.uid)
-        .filter(|t| reading::shown_in_status(fleet, &t.reading, now));
+        .filter(|t| reading::shown_in_status(fleet, &t.reading, now, cut_off));
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
         store: store_version,

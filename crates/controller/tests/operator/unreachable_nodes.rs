@@ -90,6 +90,7 @@ async fn nodes_out_of_reach_are_said_once_and_the_status_stays_written() {
     );
     let status = after.status.expect("status");
     assert_eq!(status.nodes.len(), 3, "{status:?}");
+
     assert!(
         status
             .nodes
@@ -99,6 +100,37 @@ async fn nodes_out_of_reach_are_said_once_and_the_status_stays_written() {
         "{:?}",
         status.nodes
     );
+
+    // A fleet created once the operator said it reaches no node: its nodes are taken as out of
+    // reach from its first status, and the capacity reader's readings of them, which tell of
+    // the operator's network, are not shown in it while it is young.
+    let s3 = env.s3().expect("S3 settings");
+    let second = prefix(&s3, &format!("{}-api", env.namespace()));
+    publish_pointer(&s3, &second, V1).await;
+    let spec = json!({"image": "ghcr.io/denoland/celld:v0.6.1", "replicas": 2});
+    apply_fleet(
+        &env,
+        &inline_fleet("api", &s3, &second, spec).expect("a CelldFleet"),
+    )
+    .await;
+    wait_condition(&env, "api", "Ready", "True", None).await;
+    let capacity_reads = op.metrics.node_state_reads();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert!(
+        op.metrics.node_state_reads() > capacity_reads,
+        "the capacity reader read nodes meanwhile"
+    );
+    let second = api.get("api").await.expect("fleet").status.expect("status");
+    assert_eq!(second.capacity, None, "{second:?}");
+    assert!(
+        second
+            .nodes
+            .iter()
+            .all(|n| n.message.as_deref() == Some("the operator cannot reach its node API")),
+        "{:?}",
+        second.nodes
+    );
+
     let warnings = env
         .api::<Event>()
         .list(&ListParams::default().fields("involvedObject.name=web,type=Warning"))
