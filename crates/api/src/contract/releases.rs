@@ -105,6 +105,29 @@ pub struct Release {
     pub rolls_from_older: Rolling,
     /// Whether no older release may start again on a fleet once this one ran.
     pub no_return: bool,
+    /// Settings it brings that no node may use until every node of the fleet runs it.
+    pub held: &'static [Held],
+}
+
+/// A setting a release brings that the nodes may use only once every node of the fleet runs
+/// that release (celld's upgrade notes call them gates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Held {
+    /// The variable.
+    pub name: &'static str,
+    /// What counts as using it.
+    pub used: Use,
+    /// Whether a rollback below the release needs the variable unset on every node first.
+    pub unset_before_rollback: bool,
+}
+
+/// What counts as using a held setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// Set to anything but empty or `0`.
+    Set,
+    /// Set above celld's default, the number given.
+    RaisedAbove(u64),
 }
 
 /// Whether nodes of older releases may roll to a release.
@@ -128,7 +151,25 @@ const NOTHING: Release = Release {
     features: &[],
     rolls_from_older: Rolling::Yes,
     no_return: false,
+    held: &[],
 };
+
+/// celld's default largest asset file of a deployment (CELLD_MAX_ASSET_FILE_BYTES), 25 MiB.
+pub const MAX_ASSET_FILE_BYTES: u64 = 25 * 1024 * 1024;
+
+/// What 0.6.1 brings that no node may use before every node runs it.
+const HELD_0_6_1: &[Held] = &[
+    Held {
+        name: "CELLD_LTX_RETENTION_SECS",
+        used: Use::Set,
+        unset_before_rollback: true,
+    },
+    Held {
+        name: "CELLD_MAX_ASSET_FILE_BYTES",
+        used: Use::RaisedAbove(MAX_ASSET_FILE_BYTES),
+        unset_before_rollback: false,
+    },
+];
 
 /// Variables removed in 0.5.0, refused at startup even when empty.
 const REFUSED_0_5_0: &[Refusal] = &[
@@ -253,11 +294,15 @@ pub const RELEASES: &[Release] = &[
         no_return: true,
         ..NOTHING
     },
+    // 0.4.1 cannot read 0.5.0's alarm discovery entries: every old node stops and its lease
+    // expires before a 0.5.0 node starts, and no 0.4.x starts on the bucket afterwards.
     Release {
         version: (0, 5, 0),
         refuses: REFUSED_0_5_0,
         gate: Some(Gate::HeldUntilSettled),
         shutdown: Some(Shutdown::Derived),
+        rolls_from_older: Rolling::No,
+        no_return: true,
         ..NOTHING
     },
     Release {
@@ -273,6 +318,16 @@ pub const RELEASES: &[Release] = &[
     },
     Release {
         version: (0, 6, 1),
+        adds: &[
+            "CELLD_LTX_RETENTION_SECS",
+            "CELLD_MAX_ASSET_FILE_BYTES",
+            "CELLD_MAX_DYNAMIC_WORKER_CODE_BYTES",
+        ],
+        held: HELD_0_6_1,
+        ..NOTHING
+    },
+    Release {
+        version: (0, 6, 2),
         ..NOTHING
     },
 ];

@@ -3,7 +3,7 @@
 //! before the new version starts, and which versions may never start again once a newer one ran.
 
 use super::durability::Durability;
-use super::releases::{RELEASES, Release, Rolling, Triple, display, triple};
+use super::releases::{Held, RELEASES, Release, Rolling, Triple, display, triple};
 use semver::Version;
 
 /// How the nodes may move from one celld version to another.
@@ -66,6 +66,18 @@ pub fn transition(
         })
 }
 
+/// The settings that must be unset on every node before nodes running `from` go back to `to`:
+/// those the releases after `to`, up to `from`, bring and hold ([`Held`]) with
+/// `unset_before_rollback`.
+pub fn unset_before_rollback(from: &Version, to: &Version) -> Vec<&'static Held> {
+    RELEASES
+        .iter()
+        .filter(|r| below(to, r.version) && !below(from, r.version))
+        .flat_map(|r| r.held.iter())
+        .filter(|h| h.unset_before_rollback)
+        .collect()
+}
+
 /// Whether nodes must not cross `release` while both sides run.
 fn boundary(release: &Release, fleet_durability: bool) -> bool {
     match release.rolls_from_older {
@@ -106,6 +118,62 @@ mod tests {
                 "{from} → {to}"
             );
         }
+    }
+
+    /// Every pair of neighbouring releases from the oldest supported one, each way, as celld's
+    /// upgrade notes give it (the newer release's notes name each pair).
+    #[test]
+    fn every_pair_of_releases_each_way() {
+        use Transition::Roll;
+        let stop = |t: Transition| matches!(t, Transition::FullStop(_));
+        let forbidden = |t: Transition| matches!(t, Transition::Forbidden(_));
+        let with = |from: &str, to: &str, durability| {
+            let (from, to) = (v(from), v(to));
+            let highest = from.clone().max(to.clone());
+            transition(Some(&from), Some(&to), Some(&highest), durability)
+        };
+        let fleet = |from: &str, to: &str| with(from, to, None);
+        let bucket = |from: &str, to: &str| with(from, to, Some(Durability::Bucket));
+        // 0.4.0 → 0.4.1 rolls, and no 0.4.0 starts again.
+        assert_eq!(fleet("0.4.0", "0.4.1"), Roll);
+        assert!(forbidden(fleet("0.4.1", "0.4.0")));
+        // 0.4.1 → 0.5.0 is a full stop whatever the durability (0.4.1 cannot read 0.5.0's alarm
+        // discovery entries), and no 0.4.x starts on the bucket once 0.5 ran.
+        assert!(stop(fleet("0.4.1", "0.5.0")));
+        assert!(stop(bucket("0.4.1", "0.5.0")));
+        assert!(stop(fleet("0.4.0", "0.5.1")));
+        assert!(forbidden(fleet("0.5.0", "0.4.1")));
+        assert!(forbidden(bucket("0.5.1", "0.4.1")));
+        // 0.5.0 ↔ 0.5.1 rolls.
+        assert_eq!(fleet("0.5.0", "0.5.1"), Roll);
+        assert_eq!(fleet("0.5.1", "0.5.0"), Roll);
+        // 0.5.1 ↔ 0.6.0: a full stop with fleet durability, rolling with bucket durability.
+        assert!(stop(fleet("0.5.1", "0.6.0")));
+        assert_eq!(bucket("0.5.1", "0.6.0"), Roll);
+        assert!(stop(fleet("0.6.0", "0.5.1")));
+        assert_eq!(bucket("0.6.0", "0.5.1"), Roll);
+        // 0.6.0 ↔ 0.6.1 rolls (its gates are held apart), 0.6.1 ↔ 0.6.2 rolls.
+        assert_eq!(fleet("0.6.0", "0.6.1"), Roll);
+        assert_eq!(fleet("0.6.1", "0.6.0"), Roll);
+        assert_eq!(fleet("0.6.1", "0.6.2"), Roll);
+        assert_eq!(fleet("0.6.2", "0.6.1"), Roll);
+        // Tags as celld's release workflow publishes them.
+        assert_eq!(fleet("v0.6.1", "0.6.2"), Roll);
+    }
+
+    #[test]
+    fn a_rollback_below_0_6_1_needs_its_epoch_retention_unset_first() {
+        let names = |from: &str, to: &str| -> Vec<&str> {
+            unset_before_rollback(&v(from), &v(to))
+                .iter()
+                .map(|h| h.name)
+                .collect()
+        };
+        assert_eq!(names("0.6.1", "0.6.0"), ["CELLD_LTX_RETENTION_SECS"]);
+        assert_eq!(names("0.6.2", "0.5.1"), ["CELLD_LTX_RETENTION_SECS"]);
+        assert!(names("0.6.2", "0.6.1").is_empty());
+        assert!(names("0.6.0", "0.5.1").is_empty());
+        assert!(names("0.6.0", "0.6.1").is_empty(), "not a rollback");
     }
 
     #[test]

@@ -39,7 +39,7 @@ fn every_release_serves_a_manifest_requiring_nothing_and_no_release_an_unknown_f
             problems(Some(&version(*v)), &required(&["gpu-v2"])),
             [FeatureProblem::Unknown {
                 feature: "gpu-v2".into(),
-                newest: (0, 6, 1),
+                newest: (0, 6, 2),
             }],
             "{v:?}"
         );
@@ -70,7 +70,7 @@ fn an_unknown_version_is_judged_only_on_what_no_version_serves() {
             FeatureProblem::ContainerEngine,
             FeatureProblem::Unknown {
                 feature: "gpu-v2".into(),
-                newest: (0, 6, 1),
+                newest: (0, 6, 2),
             },
         ]
     );
@@ -115,7 +115,7 @@ fn messages_name_the_feature_the_versions_and_what_to_do() {
     assert!(
         unknown
             .to_string()
-            .starts_with("requires feature gpu-v2, which no celld release up to v0.6.1 serves"),
+            .starts_with("requires feature gpu-v2, which no celld release up to v0.6.2 serves"),
         "{unknown}"
     );
     assert_eq!(found[1].feature(), "containers-v1");
