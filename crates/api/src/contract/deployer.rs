@@ -54,7 +54,9 @@ mod tests {
         let all: Vec<String> = releases().map(display).collect();
         assert_eq!(
             all,
-            ["v0.4.0", "v0.4.1", "v0.5.0", "v0.5.1", "v0.6.0", "v0.6.1", "v0.6.2"]
+            [
+                "v0.4.0", "v0.4.1", "v0.5.0", "v0.5.1", "v0.6.0", "v0.6.1", "v0.6.2"
+            ]
         );
         assert_eq!(tag_suffix((0, 6, 1)), "-celld-v0.6.1");
         assert_eq!(

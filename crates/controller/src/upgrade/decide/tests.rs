@@ -249,27 +249,19 @@ fn a_forbidden_downgrade_keeps_the_running_image() {
 #[test]
 fn a_fleet_on_the_old_default_moves_to_the_new_default_by_the_table() {
     // Fleets created before the default moved keep v0.4.0 in their spec; setting the new
-    // default (v0.6.0, pinned by digest) crosses v0.5.1 → v0.6.0: a full stop with fleet
-    // durability, a roll with bucket durability.
-    let up = decide_with(
-        &spec(celld_api::DEFAULT_IMAGE),
-        &live(V40),
-        &Probed::default(),
-    );
-    let Progress::FullStop { why, .. } = &up.progress else {
-        panic!("expected a full stop, got {:?}", up.progress);
-    };
-    assert!(
-        why.contains("celld before v0.6.0 and v0.6.0 or later"),
-        "{why}"
-    );
-    let mut bucket = spec(celld_api::DEFAULT_IMAGE);
-    bucket.durability = Some(celld_api::Durability::Bucket);
-    let up = decide_with(&bucket, &live(V40), &Probed::default());
-    assert!(
-        matches!(up.progress, Progress::Rolling { .. }),
-        "{:?}",
-        up.progress
-    );
-    assert_eq!(up.image, celld_api::DEFAULT_IMAGE);
+    // default (v0.6.0, pinned by digest) crosses v0.4.1 → v0.5.0, which is a full stop
+    // whatever the durability (v0.4.1 cannot read v0.5.0's alarm discovery entries).
+    for durability in [None, Some(celld_api::Durability::Bucket)] {
+        let mut to_default = spec(celld_api::DEFAULT_IMAGE);
+        to_default.durability = durability;
+        let up = decide_with(&to_default, &live(V40), &Probed::default());
+        let Progress::FullStop { why, .. } = &up.progress else {
+            panic!("expected a full stop, got {:?}", up.progress);
+        };
+        assert!(
+            why.contains("celld before v0.5.0 and v0.5.0 or later"),
+            "{why}"
+        );
+        assert!(up.stopped, "{up:?}");
+    }
 }
