@@ -357,6 +357,61 @@ mod tests {
         }
     }
 
+    /// celld #244/#245: a node restarted under a new `CELLD_NODE` at its old address never
+    /// finishes its recovery. Whatever the fleet and its celld version, each node is its pod's
+    /// name, at the stable address its peer Service gives that name, and spec.env cannot say
+    /// otherwise (admission refuses both names there).
+    #[test]
+    fn a_node_is_its_pod_name_at_its_peer_address_on_every_fleet_and_version() {
+        use celld_api::contract::node_api::node_address;
+        for fixture in [fixtures::FULL, fixtures::MINIMAL, fixtures::GATEWAY] {
+            for tag in ["v0.4.0", "v0.4.1", "v0.5.1", "0.6.0", "v0.6.2", "latest"] {
+                let mut fleet = fixtures::fleet(fixture);
+                fleet.spec.image = format!("ghcr.io/denoland/celld:{tag}");
+                let d = fixtures::desired(&fleet);
+                let spec = build(&d).spec.expect("spec");
+                assert_eq!(
+                    spec.service_name.as_deref(),
+                    Some(d.peer_service_name().as_str())
+                );
+                let pod = spec.template.spec.expect("pod spec");
+                let env = pod.containers[0].env.clone().unwrap_or_default();
+                let at = |name: &str| {
+                    let found: Vec<usize> = env
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| e.name == name)
+                        .map(|(i, _)| i)
+                        .collect();
+                    assert_eq!(found.len(), 1, "{tag}: {name} once: {env:?}");
+                    (found[0], &env[found[0]])
+                };
+                let (pod_name, pod_var) = at("POD_NAME");
+                let field = pod_var
+                    .value_from
+                    .as_ref()
+                    .and_then(|v| v.field_ref.as_ref());
+                assert_eq!(field.map(|f| f.field_path.as_str()), Some("metadata.name"));
+                let (node, node_var) = at("CELLD_NODE");
+                assert_eq!(node_var.value.as_deref(), Some("$(POD_NAME)"), "{tag}");
+                let (advertise, advertised) = at("CELLD_ADVERTISE");
+                assert_eq!(
+                    advertised.value,
+                    Some(node_address(
+                        "$(POD_NAME)",
+                        &d.peer_service_name(),
+                        "$(POD_NAMESPACE)"
+                    )),
+                    "{tag}"
+                );
+                assert!(pod_name < node && pod_name < advertise, "{tag}: {env:?}");
+            }
+        }
+        for name in ["CELLD_NODE", "CELLD_ADVERTISE", "POD_NAME"] {
+            assert!(celld_api::labels::RESERVED_ENV.contains(&name), "{name}");
+        }
+    }
+
     #[test]
     fn grace_period_exceeds_the_shutdown_bound() {
         assert_eq!(grace_period_seconds(&[]), 60);
