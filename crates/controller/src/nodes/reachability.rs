@@ -95,7 +95,7 @@ impl Reachability {
         if let Some((_, e)) = failed {
             debug!(node = address, error = %e, "a node's state could not be read");
         }
-        let reached = result != "unreachable";
+        let reached = !matches!(failed, Some((Unanswered::Unreachable, _)));
         let turned = {
             let mut seen = lock(&self.seen);
             seen.failed_in_row = if reached {
