@@ -17,7 +17,8 @@
 //! - [`leadership`] (only the Lease holder writes) and [`buckets`] (object storage and its
 //!   credentials: the pointer, the manifest, the clients, a fleet's storage resolved);
 //! - [`autoscale`] (spec.autoscaling, pure), [`cache`] (watches and their caches) and
-//!   [`status`] (the one writer of every kind's status and Events);
+//!   [`status`] (the one writer of every kind's status and Events, and the statuses written that
+//!   the caches may not show yet);
 //! - [`capacity`] (what nodes report of their capacity), [`children`] (pure builders) and
 //!   [`nodes`] (what the nodes' internal API says);
 //! - [`source`] (spec.source, pure) and [`upgrade`] (the pure rollout decision).

@@ -16,7 +16,7 @@ use crate::nodes::reachability::Reachability;
 use crate::nodes::reads::NodeReads;
 use crate::shared::context::{Controlled, Shared};
 use crate::shared::resync_budget;
-use crate::status::writer::cached_versions;
+use crate::status::written::{Written, cached_versions};
 use celld_api::{CelldFleet, conditions};
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::ObjectRef;
@@ -38,7 +38,8 @@ const NODE_API_TIMEOUT: Duration = Duration::from_secs(3);
 pub struct Context {
     /// What every controller shares.
     pub shared: Arc<Shared>,
-    /// What the fleets' buckets said, and whether the cluster serves HTTPRoute.
+    /// What the fleets' buckets said, the statuses written lately, and whether the cluster
+    /// serves HTTPRoute.
     pub reads: FleetReads,
     /// The fleets' nodes: their API, readings and capacity.
     pub nodes: NodeState,
@@ -52,12 +53,15 @@ pub struct Context {
     housekeeping: Housekeeping,
 }
 
-/// What the fleets' buckets said, and whether the cluster serves HTTPRoute.
+/// What the fleets' buckets said, the statuses written lately, and whether the cluster serves
+/// HTTPRoute.
 pub struct FleetReads {
     /// The last read of each fleet's deployment pointer.
     pub pointers: PointerReads,
     /// The manifest of each fleet's deployed version, read once per version.
     pub manifests: ManifestReads,
+    /// The statuses the writer wrote that the fleets' cache may not show yet.
+    pub written: Arc<Written<CelldFleet>>,
     /// Whether the cluster serves the HTTPRoute CRD.
     gateway_api: AtomicBool,
 }
@@ -92,8 +96,10 @@ impl Context {
         let settings = &shared.settings;
         let capacity = Arc::new(CapacityStore::default());
         shared.metrics.export(Box::new(Exported(capacity.clone())));
+        let written = Arc::new(Written::default());
         Self {
             reads: FleetReads {
+                written: written.clone(),
                 pointers: PointerReads::new(settings.pending_resync, settings.s3_timeout),
                 manifests: ManifestReads::new(settings.resync, settings.s3_timeout),
                 gateway_api: AtomicBool::new(gateway_api),
@@ -114,6 +120,7 @@ impl Context {
                 shared.metrics.clone(),
                 shared.reporter(),
                 shared.caches.children.statefulsets.clone(),
+                written,
             )),
             service_lead: Arc::new(ServiceLead::new(settings.public_service_first)),
             housekeeping: Housekeeping::default(),
@@ -172,6 +179,7 @@ impl Context {
         let clients = self.shared.buckets.drop_unused(Instant::now(), &live);
         self.shared.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains_key(uid));
+        self.reads.written.retain(&live);
         self.status.retain(&live);
     }
 

@@ -151,9 +151,9 @@ async fn read_bucket(
     .await?;
     let client = ctx.shared.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.shared.metrics.set_s3_clients(ctx.shared.buckets.len());
-    // The fleet's newest status, read once: its own, or the one the writer wrote that the cache
-    // does not show yet. The steps that build on their last status start from it.
-    let latest = ctx.status.latest(fleet);
+    // The fleet's newest status, read once: its own, or the one written that the cache does
+    // not show yet. The steps that build on their last status start from it.
+    let latest = ctx.reads.written.newest(fleet);
     let source_read = source_step::read(ctx, fleet, id, &storage, latest.as_ref());
     // A deploy Job that ended changed the pointer: read it afresh.
     let fresh = annotations_hash(fleet)

@@ -33,7 +33,7 @@ pub struct SourceRead {
     /// The Job status.source.lastAttempted names.
     pub job: JobSeen,
     /// status.source as last written (the fleet's newest status, see
-    /// [`Writer::latest`](crate::status::writer::Writer::latest)).
+    /// [`Written::newest`](crate::status::written::Written::newest)).
     pub previous: Option<SourceStatus>,
     /// The fleet's deploy Jobs.
     pub jobs: Vec<FleetJob>,

@@ -48,7 +48,7 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
     if preview.metadata.deletion_timestamp.is_some() {
         return deleting(ctx, &api, preview, parent.as_ref(), ours).await;
     }
-    let phase = ctx.status.latest(preview).map(|s| s.phase);
+    let phase = ctx.written.newest(preview).map(|s| s.phase);
     if phase == Some(PreviewPhase::Expired) {
         return Ok(Action::await_change());
     }

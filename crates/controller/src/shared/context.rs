@@ -11,7 +11,9 @@ use crate::shared::backoff::Backoff;
 use crate::shared::settings::Settings;
 use crate::status::reported::Reported;
 use crate::status::writer::Writer;
+use crate::status::written::{Written, cached_versions};
 use kube::Client;
+use kube::core::DeserializeGuard;
 use kube::runtime::events::Reporter;
 use std::sync::Arc;
 use std::time::Instant;
@@ -81,19 +83,32 @@ pub struct WithWriter<K: Reported> {
     pub shared: Arc<Shared>,
     /// The writer of the kind's statuses and Events.
     pub status: Writer<K>,
+    /// The statuses written that the cache may not show yet.
+    pub written: Arc<Written<K>>,
 }
 
 impl<K: Reported> WithWriter<K> {
     /// The controller's state over `shared`.
     pub fn new(shared: Arc<Shared>) -> Self {
+        let written = Arc::new(Written::default());
         Self {
             status: Writer::new(
                 shared.client.clone(),
                 shared.metrics.clone(),
                 shared.reporter(),
+                written.clone(),
             ),
+            written,
             shared,
         }
+    }
+
+    /// Forgets what is kept for objects no longer among `cached` (every object of the kind its
+    /// cache holds), and the statuses written that the cache caught up with.
+    pub fn retain_cached(&self, cached: &[Arc<DeserializeGuard<K>>]) {
+        let live = cached_versions(cached);
+        self.written.retain(&live);
+        self.status.retain(&live);
     }
 }
 

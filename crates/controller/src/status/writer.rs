@@ -1,10 +1,11 @@
 //! The one writer of statuses and Events, for fleets, previews and stores alike (as linkerd's
 //! policy controller patches every route kind through one `patch_status`). A controller
-//! computes the status it wants; the writer compares it with the newest one it knows, writes it
-//! with server-side apply only when it differs, remembers what it wrote (so a reconcile that
-//! sees the object before the cache caught up with the write starts from the written status,
-//! and never replays a step), publishes the Events the change is worth, and counts every
-//! failure. Writes of one object are serialized by its [lock](Writer::lock).
+//! computes the status it wants; the writer compares it with the newest one known, writes it
+//! with server-side apply only when it differs, records what it wrote in the
+//! [written](crate::status::written) cache the reconciles read (so one that sees the object
+//! before the informer caught up with the write starts from the written status, and never
+//! replays a step), publishes the Events the change is worth, and counts every failure. Writes
+//! of one object are serialized by its [lock](Writer::lock).
 
 use crate::children::MANAGER;
 use crate::error::Error;
@@ -12,11 +13,11 @@ use crate::locks::lock;
 use crate::metrics::Metrics;
 use crate::status::note::Note;
 use crate::status::reported::Reported;
+use crate::status::written::Written;
 use celld_api::reasons::Reason;
 use kube::api::{Patch, PatchParams};
-use kube::core::DeserializeGuard;
 use kube::runtime::events::{Event, Recorder, Reporter};
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::{Api, Client, ResourceExt};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tracing::warn;
@@ -27,37 +28,10 @@ pub struct Writer<K: Reported> {
     metrics: Arc<Metrics>,
     /// Who publishes the Events.
     reporter: Reporter,
-    /// Per object uid: the status last written, with the resourceVersion of the object it was
-    /// computed from, and the lock of its writes.
-    objects: Mutex<HashMap<String, Entry<K::Status>>>,
-}
-
-struct Entry<S> {
-    written: Option<(String, S)>,
-    lock: Arc<tokio::sync::Mutex<()>>,
-}
-
-impl<S> Default for Entry<S> {
-    fn default() -> Self {
-        Self {
-            written: None,
-            lock: Arc::default(),
-        }
-    }
-}
-
-/// The uid of every object of `cached` that parsed, with the resourceVersion the cache holds.
-pub fn cached_versions<K: Resource>(cached: &[Arc<DeserializeGuard<K>>]) -> HashMap<&str, &str> {
-    cached
-        .iter()
-        .filter_map(|guard| {
-            let meta = guard.0.as_ref().ok()?.meta();
-            Some((
-                meta.uid.as_deref()?,
-                meta.resource_version.as_deref().unwrap_or_default(),
-            ))
-        })
-        .collect()
+    /// Where every status written is recorded, for the reconciles to read.
+    written: Arc<Written<K>>,
+    /// Per object uid: the lock of its status writes.
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A status that differs from the newest one known.
@@ -71,22 +45,27 @@ pub struct Update<S> {
 
 impl<K: Reported> Writer<K> {
     /// A writer sending through `client` (which counts and fences its requests), publishing
-    /// Events as `reporter`.
-    pub fn new(client: Client, metrics: Arc<Metrics>, reporter: Reporter) -> Self {
+    /// Events as `reporter`, recording what it wrote in `written`.
+    pub fn new(
+        client: Client,
+        metrics: Arc<Metrics>,
+        reporter: Reporter,
+        written: Arc<Written<K>>,
+    ) -> Self {
         Self {
             client,
             metrics,
             reporter,
-            objects: Mutex::new(HashMap::new()),
+            written,
+            locks: Mutex::new(HashMap::new()),
         }
     }
 
     /// The lock that serializes the status writes of the object `uid`.
     pub fn lock(&self, uid: &str) -> Arc<tokio::sync::Mutex<()>> {
-        lock(&self.objects)
+        lock(&self.locks)
             .entry(uid.to_string())
             .or_default()
-            .lock
             .clone()
     }
 
@@ -97,41 +76,18 @@ impl<K: Reported> Writer<K> {
         }
     }
 
-    /// The newest status of `object` this writer knows: the one it wrote when the object was
-    /// at the resourceVersion seen now (the cache has not caught up with that write), else the
-    /// object's own. A step that builds on its last status reads it here, so a stale cache
-    /// never replays a step already taken.
-    pub fn latest(&self, object: &K) -> Option<K::Status> {
-        let uid = object.uid().unwrap_or_default();
-        let seen = object.resource_version().unwrap_or_default();
-        let mut objects = lock(&self.objects);
-        let Some(entry) = objects.get_mut(&uid) else {
-            return object.status().cloned();
-        };
-        match &entry.written {
-            Some((rv, status)) if *rv == seen => Some(status.clone()),
-            Some(_) => {
-                // The object seen is newer than that write: its own status is the one to
-                // start from.
-                entry.written = None;
-                object.status().cloned()
-            }
-            None => object.status().cloned(),
-        }
-    }
-
     /// The status `compute` makes from the newest one known, when it differs from it.
     pub fn next(
         &self,
         object: &K,
         compute: impl FnOnce(Option<&K::Status>) -> K::Status,
     ) -> Option<Update<K::Status>> {
-        let previous = self.latest(object);
+        let previous = self.written.newest(object);
         let status = compute(previous.as_ref());
         (previous.as_ref() != Some(&status)).then_some(Update { previous, status })
     }
 
-    /// Writes `update` to `object` with server-side apply, remembers it, then publishes the
+    /// Writes `update` to `object` with server-side apply, records it, then publishes the
     /// Events `notes` gives for the change. A failed write is counted under its reason.
     pub async fn write(
         &self,
@@ -145,9 +101,7 @@ impl<K: Reported> Writer<K> {
         }
         written?;
         let notes = notes(update.previous.as_ref(), &update.status);
-        let uid = object.uid().unwrap_or_default();
-        let seen = object.resource_version().unwrap_or_default();
-        lock(&self.objects).entry(uid).or_default().written = Some((seen, update.status));
+        self.written.record(object, update.status);
         self.send(object, notes).await;
         Ok(())
     }
@@ -181,7 +135,7 @@ impl<K: Reported> Writer<K> {
         let generation = object.meta().generation;
         let lock = self.lock(&object.uid().unwrap_or_default());
         let _writing = lock.lock().await;
-        let latest = self.latest(object);
+        let latest = self.written.newest(object);
         let Some(status) = K::failed(latest.as_ref(), reason, &message, generation) else {
             return;
         };
@@ -224,29 +178,11 @@ impl<K: Reported> Writer<K> {
         }
     }
 
-    /// Forgets every object whose uid is not in `live` (uid to the resourceVersion the cache
-    /// holds), and every status written that the cache caught up with: an object that is not
-    /// reconciled again would otherwise be kept until its next change.
+    /// Forgets the lock of every object whose uid is not in `live` and that no write holds.
     pub fn retain(&self, live: &HashMap<&str, &str>) {
-        crate::map_retain::retain(&mut lock(&self.objects), |uid, entry| {
-            let Some(&seen) = live.get(uid.as_str()) else {
-                return false;
-            };
-            if entry
-                .written
-                .as_ref()
-                .is_some_and(|(rv, _)| rv.as_str() != seen)
-            {
-                entry.written = None;
-            }
-            entry.written.is_some() || Arc::strong_count(&entry.lock) > 1
+        crate::map_retain::retain(&mut lock(&self.locks), |uid, lock| {
+            live.contains_key(uid.as_str()) || Arc::strong_count(lock) > 1
         });
-    }
-
-    /// Forgets, as [`retain`](Self::retain) does, every object that is not among `cached`
-    /// (every object of the kind its cache holds).
-    pub fn retain_cached(&self, cached: &[Arc<DeserializeGuard<K>>]) {
-        self.retain(&cached_versions(cached));
     }
 
     /// Sends `status` to `object`'s status subresource with server-side apply.

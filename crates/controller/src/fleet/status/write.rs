@@ -17,6 +17,7 @@ use crate::fleet::status::observation::Observed;
 use crate::fleet::status::observation::{Observation, Observations, Report};
 use crate::metrics::Metrics;
 use crate::status::writer::{Update, Writer};
+use crate::status::written::Written;
 use celld_api::{CelldFleet, CelldFleetStatus, conditions};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
@@ -30,6 +31,8 @@ use tracing::debug;
 /// Writes fleets' statuses and Events through the one [`Writer`]; see the [module](self).
 pub struct FleetWriter {
     writer: Writer<CelldFleet>,
+    /// What the writer wrote that the cache may not show yet.
+    written: Arc<Written<CelldFleet>>,
     metrics: Arc<Metrics>,
     /// The cached StatefulSets: a newer one than a reconcile applied is the one reported.
     statefulsets: Store<Compact<StatefulSet>>,
@@ -49,15 +52,18 @@ pub struct Published {
 
 impl FleetWriter {
     /// A writer sending through `client` (which counts and fences its requests), publishing
-    /// Events as `reporter`, reading newer StatefulSets from `statefulsets`.
+    /// Events as `reporter`, reading newer StatefulSets from `statefulsets`, recording what it
+    /// wrote in `written`.
     pub fn new(
         client: Client,
         metrics: Arc<Metrics>,
         reporter: Reporter,
         statefulsets: Store<Compact<StatefulSet>>,
+        written: Arc<Written<CelldFleet>>,
     ) -> Self {
         Self {
-            writer: Writer::new(client, metrics.clone(), reporter),
+            writer: Writer::new(client, metrics.clone(), reporter, written.clone()),
+            written,
             metrics,
             statefulsets,
             observations: Observations::default(),
@@ -111,7 +117,7 @@ impl FleetWriter {
             }
             None => (
                 false,
-                rollout_deadline(fleet, self.writer.latest(fleet).as_ref()),
+                rollout_deadline(fleet, self.written.newest(fleet).as_ref()),
             ),
         };
         self.observations.record(&uid, Arc::new(observation));
@@ -148,9 +154,8 @@ impl FleetWriter {
         }
     }
 
-    /// Forgets every fleet whose uid is not in `live` (uid to the resourceVersion the cache
-    /// holds), and every status written that the cache caught up with: a settled fleet's
-    /// resync does not publish, so it would otherwise be kept until its next change.
+    /// Forgets the observation and the lock of every fleet whose uid is not in `live` (uid to
+    /// the resourceVersion the cache holds).
     pub fn retain(&self, live: &HashMap<&str, &str>) {
         self.writer.retain(live);
         self.observations.retain(|uid| live.contains_key(uid));
@@ -159,11 +164,6 @@ impl FleetWriter {
     /// The writer of every kind's status, for fleets.
     pub fn writer(&self) -> &Writer<CelldFleet> {
         &self.writer
-    }
-
-    /// The newest status of `fleet` this writer knows (see [`Writer::latest`]).
-    pub fn latest(&self, fleet: &CelldFleet) -> Option<CelldFleetStatus> {
-        self.writer.latest(fleet)
     }
 
     /// The status `observed` gives `fleet`, when it differs from the newest one known.

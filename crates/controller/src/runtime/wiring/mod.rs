@@ -59,9 +59,9 @@ async fn housekeeping(swept: Swept, shutdown: impl Future<Output = ()>) {
             every.tick().await;
             swept.fleets.housekeeping();
             let stores = &swept.fleets.shared.caches.stores;
-            swept.stores.status.retain_cached(&stores.state());
+            swept.stores.retain_cached(&stores.state());
             if let Some(previews) = &swept.cached_previews {
-                swept.previews.status.retain_cached(&previews.state());
+                swept.previews.retain_cached(&previews.state());
             }
         }
     };

@@ -22,18 +22,27 @@ fn store() -> CelldObjectStore {
     store
 }
 
-fn writer<K: Reported>(object: &impl serde::Serialize) -> (Writer<K>, double::Sent, Arc<Metrics>) {
+struct Tested<K: Reported> {
+    writer: Writer<K>,
+    written: Arc<Written<K>>,
+    sent: double::Sent,
+    metrics: Arc<Metrics>,
+}
+
+fn writer<K: Reported>(object: &impl serde::Serialize) -> Tested<K> {
     let (client, sent) = recording(serde_json::to_vec(object).unwrap());
+    let written = Arc::new(Written::default());
     let metrics = Arc::new(Metrics::default());
     let reporter = Reporter {
         controller: "celld-operator".into(),
         instance: None,
     };
-    (
-        Writer::new(client, metrics.clone(), reporter),
+    Tested {
+        writer: Writer::new(client, metrics.clone(), reporter, written.clone()),
+        written,
         sent,
         metrics,
-    )
+    }
 }
 
 fn ready(message: &str) -> CelldObjectStoreStatus {
@@ -72,7 +81,7 @@ fn degraded(status: Option<CelldObjectStoreStatus>) -> Option<(String, String)> 
 #[tokio::test]
 async fn a_status_is_written_only_when_it_changes() {
     let store = store();
-    let (writer, sent, _) = writer::<CelldObjectStore>(&store);
+    let Tested { writer, sent, .. } = writer::<CelldObjectStore>(&store);
     let notes = |_: Option<&CelldObjectStoreStatus>, _: &CelldObjectStoreStatus| Vec::new();
     assert!(
         writer
@@ -101,7 +110,12 @@ async fn a_status_is_written_only_when_it_changes() {
 #[tokio::test]
 async fn a_failed_reconcile_is_degraded_and_announced_once_then_cleared() {
     let store = store();
-    let (writer, sent, metrics) = writer::<CelldObjectStore>(&store);
+    let Tested {
+        writer,
+        written,
+        sent,
+        metrics,
+    } = writer::<CelldObjectStore>(&store);
     writer.failed(&store, &refused()).await;
     assert_eq!(
         taken(&sent),
@@ -109,7 +123,7 @@ async fn a_failed_reconcile_is_degraded_and_announced_once_then_cleared() {
         "the status, then one Warning"
     );
     assert_eq!(
-        degraded(writer.latest(&store)),
+        degraded(written.newest(&store)),
         Some(("True".into(), "ApiError".into()))
     );
     assert_eq!(metrics.failures(Reason::ApiError), 1);
@@ -127,50 +141,43 @@ async fn a_failed_reconcile_is_degraded_and_announced_once_then_cleared() {
             .await
             .unwrap()
     );
-    assert_eq!(degraded(writer.latest(&store)), None);
+    assert_eq!(degraded(written.newest(&store)), None);
 }
 
 #[tokio::test]
 async fn a_fleets_failures_are_left_to_its_own_reconcile() {
     let fleet = crate::children::fixtures::fleet(crate::children::fixtures::MINIMAL);
-    let (writer, sent, metrics) = writer::<CelldFleet>(&fleet);
+    let Tested {
+        writer,
+        sent,
+        metrics,
+        ..
+    } = writer::<CelldFleet>(&fleet);
     writer.failed(&fleet, &refused()).await;
     assert_eq!(taken(&sent), Vec::<String>::new());
     assert_eq!(metrics.failures(Reason::ApiError), 0);
 }
 
 #[tokio::test]
-async fn a_written_status_is_forgotten_once_the_cache_catches_up_or_the_object_is_gone() {
+async fn every_status_written_is_recorded_for_the_reconciles_and_a_lock_outlives_no_object() {
     let store = store();
-    let (writer, _, _) = writer::<CelldObjectStore>(&store);
+    let Tested {
+        writer, written, ..
+    } = writer::<CelldObjectStore>(&store);
     let notes = |_: Option<&CelldObjectStoreStatus>, _: &CelldObjectStoreStatus| Vec::new();
     writer
         .publish(&store, |_| ready("ok"), notes)
         .await
         .unwrap();
-    writer.retain(&HashMap::from([("u-1", "3")]));
-    assert!(writer.latest(&store).is_some(), "the cache is still at 3");
-    writer.retain(&HashMap::from([("u-1", "4")]));
-    assert_eq!(
-        writer.latest(&store),
-        None,
-        "the cache caught up: the store's own"
-    );
-    writer
-        .publish(&store, |_| ready("ok"), notes)
-        .await
-        .unwrap();
+    assert_eq!(written.newest(&store), Some(ready("ok")));
+    let held = writer.lock("u-1");
     writer.retain(&HashMap::new());
-    assert_eq!(writer.latest(&store), None, "gone");
-
-    // From the kind's cache, as each round of housekeeping does.
-    writer
-        .publish(&store, |_| ready("ok"), notes)
-        .await
-        .unwrap();
-    let cached = vec![Arc::new(DeserializeGuard(Ok(store.clone())))];
-    writer.retain_cached(&cached);
-    assert!(writer.latest(&store).is_some(), "still cached at 3");
-    writer.retain_cached(&[]);
-    assert_eq!(writer.latest(&store), None, "deleted: forgotten");
+    assert!(Arc::ptr_eq(&held, &writer.lock("u-1")), "held: kept");
+    drop(held);
+    let before = writer.lock("u-1");
+    drop(before);
+    writer.retain(&HashMap::from([("u-1", "3")]));
+    assert_eq!(lock(&writer.locks).len(), 1, "live: kept");
+    writer.retain(&HashMap::new());
+    assert_eq!(lock(&writer.locks).len(), 0, "gone and not held: forgotten");
 }

@@ -33,7 +33,13 @@ fn writer(fleet: &CelldFleet) -> (FleetWriter, Sent, Arc<Metrics>) {
         instance: None,
     };
     (
-        FleetWriter::new(client, metrics.clone(), reporter, statefulsets),
+        FleetWriter::new(
+            client,
+            metrics.clone(),
+            reporter,
+            statefulsets,
+            Arc::default(),
+        ),
         sent,
         metrics,
     )
@@ -152,7 +158,7 @@ async fn applied_children_are_announced_by_the_writer_once_the_fleet_has_a_statu
         "a fleet's first children are said by its status, not an Event each"
     );
 
-    fleet.status = writer.latest(&fleet);
+    fleet.status = writer.written.newest(&fleet);
     let mut applied = report(&fleet, deployed(), Vec::new());
     applied.changed = vec!["StatefulSet/local".into()];
     writer.publish(&fleet, applied).await.unwrap();
@@ -230,16 +236,19 @@ async fn a_written_status_is_kept_only_until_the_cache_catches_up() {
         .publish(&fleet, report(&fleet, deployed(), Vec::new()))
         .await
         .unwrap();
-    assert!(writer.latest(&fleet).is_some(), "the status just written");
-
-    writer.retain(&HashMap::from([(uid.as_str(), "7")]));
     assert!(
-        writer.latest(&fleet).is_some(),
+        writer.written.newest(&fleet).is_some(),
+        "the status just written"
+    );
+
+    writer.written.retain(&HashMap::from([(uid.as_str(), "7")]));
+    assert!(
+        writer.written.newest(&fleet).is_some(),
         "the cache still holds the fleet as it was before the write"
     );
-    writer.retain(&HashMap::from([(uid.as_str(), "8")]));
+    writer.written.retain(&HashMap::from([(uid.as_str(), "8")]));
     assert_eq!(
-        writer.latest(&fleet),
+        writer.written.newest(&fleet),
         None,
         "the cache caught up: the fleet's own status is the one to start from"
     );
