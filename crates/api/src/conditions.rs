@@ -36,6 +36,10 @@ pub const AUTOSCALING: &str = "Autoscaling";
 /// while spec.env does not set CELLD_IDLE_EVICT_S, without which celld moves only cells that
 /// hibernate on their own to a new node.
 pub const IDLE_EVICTION: &str = "IdleEviction";
+/// True when a node's replacement can lose acknowledged writes: spec.durability is `fleet`
+/// (a write is acknowledged once a follower fsynced it, before the bucket has it) on Ephemeral
+/// work storage (an emptyDir, erased with its pod). Admitted, and said here with one Warning.
+pub const DURABILITY_AT_RISK: &str = "DurabilityAtRisk";
 /// The Ingress or HTTPRoute exists as asked (True also when none is asked for).
 pub const ROUTE_READY: &str = "RouteReady";
 /// On a CelldPreview: whether an expired or deleted preview's bucket prefix was emptied.

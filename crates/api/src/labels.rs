@@ -40,6 +40,10 @@ pub const CONFIG_HASH: &str = "platform.celld.dev/config-hash";
 /// operator moves the nodes to the new one node by node.
 pub const ROLLING_FROM: &str = "platform.celld.dev/rolling-from";
 
+/// StatefulSet annotation holding when a full stop found every old node gone (RFC 3339): the new
+/// image starts once their leases expired, one lease lifetime later.
+pub const STOPPED_AT: &str = "platform.celld.dev/nodes-stopped-at";
+
 /// StatefulSet annotation holding the highest celld version the fleet's nodes were given: some
 /// versions may never start again once a newer one ran.
 pub const HIGHEST_VERSION: &str = "platform.celld.dev/highest-celld-version";

@@ -182,6 +182,15 @@ pub enum Reason {
     /// spec.env does not set CELLD_IDLE_EVICT_S.
     IdleEvictionUnset,
 
+    // CelldFleet: DurabilityAtRisk
+    /// `fleet` durability on Ephemeral work storage: a pod's replacement can erase a follower's
+    /// copy of a write acknowledged before the bucket had it.
+    FleetDurabilityOnEphemeral,
+    /// `bucket` durability: a write is acknowledged once the bucket has it.
+    BucketDurability,
+    /// `fleet` durability on Persistent work storage: a follower's disk outlives its pod.
+    PersistentWorkStorage,
+
     // CelldPreview: Ready and DataRemoved
     /// The preview's spec.fleet names no CelldFleet.
     FleetNotFound,
@@ -285,6 +294,9 @@ impl Reason {
             Self::NoMemoryBudget => "NoMemoryBudget",
             Self::IdleEvictionSet => "IdleEvictionSet",
             Self::IdleEvictionUnset => "IdleEvictionUnset",
+            Self::FleetDurabilityOnEphemeral => "FleetDurabilityOnEphemeral",
+            Self::BucketDurability => "BucketDurability",
+            Self::PersistentWorkStorage => "PersistentWorkStorage",
             Self::FleetNotFound => "FleetNotFound",
             Self::PreviewsNotAllowed => "PreviewsNotAllowed",
             Self::TtlTooLong => "TtlTooLong",

@@ -154,8 +154,7 @@ pub struct CelldFleetSpec {
     #[schemars(transform = crate::rules::resources::schema)]
     pub resources: Option<Box<ResourceRequirements>>,
 
-    /// When celld acknowledges a write: `fleet` (after a follower's fsync, celld's default) or
-    /// `bucket` (after the object-storage write).
+    /// When celld acknowledges a write (see [`Durability`]; the schema shows the type's text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub durability: Option<Durability>,
 
@@ -279,6 +278,22 @@ fn default_progress_deadline_seconds() -> i32 {
 }
 
 impl CelldFleetSpec {
+    /// When the nodes acknowledge a write: spec.durability, else the default of the work
+    /// storage (see [`CelldFleetSpec::durability`]).
+    pub fn effective_durability(&self) -> Durability {
+        self.durability.unwrap_or(match self.local_storage.type_ {
+            LocalStorageType::Ephemeral => Durability::Bucket,
+            LocalStorageType::Persistent => Durability::Fleet,
+        })
+    }
+
+    /// Whether a node's replacement can lose acknowledged writes: `fleet` durability on work
+    /// storage that is erased with its pod.
+    pub fn durability_at_risk(&self) -> bool {
+        self.effective_durability() == Durability::Fleet
+            && self.local_storage.type_ == LocalStorageType::Ephemeral
+    }
+
     /// A spec with every default applied and the given bucket; a starting point for builders
     /// and tests.
     pub fn with_bucket(bucket: impl Into<String>) -> Self {
@@ -311,5 +326,28 @@ impl CelldFleetSpec {
             autoscaling: None,
             previews: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_durability_loses_no_acknowledged_write_on_its_work_storage() {
+        let on = |type_, durability| {
+            let mut spec = CelldFleetSpec::with_bucket("b");
+            spec.local_storage.type_ = type_;
+            spec.durability = durability;
+            (spec.effective_durability(), spec.durability_at_risk())
+        };
+        use Durability::{Bucket, Fleet};
+        use LocalStorageType::{Ephemeral, Persistent};
+        assert_eq!(on(Ephemeral, None), (Bucket, false));
+        assert_eq!(on(Persistent, None), (Fleet, false));
+        assert_eq!(on(Ephemeral, Some(Bucket)), (Bucket, false));
+        assert_eq!(on(Persistent, Some(Bucket)), (Bucket, false));
+        assert_eq!(on(Persistent, Some(Fleet)), (Fleet, false));
+        assert_eq!(on(Ephemeral, Some(Fleet)), (Fleet, true), "asked for");
     }
 }

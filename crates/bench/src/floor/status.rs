@@ -15,7 +15,9 @@ use celld_api::{CelldFleet, labels};
 use celld_operator::buckets::pointer::Pointer;
 use celld_operator::children::Desired;
 use celld_operator::fleet::status::compute::compute;
-use celld_operator::fleet::status::observation::{Observation, ObservedStorage, Route};
+use celld_operator::fleet::status::observation::{
+    Acknowledged, Observation, ObservedStorage, Route,
+};
 use celld_operator::nodes::adoption::Reading;
 use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -43,6 +45,7 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         nodes: None,
         capacity: None,
         autoscale: None,
+        acknowledged: Acknowledged::of(&fleet.spec),
     }
 }
 

@@ -2,6 +2,7 @@
 //! they run (its readiness gate decides the probes, its shutdown bound the grace period).
 
 use super::{Desired, HEALTH_PATH, HTTP_PORT, INTERNAL_PORT, storage_env};
+use celld_api::contract::durability::{DURABILITY, Durability};
 use celld_api::contract::env::SHUTDOWN_TOTAL;
 use celld_api::contract::node_api::node_address;
 use celld_api::contract::releases::{Gate, Rules, SHUTDOWN_TOTAL_MS};
@@ -82,6 +83,9 @@ fn upgrade_annotations(d: &Desired) -> BTreeMap<String, String> {
     }
     if let Some(highest) = &d.upgrade.highest {
         annotations.insert(labels::HIGHEST_VERSION.into(), highest.to_string());
+    }
+    if let Some(at) = &d.upgrade.stopped_at {
+        annotations.insert(labels::STOPPED_AT.into(), at.to_string());
     }
     annotations
 }
@@ -232,8 +236,11 @@ fn env(d: &Desired) -> Vec<EnvVar> {
         value("CELLD_WATCH", WORK_DIR),
         value("TMPDIR", "/tmp"),
     ]);
-    if let Some(durability) = d.fleet.spec.durability {
-        env.push(value("CELLD_DURABILITY", durability.as_str()));
+    // celld's default is fleet: set when asked for, or when the work storage's default differs
+    // (a Persistent fleet that never asked keeps the template it always had).
+    let durability = d.fleet.spec.effective_durability();
+    if d.fleet.spec.durability.is_some() || durability != Durability::Fleet {
+        env.push(value(DURABILITY, durability.as_str()));
     }
     env.extend(storage_env::credentials(&d.storage));
     env.extend(d.fleet.spec.env.iter().cloned());

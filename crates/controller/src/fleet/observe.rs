@@ -11,7 +11,7 @@ use crate::fleet::apply_plan::Applied;
 use crate::fleet::inputs::Inputs;
 use crate::fleet::status::observation::Route;
 use crate::fleet::status::observation::{
-    AutoscaleObserved, Observation, ObservedStorage, Report, SourceObserved,
+    Acknowledged, AutoscaleObserved, Observation, ObservedStorage, Report, SourceObserved,
 };
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
@@ -67,6 +67,7 @@ pub fn full(
                     idle_evict: fleet.spec.env.iter().any(|e| e.name == env::IDLE_EVICT),
                 })
             }),
+            acknowledged: Acknowledged::of(&fleet.spec),
         },
         statefulset: applied.statefulset,
         changed: applied.changed,
@@ -110,6 +111,7 @@ pub fn unresolved(
             source: None,
             capacity: None,
             autoscale: None,
+            acknowledged: Acknowledged::of(&fleet.spec),
         },
         statefulset,
         changed: Vec::new(),

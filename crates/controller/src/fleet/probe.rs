@@ -13,6 +13,7 @@ use crate::upgrade::decide::{Probe, Probed, Restores};
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 use kube::api::ListParams;
 
@@ -52,6 +53,7 @@ pub async fn probe(
                 .map_err(|e| pods_unlisted(name, e))?;
             Ok(Probed {
                 pods_left: Some(pods.items.len()),
+                at: Timestamp::now(),
                 ..Probed::default()
             })
         }

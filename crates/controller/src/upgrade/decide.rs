@@ -6,15 +6,20 @@
 //! - Rolling: the new image with the StatefulSet's partition at the last ordinal; the partition
 //!   goes down one node at a time, once every updated node is Ready and every node reports
 //!   `restoring == 0`.
-//! - Full stop: the old image at 0 replicas until no pod of the fleet is left, then the new
-//!   image at the wanted replicas.
+//! - Full stop: the old image at 0 replicas until no pod of the fleet is left and one lease
+//!   lifetime passed since (celld: every old node stops and its lease expires before a new one
+//!   starts), then the new image at the wanted replicas.
 //! - Refused: a version celld forbids keeps the running image.
 
+use celld_api::contract::durability::{DURABILITY, Durability};
+use celld_api::contract::lease::lease_lifetime;
 use celld_api::contract::upgrades::{self, Transition};
 use celld_api::contract::version::image_version;
 use celld_api::{CelldFleetSpec, UpgradeStrategy, labels};
 use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::jiff::Timestamp;
 use semver::Version;
+use std::time::Duration;
 
 /// What the reconcile must look at before the rollout can go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,12 +40,24 @@ pub enum Restores {
 }
 
 /// What the reconcile probed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Probed {
     /// The nodes' restores, when probed.
     pub restores: Option<Restores>,
     /// Pods of the fleet that still exist, when probed.
     pub pods_left: Option<usize>,
+    /// When it probed.
+    pub at: Timestamp,
+}
+
+impl Default for Probed {
+    fn default() -> Self {
+        Self {
+            restores: None,
+            pods_left: None,
+            at: Timestamp::UNIX_EPOCH,
+        }
+    }
 }
 
 /// Where a change of image stands, for the status and Events.
@@ -72,6 +89,9 @@ pub enum Progress {
         to: String,
         /// Pods of the old image still running.
         left: i32,
+        /// When the last old node's lease has expired and the new image starts, once every
+        /// old pod is gone.
+        starts_at: Option<Timestamp>,
         /// Why the fleet is not rolled.
         why: String,
     },
@@ -99,6 +119,8 @@ pub struct Upgrade {
     pub rolling_from: Option<String>,
     /// The highest celld version the nodes were given ([`labels::HIGHEST_VERSION`]).
     pub highest: Option<Version>,
+    /// When a full stop found every old node gone ([`labels::STOPPED_AT`]).
+    pub stopped_at: Option<Timestamp>,
     /// Where it stands.
     pub progress: Progress,
     /// What to probe before deciding again, if anything.
@@ -114,6 +136,7 @@ impl Upgrade {
             partition: 0,
             rolling_from: None,
             highest: max(highest, image_version(image)),
+            stopped_at: None,
             progress: Progress::Idle,
             probe: None,
         }
@@ -130,10 +153,13 @@ fn max(a: Option<Version>, b: Option<Version>) -> Option<Version> {
 /// The live StatefulSet as far as rollouts read it.
 struct Live<'a> {
     image: &'a str,
+    /// What its nodes acknowledge a write after (the template's CELLD_DURABILITY).
+    durability: Durability,
     replicas: i32,
     partition: i32,
     rolling_from: Option<&'a str>,
     highest: Option<Version>,
+    stopped_at: Option<Timestamp>,
     /// Its status describes its current spec.
     current: bool,
     pods: i32,
@@ -144,15 +170,22 @@ struct Live<'a> {
 impl<'a> Live<'a> {
     fn of(sts: &'a StatefulSet) -> Option<Self> {
         let spec = sts.spec.as_ref()?;
-        let image = spec
+        let celld = spec
             .template
             .spec
             .as_ref()?
             .containers
             .iter()
-            .find(|c| c.name == "celld")?
-            .image
-            .as_deref()?;
+            .find(|c| c.name == "celld")?;
+        let image = celld.image.as_deref()?;
+        let durability = Durability::of_env(
+            celld
+                .env
+                .iter()
+                .flatten()
+                .find(|e| e.name == DURABILITY)
+                .and_then(|e| e.value.as_deref()),
+        );
         let annotation = |key: &str| {
             sts.metadata
                 .annotations
@@ -163,6 +196,7 @@ impl<'a> Live<'a> {
         let status = sts.status.as_ref();
         Some(Self {
             image,
+            durability,
             replicas: spec.replicas.unwrap_or(1),
             partition: spec
                 .update_strategy
@@ -172,6 +206,7 @@ impl<'a> Live<'a> {
                 .unwrap_or(0),
             rolling_from: annotation(labels::ROLLING_FROM),
             highest: annotation(labels::HIGHEST_VERSION).and_then(|v| Version::parse(v).ok()),
+            stopped_at: annotation(labels::STOPPED_AT).and_then(|t| t.parse().ok()),
             current: status.and_then(|s| s.observed_generation) == sts.metadata.generation,
             pods: status.map_or(0, |s| s.replicas),
             ready: status.and_then(|s| s.ready_replicas).unwrap_or(0),
@@ -214,6 +249,7 @@ pub fn decide(
             partition: live.partition,
             rolling_from: live.rolling_from.map(str::to_string),
             highest,
+            stopped_at: None,
             progress: Progress::Refused(format!(
                 "spec.image {target} is refused and the nodes keep {}: {why}",
                 live.image
@@ -245,6 +281,12 @@ fn begin(
         .into_iter()
         .flatten()
         .collect();
+    // The nodes roll across a boundary only if both the running and the wanted nodes
+    // acknowledge writes after the bucket's.
+    let durability = match (live.durability, spec.effective_durability()) {
+        (Durability::Bucket, Durability::Bucket) => Durability::Bucket,
+        _ => Durability::Fleet,
+    };
     let transition = match spec.upgrade_strategy {
         UpgradeStrategy::Rolling => Transition::Roll,
         UpgradeStrategy::FullStop => {
@@ -257,7 +299,7 @@ fn begin(
                     image_version(from).as_ref(),
                     to.as_ref(),
                     highest.as_ref(),
-                    spec.durability,
+                    Some(durability),
                 )
             })
             .find(|t| *t != Transition::Roll)
@@ -270,6 +312,7 @@ fn begin(
             partition: (replicas - 1).max(0),
             rolling_from: Some(live.rolling_from.unwrap_or(live.image).to_string()),
             highest: max(highest, to),
+            stopped_at: None,
             progress: Progress::Rolling {
                 from: live.image.to_string(),
                 to: target.to_string(),
@@ -280,27 +323,35 @@ fn begin(
         },
         // `forbidden` was checked before; the table cannot forbid here.
         Transition::FullStop(why) | Transition::Forbidden(why) => {
-            stop(target, live, highest, why, probed)
+            let lease = lease_lifetime(&spec.env);
+            stop(target, live, highest, why, probed, lease)
         }
     }
 }
 
-/// A full stop: the old image at 0 replicas until no pod is left, then the new image.
+/// A full stop: the old image at 0 replicas until no pod is left and `lease` (one lease
+/// lifetime) passed since the reconcile that first found none, then the new image.
 fn stop(
     target: &str,
     live: &Live,
     highest: Option<Version>,
     why: String,
     probed: &Probed,
+    lease: Duration,
 ) -> Upgrade {
     let scaled_down = live.current && live.replicas == 0 && live.pods == 0;
+    let gone = scaled_down && probed.pods_left == Some(0);
+    // The first reconcile that finds every old pod gone starts the lease's clock.
+    let stopped_at = gone.then(|| live.stopped_at.unwrap_or(probed.at));
+    let starts_at = stopped_at.and_then(|at| at.checked_add(lease).ok());
     let progress = |left: i32| Progress::FullStop {
         from: live.image.to_string(),
         to: target.to_string(),
         left,
+        starts_at,
         why: why.clone(),
     };
-    if scaled_down && probed.pods_left == Some(0) {
+    if starts_at.is_some_and(|starts| starts <= probed.at) {
         let mut start = Upgrade::steady(target, highest);
         start.progress = progress(0);
         return start;
@@ -314,6 +365,7 @@ fn stop(
         partition: 0,
         rolling_from: None,
         highest,
+        stopped_at,
         progress: progress(left),
         probe: scaled_down.then_some(Probe::PodsLeft),
     }
@@ -340,6 +392,7 @@ fn roll(
         partition,
         rolling_from: Some(from.to_string()),
         highest: highest.clone(),
+        stopped_at: None,
         progress,
         probe,
     };

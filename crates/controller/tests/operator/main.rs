@@ -13,6 +13,8 @@
 //!   public Service first while the API server is slow to create Services;
 //! - `creation`: a fleet from creation to Ready, with every child;
 //! - `deletion`: deleting a fleet deletes every child and its pods;
+//! - `durability`: the default durability of each work storage, and `fleet` on Ephemeral said
+//!   once (DurabilityAtRisk);
 //! - `fleets_gauge`: the fleets-by-Ready gauge follows the fleets in the next housekeeping round;
 //! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
 //! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
@@ -61,6 +63,7 @@ mod celld_versions;
 mod children_order;
 mod creation;
 mod deletion;
+mod durability;
 mod fleets_gauge;
 mod gitops_health;
 mod hand_edits;

@@ -7,6 +7,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::runtime::watcher::{self, Event};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 /// One pod as seen at one moment.
@@ -25,7 +26,7 @@ pub type Snapshot = BTreeMap<String, PodSeen>;
 
 /// A running recording.
 pub struct PodHistory {
-    snapshots: Arc<Mutex<Vec<Snapshot>>>,
+    snapshots: Arc<Mutex<Vec<(Instant, Snapshot)>>>,
     task: JoinHandle<()>,
 }
 
@@ -83,7 +84,9 @@ impl PodHistory {
                     }
                     Err(_) => continue,
                 }
-                into.lock().expect("pod history").push(pods.clone());
+                into.lock()
+                    .expect("pod history")
+                    .push((Instant::now(), pods.clone()));
             }
         });
         ready_rx.await.expect("the pod watch starts");
@@ -92,7 +95,23 @@ impl PodHistory {
 
     /// Every snapshot recorded so far.
     pub fn snapshots(&self) -> Vec<Snapshot> {
-        self.snapshots.lock().expect("pod history").clone()
+        let snapshots = self.snapshots.lock().expect("pod history");
+        snapshots.iter().map(|(_, s)| s.clone()).collect()
+    }
+
+    /// How long the fleet had no pod between the last one of `old` and the first of `new`.
+    pub fn empty_between(&self, old: &str, new: &str) -> Option<Duration> {
+        let snapshots = self.snapshots.lock().expect("pod history");
+        let has = |s: &Snapshot, image: &str| s.values().any(|p| p.image == image);
+        let first_new = snapshots.iter().position(|(_, s)| has(s, new))?;
+        let last_old = snapshots[..first_new]
+            .iter()
+            .rposition(|(_, s)| has(s, old))?;
+        let emptied = snapshots[last_old + 1..first_new]
+            .iter()
+            .find(|(_, s)| s.is_empty())?
+            .0;
+        Some(snapshots[first_new].0.duration_since(emptied))
     }
 }
 

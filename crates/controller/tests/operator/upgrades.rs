@@ -144,6 +144,14 @@ async fn v0_3_to_v0_4_stops_every_old_node_before_a_new_one_starts() {
     wait_serving(&env, V40, 2).await;
 
     assert_never_side_by_side(&history, V3, V40);
+    // celld: every old node's lease expires (10 s) before a new node starts.
+    let empty = history
+        .empty_between(V3, V40)
+        .expect("old pods, none, then new");
+    assert!(
+        empty >= Duration::from_secs(10),
+        "the new image started {empty:?} after the last old pod went"
+    );
     let stop = wait_events(&env, "web", "Normal", "FullStop").await;
     assert!(
         stop.iter().any(|e| e.message.as_deref().is_some_and(

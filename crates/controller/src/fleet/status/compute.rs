@@ -6,8 +6,8 @@ use crate::buckets::pointer::Pointer;
 use crate::capacity::reading;
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::conditions::{
-    NodeCounts, adopted, autoscaling, degraded, kstatus, progressing, ready, route, source_synced,
-    storage,
+    NodeCounts, adopted, autoscaling, degraded, durability, kstatus, progressing, ready, route,
+    source_synced, storage,
 };
 use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions;
@@ -106,6 +106,7 @@ pub fn compute(
             Some(adopted.condition),
             synced,
             Some(route),
+            Some(durability::condition(o.acknowledged)),
             Some(progressing),
             Some(degraded),
             Some(ready),

@@ -142,11 +142,12 @@ const SOURCE_REASONS: [Reason; 7] = [
     Reason::BucketUnreadable,
 ];
 
-/// Whether a condition that is not True is worth a Warning: for SourceSynced only a publish
+/// Whether a condition is worth a Warning: Degraded and DurabilityAtRisk when True; any
+/// other when not True, but for SourceSynced only a publish
 /// that failed for good, a source that cannot be found and a second writer (a publish under
 /// way, a suspension or a source getting ready are what it looks like at work).
 fn warns(c: &Condition) -> bool {
-    if c.type_ == conditions::DEGRADED {
+    if c.type_ == conditions::DEGRADED || c.type_ == conditions::DURABILITY_AT_RISK {
         return c.status == "True";
     }
     if c.type_ == conditions::SOURCE_SYNCED {

@@ -12,7 +12,9 @@ use crate::locks::lock;
 use crate::nodes::adoption::Reading;
 use crate::source::terms::Synced;
 use crate::upgrade::decide::Progress;
-use celld_api::{IngressSpec, ResolvedStorage, SourceStatus};
+use celld_api::{
+    CelldFleetSpec, Durability, IngressSpec, LocalStorageType, ResolvedStorage, SourceStatus,
+};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -103,6 +105,30 @@ pub struct Observation {
     pub capacity: Option<Arc<FleetReading>>,
     /// What spec.autoscaling decided, for a fleet with it.
     pub autoscale: Option<Box<AutoscaleObserved>>,
+    /// When the nodes acknowledge a write, and on which work storage.
+    pub acknowledged: Acknowledged,
+}
+
+/// When a fleet's nodes acknowledge a write, and whether their work storage goes with the pod.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Acknowledged {
+    /// spec.durability, or the work storage's default.
+    pub durability: Durability,
+    /// Whether spec.durability asked for it.
+    pub asked: bool,
+    /// Whether the work storage is an emptyDir (Ephemeral).
+    pub ephemeral: bool,
+}
+
+impl Acknowledged {
+    /// What `spec` asks for.
+    pub fn of(spec: &CelldFleetSpec) -> Self {
+        Self {
+            durability: spec.effective_durability(),
+            asked: spec.durability.is_some(),
+            ephemeral: spec.local_storage.type_ == LocalStorageType::Ephemeral,
+        }
+    }
 }
 
 /// What spec.autoscaling decided, and whether spec.env lets new nodes take existing load.

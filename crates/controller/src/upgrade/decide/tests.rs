@@ -3,6 +3,7 @@ use k8s_openapi::api::apps::v1::{
     RollingUpdateStatefulSetStrategy, StatefulSetSpec, StatefulSetStatus, StatefulSetUpdateStrategy,
 };
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::jiff::Timestamp;
 use std::collections::BTreeMap;
 
 const V3: &str = "ghcr.io/denoland/celld:v0.3.0";
@@ -19,6 +20,8 @@ fn spec(image: &str) -> CelldFleetSpec {
 /// A live StatefulSet running `image` whose status is current.
 struct LiveSts {
     image: &'static str,
+    /// The template's CELLD_DURABILITY.
+    durability: Option<&'static str>,
     replicas: i32,
     partition: i32,
     annotations: BTreeMap<String, String>,
@@ -31,6 +34,7 @@ struct LiveSts {
 fn live(image: &'static str) -> LiveSts {
     LiveSts {
         image,
+        durability: None,
         replicas: 3,
         partition: 0,
         annotations: BTreeMap::new(),
@@ -68,6 +72,13 @@ impl LiveSts {
                     containers: vec![Container {
                         name: "celld".into(),
                         image: Some(self.image.into()),
+                        env: self.durability.map(|d| {
+                            vec![k8s_openapi::api::core::v1::EnvVar {
+                                name: DURABILITY.into(),
+                                value: Some(d.into()),
+                                ..Default::default()
+                            }]
+                        }),
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -184,16 +195,53 @@ fn a_non_rollable_change_stops_every_old_node_first() {
     assert_eq!((up.image.as_str(), up.stopped), (V3, true));
     assert!(matches!(up.progress, Progress::FullStop { left: 1, .. }));
 
-    let gone = Probed {
+    // Every old pod gone: their leases expire before the new image starts.
+    let at = |s: i64| Timestamp::from_second(1_000_000 + s).unwrap();
+    let gone = |seconds| Probed {
         pods_left: Some(0),
+        at: at(seconds),
         ..Probed::default()
     };
-    let up = decide_with(&s, &scaled_down, &gone);
+    let up = decide_with(&s, &scaled_down, &gone(0));
+    assert_eq!((up.image.as_str(), up.stopped), (V3, true));
+    assert_eq!(up.stopped_at, Some(at(0)), "the lease's clock starts");
+    assert_eq!(up.probe, Some(Probe::PodsLeft));
+    assert!(
+        matches!(up.progress, Progress::FullStop { left: 0, starts_at: Some(t), .. } if t == at(10)),
+        "{:?}",
+        up.progress
+    );
+    scaled_down
+        .annotations
+        .insert(labels::STOPPED_AT.into(), at(0).to_string());
+    let up = decide_with(&s, &scaled_down, &gone(9));
+    assert_eq!((up.image.as_str(), up.stopped), (V3, true), "9 s later");
     assert_eq!(
-        (up.image.as_str(), up.stopped, up.partition),
-        (V40, false, 0)
+        up.stopped_at,
+        Some(at(0)),
+        "the clock is kept, not restarted"
+    );
+    let up = decide_with(&s, &scaled_down, &gone(10));
+    assert_eq!(
+        (up.image.as_str(), up.stopped, up.partition, up.stopped_at),
+        (V40, false, 0, None),
+        "one lease lifetime later"
     );
     assert_eq!(up.highest, Some(Version::new(0, 4, 0)));
+
+    // spec.env's CELLD_TTL_MS lengthens the wait, never shortens it.
+    let mut longer = s.clone();
+    longer.env.push(k8s_openapi::api::core::v1::EnvVar {
+        name: "CELLD_TTL_MS".into(),
+        value: Some("30000".into()),
+        ..Default::default()
+    });
+    assert!(decide_with(&longer, &scaled_down, &gone(29)).stopped);
+    assert!(!decide_with(&longer, &scaled_down, &gone(30)).stopped);
+
+    // A pod that appears again (someone scaled the StatefulSet) starts the clock over.
+    let up = decide_with(&s, &scaled_down, &terminating);
+    assert_eq!((up.stopped, up.stopped_at), (true, None));
 }
 
 #[test]
@@ -263,5 +311,40 @@ fn a_fleet_on_the_old_default_moves_to_the_new_default_by_the_table() {
             "{why}"
         );
         assert!(up.stopped, "{up:?}");
+    }
+}
+
+#[test]
+fn v0_6_0_rolls_in_only_when_the_running_and_the_wanted_nodes_both_use_bucket_durability() {
+    use celld_api::{LocalStorageType::Persistent, contract::durability::Durability::*};
+    const V51: &str = "ghcr.io/denoland/celld:v0.5.1";
+    const V60: &str = "ghcr.io/denoland/celld:v0.6.0";
+    // (the running template's CELLD_DURABILITY, spec.durability, Persistent work storage)
+    for (running, asked, persistent, rolls) in [
+        (Some("bucket"), None, false, true),
+        (Some("bucket"), Some(Bucket), true, true),
+        (Some("bucket"), None, true, false),
+        (Some("bucket"), Some(Fleet), false, false),
+        (None, None, false, false),
+        (Some("fleet"), Some(Bucket), false, false),
+    ] {
+        let mut wanted = spec(V60);
+        wanted.durability = asked;
+        if persistent {
+            wanted.local_storage.type_ = Persistent;
+        }
+        let mut running_sts = live(V51);
+        running_sts.durability = running;
+        let up = decide_with(&wanted, &running_sts, &Probed::default());
+        let case = format!(
+            "{running:?} {asked:?} persistent={persistent}: {:?}",
+            up.progress
+        );
+        assert_eq!(
+            matches!(up.progress, Progress::Rolling { .. }),
+            rolls,
+            "{case}"
+        );
+        assert_eq!(up.stopped, !rolls, "{case}");
     }
 }

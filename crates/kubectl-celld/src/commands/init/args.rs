@@ -109,7 +109,8 @@ pub struct InitArgs {
     )]
     pub image_pull_secrets: Vec<String>,
 
-    /// When celld acknowledges a write
+    /// When celld acknowledges a write [default: bucket with Ephemeral local storage, fleet with
+    /// Persistent]
     #[arg(
         long,
         value_enum,
@@ -295,7 +296,8 @@ pub enum PullPolicy {
 /// `--durability`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DurabilityArg {
-    /// After a follower's fsync (celld's default)
+    /// After a follower's fsync (with Ephemeral local storage a pod's replacement can lose
+    /// acknowledged writes)
     Fleet,
     /// After the bucket write
     Bucket,

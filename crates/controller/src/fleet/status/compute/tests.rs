@@ -6,7 +6,7 @@ mod replicas;
 
 use super::*;
 use crate::failure::Failure;
-use crate::fleet::status::observation::{Observation, ObservedStorage, Route};
+use crate::fleet::status::observation::{Acknowledged, Observation, ObservedStorage, Route};
 use crate::upgrade::decide::Progress;
 use celld_api::ResolvedStorage;
 use celld_api::conditions::{
@@ -80,6 +80,7 @@ fn at_rest() -> Observation {
         source: None,
         capacity: None,
         autoscale: None,
+        acknowledged: Acknowledged::of(&celld_api::CelldFleetSpec::with_bucket("s3://celld/app")),
     }
 }
 
@@ -399,4 +400,69 @@ fn an_autoscaled_fleet_without_idle_eviction_is_told_what_its_new_nodes_miss() {
         (idle.status.as_str(), idle.reason.as_str()),
         ("True", "IdleEvictionSet")
     );
+}
+
+#[test]
+fn fleet_durability_on_ephemeral_storage_is_at_risk_and_warned_about_once() {
+    use celld_api::conditions::DURABILITY_AT_RISK;
+    use celld_api::{CelldFleetSpec, Durability, LocalStorageType};
+    let s = sts(2);
+    let status = |previous: Option<&CelldFleetStatus>, durability, type_| {
+        let mut spec = CelldFleetSpec::with_bucket("s3://celld/app");
+        spec.durability = durability;
+        spec.local_storage.type_ = type_;
+        let observation = Observation {
+            acknowledged: Acknowledged::of(&spec),
+            ..at_rest()
+        };
+        compute(
+            previous,
+            &observation.observed("app", Some(&s)),
+            Timestamp::UNIX_EPOCH,
+        )
+    };
+    let at_risk = |s: &CelldFleetStatus| {
+        let c = get(s, DURABILITY_AT_RISK);
+        (c.status.clone(), c.reason.clone())
+    };
+    use Durability::{Bucket, Fleet};
+    use LocalStorageType::{Ephemeral, Persistent};
+    let safe = status(None, None, Ephemeral);
+    assert_eq!(at_risk(&safe), ("False".into(), "BucketDurability".into()));
+    assert_eq!(
+        at_risk(&status(None, None, Persistent)),
+        ("False".into(), "PersistentWorkStorage".into())
+    );
+    assert_eq!(
+        at_risk(&status(None, Some(Bucket), Persistent)),
+        ("False".into(), "BucketDurability".into())
+    );
+    let risky = status(Some(&safe), Some(Fleet), Ephemeral);
+    assert_eq!(
+        at_risk(&risky),
+        ("True".into(), "FleetDurabilityOnEphemeral".into())
+    );
+    let message = &get(&risky, DURABILITY_AT_RISK).message;
+    assert!(
+        message.contains("spec.localStorage.type") && message.contains("spec.durability"),
+        "names the fields and the fix: {message}"
+    );
+    // Admitted: the fleet still serves.
+    assert_eq!(get(&risky, READY).status, "True");
+
+    let events = |previous: Option<&CelldFleetStatus>, status: &CelldFleetStatus| {
+        crate::fleet::status::events::transitions(previous, status, "i", None, &[])
+            .into_iter()
+            .filter(|n| n.note.starts_with(DURABILITY_AT_RISK))
+            .map(|n| (n.type_, n.reason))
+            .collect::<Vec<_>>()
+    };
+    use kube::runtime::events::EventType;
+    assert_eq!(events(None, &safe), [], "a new fleet at no risk: nothing");
+    assert_eq!(
+        events(Some(&safe), &risky),
+        [(EventType::Warning, "FleetDurabilityOnEphemeral".to_string())]
+    );
+    assert_eq!(events(None, &risky).len(), 1, "a new fleet at risk: warned");
+    assert_eq!(events(Some(&risky), &risky), [], "once");
 }

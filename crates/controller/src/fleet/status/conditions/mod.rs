@@ -1,11 +1,13 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
 //! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
-//! those; [`autoscaling`] (Autoscaling and IdleEviction) stands apart. [`compute`](crate::fleet::status::compute) runs them in that order.
+//! those; [`durability`] (DurabilityAtRisk) and [`autoscaling`] (Autoscaling and IdleEviction)
+//! stand apart. [`compute`](crate::fleet::status::compute) runs them in that order.
 
 pub mod adopted;
 pub mod autoscaling;
 pub mod degraded;
+pub mod durability;
 pub mod kstatus;
 pub mod progressing;
 pub mod ready;

@@ -157,13 +157,18 @@ fn upgrade_progress(progress: &Progress) -> Option<Cond> {
             from,
             to,
             left,
+            starts_at,
             why,
         } => (
             Reason::FullStop,
-            if *left > 0 {
-                format!("stopping every node of {from} before {to} starts ({left} left): {why}")
-            } else {
-                format!("every node of {from} stopped; starting {to}: {why}")
+            match starts_at {
+                _ if *left > 0 => {
+                    format!("stopping every node of {from} before {to} starts ({left} left): {why}")
+                }
+                Some(at) => format!(
+                    "every node of {from} stopped; {to} starts at {at}, once their leases expired: {why}"
+                ),
+                None => format!("every node of {from} stopped; starting {to}: {why}"),
             },
         ),
     };

@@ -4,7 +4,7 @@ use super::*;
 use crate::buckets::pointer::Pointer;
 use crate::children::fixtures;
 use crate::failure::Failure;
-use crate::fleet::status::observation::{ObservedStorage, Route};
+use crate::fleet::status::observation::{Acknowledged, ObservedStorage, Route};
 use crate::status::writer::double::{self, Sent, taken};
 use crate::upgrade::decide::Progress;
 use celld_api::reasons::Reason;
@@ -63,6 +63,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             source: None,
             capacity: None,
             autoscale: None,
+            acknowledged: Acknowledged::of(&fleet.spec),
         },
         statefulset: None,
         changed: Vec::new(),
