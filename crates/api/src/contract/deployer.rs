@@ -2,10 +2,13 @@
 //! release the operator supports, and a deploy uses the one of the fleet's own release, so the
 //! manifest it writes is the one the fleet's nodes read (from v0.5.0 with each module's full
 //! SHA-256). A fleet whose release is unknown or has no deployer gets the default one, built on
-//! the default image's celld.
+//! the default image's celld. The variables of the fleet's spec.env that the release table marks
+//! as shared between the deployer and the nodes go to the deployer as they are
+//! ([`shared_env`]).
 
 use super::releases::{OLDEST_SUPPORTED, RELEASES, Triple, display, triple};
 use super::version::image_version;
+use k8s_openapi::api::core::v1::EnvVar;
 
 /// The deployer image of this release (the operator's and the plugin's): celld (the default
 /// image's), esbuild, curl and celld-bucket, no source.
@@ -45,6 +48,20 @@ pub fn release_for(image: &str) -> Option<Triple> {
     releases().find(|r| *r == version)
 }
 
+/// The variables of a fleet's `env` that some release reads on the deployer as on the nodes
+/// (celld 0.6.1's CELLD_MAX_ASSET_FILE_BYTES): a deploy pod gets them as the nodes do, so a
+/// raised asset limit is the same on both sides. Older releases ignore them.
+pub fn shared_env(env: &[EnvVar]) -> Vec<EnvVar> {
+    env.iter()
+        .filter(|var| {
+            RELEASES
+                .iter()
+                .any(|r| r.shared_with_deployer.contains(&var.name.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +93,17 @@ mod tests {
         );
         assert_eq!(release_for("ghcr.io/denoland/celld:latest"), None);
         assert_eq!(release_for(crate::DEFAULT_IMAGE), Some((0, 6, 0)));
+    }
+
+    #[test]
+    fn the_asset_limit_goes_to_the_deployer_as_the_nodes_get_it() {
+        let var = |name: &str| EnvVar {
+            name: name.into(),
+            value: Some("52428800".into()),
+            ..EnvVar::default()
+        };
+        let env = [var("RUST_LOG"), var("CELLD_MAX_ASSET_FILE_BYTES")];
+        assert_eq!(shared_env(&env), [var("CELLD_MAX_ASSET_FILE_BYTES")]);
+        assert_eq!(shared_env(&[var("CELLD_IDLE_EVICT_S")]), []);
     }
 }

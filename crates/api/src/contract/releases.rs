@@ -107,6 +107,9 @@ pub struct Release {
     pub no_return: bool,
     /// Settings it brings that no node may use until every node of the fleet runs it.
     pub held: &'static [Held],
+    /// Variables it reads that must have the same value on the deployer (`celld deploy`) and
+    /// on the nodes.
+    pub shared_with_deployer: &'static [&'static str],
 }
 
 /// A setting a release brings that the nodes may use only once every node of the fleet runs
@@ -152,6 +155,7 @@ const NOTHING: Release = Release {
     rolls_from_older: Rolling::Yes,
     no_return: false,
     held: &[],
+    shared_with_deployer: &[],
 };
 
 /// celld's default largest asset file of a deployment (CELLD_MAX_ASSET_FILE_BYTES), 25 MiB.
@@ -324,6 +328,9 @@ pub const RELEASES: &[Release] = &[
             "CELLD_MAX_DYNAMIC_WORKER_CODE_BYTES",
         ],
         held: HELD_0_6_1,
+        // "must have the same value on the deployment builder, the managed deployment agent,
+        // and the serving nodes"
+        shared_with_deployer: &["CELLD_MAX_ASSET_FILE_BYTES"],
         ..NOTHING
     },
     Release {

@@ -104,6 +104,7 @@ pub fn build(d: &Desired<'_>, p: &Publish<'_>) -> Job {
         env.push(plain(publish::ARTIFACT_DIGEST_ENV, &artifact.digest));
     }
     env.extend(storage_env::env(&d.storage));
+    env.extend(deployer::shared_env(&d.fleet.spec.env));
     let mut volumes = vec![empty_dir("work"), empty_dir("tmp")];
     let mut mounts = vec![mount("work", WORK, false), mount("tmp", "/tmp", false)];
     if let Some(source) = p
@@ -293,5 +294,45 @@ mod tests {
                 assert!(e.value.is_none() && e.value_from.is_some(), "{e:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_asset_limit_of_the_nodes_goes_to_celld_deploy() {
+        let mut fleet = fixtures::fleet(fixtures::MINIMAL);
+        for (name, value) in [
+            ("RUST_LOG", "debug"),
+            ("CELLD_MAX_ASSET_FILE_BYTES", "52428800"),
+        ] {
+            fleet.spec.env.push(EnvVar {
+                name: name.into(),
+                value: Some(value.into()),
+                ..EnvVar::default()
+            });
+        }
+        let d = fixtures::desired(&fleet);
+        let source = WorkerSource::from_image(REF);
+        let job = build(
+            &d,
+            &Publish {
+                source: &source,
+                name: "web-src-0123456789-1",
+                key: "00112233aabbccdd",
+                artifact: None,
+            },
+        );
+        let env = job.spec.unwrap().template.spec.unwrap().containers[0]
+            .env
+            .clone()
+            .unwrap();
+        let value = |name: &str| {
+            env.iter()
+                .find(|e| e.name == name)
+                .and_then(|e| e.value.clone())
+        };
+        assert_eq!(
+            value("CELLD_MAX_ASSET_FILE_BYTES").as_deref(),
+            Some("52428800")
+        );
+        assert_eq!(value("RUST_LOG"), None, "only what the deployer shares");
     }
 }

@@ -2,6 +2,7 @@
 //! time) while the plugin drives it over `pods/exec`. Its labels are the ones the operator's
 //! NetworkPolicy lets reach the nodes' internal port.
 
+use celld_api::contract::deployer;
 use celld_api::{CelldFleet, ResolvedStorage};
 use celld_api::{labels, pod_security, storage_env};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
@@ -103,10 +104,13 @@ fn owner(fleet: &CelldFleet) -> Option<OwnerReference> {
 }
 
 /// The container's environment: its home and temporary directory, then exactly the bucket
-/// environment the fleet's nodes get (no key at all under workload identity).
-pub fn env(storage: &ResolvedStorage) -> Vec<EnvVar> {
+/// environment the fleet's nodes get (no key at all under workload identity), and the
+/// variables of the fleet's spec.env that `celld deploy` must read as the nodes do
+/// (CELLD_MAX_ASSET_FILE_BYTES).
+pub fn env(fleet: &CelldFleet, storage: &ResolvedStorage) -> Vec<EnvVar> {
     let mut env = vec![plain_env("HOME", WORK_DIR), plain_env("TMPDIR", WORK_DIR)];
     env.extend(storage_env::env(storage));
+    env.extend(deployer::shared_env(&fleet.spec.env));
     env
 }
 
@@ -122,7 +126,7 @@ pub fn build(input: &Input<'_>) -> Job {
         image: Some(input.image.to_string()),
         command: Some(keepalive(input.lifetime)),
         working_dir: Some(WORK_DIR.to_string()),
-        env: Some(env(input.storage)),
+        env: Some(env(input.fleet, input.storage)),
         volume_mounts: Some(vec![VolumeMount {
             name: "work".into(),
             mount_path: WORK_DIR.into(),
@@ -240,6 +244,28 @@ mod tests {
         insta::assert_yaml_snapshot!(job, {
             ".spec.template.spec.containers[0].image" => "[deployer image]"
         });
+    }
+
+    #[test]
+    fn the_asset_limit_of_the_nodes_goes_to_celld_deploy() {
+        let mut f = fleet();
+        for (name, value) in [
+            ("RUST_LOG", "debug"),
+            ("CELLD_MAX_ASSET_FILE_BYTES", "52428800"),
+        ] {
+            f.spec.env.push(EnvVar {
+                name: name.into(),
+                value: Some(value.into()),
+                ..EnvVar::default()
+            });
+        }
+        let env = env(&f, &storage());
+        let names: Vec<&str> = env.iter().map(|e| e.name.as_str()).collect();
+        assert!(names.contains(&"CELLD_MAX_ASSET_FILE_BYTES"), "{names:?}");
+        assert!(
+            !names.contains(&"RUST_LOG"),
+            "only what the deployer shares"
+        );
     }
 
     /// The Job's ServiceAccount and its container's environment, for the stores' snapshots.
