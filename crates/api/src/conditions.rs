@@ -36,6 +36,11 @@ pub const AUTOSCALING: &str = "Autoscaling";
 /// while spec.env does not set CELLD_IDLE_EVICT_S, without which celld moves only cells that
 /// hibernate on their own to a new node.
 pub const IDLE_EVICTION: &str = "IdleEviction";
+/// spec.env uses a setting a celld release holds until every node runs it (celld 0.6.1's
+/// CELLD_LTX_RETENTION_SECS, a raised CELLD_MAX_ASSET_FILE_BYTES; absent when it uses none):
+/// True while the operator keeps it from the nodes, naming the setting and the nodes not there
+/// yet, or the image that must change first.
+pub const SETTINGS_HELD: &str = "SettingsHeld";
 /// True when a node's replacement can lose acknowledged writes: spec.durability is `fleet`
 /// (a write is acknowledged once a follower fsynced it, before the bucket has it) on Ephemeral
 /// work storage (an emptyDir, erased with its pod). Admitted, and said here with one Warning.

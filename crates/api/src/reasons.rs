@@ -70,6 +70,8 @@ pub enum Reason {
     RollingUpgrade,
     /// The next node waits until no node restores cells.
     WaitingForRestores,
+    /// Going back below a release waits until no node has a setting that release holds.
+    WaitingForSettings,
     /// Every old node stops before the new celld version starts.
     FullStop,
     /// A rollout did not finish within spec.progressDeadlineSeconds (Progressing=False).
@@ -182,6 +184,14 @@ pub enum Reason {
     /// spec.env does not set CELLD_IDLE_EVICT_S.
     IdleEvictionUnset,
 
+    // CelldFleet: SettingsHeld
+    /// A setting waits for the nodes moving to the release that allows it.
+    HeldForNodes,
+    /// A setting waits for spec.image to name a release that allows it.
+    HeldForImage,
+    /// Every setting of spec.env reaches the nodes.
+    SettingsInUse,
+
     // CelldFleet: DurabilityAtRisk
     /// `fleet` durability on Ephemeral work storage: a pod's replacement can erase a follower's
     /// copy of a write acknowledged before the bucket had it.
@@ -244,6 +254,7 @@ impl Reason {
             Self::Stable => "Stable",
             Self::RollingUpgrade => "RollingUpgrade",
             Self::WaitingForRestores => "WaitingForRestores",
+            Self::WaitingForSettings => "WaitingForSettings",
             Self::FullStop => "FullStop",
             Self::ProgressDeadlineExceeded => "ProgressDeadlineExceeded",
             Self::AsExpected => "AsExpected",
@@ -294,6 +305,9 @@ impl Reason {
             Self::NoMemoryBudget => "NoMemoryBudget",
             Self::IdleEvictionSet => "IdleEvictionSet",
             Self::IdleEvictionUnset => "IdleEvictionUnset",
+            Self::HeldForNodes => "HeldForNodes",
+            Self::HeldForImage => "HeldForImage",
+            Self::SettingsInUse => "SettingsInUse",
             Self::FleetDurabilityOnEphemeral => "FleetDurabilityOnEphemeral",
             Self::BucketDurability => "BucketDurability",
             Self::PersistentWorkStorage => "PersistentWorkStorage",

@@ -3,7 +3,8 @@
 //! through v0.6.x), and, per release, what changed ([`releases`]): the environment it refuses
 //! ([`env`]), its readiness gate and shutdown bound, the upgrade rules ([`upgrades`]) and the
 //! features a version's manifest ([`manifest`]) may require that the nodes cannot serve
-//! ([`features`]), how long a stopped node's lease lives ([`lease`]), with the version read from the image tag ([`version`]); and the node API on
+//! ([`features`]), how long a stopped node's lease lives ([`lease`]), the settings
+//! held until every node runs the release that brings them ([`held`]), with the version read from the image tag ([`version`]); and the node API on
 //! each node's internal listener ([`node_api`]), the celld each fleet is deployed with
 //! ([`deployer`]) and the script a deploy Job runs, with the result it leaves in the container's
 //! termination message ([`publish`]). One other place spells part of it: the
@@ -15,6 +16,7 @@ pub mod deployer;
 pub mod durability;
 pub mod env;
 pub mod features;
+pub mod held;
 pub mod lease;
 pub mod manifest;
 pub mod node_api;

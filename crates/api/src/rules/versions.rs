@@ -4,12 +4,18 @@
 //! [`image_version`](crate::contract::version::image_version) reads it; an image whose version
 //! cannot be known (a digest alone, `latest`) passes here and the operator reports it instead.
 //!
-//! 0.4.1's bound of the drain-token wait by ¾ of the shutdown bound is checked by the operator
-//! alone (Degraded, EnvRefused): a rule reading the numbers in spec.env values, which have no
-//! length bound, is estimated at 16 times the API server's budget for one rule.
+//! A setting a release holds until every node runs it (CELLD_LTX_RETENTION_SECS from 0.6.1) is
+//! refused on an image tagged with an older version: its nodes could never use it, and a
+//! rollback below the release must drop it first. An image at or above the release passes, and
+//! the operator holds the setting back until every node runs it.
+//!
+//! 0.4.1's bound of the drain-token wait by ¾ of the shutdown bound, and a raised
+//! CELLD_MAX_ASSET_FILE_BYTES, are checked by the operator alone: a rule reading the numbers in
+//! spec.env values, which have no length bound, is estimated at 16 times the API server's budget
+//! for one rule.
 
 use super::bounds;
-use crate::contract::releases::{RELEASES, Refusal, Triple, display};
+use crate::contract::releases::{Held, RELEASES, Refusal, Triple, Use, display};
 use kube::core::Rule;
 use schemars::Schema;
 
@@ -87,15 +93,45 @@ fn refusal_rule(since: Triple, refusal: &Refusal) -> Rule {
     )
 }
 
+/// A regular expression for an image whose tag is a version (see [`image_at_least`]).
+const ANY_VERSION: &str = "^.*:v?[0-9]+[.][0-9]+[.][0-9]+([-+][-+.0-9A-Za-z]*)?(@[^@]*)?$";
+
+/// Rule: the held setting is not set on an image tagged with a version below `since`. Only
+/// settings used by being set: a number's size cannot be read within the cost budget.
+fn held_rule(since: Triple, held: &Held) -> Option<Rule> {
+    if held.used != Use::Set {
+        return None;
+    }
+    let release = display(since);
+    let name = held.name;
+    Some(
+        Rule::new(format!(
+            "!has(self.env) || !self.env.exists(e, e.name == '{name}' && (has(e.valueFrom) || (has(e.value) && e.value.size() > 0 && e.value != '0'))) || !self.image.matches('{ANY_VERSION}') || self.image.matches('{}')",
+            image_at_least(since)
+        ))
+        .message(
+            format!(
+                "spec.env: {name} is used from celld {release} on, once every node runs it, and spec.image is tagged with an older version: remove {name}, or set spec.image to {release} or later first and add it once every node runs it"
+            )
+            .as_str(),
+        ),
+    )
+}
+
 /// Every rule, from the release table.
 pub fn rules() -> Vec<Rule> {
     RELEASES
         .iter()
         .flat_map(|release| {
-            release
+            let refused = release
                 .refuses
                 .iter()
-                .map(|refusal| refusal_rule(release.version, refusal))
+                .map(|refusal| refusal_rule(release.version, refusal));
+            let held = release
+                .held
+                .iter()
+                .filter_map(|held| held_rule(release.version, held));
+            refused.chain(held)
         })
         .collect()
 }
@@ -117,6 +153,25 @@ mod tests {
                 assert_eq!(matches(&re, &k.to_string()), k >= n, "{k} vs {n}: {re}");
             }
             assert!(!matches(&re, "007"), "{re}");
+        }
+    }
+
+    #[test]
+    fn any_version_matches_what_image_version_reads() {
+        for image in [
+            "ghcr.io/denoland/celld:v0.5.0",
+            "registry.local:5000/celld:0.6.1@sha256:e188a7f2bb0b",
+            "ghcr.io/denoland/celld:v0.5.0-rc.1",
+            "ghcr.io/denoland/celld:latest",
+            "ghcr.io/denoland/celld:sha-a52f990",
+            "registry.local:5000/celld",
+            "ghcr.io/denoland/celld@sha256:e188a7f2bb0b",
+        ] {
+            assert_eq!(
+                matches(ANY_VERSION, image),
+                crate::contract::version::image_version(image).is_some(),
+                "{image}"
+            );
         }
     }
 

@@ -125,4 +125,64 @@ pub const CASES: &[Case] = &[
 "#
         ),
     ),
+    // Settings 0.6.1 holds until every node runs it: refused on an older tag; on 0.6.1 or an
+    // unknown version admitted, and held back by the operator until every node runs 0.6.1.
+    bad(
+        "held-retention-on-v0.6.0",
+        fleet!(
+            "held-retention-old",
+            r#"
+  image: ghcr.io/denoland/celld:v0.6.0
+  env:
+    - {name: CELLD_LTX_RETENTION_SECS, value: "86400"}
+"#
+        ),
+        "spec.env: CELLD_LTX_RETENTION_SECS is used from celld v0.6.1 on, once every node runs it, and spec.image is tagged with an older version: remove CELLD_LTX_RETENTION_SECS, or set spec.image to v0.6.1 or later first and add it once every node runs it",
+    ),
+    ok(
+        "held-retention-unset-on-v0.6.0",
+        fleet!(
+            "held-retention-zero",
+            r#"
+  image: ghcr.io/denoland/celld:v0.6.0
+  env:
+    - {name: CELLD_LTX_RETENTION_SECS, value: "0"}
+"#
+        ),
+    ),
+    ok(
+        "held-retention-on-v0.6.1",
+        fleet!(
+            "held-retention-061",
+            r#"
+  image: ghcr.io/denoland/celld:v0.6.1@sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b
+  env:
+    - {name: CELLD_LTX_RETENTION_SECS, value: "86400"}
+"#
+        ),
+    ),
+    ok(
+        "held-retention-on-an-unknown-version",
+        fleet!(
+            "held-retention-latest",
+            r#"
+  image: ghcr.io/denoland/celld:latest
+  env:
+    - {name: CELLD_LTX_RETENTION_SECS, valueFrom: {configMapKeyRef: {name: gc, key: secs}}}
+"#
+        ),
+    ),
+    // A raised asset limit is the operator's to hold back: its number cannot be read at
+    // admission within the cost budget.
+    ok(
+        "held-asset-limit-on-v0.6.0",
+        fleet!(
+            "held-assets-old",
+            r#"
+  image: ghcr.io/denoland/celld:v0.6.0
+  env:
+    - {name: CELLD_MAX_ASSET_FILE_BYTES, value: "52428800"}
+"#
+        ),
+    ),
 ];

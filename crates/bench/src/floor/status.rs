@@ -46,6 +46,7 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         capacity: None,
         autoscale: None,
         acknowledged: Acknowledged::of(&fleet.spec),
+        held: None,
     }
 }
 

@@ -29,6 +29,7 @@ pub fn busy(live: Option<&StatefulSet>, status: Option<&CelldFleetStatus>) -> Op
             && [
                 Reason::RollingUpgrade,
                 Reason::WaitingForRestores,
+                Reason::WaitingForSettings,
                 Reason::FullStop,
             ]
             .iter()

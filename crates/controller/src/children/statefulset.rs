@@ -243,7 +243,9 @@ fn env(d: &Desired) -> Vec<EnvVar> {
         env.push(value(DURABILITY, durability.as_str()));
     }
     env.extend(storage_env::credentials(&d.storage));
-    env.extend(d.fleet.spec.env.iter().cloned());
+    // A setting held until every node runs the release that allows it stays out for now.
+    let held = |name: &str| d.upgrade.held.iter().any(|h| h.name == name);
+    env.extend(d.fleet.spec.env.iter().filter(|e| !held(&e.name)).cloned());
     env
 }
 
@@ -324,6 +326,40 @@ mod tests {
     fn minimal_fleet() {
         let fleet = fixtures::fleet(fixtures::MINIMAL);
         insta::assert_yaml_snapshot!(build(&fixtures::desired(&fleet)));
+    }
+
+    #[test]
+    fn a_held_setting_stays_out_of_the_template_and_the_others_go_in() {
+        let mut fleet = fixtures::fleet(fixtures::MINIMAL);
+        for name in ["CELLD_LTX_RETENTION_SECS", "RUST_LOG"] {
+            fleet.spec.env.push(EnvVar {
+                name: name.into(),
+                value: Some("60".into()),
+                ..EnvVar::default()
+            });
+        }
+        let mut d = fixtures::desired(&fleet);
+        let names = |d: &Desired| -> Vec<String> {
+            build(d).spec.unwrap().template.spec.unwrap().containers[0]
+                .env
+                .clone()
+                .unwrap()
+                .into_iter()
+                .map(|e| e.name)
+                .collect()
+        };
+        assert!(names(&d).contains(&"CELLD_LTX_RETENTION_SECS".to_string()));
+        d.upgrade.held = vec![crate::upgrade::held::HeldBack {
+            name: "CELLD_LTX_RETENTION_SECS".into(),
+            why: String::new(),
+            on_its_way: true,
+        }];
+        let held = names(&d);
+        assert!(
+            !held.contains(&"CELLD_LTX_RETENTION_SECS".to_string()),
+            "{held:?}"
+        );
+        assert!(held.contains(&"RUST_LOG".to_string()), "{held:?}");
     }
 
     #[test]

@@ -25,6 +25,8 @@ use crate::nodes::adoption::Reading;
 use crate::nodes::reads::FleetNodes;
 use crate::source::terms::Decision;
 use crate::upgrade::decide::{self, Probed, Upgrade};
+use crate::upgrade::held;
+use crate::upgrade::live::Live;
 use celld_api::{CelldFleet, CelldFleetStatus, ResolveError, ResolvedStorage};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Secret;
@@ -393,5 +395,7 @@ async fn decide_upgrade(
     if let decide::Progress::Refused(why) = &decided.progress {
         failures.push(Failure::image_refused(why));
     }
+    let running = live.and_then(Live::of);
+    decided.held = held::held_back(&fleet.spec, &id.name, running.as_ref(), &decided);
     (decided, failures)
 }

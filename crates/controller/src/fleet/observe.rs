@@ -15,6 +15,7 @@ use crate::fleet::status::observation::{
 };
 use crate::upgrade::decide::Progress;
 use celld_api::contract::env;
+use celld_api::contract::held::held_uses;
 use celld_api::{CelldFleet, ResolveError, labels};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::ResourceExt;
@@ -68,6 +69,7 @@ pub fn full(
                 })
             }),
             acknowledged: Acknowledged::of(&fleet.spec),
+            held: (!held_uses(&fleet.spec.env).is_empty()).then(|| desired.upgrade.held.clone()),
         },
         statefulset: applied.statefulset,
         changed: applied.changed,
@@ -112,6 +114,7 @@ pub fn unresolved(
             capacity: None,
             autoscale: None,
             acknowledged: Acknowledged::of(&fleet.spec),
+            held: None,
         },
         statefulset,
         changed: Vec::new(),

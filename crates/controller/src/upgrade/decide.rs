@@ -11,11 +11,13 @@
 //!   starts), then the new image at the wanted replicas.
 //! - Refused: a version celld forbids keeps the running image.
 
-use celld_api::contract::durability::{DURABILITY, Durability};
+use crate::upgrade::held::HeldBack;
+use crate::upgrade::live::{Live, max};
+use celld_api::contract::durability::Durability;
 use celld_api::contract::lease::lease_lifetime;
 use celld_api::contract::upgrades::{self, Transition};
 use celld_api::contract::version::image_version;
-use celld_api::{CelldFleetSpec, UpgradeStrategy, labels};
+use celld_api::{CelldFleetSpec, UpgradeStrategy};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::jiff::Timestamp;
 use semver::Version;
@@ -95,6 +97,12 @@ pub enum Progress {
         /// Why the fleet is not rolled.
         why: String,
     },
+    /// The nodes leave settings they must not have on the image the fleet goes back to, before
+    /// it changes; the sentence says which.
+    WaitingForSettings {
+        /// Why, naming the setting.
+        why: String,
+    },
     /// The new image is refused; the sentence says why and what to do.
     Refused(String),
 }
@@ -115,12 +123,15 @@ pub struct Upgrade {
     pub stopped: bool,
     /// The rolling update's partition: ordinals below it keep the old image.
     pub partition: i32,
-    /// The image a rolling upgrade started from ([`labels::ROLLING_FROM`]).
+    /// The image a rolling upgrade started from ([`celld_api::labels::ROLLING_FROM`]).
     pub rolling_from: Option<String>,
-    /// The highest celld version the nodes were given ([`labels::HIGHEST_VERSION`]).
+    /// The highest celld version the nodes were given ([`celld_api::labels::HIGHEST_VERSION`]).
     pub highest: Option<Version>,
-    /// When a full stop found every old node gone ([`labels::STOPPED_AT`]).
+    /// When a full stop found every old node gone ([`celld_api::labels::STOPPED_AT`]).
     pub stopped_at: Option<Timestamp>,
+    /// spec.env's variables kept from the nodes until every node runs the release that
+    /// allows them ([`held`](crate::upgrade::held)).
+    pub held: Vec<HeldBack>,
     /// Where it stands.
     pub progress: Progress,
     /// What to probe before deciding again, if anything.
@@ -137,91 +148,10 @@ impl Upgrade {
             rolling_from: None,
             highest: max(highest, image_version(image)),
             stopped_at: None,
+            held: Vec::new(),
             progress: Progress::Idle,
             probe: None,
         }
-    }
-}
-
-fn max(a: Option<Version>, b: Option<Version>) -> Option<Version> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// The live StatefulSet as far as rollouts read it.
-struct Live<'a> {
-    image: &'a str,
-    /// What its nodes acknowledge a write after (the template's CELLD_DURABILITY).
-    durability: Durability,
-    replicas: i32,
-    partition: i32,
-    rolling_from: Option<&'a str>,
-    highest: Option<Version>,
-    stopped_at: Option<Timestamp>,
-    /// Its status describes its current spec.
-    current: bool,
-    pods: i32,
-    ready: i32,
-    updated: i32,
-}
-
-impl<'a> Live<'a> {
-    fn of(sts: &'a StatefulSet) -> Option<Self> {
-        let spec = sts.spec.as_ref()?;
-        let celld = spec
-            .template
-            .spec
-            .as_ref()?
-            .containers
-            .iter()
-            .find(|c| c.name == "celld")?;
-        let image = celld.image.as_deref()?;
-        let durability = Durability::of_env(
-            celld
-                .env
-                .iter()
-                .flatten()
-                .find(|e| e.name == DURABILITY)
-                .and_then(|e| e.value.as_deref()),
-        );
-        let annotation = |key: &str| {
-            sts.metadata
-                .annotations
-                .as_ref()
-                .and_then(|a| a.get(key))
-                .map(String::as_str)
-        };
-        let status = sts.status.as_ref();
-        Some(Self {
-            image,
-            durability,
-            replicas: spec.replicas.unwrap_or(1),
-            partition: spec
-                .update_strategy
-                .as_ref()
-                .and_then(|u| u.rolling_update.as_ref())
-                .and_then(|r| r.partition)
-                .unwrap_or(0),
-            rolling_from: annotation(labels::ROLLING_FROM),
-            highest: annotation(labels::HIGHEST_VERSION).and_then(|v| Version::parse(v).ok()),
-            stopped_at: annotation(labels::STOPPED_AT).and_then(|t| t.parse().ok()),
-            current: status.and_then(|s| s.observed_generation) == sts.metadata.generation,
-            pods: status.map_or(0, |s| s.replicas),
-            ready: status.and_then(|s| s.ready_replicas).unwrap_or(0),
-            updated: status.and_then(|s| s.updated_replicas).unwrap_or(0),
-        })
-    }
-
-    /// The highest version these nodes were given.
-    fn highest(&self) -> Option<Version> {
-        let images = [Some(self.image), self.rolling_from];
-        images
-            .into_iter()
-            .flatten()
-            .map(image_version)
-            .fold(self.highest.clone(), max)
     }
 }
 
@@ -239,10 +169,24 @@ pub fn decide(
     };
     let highest = live.highest();
     let to = image_version(target);
-    if let Some(why) = to
-        .as_ref()
-        .and_then(|to| upgrades::forbidden(highest.as_ref(), to))
-    {
+    let in_the_way = to.as_ref().and_then(|to| {
+        upgrades::forbidden(highest.as_ref(), to)
+            .map(InTheWay::Refused)
+            .or_else(|| settings_in_the_way(spec, &live, to))
+    });
+    if let Some(in_the_way) = in_the_way {
+        let progress = match in_the_way {
+            InTheWay::Refused(why) => Progress::Refused(format!(
+                "spec.image {target} is refused and the nodes keep {}: {why}",
+                live.image
+            )),
+            InTheWay::Waiting(why) => Progress::WaitingForSettings {
+                why: format!(
+                    "spec.image {target} waits and the nodes keep {}: {why}",
+                    live.image
+                ),
+            },
+        };
         return Upgrade {
             image: live.image.to_string(),
             stopped: false,
@@ -250,10 +194,8 @@ pub fn decide(
             rolling_from: live.rolling_from.map(str::to_string),
             highest,
             stopped_at: None,
-            progress: Progress::Refused(format!(
-                "spec.image {target} is refused and the nodes keep {}: {why}",
-                live.image
-            )),
+            held: Vec::new(),
+            progress,
             probe: None,
         };
     }
@@ -264,6 +206,41 @@ pub fn decide(
         Some(from) => roll(target, from, replicas, &live, highest, probed),
         None => Upgrade::steady(target, highest),
     }
+}
+
+/// Why the image may not change yet.
+enum InTheWay {
+    /// Not until someone changes the spec.
+    Refused(String),
+    /// Not until the nodes finish what is under way.
+    Waiting(String),
+}
+
+/// Why the nodes may not go back to `to` yet: a setting the release they leave holds must be
+/// unset on every node first (celld 0.6.1: CELLD_LTX_RETENTION_SECS before going back to 0.6.0).
+/// Refused while spec.env keeps it; once spec.env dropped it, the template drops it and the
+/// image waits until every node runs without it.
+fn settings_in_the_way(spec: &CelldFleetSpec, live: &Live, to: &Version) -> Option<InTheWay> {
+    let from = live.running()?;
+    upgrades::unset_before_rollback(&from, to)
+        .into_iter()
+        .find_map(|held| {
+            let name = held.name;
+            let unset_first = format!(
+                "celld asks that {name} be unset on every node before the nodes go back below v{from}"
+            );
+            if spec.env.iter().any(|e| held.used_by(e)) {
+                Some(InTheWay::Refused(format!(
+                    "{unset_first}: remove {name} from spec.env; the image changes once every node runs without it"
+                )))
+            } else if live.env.iter().any(|e| held.used_by(e)) || !live.rolled_out() {
+                Some(InTheWay::Waiting(format!(
+                    "{unset_first}: the nodes roll without it first"
+                )))
+            } else {
+                None
+            }
+        })
 }
 
 /// The image changes: roll or stop, by the strategy and celld's table.
@@ -283,7 +260,7 @@ fn begin(
         .collect();
     // The nodes roll across a boundary only if both the running and the wanted nodes
     // acknowledge writes after the bucket's.
-    let durability = match (live.durability, spec.effective_durability()) {
+    let durability = match (live.durability(), spec.effective_durability()) {
         (Durability::Bucket, Durability::Bucket) => Durability::Bucket,
         _ => Durability::Fleet,
     };
@@ -313,6 +290,7 @@ fn begin(
             rolling_from: Some(live.rolling_from.unwrap_or(live.image).to_string()),
             highest: max(highest, to),
             stopped_at: None,
+            held: Vec::new(),
             progress: Progress::Rolling {
                 from: live.image.to_string(),
                 to: target.to_string(),
@@ -366,6 +344,7 @@ fn stop(
         rolling_from: None,
         highest,
         stopped_at,
+        held: Vec::new(),
         progress: progress(left),
         probe: scaled_down.then_some(Probe::PodsLeft),
     }
@@ -393,6 +372,7 @@ fn roll(
         rolling_from: Some(from.to_string()),
         highest: highest.clone(),
         stopped_at: None,
+        held: Vec::new(),
         progress,
         probe,
     };

@@ -1,7 +1,8 @@
 //! Changing a fleet's celld image follows celld's upgrade rules: v0.3 → v0.4 stops every old
 //! node before a new one starts; v0.4.0 → v0.4.1 rolls one node at a time and waits while a node
 //! reports restores; an image of unknown version takes the full stop; a downgrade below v0.4.1
-//! once v0.4.1 ran is refused. The nodes' `/state` is served by the test (kwok pods have no
+//! once v0.4.1 ran is refused; v0.6.1's CELLD_LTX_RETENTION_SECS reaches the nodes only once
+//! every node runs v0.6.1, and going back to v0.6.0 waits until no node has it. The nodes' `/state` is served by the test (kwok pods have no
 //! network) through the operator's connect-to address; the request is the production one.
 
 use crate::pod_history::{PodHistory, Snapshot};
@@ -18,6 +19,9 @@ const V3: &str = "ghcr.io/denoland/celld:v0.3.0";
 const V40: &str = "ghcr.io/denoland/celld:v0.4.0";
 const V41: &str = "ghcr.io/denoland/celld:v0.4.1";
 const LATEST: &str = "ghcr.io/denoland/celld:latest";
+const V60: &str = "ghcr.io/denoland/celld:v0.6.0";
+const V61: &str = "ghcr.io/denoland/celld:v0.6.1";
+const RETENTION: &str = "CELLD_LTX_RETENTION_SECS";
 /// The Worker version deployed, which the nodes serve.
 const FIRST: &str = "00000000000000a1";
 
@@ -296,4 +300,114 @@ async fn an_unknown_version_stops_the_fleet_and_a_forbidden_downgrade_is_refused
     // Back to v0.4.1: the refusal heals.
     change_image(&env, V41).await;
     wait_condition(&env, "web", "Degraded", "False", Some("AsExpected")).await;
+}
+
+/// The value of `name` in the node template of StatefulSet `web`.
+async fn template_env(env: &TestEnv, name: &str) -> Option<String> {
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet");
+    sts.spec?.template.spec?.containers[0]
+        .env
+        .as_ref()?
+        .iter()
+        .find(|e| e.name == name)
+        .and_then(|e| e.value.clone())
+}
+
+/// Applies fleet `web` on `image` with 3 nodes and `env`.
+async fn apply_web(env: &TestEnv, image: &str, vars: serde_json::Value) -> Result<(), kube::Error> {
+    let s3 = env.s3().expect("S3 settings");
+    let fleet = env
+        .api::<celld_api::CelldFleet>()
+        .get("web")
+        .await
+        .expect("fleet read");
+    let bucket = fleet.spec.object_storage.bucket.clone();
+    let prefix = bucket
+        .split_once(&format!("{}/", s3.bucket))
+        .map(|(_, p)| p.to_string())
+        .expect("the fleet's prefix");
+    let fleet = inline_fleet(
+        "web",
+        &s3,
+        &prefix,
+        json!({"image": image, "replicas": 3, "env": vars}),
+    )
+    .expect("a CelldFleet");
+    env.api::<celld_api::CelldFleet>()
+        .patch(
+            "web",
+            &kube::api::PatchParams::apply("kubectl-test").force(),
+            &kube::api::Patch::Apply(&fleet),
+        )
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn v0_6_1_settings_wait_for_every_node_and_going_back_waits_until_no_node_has_them() {
+    let nodes = NodeDouble::start("0.6.1", FIRST)
+        .await
+        .expect("the node double");
+    let env = ready_fleet("upgrade-held", V60, 3, &nodes).await;
+
+    // On v0.6.0 the setting is refused at admission.
+    let refused = apply_web(&env, V60, json!([{"name": RETENTION, "value": "86400"}]))
+        .await
+        .expect_err("refused on v0.6.0");
+    assert!(
+        refused
+            .to_string()
+            .contains("CELLD_LTX_RETENTION_SECS is used from celld v0.6.1 on"),
+        "{refused}"
+    );
+
+    // The image and the setting in one change: the nodes roll to v0.6.1 without it.
+    apply_web(&env, V61, json!([{"name": RETENTION, "value": "86400"}]))
+        .await
+        .expect("admitted on v0.6.1");
+    let held = wait_condition(&env, "web", "SettingsHeld", "True", Some("HeldForNodes")).await;
+    let said = message(&held, "SettingsHeld");
+    assert!(
+        said.contains(
+            "CELLD_LTX_RETENTION_SECS reaches the nodes once every node runs celld v0.6.1"
+        ) && said.contains("not yet web-0"),
+        "{said}"
+    );
+    assert_eq!(template_env(&env, RETENTION).await, None, "held back");
+    assert_eq!(condition(&env, "web", "Reconciling").await.status, "True");
+
+    // Every node runs v0.6.1: then it reaches them.
+    wait_condition(&env, "web", "SettingsHeld", "False", Some("SettingsInUse")).await;
+    assert_eq!(
+        template_env(&env, RETENTION).await.as_deref(),
+        Some("86400")
+    );
+    wait_serving(&env, V61, 3).await;
+
+    // Back to v0.6.0, dropping the setting in the same change: the nodes first roll without it
+    // on v0.6.1, and the image waits, saying why.
+    apply_web(&env, V60, json!([])).await.expect("admitted");
+    let waiting = wait_condition(
+        &env,
+        "web",
+        "Progressing",
+        "True",
+        Some("WaitingForSettings"),
+    )
+    .await;
+    let said = message(&waiting, "Progressing");
+    assert!(
+        said.contains("CELLD_LTX_RETENTION_SECS") && said.contains("every node"),
+        "{said}"
+    );
+    assert_eq!(template_env(&env, RETENTION).await, None, "dropped first");
+    wait_serving(&env, V60, 3).await;
+    assert!(
+        !has_event(&env, "web", "UpgradeRefused", None).await,
+        "a rollback on its way is not a refusal"
+    );
 }

@@ -7,7 +7,7 @@ use crate::capacity::reading;
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::conditions::{
     NodeCounts, adopted, autoscaling, degraded, durability, kstatus, progressing, ready, route,
-    source_synced, storage,
+    settings_held, source_synced, storage,
 };
 use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions;
@@ -50,6 +50,7 @@ pub fn compute(
     let [autoscaling, idle_eviction] = autoscaling::conditions(o);
     let deadline = Deadline::new(o.progress_deadline_s, previous, o.generation, now);
     let progressing = progressing::condition(&o.upgrade, &nodes, &deadline, &o.holders);
+    let held = settings_held::condition(o.held.as_deref());
     let degraded = degraded::condition(o, &route);
     let ready = ready::condition(o, &nodes, route.status == Some(true));
     let [reconciling, stalled] = kstatus::conditions(
@@ -60,6 +61,7 @@ pub fn compute(
             ready: &ready,
             degraded: &degraded,
             deployed: &deployed,
+            held: held.as_ref(),
             source: o.source.as_deref().map(|s| &s.synced),
         },
     );
@@ -106,6 +108,7 @@ pub fn compute(
             Some(adopted.condition),
             synced,
             Some(route),
+            held,
             Some(durability::condition(o.acknowledged)),
             Some(progressing),
             Some(degraded),

@@ -142,13 +142,18 @@ const SOURCE_REASONS: [Reason; 7] = [
     Reason::BucketUnreadable,
 ];
 
-/// Whether a condition is worth a Warning: Degraded and DurabilityAtRisk when True; any
+/// Whether a condition is worth a Warning: Degraded and DurabilityAtRisk when True,
+/// SettingsHeld for an image that must change; any
 /// other when not True, but for SourceSynced only a publish
 /// that failed for good, a source that cannot be found and a second writer (a publish under
 /// way, a suspension or a source getting ready are what it looks like at work).
 fn warns(c: &Condition) -> bool {
     if c.type_ == conditions::DEGRADED || c.type_ == conditions::DURABILITY_AT_RISK {
         return c.status == "True";
+    }
+    // Held until the nodes get there is a step of a rollout; held for an image is not.
+    if c.type_ == conditions::SETTINGS_HELD {
+        return c.reason == Reason::HeldForImage.as_str();
     }
     if c.type_ == conditions::SOURCE_SYNCED {
         return c.status == "False"
@@ -163,9 +168,10 @@ fn warns(c: &Condition) -> bool {
     c.status == "False" && c.reason != Reason::NodesNotReady.as_str()
 }
 
-const UPGRADE_REASONS: [Reason; 3] = [
+const UPGRADE_REASONS: [Reason; 4] = [
     Reason::RollingUpgrade,
     Reason::WaitingForRestores,
+    Reason::WaitingForSettings,
     Reason::FullStop,
 ];
 

@@ -12,6 +12,7 @@ use crate::locks::lock;
 use crate::nodes::adoption::Reading;
 use crate::source::terms::Synced;
 use crate::upgrade::decide::Progress;
+use crate::upgrade::held::HeldBack;
 use celld_api::{
     CelldFleetSpec, Durability, IngressSpec, LocalStorageType, ResolvedStorage, SourceStatus,
 };
@@ -107,6 +108,9 @@ pub struct Observation {
     pub autoscale: Option<Box<AutoscaleObserved>>,
     /// When the nodes acknowledge a write, and on which work storage.
     pub acknowledged: Acknowledged,
+    /// spec.env's settings a release holds, those kept from the nodes for now; None when
+    /// spec.env uses none.
+    pub held: Option<Vec<HeldBack>>,
 }
 
 /// When a fleet's nodes acknowledge a write, and whether their work storage goes with the pod.

@@ -1,4 +1,6 @@
 use super::*;
+use celld_api::contract::durability::DURABILITY;
+use celld_api::labels;
 use k8s_openapi::api::apps::v1::{
     RollingUpdateStatefulSetStrategy, StatefulSetSpec, StatefulSetStatus, StatefulSetUpdateStrategy,
 };

@@ -171,9 +171,10 @@ async fn rollout(target: &Target, fleet: &CelldFleet, warnings: &mut Vec<String>
 }
 
 /// Progressing reasons of a change of celld image (the operator's `upgrade` module).
-const UPGRADE_REASONS: [&str; 3] = [
+const UPGRADE_REASONS: [&str; 4] = [
     Reason::RollingUpgrade.as_str(),
     Reason::WaitingForRestores.as_str(),
+    Reason::WaitingForSettings.as_str(),
     Reason::FullStop.as_str(),
 ];
 

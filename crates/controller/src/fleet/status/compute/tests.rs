@@ -81,6 +81,7 @@ fn at_rest() -> Observation {
         capacity: None,
         autoscale: None,
         acknowledged: Acknowledged::of(&celld_api::CelldFleetSpec::with_bucket("s3://celld/app")),
+        held: None,
     }
 }
 
@@ -465,4 +466,67 @@ fn fleet_durability_on_ephemeral_storage_is_at_risk_and_warned_about_once() {
     );
     assert_eq!(events(None, &risky).len(), 1, "a new fleet at risk: warned");
     assert_eq!(events(Some(&risky), &risky), [], "once");
+}
+
+#[test]
+fn a_held_setting_is_said_and_reconciling_while_the_nodes_move_and_stalled_on_an_old_image() {
+    use crate::upgrade::held::HeldBack;
+    use celld_api::conditions::{RECONCILING, SETTINGS_HELD, STALLED};
+    let s = sts(2);
+    let status = |held: Option<Vec<HeldBack>>| {
+        let observation = Observation { held, ..at_rest() };
+        compute(
+            None,
+            &observation.observed("app", Some(&s)),
+            Timestamp::UNIX_EPOCH,
+        )
+    };
+    let pair = |st: &CelldFleetStatus, t: &str| {
+        let c = get(st, t);
+        (c.status.clone(), c.reason.clone())
+    };
+    let none = status(None);
+    assert!(
+        !none.conditions.iter().any(|c| c.type_ == SETTINGS_HELD),
+        "absent when spec.env uses no held setting"
+    );
+    let used = status(Some(Vec::new()));
+    assert_eq!(
+        pair(&used, SETTINGS_HELD),
+        ("False".into(), "SettingsInUse".into())
+    );
+    assert_eq!(get(&used, RECONCILING).status, "False");
+
+    let back = |on_its_way| {
+        HeldBack {
+        name: "CELLD_LTX_RETENTION_SECS".into(),
+        why: "spec.env's CELLD_LTX_RETENTION_SECS reaches the nodes once every node runs celld v0.6.1 or later: 2 of 3 nodes run it, not yet app-0".into(),
+        on_its_way,
+    }
+    };
+    let moving = status(Some(vec![back(true)]));
+    assert_eq!(
+        pair(&moving, SETTINGS_HELD),
+        ("True".into(), "HeldForNodes".into())
+    );
+    assert!(
+        get(&moving, SETTINGS_HELD)
+            .message
+            .contains("not yet app-0")
+    );
+    assert_eq!(
+        pair(&moving, RECONCILING),
+        ("True".into(), "HeldForNodes".into())
+    );
+    assert_eq!(get(&moving, STALLED).status, "False");
+
+    let stuck = status(Some(vec![back(true), back(false)]));
+    assert_eq!(
+        pair(&stuck, SETTINGS_HELD),
+        ("True".into(), "HeldForImage".into())
+    );
+    assert_eq!(
+        pair(&stuck, STALLED),
+        ("True".into(), "HeldForImage".into())
+    );
 }

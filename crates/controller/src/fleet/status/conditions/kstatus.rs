@@ -43,6 +43,8 @@ pub struct Basis<'a> {
     pub deployed: &'a Cond,
     /// What publishing spec.source found, for a fleet with one.
     pub source: Option<&'a Synced>,
+    /// SettingsHeld, for a fleet whose spec.env uses a held setting.
+    pub held: Option<&'a Cond>,
 }
 
 /// Reconciling and Stalled for the fleet `o`, given its other conditions.
@@ -56,6 +58,12 @@ pub fn conditions(o: &Observed, c: &Basis) -> [Cond; 2] {
             c.source
                 .filter(|s| s.stalled)
                 .map(|s| (s.reason, s.message.clone()))
+        })
+        .or_else(|| {
+            // A setting that waits for spec.image to change.
+            c.held
+                .filter(|h| h.reason == Reason::HeldForImage)
+                .map(|h| (h.reason, h.message.clone()))
         })
         .or_else(|| {
             // A fleet without a Worker stays at 0 nodes until someone deploys one (or, with
@@ -95,6 +103,11 @@ pub fn conditions(o: &Observed, c: &Basis) -> [Cond; 2] {
         .or_else(|| {
             (c.progressing.status == Some(true))
                 .then(|| (c.progressing.reason, c.progressing.message.clone()))
+        })
+        .or_else(|| {
+            c.held
+                .filter(|h| h.reason == Reason::HeldForNodes)
+                .map(|h| (h.reason, h.message.clone()))
         })
         .or_else(|| {
             [c.ready, c.adopted]

@@ -1,7 +1,7 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
 //! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
-//! those; [`durability`] (DurabilityAtRisk) and [`autoscaling`] (Autoscaling and IdleEviction)
+//! those; [`settings_held`] (SettingsHeld), [`durability`] (DurabilityAtRisk) and [`autoscaling`] (Autoscaling and IdleEviction)
 //! stand apart. [`compute`](crate::fleet::status::compute) runs them in that order.
 
 pub mod adopted;
@@ -12,6 +12,7 @@ pub mod kstatus;
 pub mod progressing;
 pub mod ready;
 pub mod route;
+pub mod settings_held;
 pub mod source_synced;
 pub mod storage;
 

@@ -153,6 +153,7 @@ fn upgrade_progress(progress: &Progress) -> Option<Cond> {
             format!("rolling from {from} to {to} one node at a time: {updated}/{of} nodes updated"),
         ),
         Progress::WaitingForRestores { why } => (Reason::WaitingForRestores, why.clone()),
+        Progress::WaitingForSettings { why } => (Reason::WaitingForSettings, why.clone()),
         Progress::FullStop {
             from,
             to,

@@ -64,6 +64,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             capacity: None,
             autoscale: None,
             acknowledged: Acknowledged::of(&fleet.spec),
+            held: None,
         },
         statefulset: None,
         changed: Vec::new(),
