@@ -110,6 +110,9 @@ pub struct Release {
     /// Variables it reads that must have the same value on the deployer (`celld deploy`) and
     /// on the nodes.
     pub shared_with_deployer: &'static [&'static str],
+    /// The digest of its image index as celld's release notes publish it in full, when they
+    /// do: the default image is the newest release with one.
+    pub digest: Option<&'static str>,
 }
 
 /// A setting a release brings that the nodes may use only once every node of the fleet runs
@@ -156,6 +159,7 @@ const NOTHING: Release = Release {
     no_return: false,
     held: &[],
     shared_with_deployer: &[],
+    digest: None,
 };
 
 /// celld's default largest asset file of a deployment (CELLD_MAX_ASSET_FILE_BYTES), 25 MiB.
@@ -318,6 +322,8 @@ pub const RELEASES: &[Release] = &[
         refuses: REFUSED_0_6_0,
         features: &[FEATURE_CONTAINERS],
         rolls_from_older: Rolling::WithBucketDurability,
+        // docs/RELEASE-0.6.0.md
+        digest: Some("sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b"),
         ..NOTHING
     },
     Release {

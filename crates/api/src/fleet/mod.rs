@@ -334,6 +334,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_image_is_the_newest_release_whose_digest_is_published() {
+        use crate::contract::releases::{RELEASES, display};
+        let newest = RELEASES
+            .iter()
+            .rev()
+            .find_map(|r| Some((r.version, r.digest?)))
+            .expect("a release with a digest");
+        assert_eq!(
+            DEFAULT_IMAGE,
+            format!("ghcr.io/denoland/celld:{}@{}", display(newest.0), newest.1)
+        );
+    }
+
+    #[test]
     fn the_default_durability_loses_no_acknowledged_write_on_its_work_storage() {
         let on = |type_, durability| {
             let mut spec = CelldFleetSpec::with_bucket("b");

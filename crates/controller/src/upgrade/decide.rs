@@ -172,7 +172,12 @@ pub fn decide(
     let in_the_way = to.as_ref().and_then(|to| {
         upgrades::forbidden(highest.as_ref(), to)
             .map(InTheWay::Refused)
-            .or_else(|| settings_in_the_way(spec, &live, to))
+            // Checked before the image changes: a rollback under way has passed it.
+            .or_else(|| {
+                (live.image != target)
+                    .then(|| settings_in_the_way(spec, &live, to))
+                    .flatten()
+            })
     });
     if let Some(in_the_way) = in_the_way {
         let progress = match in_the_way {

@@ -65,12 +65,8 @@ async fn the_default_durability_keeps_acknowledged_writes_and_a_risky_one_is_sai
     env.api::<CelldFleet>()
         .patch(
             "risky",
-            &PatchParams::apply("kubectl-test").force(),
-            &Patch::Apply(json!({
-                "apiVersion": "platform.celld.dev/v1alpha1",
-                "kind": "CelldFleet",
-                "spec": {"durability": null},
-            })),
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"durability": null}})),
         )
         .await
         .expect("spec.durability removed");

@@ -145,6 +145,10 @@ fn going_back_below_the_release_waits_until_no_node_has_the_setting() {
     let dropped = sts(V61, &[], 3, None);
     let up = decide(&back, 3, Some(&dropped), &Probed::default());
     assert!(matches!(up.progress, Progress::Rolling { .. }), "{up:?}");
+    // And the roll goes on while its nodes move (not every node on the template yet).
+    let rolling_back = sts(V60, &[], 1, Some((V61, 2)));
+    let up = decide(&back, 3, Some(&rolling_back), &Probed::default());
+    assert!(matches!(up.progress, Progress::Rolling { .. }), "{up:?}");
     // A fleet that never used it rolls back at once.
     let never = sts(V61, &[("RUST_LOG", "info")], 3, None);
     let up = decide(&back, 3, Some(&never), &Probed::default());
