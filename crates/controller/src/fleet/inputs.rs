@@ -396,6 +396,11 @@ async fn decide_upgrade(
         failures.push(Failure::image_refused(why));
     }
     let running = live.and_then(Live::of);
-    decided.held = held::held_back(&fleet.spec, &id.name, running.as_ref(), &decided);
+    let moving = held::Moving {
+        progress: &decided.progress,
+        partition: decided.partition,
+        stopped: decided.stopped,
+    };
+    decided.held = held::held_back(&fleet.spec, &id.name, running.as_ref(), &moving);
     (decided, failures)
 }

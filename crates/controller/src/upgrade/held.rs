@@ -3,8 +3,8 @@
 //! CELLD_MAX_ASSET_FILE_BYTES) reaches the nodes' template only once every node runs that
 //! release or later; until then the fleet says which setting waits and for which nodes. Pure.
 
-use crate::upgrade::decide::{Progress, Upgrade};
 use crate::upgrade::live::Live;
+use crate::upgrade::progress::Progress;
 use celld_api::CelldFleetSpec;
 use celld_api::contract::held::held_uses;
 use celld_api::contract::releases::{display, triple};
@@ -22,13 +22,23 @@ pub struct HeldBack {
     pub on_its_way: bool,
 }
 
+/// Where the nodes are going, as the upgrade decided it.
+pub struct Moving<'a> {
+    /// Where the change of image stands.
+    pub progress: &'a Progress,
+    /// The rolling update's partition: nodes below it are not moved yet.
+    pub partition: i32,
+    /// Whether the fleet is held at 0 nodes while old ones stop.
+    pub stopped: bool,
+}
+
 /// The variables of `spec.env` the nodes' template leaves out for now, given the `live`
-/// StatefulSet of the fleet `name` (none for a new fleet) and the `upgrade` decided for it.
+/// StatefulSet of the fleet `name` (none for a new fleet) and where its nodes are `moving`.
 pub fn held_back(
     spec: &CelldFleetSpec,
     name: &str,
     live: Option<&Live>,
-    upgrade: &Upgrade,
+    upgrade: &Moving,
 ) -> Vec<HeldBack> {
     held_uses(&spec.env)
         .into_iter()

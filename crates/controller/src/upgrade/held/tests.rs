@@ -50,7 +50,12 @@ fn sts(image: &str, env: &[(&str, &str)], updated: i32, roll: Option<(&str, i32)
 /// What is held for `spec` against `live`, decided as a reconcile does.
 fn held(spec: &CelldFleetSpec, live: Option<&StatefulSet>, probed: &Probed) -> Vec<HeldBack> {
     let upgrade = decide(spec, spec.replicas, live, probed);
-    held_back(spec, "web", live.and_then(Live::of).as_ref(), &upgrade)
+    let moving = Moving {
+        progress: &upgrade.progress,
+        partition: upgrade.partition,
+        stopped: upgrade.stopped,
+    };
+    held_back(spec, "web", live.and_then(Live::of).as_ref(), &moving)
 }
 
 const RETENTION: (&str, &str) = ("CELLD_LTX_RETENTION_SECS", "86400");
