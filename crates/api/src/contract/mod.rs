@@ -7,11 +7,13 @@
 //! held until every node runs the release that brings them ([`held`]), with the version read from the image tag ([`version`]); and the node API on
 //! each node's internal listener ([`node_api`]), the celld each fleet is deployed with
 //! ([`deployer`]) and the script a deploy Job runs, with the result it leaves in the container's
-//! termination message ([`publish`]). One other place spells part of it: the
+//! termination message ([`publish`]), and when a failed `celld deploy` runs again
+//! ([`deploy_retry`]). One other place spells part of it: the
 //! testkit's deploy double writes the pointer layout on its own, on purpose, since it stands in
 //! for celld and the tests that deploy through it must check this contract against an
 //! independent copy.
 
+pub mod deploy_retry;
 pub mod deployer;
 pub mod durability;
 pub mod env;

@@ -9,9 +9,13 @@
 //! `state.terminated.message`: the operator reads the outcome from the pod's status alone.
 //!
 //! ```json
-//! {"outcome":"Published"}
-//! {"outcome":"Failed","step":"deploy","exitCode":3,"message":"<the command's last lines>"}
+//! {"outcome":"Published","attempts":1}
+//! {"outcome":"Failed","step":"deploy","exitCode":3,"message":"<the command's last lines>","attempts":1}
 //! ```
+//!
+//! A `celld deploy` that fails in a way its output says may pass when run again (its write may
+//! have committed, the store asked to slow down) runs again, as a whole, under the rule of
+//! [`super::deploy_retry`]; `attempts` counts the runs (a result of an older script has none).
 //!
 //! The deployer image (Debian bookworm-slim with curl) has everything the script runs: sh,
 //! curl, sha256sum, tar, gzip, tail, tr, sed and mktemp.
@@ -111,6 +115,10 @@ pub struct PublishResult {
     /// about 3 KiB: the start of a long output is cut (`...`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// How many times `celld deploy` ran (see [`super::deploy_retry`]); none when it never ran,
+    /// or in the result of a script older than the retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 /// A termination message that is not the script's result.
@@ -167,12 +175,19 @@ impl PublishResult {
     /// ` | `.
     pub fn describe(&self) -> String {
         let message = self.message.as_deref().map(one_line).unwrap_or_default();
-        let code = self
+        let mut code = self
             .exit_code
             .map(|c| format!(" with {c}"))
             .unwrap_or_default();
+        let retried = self.attempts.filter(|n| *n > 1);
+        if let Some(n) = retried {
+            code.push_str(&format!(" after {n} attempts"));
+        }
         match (self.outcome, self.step) {
-            (Outcome::Published, _) => "celld deploy published the source".to_owned(),
+            (Outcome::Published, _) => match retried {
+                Some(n) => format!("celld deploy published the source at attempt {n}"),
+                None => "celld deploy published the source".to_owned(),
+            },
             (Outcome::Failed, Some(Step::Deploy)) if message.is_empty() => {
                 format!("celld deploy exited{code} without output")
             }
@@ -230,12 +245,36 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_attempts_and_a_result_without_them() {
+        let retried = PublishResult::read(r#"{"outcome":"Published","attempts":3}"#).unwrap();
+        assert_eq!(retried.attempts, Some(3));
+        insta::assert_snapshot!(retried.describe(), @"celld deploy published the source at attempt 3");
+        let once = PublishResult::read(r#"{"outcome":"Published","attempts":1}"#).unwrap();
+        insta::assert_snapshot!(once.describe(), @"celld deploy published the source");
+        let old = PublishResult::read(r#"{"outcome":"Published"}"#).unwrap();
+        assert_eq!(
+            old.attempts, None,
+            "a result of an older script still reads"
+        );
+        let exhausted = PublishResult::read(
+            r#"{"outcome":"Failed","step":"deploy","exitCode":1,"message":"writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed","attempts":4}"#,
+        )
+        .unwrap();
+        insta::assert_snapshot!(exhausted.describe(), @"celld deploy exited with 1 after 4 attempts: writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed");
+        assert_eq!(
+            serde_json::to_string(&exhausted).unwrap(),
+            r#"{"outcome":"Failed","step":"deploy","exitCode":1,"message":"writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed","attempts":4}"#
+        );
+    }
+
+    #[test]
     fn describes_every_step() {
         let failed = |step, code, message: &str| PublishResult {
             outcome: Outcome::Failed,
             step,
             exit_code: code,
             message: (!message.is_empty()).then(|| message.to_owned()),
+            attempts: None,
         };
         let lines: Vec<String> = [
             failed(
@@ -279,6 +318,7 @@ mod tests {
             step: Some(Step::Digest),
             exit_code: Some(1),
             message: Some("m".to_owned()),
+            attempts: None,
         };
         let json = serde_json::to_string(&result).unwrap();
         assert_eq!(

@@ -8,10 +8,21 @@
 # (sha256:<64 lowercase hex digits>) and extracts it into $CELLD_WORK/src. The command's output
 # goes to the container's stdout (kubectl logs); its last lines are kept for the result.
 #
+# celld deploy does not retry its own conditional writes: one S3 SlowDown (HTTP 503) ends it with
+# an error saying the write "may have committed". The command is idempotent, so when a failed
+# attempt's output has a line matching $retryable (the write may have committed, SlowDown, an
+# HTTP 5xx status, a timeout, a connection reset or refused), the script runs it again, at most
+# $attempts times in all, waiting the seconds of $backoff in turn, and says so on stdout:
+#   celld-publish: attempt 2 of 4 in 2s after: <the line that made it retryable>
+# Any other failure (a validation or bundling error) is not retried. The rule is
+# celld_api::contract::deploy_retry's; a test checks that both spell it alike.
+#
 # The result is one JSON object written to $CELLD_TERMINATION_LOG (default /dev/termination-log,
 # which the kubelet reads into the container's termination message, at most 4096 bytes):
-#   {"outcome":"Published"}
-#   {"outcome":"Failed","step":"download|digest|extract|deploy","exitCode":N,"message":"..."}
+#   {"outcome":"Published","attempts":N}
+#   {"outcome":"Failed","step":"download|digest|extract","exitCode":N,"message":"..."}
+#   {"outcome":"Failed","step":"deploy","exitCode":N,"message":"...","attempts":N}
+# "attempts" is how many times celld deploy ran (results of older scripts have none).
 # The script exits 0 when published, non-zero otherwise. It needs sh, curl, sha256sum, tar,
 # gzip, tail, tr, sed and mktemp (Debian's essential packages and curl).
 
@@ -22,6 +33,13 @@ digest=${CELLD_ARTIFACT_DIGEST:-}
 
 # The longest message kept in the result, escaped; the JSON around it stays well under 4096.
 max_message=3000
+
+# When a failed celld deploy runs again (see the header).
+retryable='may have committed|slowdown|timed out|timeout|connection reset|connection refused|(http|status( code)?):? 5[0-9][0-9]([^0-9]|$)'
+attempts=4
+backoff='2 4 8'
+# How many times celld deploy ran; 0 until it runs.
+attempt=0
 
 # write_result JSON: writes the result where the kubelet reads it.
 write_result() {
@@ -69,7 +87,9 @@ fail() {
     [ "$(wc -c <"$4")" -le "$bytes" ] || output="...$output"
     if [ -n "$message" ]; then message="$message\n$output"; else message=$output; fi
   fi
-  write_result "{\"outcome\":\"Failed\",\"step\":\"$step\",\"exitCode\":$code,\"message\":\"$message\"}"
+  ran=
+  [ "$attempt" -eq 0 ] || ran=",\"attempts\":$attempt"
+  write_result "{\"outcome\":\"Failed\",\"step\":\"$step\",\"exitCode\":$code,\"message\":\"$message\"$ran}"
   printf 'celld-publish: %s failed (exit code %s)\n' "$step" "$code" >&2
   exit "$code"
 }
@@ -148,6 +168,26 @@ if [ -n "$url$digest" ]; then
   printf 'celld-publish: extracted into %s/src\n' "$work"
 fi
 
-run deploy "" "$@"
-write_result '{"outcome":"Published"}'
+# deploy COMMAND...: runs COMMAND (celld deploy) as `run` does, again after a wait while its
+# output says it may succeed then (see the header); fails the deploy step with the last attempt.
+deploy() {
+  while :; do
+    attempt=$((attempt + 1))
+    rm -f "$scratch/rc"
+    { "$@" </dev/null 2>&1; echo "$?" >"$scratch/rc"; } | tee "$scratch/output"
+    rc=$(cat "$scratch/rc" 2>/dev/null)
+    [ -n "$rc" ] || rc=1
+    [ "$rc" -ne 0 ] || return 0
+    [ "$attempt" -lt "$attempts" ] || fail deploy "$rc" "" "$scratch/output"
+    reason=$(LC_ALL=C grep -Ei -e "$retryable" "$scratch/output" | tail -n 1 | LC_ALL=C tr -d '\000-\037')
+    [ -n "$reason" ] || fail deploy "$rc" "" "$scratch/output"
+    pause=$(printf '%s\n' "$backoff" | cut -d ' ' -f "$attempt")
+    printf 'celld-publish: attempt %s of %s in %ss after: %.300s\n' "$((attempt + 1))" "$attempts" \
+      "$pause" "$(printf '%s' "$reason" | sed 's/^[[:space:]]*//')"
+    sleep "$pause"
+  done
+}
+
+deploy "$@"
+write_result "{\"outcome\":\"Published\",\"attempts\":$attempt}"
 printf 'celld-publish: published\n'

@@ -8,6 +8,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod files;
+mod retries;
 mod script_run;
 mod server;
 
@@ -35,7 +36,7 @@ fn a_good_artifact_is_extracted_and_published() {
 
     assert_eq!(
         ran.result,
-        PublishResult::read(r#"{"outcome":"Published"}"#).unwrap()
+        PublishResult::read(r#"{"outcome":"Published","attempts":1}"#).unwrap()
     );
     assert!(ran.output.status.success());
     assert_eq!(

@@ -31,9 +31,19 @@ fn require_tools() {
 
 /// A stub `celld`: records its arguments and the files under the directory it was pointed at
 /// (`celld deploy DIR ...`), prints a few lines and exits 0; with `STUB_NASTY=1` it prints many
-/// lines full of quotes, backslashes, tabs and control characters and exits 3.
+/// lines full of quotes, backslashes, tabs and control characters and exits 3; with
+/// `STUB_FAILS=N` its first N runs print `STUB_FAIL_LINE` on stderr and exit 1 (it counts its
+/// runs in the record's `runs`).
 const STUB_CELLD: &str = r#"#!/bin/sh
 printf '%s\n' "$@" >"$STUB_RECORD/args"
+runs=$(cat "$STUB_RECORD/runs" 2>/dev/null || echo 0)
+runs=$((runs + 1))
+echo "$runs" >"$STUB_RECORD/runs"
+if [ "$runs" -le "${STUB_FAILS:-0}" ]; then
+  echo "building $2"
+  printf '%s\n' "$STUB_FAIL_LINE" >&2
+  exit 1
+fi
 if [ -d "$2" ]; then (cd "$2" && find . -type f | LC_ALL=C sort) >"$STUB_RECORD/tree"; fi
 if [ "${STUB_NASTY:-}" = 1 ]; then
   i=0
@@ -66,6 +76,8 @@ pub struct Ran {
     pub args: Option<Vec<String>>,
     /// The files the stub saw under its directory, if it ran on one.
     pub tree: Option<Vec<String>>,
+    /// How many times the stub ran.
+    pub runs: u32,
 }
 
 impl Run {
@@ -159,7 +171,11 @@ impl Run {
                 .ok()
                 .map(|t| t.lines().map(str::to_owned).collect::<Vec<_>>())
         };
+        let runs = lines("runs")
+            .and_then(|l| l.first().map(|n| n.parse().unwrap()))
+            .unwrap_or(0);
         let ran = Ran {
+            runs,
             args: lines("args"),
             tree: lines("tree"),
             output,

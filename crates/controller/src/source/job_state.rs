@@ -1,6 +1,7 @@
 //! What a deploy Job and its pod say, read from their cached objects: running (and what its pod
 //! waits for), published, or failed with the script's own account from the container's
-//! termination message. No `pods/exec`, no logs.
+//! termination message (which counts the attempts when `celld deploy` ran again). No
+//! `pods/exec`, no logs.
 
 use celld_api::contract::publish::PublishResult;
 use k8s_openapi::api::batch::v1::Job;
@@ -199,6 +200,31 @@ mod tests {
             panic!("failed");
         };
         assert!(message.contains("wrangler.jsonc not found"), "{message}");
+    }
+
+    #[test]
+    fn a_failed_job_after_retries_says_how_many_attempts_ran() {
+        let p = pod(
+            json!({"terminated": {"exitCode": 1, "message": "{\"outcome\":\"Failed\",\"step\":\"deploy\",\"exitCode\":1,\"message\":\"writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed\",\"attempts\":4}"}}),
+            "",
+        );
+        let JobSeen::Failed { message } =
+            read(&job(Some(("Failed", "BackoffLimitExceeded"))), Some(&p))
+        else {
+            panic!("failed");
+        };
+        assert_eq!(
+            message,
+            "celld deploy exited with 1 after 4 attempts: writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed"
+        );
+        let retried = pod(
+            json!({"terminated": {"exitCode": 0, "message": "{\"outcome\":\"Published\",\"attempts\":3}"}}),
+            "",
+        );
+        assert_eq!(
+            read(&job(Some(("Complete", "Completed"))), Some(&retried)),
+            JobSeen::Succeeded { image_id: None }
+        );
     }
 
     #[test]

@@ -17,6 +17,10 @@ pub enum Sink {
     Stderr,
     /// Kept, returned in [`Finished`].
     Capture,
+    /// Copied to this process's stdout, and kept.
+    StdoutKept,
+    /// Copied to this process's stderr, and kept.
+    StderrKept,
 }
 
 /// Writes the command's stdin; gets the writer and returns when all is written. The writer is
@@ -47,9 +51,9 @@ pub struct Spec {
 pub struct Finished {
     /// Its exit code.
     pub code: i32,
-    /// Captured stdout (empty unless [`Sink::Capture`]).
+    /// Captured stdout (empty unless [`Sink::Capture`] or [`Sink::StdoutKept`]).
     pub stdout: Vec<u8>,
-    /// Captured stderr (empty unless [`Sink::Capture`]).
+    /// Captured stderr (empty unless [`Sink::Capture`] or [`Sink::StderrKept`]).
     pub stderr: Vec<u8>,
 }
 
@@ -118,16 +122,20 @@ async fn copy(mut from: impl AsyncRead + Unpin, sink: Sink) -> std::io::Result<V
         Sink::Capture => {
             from.read_to_end(&mut kept).await?;
         }
-        Sink::Stdout => pump(&mut from, &mut tokio::io::stdout()).await?,
-        Sink::Stderr => pump(&mut from, &mut tokio::io::stderr()).await?,
+        Sink::Stdout => pump(&mut from, &mut tokio::io::stdout(), None).await?,
+        Sink::Stderr => pump(&mut from, &mut tokio::io::stderr(), None).await?,
+        Sink::StdoutKept => pump(&mut from, &mut tokio::io::stdout(), Some(&mut kept)).await?,
+        Sink::StderrKept => pump(&mut from, &mut tokio::io::stderr(), Some(&mut kept)).await?,
     }
     Ok(kept)
 }
 
-/// Copies chunk by chunk, flushing each, so output shows up as the command writes it.
+/// Copies chunk by chunk, flushing each, so output shows up as the command writes it; keeps a
+/// copy in `kept` when given.
 async fn pump(
     from: &mut (impl AsyncRead + Unpin),
     to: &mut (impl AsyncWrite + Unpin),
+    mut kept: Option<&mut Vec<u8>>,
 ) -> std::io::Result<()> {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
@@ -137,6 +145,9 @@ async fn pump(
         }
         to.write_all(&buf[..n]).await?;
         to.flush().await?;
+        if let Some(kept) = kept.as_deref_mut() {
+            kept.extend_from_slice(&buf[..n]);
+        }
     }
 }
 

@@ -26,6 +26,7 @@ use kube::api::{DeleteParams, PostParams};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use celld_api::contract::deploy_retry;
 use celld_api::storage_env::deploy_command;
 
 /// Where the Worker source comes from.
@@ -227,16 +228,9 @@ pub async fn steps(
     let command = deploy_command(source_dir, storage, args.dry_run);
     progress.note(&format!("Running: {}", command.join(" ")));
     progress.publishing().store(true, Ordering::SeqCst);
-    let done = run_celld(&pods, &pod, command, output).await?;
-    if output == Output::PerFleet {
-        progress.block(&String::from_utf8_lossy(&done.stdout));
-        progress.block(&String::from_utf8_lossy(&done.stderr));
-    }
+    let (done, attempts) = run_celld(&pods, &pod, command, output, progress).await?;
     if done.code != 0 {
-        progress.note(&format!(
-            "celld deploy failed with exit code {}; nothing was made live",
-            done.code
-        ));
+        progress.note(&failed_note(&done, attempts));
         return Ok(Done::CelldFailed {
             code: u8::try_from(done.code).unwrap_or(1),
             why: last_line(&done),
@@ -270,15 +264,51 @@ pub async fn steps(
     Ok(Done::Published { version, adoption })
 }
 
-/// Runs `celld deploy` in `pod`, its output streamed live or kept (see [`Output`]).
+/// Runs `celld deploy` in `pod`, its output streamed live or kept (see [`Output`]), and again,
+/// after a wait, while a failed attempt's output says it may pass then ([`deploy_retry`]: its
+/// write may have committed, the store asked to slow down; the command is idempotent), each
+/// retry said in `progress`. Returns the last attempt and how many ran. A dry run is retried
+/// the same way, never more.
 async fn run_celld(
+    pods: &Api<Pod>,
+    pod: &str,
+    command: Vec<String>,
+    output: Output,
+    progress: &mut Progress,
+) -> Result<(Finished, u32)> {
+    let mut attempt = 1;
+    loop {
+        let done = run_celld_once(pods, pod, command.clone(), output).await?;
+        if output == Output::PerFleet {
+            progress.block(&String::from_utf8_lossy(&done.stdout));
+            progress.block(&String::from_utf8_lossy(&done.stderr));
+        }
+        if done.code == 0 || attempt >= deploy_retry::ATTEMPTS {
+            return Ok((done, attempt));
+        }
+        let Some(reason) = retry_reason(&done) else {
+            return Ok((done, attempt));
+        };
+        attempt += 1;
+        progress.note(&format!(
+            "retrying celld deploy (attempt {attempt} of {}): {reason}",
+            deploy_retry::ATTEMPTS
+        ));
+        if let Some(wait) = deploy_retry::backoff(attempt) {
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// One run of `celld deploy` in `pod`; the output is kept even when streamed live.
+async fn run_celld_once(
     pods: &Api<Pod>,
     pod: &str,
     command: Vec<String>,
     output: Output,
 ) -> Result<Finished> {
     let (stdout, stderr) = match output {
-        Output::Live => (Sink::Stdout, Sink::Stderr),
+        Output::Live => (Sink::StdoutKept, Sink::StderrKept),
         Output::PerFleet => (Sink::Capture, Sink::Capture),
     };
     exec::run(
@@ -295,8 +325,35 @@ async fn run_celld(
     .await
 }
 
+/// Why the failed attempt `done` may pass when run again: the line of its stderr, else of its
+/// stdout, that says so ([`deploy_retry::reason`]).
+fn retry_reason(done: &Finished) -> Option<String> {
+    [&done.stderr, &done.stdout].iter().find_map(|stream| {
+        deploy_retry::reason(&String::from_utf8_lossy(stream)).map(str::to_owned)
+    })
+}
+
+/// What the plugin says when `celld deploy` failed at its last attempt, `attempts` in all.
+fn failed_note(done: &Finished, attempts: u32) -> String {
+    match (attempts, retry_reason(done)) {
+        (1, _) => format!(
+            "celld deploy failed with exit code {}; nothing was made live",
+            done.code
+        ),
+        (_, Some(reason)) => format!(
+            "celld deploy failed with exit code {} after {attempts} attempts, the last with: {reason}; its last write may have committed, so check the fleet's version with kubectl celld history and deploy again once the bucket answers",
+            done.code
+        ),
+        (_, None) => format!(
+            "celld deploy failed with exit code {} after {attempts} attempts, the last with: {}; nothing was made live by the last attempt",
+            done.code,
+            last_line(done)
+        ),
+    }
+}
+
 /// The last line a failed `celld deploy` wrote (on stderr, else stdout): its reason, for the
-/// table of a fan-out; empty when its output was streamed.
+/// table of a fan-out.
 fn last_line(done: &Finished) -> String {
     [&done.stderr, &done.stdout]
         .iter()
@@ -462,5 +519,36 @@ mod tests {
         };
         assert_eq!(last_line(&quiet), "only stdout");
         assert_eq!(last_line(&Finished::default()), "");
+    }
+
+    #[test]
+    fn a_retry_is_told_by_the_line_that_makes_it_retryable() {
+        let slow = Finished {
+            code: 1,
+            stdout: b"Uploaded 2 modules\n".to_vec(),
+            stderr: b"Error: writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed\n".to_vec(),
+        };
+        let reason = "Error: writing deploy/current.json failed (HTTP 503 SlowDown): the write may have committed";
+        assert_eq!(retry_reason(&slow).as_deref(), Some(reason));
+        assert_eq!(
+            failed_note(&slow, 4),
+            format!(
+                "celld deploy failed with exit code 1 after 4 attempts, the last with: {reason}; its last write may have committed, so check the fleet's version with kubectl celld history and deploy again once the bucket answers"
+            )
+        );
+        assert_eq!(
+            failed_note(&slow, 1),
+            "celld deploy failed with exit code 1; nothing was made live"
+        );
+        let bundling = Finished {
+            code: 1,
+            stdout: Vec::new(),
+            stderr: b"X [ERROR] Could not resolve \"./missing\"\n".to_vec(),
+        };
+        assert_eq!(retry_reason(&bundling), None);
+        assert_eq!(
+            failed_note(&bundling, 2),
+            "celld deploy failed with exit code 1 after 2 attempts, the last with: X [ERROR] Could not resolve \"./missing\"; nothing was made live by the last attempt"
+        );
     }
 }
