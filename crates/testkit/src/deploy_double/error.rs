@@ -91,6 +91,22 @@ pub enum DeployError {
         /// The SDK's error, with its context.
         message: String,
     },
+    /// A compare-and-swap write of a pointer failed in a way that does not say whether the store
+    /// applied it (a 5xx such as S3's `SlowDown`, a timeout, a lost connection); as celld, the
+    /// double does not retry it.
+    #[error(
+        "writing {object} with compare-and-swap failed ({answer}): the write may have committed, so version {version} may or may not be live; celld deploy does not retry its conditional writes: run the deploy again (it is idempotent) to publish {version} ({message})"
+    )]
+    MayHaveCommitted {
+        /// The pointer and where it was written: `s3://NAME/KEY at ENDPOINT`.
+        object: String,
+        /// The store's answer (`HTTP 503 SlowDown`), or `no answer`.
+        answer: String,
+        /// The SDK's error, with its context.
+        message: String,
+        /// The version this deploy tried to publish.
+        version: String,
+    },
     /// A request to a GCS or Azure Blob emulator failed.
     #[error("{message}")]
     Cloud {

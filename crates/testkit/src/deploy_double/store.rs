@@ -1,6 +1,13 @@
 //! The bucket as the test double writes it: plain uploads, and compare-and-swap writes of the
 //! pointers with `If-None-Match: *` (when absent) or `If-Match: <ETag>` (when present).
+//!
+//! Like celld, the double sends each write once: it does not retry its conditional writes, so
+//! one `SlowDown` (HTTP 503), another 5xx or a lost connection on a compare-and-swap write ends
+//! the deploy with [`DeployError::MayHaveCommitted`] (the store may have applied it before it
+//! answered); running the deploy again is safe, the command being idempotent. A refused upload
+//! says its HTTP status and S3 error code.
 
+use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
@@ -64,7 +71,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// A client for `bucket` at `endpoint` (path-style addressing), in `region`.
+    /// A client for `bucket` at `endpoint` (path-style addressing), in `region`, that sends each
+    /// request once.
     pub fn new(bucket: Bucket, endpoint: &str, region: &str, keys: Keys) -> Self {
         let config = aws_sdk_s3::Config::builder()
             .behavior_version(BehaviorVersion::latest())
@@ -78,6 +86,7 @@ impl Store {
                 None,
                 "celld-deploy-double",
             ))
+            .retry_config(RetryConfig::disabled())
             .build();
         Store {
             client: aws_sdk_s3::Client::from_conf(config),
@@ -91,18 +100,19 @@ impl Store {
         &self.bucket
     }
 
-    fn failed<E: std::error::Error + 'static>(
+    fn failed<E: std::error::Error + ProvideErrorMetadata + 'static>(
         &self,
         action: &'static str,
         key: &str,
         err: &SdkError<E>,
     ) -> DeployError {
+        let answer = answer(err).map(|a| format!("{a}: ")).unwrap_or_default();
         DeployError::S3 {
             action,
             bucket: self.bucket.name.clone(),
             key: key.to_string(),
             endpoint: self.endpoint.clone(),
-            message: DisplayErrorContext(err).to_string(),
+            message: format!("{answer}{}", DisplayErrorContext(err)),
         }
     }
 
@@ -185,9 +195,37 @@ impl Store {
                     version: version.to_string(),
                 })
             }
+            Err(e) if may_have_committed(&e) => Err(DeployError::MayHaveCommitted {
+                object: format!("s3://{}/{key} at {}", self.bucket.name, self.endpoint),
+                answer: answer(&e).unwrap_or_else(|| "no answer".to_string()),
+                message: DisplayErrorContext(&e).to_string(),
+                version: version.to_string(),
+            }),
             Err(e) => Err(self.failed("writing", &key, &e)),
         }
     }
+}
+
+/// Whether a conditional write that failed with `err` may still have been applied: the store
+/// answered with a 5xx (`SlowDown` is a 503), or the request went out and no answer came.
+fn may_have_committed<E>(err: &SdkError<E>) -> bool {
+    match err {
+        SdkError::TimeoutError(_) | SdkError::ResponseError(_) => true,
+        SdkError::DispatchFailure(failure) => failure.is_io() || failure.is_timeout(),
+        _ => status(err).is_some_and(|s| s >= 500),
+    }
+}
+
+/// The store's answer to a failed request: `HTTP <status>` and the S3 error code, when it
+/// answered.
+fn answer<E: ProvideErrorMetadata>(err: &SdkError<E>) -> Option<String> {
+    let status = status(err)?;
+    let code = err
+        .as_service_error()
+        .and_then(|e| e.code())
+        .map(|c| format!(" {c}"))
+        .unwrap_or_default();
+    Some(format!("HTTP {status}{code}"))
 }
 
 fn status<E>(err: &SdkError<E>) -> Option<u16> {
@@ -199,3 +237,6 @@ fn is_precondition<E: ProvideErrorMetadata>(err: &SdkError<E>) -> bool {
         .and_then(|e| e.code())
         .is_some_and(|code| code == "PreconditionFailed" || code == "ConditionalRequestConflict")
 }
+
+#[cfg(test)]
+mod tests;

@@ -121,3 +121,24 @@ fn the_script_pattern_agrees_with_the_rule() {
         assert_eq!(found, *expected, "the script on {output:?}");
     }
 }
+
+#[test]
+fn what_the_deploy_double_says_is_judged_as_celld_s_output() {
+    use celld_testkit::deploy_double::DeployError;
+    let slow_down = DeployError::MayHaveCommitted {
+        object: "s3://celld/web/deploy/current.json at http://127.0.0.1:9000".into(),
+        answer: "HTTP 503 SlowDown".into(),
+        message: "service error: unhandled error (SlowDown)".into(),
+        version: "0123456789abcdef".into(),
+    }
+    .to_string();
+    assert_eq!(reason(&slow_down), Some(slow_down.as_str()));
+    let lost = DeployError::LostRace {
+        bucket: "s3://celld".into(),
+        key: "web/deploy/current.json".into(),
+        expected: "it had ETag \"abc\"".into(),
+        version: "0123456789abcdef".into(),
+    }
+    .to_string();
+    assert_eq!(reason(&lost), None, "a lost race is not run again: {lost}");
+}
