@@ -15,6 +15,7 @@ mod deploy;
 mod deploy_failures;
 mod deploy_fan_out;
 mod deploy_loop;
+mod deploy_slow_down;
 mod deploy_vars;
 mod deploy_wait;
 mod errors;
