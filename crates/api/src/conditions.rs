@@ -41,6 +41,11 @@ pub const IDLE_EVICTION: &str = "IdleEviction";
 /// True while the operator keeps it from the nodes, naming the setting and the nodes not there
 /// yet, or the image that must change first.
 pub const SETTINGS_HELD: &str = "SettingsHeld";
+/// True while the fleet's nodes fence themselves over and over: celld exits with code 3 when
+/// it loses its lease's compare-and-swap (celld #239: an object store answering lease renewals
+/// with 409 ConditionalRequestConflict); present only while repeated fences are recent, naming
+/// the nodes.
+pub const NODES_FENCING: &str = "NodesFencing";
 /// True when a node's replacement can lose acknowledged writes: spec.durability is `fleet`
 /// (a write is acknowledged once a follower fsynced it, before the bucket has it) on Ephemeral
 /// work storage (an emptyDir, erased with its pod). Admitted, and said here with one Warning.

@@ -184,6 +184,10 @@ pub enum Reason {
     /// spec.env does not set CELLD_IDLE_EVICT_S.
     IdleEvictionUnset,
 
+    // CelldFleet: NodesFencing
+    /// Nodes fenced themselves (exit code 3) more than once lately.
+    RepeatedFences,
+
     // CelldFleet: SettingsHeld
     /// A setting waits for the nodes moving to the release that allows it.
     HeldForNodes,
@@ -305,6 +309,7 @@ impl Reason {
             Self::NoMemoryBudget => "NoMemoryBudget",
             Self::IdleEvictionSet => "IdleEvictionSet",
             Self::IdleEvictionUnset => "IdleEvictionUnset",
+            Self::RepeatedFences => "RepeatedFences",
             Self::HeldForNodes => "HeldForNodes",
             Self::HeldForImage => "HeldForImage",
             Self::SettingsInUse => "SettingsInUse",

@@ -39,6 +39,7 @@ pub struct Metrics {
     scale_decisions: Family<Labels, Counter>,
     node_state_reads: Family<Labels, Counter>,
     nodes_unreachable: Gauge,
+    node_fences: Counter,
     /// What the controllers export of their own state (the fleets' capacity gauges), set
     /// anew by each leadership term.
     exported: Mutex<Registry>,
@@ -140,6 +141,12 @@ impl Default for Metrics {
             "1 while the operator reaches no node's API: the last connections to nodes all failed (the operator's network cannot reach the pods' port 8081)",
             nodes_unreachable.clone(),
         );
+        let node_fences = Counter::default();
+        registry.register(
+            "node_fences",
+            "Node restarts whose last exit was celld's self-fence (exit code 3: a lost lease compare-and-swap, for example an object store answering lease renewals with 409), counted once each as the operator sees them; recent ones are on the fleet's NodesFencing condition",
+            node_fences.clone(),
+        );
         registry.register(
             "status_followed",
             "Fleet statuses written as soon as a StatefulSet's status changed their Ready condition, ahead of the fleet's next reconcile",
@@ -165,6 +172,7 @@ impl Default for Metrics {
             scale_decisions,
             node_state_reads,
             nodes_unreachable,
+            node_fences,
             exported: Mutex::new(Registry::with_prefix(PREFIX)),
         }
     }
@@ -204,6 +212,16 @@ impl Metrics {
     /// Says whether the operator reaches no node's API.
     pub fn set_nodes_unreachable(&self, unreachable: bool) {
         self.nodes_unreachable.set(i64::from(unreachable));
+    }
+
+    /// Counts a node's self-fence.
+    pub fn node_fenced(&self) {
+        self.node_fences.inc();
+    }
+
+    /// The node self-fences counted.
+    pub fn node_fences(&self) -> u64 {
+        self.node_fences.get()
     }
 
     /// Exports `collector`'s metrics from now on, in place of what was exported before (a

@@ -65,6 +65,7 @@ pub use namespace::{KEEP_ENV, TEST_LABEL, TestNamespace};
 pub use pod_states::{
     COMPLETE_ANNOTATION, Completion, IMAGE_ID_ANNOTATION, TERMINATION_MESSAGE_ANNOTATION,
     WAITING_MESSAGE_ANNOTATION, WAITING_REASON_ANNOTATION, complete_pod, hold_pod_waiting,
+    restart_containers,
 };
 pub use pods::{FAKE_CONTAINER, create_running_pod, fake_pod, is_running_and_ready};
 pub use s3::S3Settings;

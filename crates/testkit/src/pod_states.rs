@@ -6,6 +6,8 @@
 //!   message (what a container writes to `/dev/termination-log`) and an image ID, if given.
 //! - [`hold_pod_waiting`]: the pod's containers cannot start (`ErrImagePull`,
 //!   `CreateContainerConfigError`, ...): `state.waiting`, phase Pending.
+//! - [`restart_containers`]: the pod's containers exited with a code and were started again:
+//!   `lastState.terminated`, a higher `restartCount`, the pod still Running and Ready.
 
 use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
 use kube::Api;
@@ -30,6 +32,16 @@ pub const IMAGE_ID_ANNOTATION: &str = "testenv.celld.dev/image-id";
 /// `state.waiting` with this reason, the pod Pending and not Ready, without pod IPs. Removing it
 /// lets the pod become Running again.
 pub const WAITING_REASON_ANNOTATION: &str = "testenv.celld.dev/waiting-reason";
+
+/// Pod annotation: when set, kwok reports every container of the Running pod as restarted after
+/// an exit that finished at this time (RFC 3339): `lastState.terminated.finishedAt`.
+pub const LAST_EXIT_AT_ANNOTATION: &str = "testenv.celld.dev/last-exit-at";
+
+/// Pod annotation: the `lastState.terminated.exitCode` that goes with [`LAST_EXIT_AT_ANNOTATION`].
+pub const LAST_EXIT_CODE_ANNOTATION: &str = "testenv.celld.dev/last-exit-code";
+
+/// Pod annotation: the `restartCount` that goes with [`LAST_EXIT_AT_ANNOTATION`].
+pub const RESTARTS_ANNOTATION: &str = "testenv.celld.dev/restarts";
 
 /// Pod annotation: the `state.waiting.message` that goes with [`WAITING_REASON_ANNOTATION`].
 pub const WAITING_MESSAGE_ANNOTATION: &str = "testenv.celld.dev/waiting-message";
@@ -159,6 +171,40 @@ pub async fn complete_pod(api: &Api<Pod>, name: &str, completion: &Completion) -
     );
     wait_for_object(api, name, &what, DEFAULT_TIMEOUT, |pod| {
         completion.shown_by(pod)
+    })
+    .await
+}
+
+/// Reports every container of the Running pod `name` as started again after an exit with
+/// `exit_code` at `at`, its `restarts`-th restart (annotating it for kwok), and waits (up to
+/// 30 s) until the status shows it. Returns the pod.
+pub async fn restart_containers(
+    api: &Api<Pod>,
+    name: &str,
+    exit_code: i32,
+    at: k8s_openapi::jiff::Timestamp,
+    restarts: i32,
+) -> Result<Pod> {
+    let (code, at_text, count) = (exit_code.to_string(), at.to_string(), restarts.to_string());
+    annotate(
+        api,
+        name,
+        &[
+            (LAST_EXIT_CODE_ANNOTATION, Some(code.as_str())),
+            (RESTARTS_ANNOTATION, Some(count.as_str())),
+            (LAST_EXIT_AT_ANNOTATION, Some(at_text.as_str())),
+        ],
+    )
+    .await?;
+    let what = format!("pod to show restart {restarts} after exit code {exit_code}");
+    wait_for_object(api, name, &what, DEFAULT_TIMEOUT, |pod| {
+        every_container(pod, |c| {
+            let ended = c.last_state.as_ref().and_then(|s| s.terminated.as_ref());
+            c.restart_count == restarts
+                && ended.is_some_and(|t| {
+                    t.exit_code == exit_code && t.finished_at.as_ref().is_some_and(|f| f.0 == at)
+                })
+        })
     })
     .await
 }

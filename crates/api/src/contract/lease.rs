@@ -1,9 +1,15 @@
 //! How long a node's lease (`nodes/<node>.json` in the bucket) outlives the node: celld's
-//! supervisor contract restarts a fenced node "after at least one lease TTL, 10 s", and a full
-//! stop (v0.4.1 → v0.5.0) starts the new version only once every old node's lease expired.
+//! supervisor contract restarts a fenced node (exit code 3) "after at least one lease TTL,
+//! 10 s", and a full stop (v0.4.1 → v0.5.0) starts the new version only once every old node's
+//! lease expired.
 
 use k8s_openapi::api::core::v1::EnvVar;
 use std::time::Duration;
+
+/// The exit code of a node that fenced itself: it lost its lease's compare-and-swap (or could
+/// not renew it) and stopped serving its cells; the supervisor restarts it after at least one
+/// lease TTL.
+pub const FENCE_EXIT_CODE: i32 = 3;
 
 /// celld's lease TTL when nothing sets it.
 pub const LEASE_TTL: Duration = Duration::from_secs(10);

@@ -67,7 +67,7 @@ pub struct CelldFleetStatus {
     pub autoscaling: Option<Box<super::AutoscalingStatus>>,
 
     /// Ready, Progressing, Degraded, StorageResolved, Deployed, Adopted, SourceSynced, RouteReady,
-    /// DurabilityAtRisk, SettingsHeld, Autoscaling and IdleEviction conditions, and kstatus' Reconciling and
+    /// DurabilityAtRisk, SettingsHeld, NodesFencing, Autoscaling and IdleEviction conditions, and kstatus' Reconciling and
     /// Stalled (True only while the fleet converges, or cannot until someone acts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]

@@ -47,6 +47,7 @@ pub fn observation(fleet: &CelldFleet, desired: &Desired<'_>, pointer: Pointer) 
         autoscale: None,
         acknowledged: Acknowledged::of(&fleet.spec),
         held: None,
+        fences: Vec::new(),
     }
 }
 

@@ -268,6 +268,16 @@ impl WatchStreams {
         (store, detached(without_errors(name.to_string(), items)))
     }
 
+    /// The objects of `K` the watch `name` lists or sees applied, kept nowhere: for a reader
+    /// that keeps only what it draws from each (the nodes' fences). Its first list gates no
+    /// reconcile.
+    pub fn uncached<K: Watched>(&self, name: &str, config: watcher::Config) -> Items<K> {
+        let items = watcher(self.api::<K>(name), config)
+            .backoff(watch_backoff())
+            .applied_objects();
+        detached(without_errors(name.to_string(), items))
+    }
+
     /// The cache and the objects applied or deleted, not yet driven by a task.
     fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
         self.cache_indexed(name, config, None)

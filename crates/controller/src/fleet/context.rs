@@ -12,12 +12,14 @@ use crate::fleet::service_lead::ServiceLead;
 use crate::fleet::settled::{FULL_RECONCILES_PER_SECOND, Settled};
 use crate::fleet::status::write::FleetWriter;
 use crate::nodes::client::NodeApi;
+use crate::nodes::fences::FenceLog;
 use crate::nodes::reachability::Reachability;
 use crate::nodes::reads::NodeReads;
 use crate::shared::context::{Controlled, Shared};
 use crate::shared::resync_budget;
 use crate::status::written::{Written, cached_versions};
 use celld_api::{CelldFleet, conditions};
+use k8s_openapi::jiff::Timestamp;
 use kube::core::DeserializeGuard;
 use kube::runtime::reflector::ObjectRef;
 use std::sync::Arc;
@@ -76,6 +78,8 @@ pub struct NodeState {
     pub trigger: FleetTrigger,
     /// The last capacity reading of every fleet (the gauges read it too).
     pub capacity: Arc<CapacityStore>,
+    /// The nodes' recent self-fences.
+    pub fences: FenceLog,
 }
 
 /// What housekeeping keeps between its rounds.
@@ -113,6 +117,7 @@ impl Context {
                 reads: Arc::new(NodeReads::default()),
                 trigger: node_trigger,
                 capacity,
+                fences: FenceLog::default(),
             },
             settled: Settled::default(),
             status: Arc::new(FleetWriter::new(
@@ -134,6 +139,7 @@ impl Context {
     /// behind (both walk every fleet).
     pub fn housekeeping(&self) {
         self.shared.housekeeping();
+        self.nodes.fences.forget_old(Timestamp::now());
         let caches = &self.shared.caches;
         let housekeeping = &self.housekeeping;
         // Counted before the fleets are read: a change that lands meanwhile is looked at again.

@@ -22,6 +22,7 @@ use crate::fleet::source_step::{self, SourceRead};
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::observation::Route;
 use crate::nodes::adoption::Reading;
+use crate::nodes::fences::Fence;
 use crate::nodes::reads::FleetNodes;
 use crate::source::terms::Decision;
 use crate::upgrade::decide::{self, Probed, Upgrade};
@@ -76,6 +77,8 @@ pub struct Inputs {
     pub capacity: Option<Arc<FleetReading>>,
     /// What spec.autoscaling decided, for a fleet with it.
     pub autoscale: Option<Scaled>,
+    /// The recent self-fences of its nodes.
+    pub fences: Vec<Fence>,
 }
 
 /// What reading a fleet's inputs found.
@@ -129,6 +132,7 @@ struct BucketSide {
     source_read: Option<SourceRead>,
     pointer: Pointer,
     tracked: Option<Tracked>,
+    fences: Vec<Fence>,
     seen: Seen,
 }
 
@@ -177,6 +181,7 @@ async fn read_bucket(
         .capacity
         .get(&id.uid)
         .filter(|t| reading::shown_in_status(fleet, &t.reading, now, cut_off));
+    let fences = ctx.nodes.fences.recent(&id.namespace, &id.name, now);
     let seen = Seen {
         fleet: fleet.resource_version().unwrap_or_default(),
         store: store_version,
@@ -187,6 +192,7 @@ async fn read_bucket(
         pointer: pointer.clone(),
         source: source_read.as_ref().map(SourceRead::fingerprint),
         capacity: tracked.as_ref().map(|t| t.version),
+        fences: fences.len(),
     };
     Ok(BucketSide {
         storage,
@@ -196,6 +202,7 @@ async fn read_bucket(
         source_read,
         pointer,
         tracked,
+        fences,
         seen,
     })
 }
@@ -227,6 +234,7 @@ async fn read_rest(
         source_read,
         pointer,
         tracked,
+        fences,
         seen,
     } = bucket;
     let ingress = fleet.spec.ingress.as_ref();
@@ -286,6 +294,7 @@ async fn read_rest(
         source,
         capacity: tracked.map(|t| t.reading),
         autoscale,
+        fences,
     }
 }
 

@@ -2,14 +2,15 @@
 //! [`inputs`] → [`plan`] → apply ([`apply_plan`], through [`ssa`]) → [`observe`] → publish (the
 //! fleet's [status](crate::fleet::status), through the one writer) → [`next_look`] (pure:
 //! settled or not, and when to look again). [`context`] is the controller's own state over
-//! the shared one; the [capacity reader](capacity_reads) and the [status
-//! follower](crate::fleet::status::follower) run beside the reconciles.
+//! the shared one; the [capacity reader](capacity_reads), the [fence watch](fence_watch) and
+//! the [status follower](crate::fleet::status::follower) run beside the reconciles.
 
 pub mod apply_plan;
 pub mod autoscale_step;
 pub mod capacity_reads;
 pub mod config_hash;
 pub mod context;
+pub mod fence_watch;
 pub mod fleet_id;
 pub mod fleet_set;
 pub mod gateway;

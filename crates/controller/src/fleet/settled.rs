@@ -46,6 +46,8 @@ pub struct Seen {
     /// The version of its capacity reading (moves when the reading differs, or a signal of
     /// spec.autoscaling turned on or off).
     pub capacity: Option<u64>,
+    /// How many self-fences of its nodes are recent (see [`fences`](crate::nodes::fences)).
+    pub fences: usize,
 }
 
 /// A child of a fleet, as a cache knows it: kept for every settled fleet, so without spare
@@ -147,6 +149,7 @@ mod tests {
         Seen {
             source: None,
             capacity: None,
+            fences: 0,
             fleet: fleet.into(),
             store: None,
             secret: "7".into(),

@@ -15,6 +15,7 @@
 //! - `deletion`: deleting a fleet deletes every child and its pods;
 //! - `durability`: the default durability of each work storage, and `fleet` on Ephemeral said
 //!   once (DurabilityAtRisk);
+//! - `fences`: nodes' self-fences counted once, repeated ones said on the fleet (NodesFencing);
 //! - `fleets_gauge`: the fleets-by-Ready gauge follows the fleets in the next housekeeping round;
 //! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
 //! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
@@ -64,6 +65,7 @@ mod children_order;
 mod creation;
 mod deletion;
 mod durability;
+mod fences;
 mod fleets_gauge;
 mod gitops_health;
 mod hand_edits;

@@ -6,8 +6,8 @@ use crate::buckets::pointer::Pointer;
 use crate::capacity::reading;
 use crate::fleet::status::conditions::progressing::Deadline;
 use crate::fleet::status::conditions::{
-    NodeCounts, adopted, autoscaling, degraded, durability, kstatus, progressing, ready, route,
-    settings_held, source_synced, storage,
+    NodeCounts, adopted, autoscaling, degraded, durability, kstatus, nodes_fencing, progressing,
+    ready, route, settings_held, source_synced, storage,
 };
 use crate::fleet::status::observation::{Observed, ObservedStorage};
 use celld_api::conditions;
@@ -109,6 +109,7 @@ pub fn compute(
             synced,
             Some(route),
             held,
+            nodes_fencing::condition(&o.fences),
             Some(durability::condition(o.acknowledged)),
             Some(progressing),
             Some(degraded),

@@ -142,13 +142,19 @@ const SOURCE_REASONS: [Reason; 7] = [
     Reason::BucketUnreadable,
 ];
 
-/// Whether a condition is worth a Warning: Degraded and DurabilityAtRisk when True,
+/// Whether a condition is worth a Warning: Degraded, DurabilityAtRisk and NodesFencing when True,
 /// SettingsHeld for an image that must change; any
 /// other when not True, but for SourceSynced only a publish
 /// that failed for good, a source that cannot be found and a second writer (a publish under
 /// way, a suspension or a source getting ready are what it looks like at work).
 fn warns(c: &Condition) -> bool {
-    if c.type_ == conditions::DEGRADED || c.type_ == conditions::DURABILITY_AT_RISK {
+    if [
+        conditions::DEGRADED,
+        conditions::DURABILITY_AT_RISK,
+        conditions::NODES_FENCING,
+    ]
+    .contains(&c.type_.as_str())
+    {
         return c.status == "True";
     }
     // Held until the nodes get there is a step of a rollout; held for an image is not.

@@ -10,6 +10,7 @@ use crate::capacity::reading::FleetReading;
 use crate::failure::Failure;
 use crate::locks::lock;
 use crate::nodes::adoption::Reading;
+use crate::nodes::fences::Fence;
 use crate::source::terms::Synced;
 use crate::upgrade::decide::Progress;
 use crate::upgrade::held::HeldBack;
@@ -111,6 +112,8 @@ pub struct Observation {
     /// spec.env's settings a release holds, those kept from the nodes for now; None when
     /// spec.env uses none.
     pub held: Option<Vec<HeldBack>>,
+    /// The recent self-fences of its nodes.
+    pub fences: Vec<Fence>,
 }
 
 /// When a fleet's nodes acknowledge a write, and whether their work storage goes with the pod.

@@ -103,6 +103,13 @@ pub async fn run(
     } = Watched::watch(&streams);
     let (fleet_controller, children, source, statefulsets_to_follow) =
         fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
+    // Every fleet's node pods, read for their self-fences and kept nowhere.
+    let node_selector = format!(
+        "{}={}",
+        celld_api::labels::ROLE,
+        celld_api::labels::ROLE_NODE
+    );
+    let node_pods = streams.uncached("NodePod", streams.config().labels(&node_selector));
     // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
@@ -141,6 +148,11 @@ pub async fn run(
     };
     let housekeeping = tokio::spawn(housekeeping(swept, shutdown.clone()));
     let capacity = tokio::spawn(fleet::capacity_reads::run(ctx.clone(), shutdown.clone()));
+    let fences = tokio::spawn(fleet::fence_watch::run(
+        ctx.clone(),
+        node_pods,
+        shutdown.clone(),
+    ));
     let follower = tokio::spawn(fleet::status::follower::run(
         ctx.status.clone(),
         ctx.service_lead.clone(),
@@ -200,6 +212,7 @@ pub async fn run(
     }
     housekeeping.abort();
     capacity.abort();
+    fences.abort();
     follower.abort();
     watches.forget_all();
     info!("controller stopped");

@@ -82,6 +82,7 @@ fn at_rest() -> Observation {
         autoscale: None,
         acknowledged: Acknowledged::of(&celld_api::CelldFleetSpec::with_bucket("s3://celld/app")),
         held: None,
+        fences: Vec::new(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! One builder per condition of a fleet's status, each from what the reconcile observed:
 //! [`storage`] (StorageResolved and Deployed), [`adopted`], [`route`] (RouteReady),
 //! [`source_synced`], [`progressing`], [`degraded`] and [`ready`], then [`kstatus`] (Reconciling and Stalled) from
-//! those; [`settings_held`] (SettingsHeld), [`durability`] (DurabilityAtRisk) and [`autoscaling`] (Autoscaling and IdleEviction)
+//! those; [`settings_held`] (SettingsHeld), [`nodes_fencing`] (NodesFencing), [`durability`]
+//! (DurabilityAtRisk) and [`autoscaling`] (Autoscaling and IdleEviction)
 //! stand apart. [`compute`](crate::fleet::status::compute) runs them in that order.
 
 pub mod adopted;
@@ -9,6 +10,7 @@ pub mod autoscaling;
 pub mod degraded;
 pub mod durability;
 pub mod kstatus;
+pub mod nodes_fencing;
 pub mod progressing;
 pub mod ready;
 pub mod route;

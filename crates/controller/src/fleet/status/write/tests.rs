@@ -65,6 +65,7 @@ fn report(fleet: &CelldFleet, pointer: Pointer, failures: Vec<Failure>) -> Repor
             autoscale: None,
             acknowledged: Acknowledged::of(&fleet.spec),
             held: None,
+            fences: Vec::new(),
         },
         statefulset: None,
         changed: Vec::new(),

@@ -1,0 +1,35 @@
+//! Reads the nodes' fences from a watch of the node pods (see
+//! [`fences`](crate::nodes::fences)): each new fence is counted, logged and recorded for its
+//! fleet, which is looked at again so its status says it.
+
+use crate::cache::streams::Items;
+use crate::fleet::context::Context;
+use crate::nodes::fences::NodePod;
+use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
+use kube::runtime::reflector::ObjectRef;
+use std::future::Future;
+use std::sync::Arc;
+use tracing::info;
+
+/// Reads `pods` until `shutdown` resolves.
+pub async fn run(ctx: Arc<Context>, mut pods: Items<NodePod>, shutdown: impl Future<Output = ()>) {
+    tokio::pin!(shutdown);
+    loop {
+        let pod = tokio::select! {
+            () = &mut shutdown => return,
+            pod = pods.next() => pod,
+        };
+        let Some(pod) = pod else { return };
+        let Ok(pod) = pod else { continue };
+        if let Some((namespace, fleet)) = ctx.nodes.fences.record(&pod, Timestamp::now()) {
+            ctx.shared.metrics.node_fenced();
+            info!(%namespace, %fleet, node = ?pod.metadata.name, "a node fenced itself (exit code 3)");
+            // A fleet gone in the meantime is not reconciled.
+            let _ = ctx
+                .nodes
+                .trigger
+                .unbounded_send(ObjectRef::new(&fleet).within(&namespace));
+        }
+    }
+}
