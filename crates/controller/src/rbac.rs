@@ -56,8 +56,9 @@ pub fn cluster_rules() -> Vec<PolicyRule> {
         ),
         rule("", &["secrets"], READ),
         // Whether every old node is gone before a fully stopped fleet starts its new image.
-        // Node pods are listed when a rollout stalls; deploy pods are watched for the result
-        // of a spec.source publish (read from the termination message: no pods/exec).
+        // Node pods are watched for their self-fences and listed when a rollout stalls;
+        // deploy pods are watched for the result of a spec.source publish (read from the
+        // termination message: no pods/exec).
         rule("", &["pods"], READ),
         rule(
             "batch",

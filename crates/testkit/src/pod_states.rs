@@ -176,7 +176,7 @@ pub async fn complete_pod(api: &Api<Pod>, name: &str, completion: &Completion) -
 }
 
 /// Reports every container of the Running pod `name` as started again after an exit with
-/// `exit_code` at `at`, its `restarts`-th restart (annotating it for kwok), and waits (up to
+/// `exit_code` at `at` (to the second), its `restarts`-th restart (annotating it for kwok), and waits (up to
 /// 30 s) until the status shows it. Returns the pod.
 pub async fn restart_containers(
     api: &Api<Pod>,
@@ -185,6 +185,8 @@ pub async fn restart_containers(
     at: k8s_openapi::jiff::Timestamp,
     restarts: i32,
 ) -> Result<Pod> {
+    // A pod's times have whole seconds.
+    let at = k8s_openapi::jiff::Timestamp::from_second(at.as_second()).unwrap_or(at);
     let (code, at_text, count) = (exit_code.to_string(), at.to_string(), restarts.to_string());
     annotate(
         api,
