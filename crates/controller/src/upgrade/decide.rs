@@ -4,8 +4,12 @@
 //! its partition and two annotations), so an operator restart picks a rollout up where it was.
 //!
 //! - Rolling: the new image with the StatefulSet's partition at the last ordinal; the partition
-//!   goes down one node at a time, once every updated node is Ready and every node reports
-//!   `restoring == 0`.
+//!   goes down one node at a time, once every node is Ready and every node reports
+//!   `restoring == 0` (the first node too: no node restarts while another is not ready or
+//!   restores cells, celld #244/#245).
+//! - Any other change of the pod template rolls the same way: at rest the partition is closed
+//!   (at the node count), so a new template reaches no pod until the operator opens it one node
+//!   at a time.
 //! - Full stop: the old image at 0 replicas until no pod of the fleet is left and one lease
 //!   lifetime passed since (celld: every old node stops and its lease expires before a new one
 //!   starts), then the new image at the wanted replicas.
@@ -88,12 +92,14 @@ pub struct Upgrade {
 }
 
 impl Upgrade {
-    /// The image of the spec with nothing under way: a new fleet, or a finished change.
-    fn steady(image: &str, highest: Option<Version>) -> Self {
+    /// The image of the spec with nothing under way: a new fleet, or a finished change. The
+    /// partition is closed at `replicas`: the next change of the pod template waits for the
+    /// operator to roll it.
+    fn steady(image: &str, highest: Option<Version>, replicas: i32) -> Self {
         Self {
             image: image.to_string(),
             stopped: false,
-            partition: 0,
+            partition: replicas.max(0),
             rolling_from: None,
             highest: max(highest, image_version(image)),
             stopped_at: None,
@@ -114,7 +120,7 @@ pub fn decide(
 ) -> Upgrade {
     let target = spec.image.as_str();
     let Some(live) = live.and_then(Live::of) else {
-        return Upgrade::steady(target, None);
+        return Upgrade::steady(target, None, replicas);
     };
     let highest = live.highest();
     let to = image_version(target);
@@ -141,24 +147,71 @@ pub fn decide(
                 ),
             },
         };
-        return Upgrade {
-            image: live.image.to_string(),
-            stopped: false,
-            partition: live.partition,
-            rolling_from: live.rolling_from.map(str::to_string),
-            highest,
-            stopped_at: None,
-            held: Vec::new(),
-            progress,
-            probe: None,
+        // The nodes keep their image; a roll under way (of an image or a template) goes on.
+        let mut kept = match live.rolling_from {
+            Some(from) => roll(live.image, from, replicas, &live, highest, probed),
+            None => kept(live.image, replicas, &live, highest, probed),
         };
+        kept.progress = progress;
+        return kept;
     }
     if live.image != target {
         return begin(spec, replicas, &live, highest, probed);
     }
     match live.rolling_from {
         Some(from) => roll(target, from, replicas, &live, highest, probed),
-        None => Upgrade::steady(target, highest),
+        None => kept(target, replicas, &live, highest, probed),
+    }
+}
+
+/// The nodes keep `image`: at rest, or rolling a change of their pod template one node at a
+/// time.
+fn kept(
+    image: &str,
+    replicas: i32,
+    live: &Live,
+    highest: Option<Version>,
+    probed: &Probed,
+) -> Upgrade {
+    if !live.template_pending {
+        return Upgrade::steady(image, highest, replicas);
+    }
+    let (partition, waiting, probe) = step(live.partition, live.updated, replicas, live, probed);
+    let updated = live.updated;
+    Upgrade {
+        partition,
+        progress: match waiting {
+            Some(why) => Progress::WaitingForRestores { why },
+            None => Progress::RollingTemplate {
+                updated,
+                of: replicas,
+            },
+        },
+        probe,
+        ..Upgrade::steady(image, highest, replicas)
+    }
+}
+
+/// The next partition of a roll at `partition` (at most `replicas`) with `updated` nodes on the
+/// new template: one lower once every node above it is updated, every node of the `live`
+/// StatefulSet is Ready and no node restores cells (asked for with a probe of the nodes'
+/// states), else the same. With why the roll waits, if it does.
+fn step(
+    partition: i32,
+    updated: i32,
+    replicas: i32,
+    live: &Live,
+    probed: &Probed,
+) -> (i32, Option<String>, Option<Probe>) {
+    let partition = partition.min(replicas).max(0);
+    let step_done = live.current && updated >= replicas - partition && live.ready >= replicas;
+    if !step_done || partition == 0 {
+        return (partition, None, None);
+    }
+    match &probed.restores {
+        None => (partition, None, Some(Probe::NodeStates)),
+        Some(Restores::None) => (partition - 1, None, None),
+        Some(Restores::Busy(why)) => (partition, Some(why.clone()), None),
     }
 }
 
@@ -237,22 +290,29 @@ fn begin(
             .unwrap_or(Transition::Roll),
     };
     match transition {
-        Transition::Roll => Upgrade {
-            image: target.to_string(),
-            stopped: false,
-            partition: (replicas - 1).max(0),
-            rolling_from: Some(live.rolling_from.unwrap_or(live.image).to_string()),
-            highest: max(highest, to),
-            stopped_at: None,
-            held: Vec::new(),
-            progress: Progress::Rolling {
-                from: live.image.to_string(),
-                to: target.to_string(),
-                updated: 0,
-                of: replicas,
-            },
-            probe: None,
-        },
+        Transition::Roll => {
+            // The first node waits as each next one does: every node Ready, none restoring.
+            let (partition, waiting, probe) = step(replicas, 0, replicas, live, probed);
+            Upgrade {
+                image: target.to_string(),
+                stopped: false,
+                partition,
+                rolling_from: Some(live.rolling_from.unwrap_or(live.image).to_string()),
+                highest: max(highest, to),
+                stopped_at: None,
+                held: Vec::new(),
+                progress: match waiting {
+                    Some(why) => Progress::WaitingForRestores { why },
+                    None => Progress::Rolling {
+                        from: live.image.to_string(),
+                        to: target.to_string(),
+                        updated: 0,
+                        of: replicas,
+                    },
+                },
+                probe,
+            }
+        }
         // `forbidden` was checked before; the table cannot forbid here.
         Transition::FullStop(why) | Transition::Forbidden(why) => {
             let lease = lease_lifetime(&spec.env);
@@ -284,7 +344,8 @@ fn stop(
         why: why.clone(),
     };
     if starts_at.is_some_and(|starts| starts <= probed.at) {
-        let mut start = Upgrade::steady(target, highest);
+        // Every pod is created anew: at the new template, which an open partition gives them.
+        let mut start = Upgrade::steady(target, highest, 0);
         start.progress = progress(0);
         return start;
     }
@@ -304,8 +365,8 @@ fn stop(
     }
 }
 
-/// A rolling upgrade under way: lower the partition by one once the nodes above it are updated
-/// and Ready and no node restores cells.
+/// A rolling upgrade under way: lower the partition by one once the nodes above it are updated,
+/// every node is Ready and no node restores cells (see [`step`]).
 fn roll(
     target: &str,
     from: &str,
@@ -317,36 +378,27 @@ fn roll(
     let partition = live.partition.min(replicas).max(0);
     let step_done = live.current && live.updated >= replicas - partition && live.ready >= replicas;
     if step_done && partition == 0 {
-        return Upgrade::steady(target, highest);
+        return Upgrade::steady(target, highest, replicas);
     }
-    let rolling = |partition: i32, progress: Progress, probe: Option<Probe>| Upgrade {
+    let (partition, waiting, probe) = step(live.partition, live.updated, replicas, live, probed);
+    Upgrade {
         image: target.to_string(),
         stopped: false,
         partition,
         rolling_from: Some(from.to_string()),
-        highest: highest.clone(),
+        highest,
         stopped_at: None,
         held: Vec::new(),
-        progress,
+        progress: match waiting {
+            Some(why) => Progress::WaitingForRestores { why },
+            None => Progress::Rolling {
+                from: from.to_string(),
+                to: target.to_string(),
+                updated: live.updated,
+                of: replicas,
+            },
+        },
         probe,
-    };
-    let moving = |updated: i32| Progress::Rolling {
-        from: from.to_string(),
-        to: target.to_string(),
-        updated,
-        of: replicas,
-    };
-    if !step_done {
-        return rolling(partition, moving(live.updated), None);
-    }
-    match &probed.restores {
-        None => rolling(partition, moving(live.updated), Some(Probe::NodeStates)),
-        Some(Restores::None) => rolling(partition - 1, moving(live.updated), None),
-        Some(Restores::Busy(why)) => rolling(
-            partition,
-            Progress::WaitingForRestores { why: why.clone() },
-            None,
-        ),
     }
 }
 

@@ -81,27 +81,36 @@ pub fn held_back(
                     not_yet(name, upgrade.partition)
                 ),
                 ),
-                Progress::WaitingForRestores { .. } => waits(
+                Progress::WaitingForRestores { .. }
+                    if live.rolling_from.is_some() || below(live.image) =>
+                {
+                    waits(
                     true,
                     format!(
                     "the nodes roll to it, not yet {}",
                     not_yet(name, upgrade.partition)
                 ),
-                ),
+                    )
+                }
                 Progress::FullStop { left, .. } if upgrade.stopped => waits(
                     true,
                     format!("the fleet stops to start it ({left} old nodes left)"),
                 ),
                 // Every old node stopped: the new nodes start with it.
                 Progress::FullStop { .. } => None,
-                Progress::Idle | Progress::Refused(_) | Progress::WaitingForSettings { .. }
+                Progress::Idle
+                | Progress::RollingTemplate { .. }
+                | Progress::Refused(_)
+                | Progress::WaitingForSettings { .. }
                     if below(live.image) =>
                 {
                     waits(false, format!("the nodes run {}", live.image))
                 }
-                Progress::Idle | Progress::Refused(_) | Progress::WaitingForSettings { .. } => {
-                    None
-                }
+                Progress::Idle
+                | Progress::RollingTemplate { .. }
+                | Progress::WaitingForRestores { .. }
+                | Progress::Refused(_)
+                | Progress::WaitingForSettings { .. } => None,
             }
         })
         .collect()

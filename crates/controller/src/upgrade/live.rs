@@ -41,6 +41,9 @@ pub struct Live<'a> {
     pub ready: i32,
     /// Pods on the current template.
     pub updated: i32,
+    /// Whether a change of its pod template waits to reach every pod: its update revision is
+    /// not its current one.
+    pub template_pending: bool,
 }
 
 impl<'a> Live<'a> {
@@ -79,6 +82,9 @@ impl<'a> Live<'a> {
             pods: status.map_or(0, |s| s.replicas),
             ready: status.and_then(|s| s.ready_replicas).unwrap_or(0),
             updated: status.and_then(|s| s.updated_replicas).unwrap_or(0),
+            template_pending: status.is_some_and(|s| {
+                s.update_revision.is_some() && s.current_revision != s.update_revision
+            }),
         })
     }
 

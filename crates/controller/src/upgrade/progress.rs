@@ -18,6 +18,14 @@ pub enum Progress {
         /// Nodes in all.
         of: i32,
     },
+    /// A change of the pod template (spec.env, resources, credentials...) reaches the nodes one
+    /// at a time, as a rolling upgrade does.
+    RollingTemplate {
+        /// Nodes on the new template.
+        updated: i32,
+        /// Nodes in all.
+        of: i32,
+    },
     /// The next node waits until no node restores cells.
     WaitingForRestores {
         /// Why, naming the node.

@@ -1,7 +1,8 @@
 //! Changing a fleet's celld image follows celld's upgrade rules: v0.3 → v0.4 stops every old
 //! node before a new one starts; v0.4.0 → v0.4.1 rolls one node at a time and waits while a node
 //! reports restores; an image of unknown version takes the full stop; a downgrade below v0.4.1
-//! once v0.4.1 ran is refused; v0.6.1's CELLD_LTX_RETENTION_SECS reaches the nodes only once
+//! once v0.4.1 ran is refused; any other change of the pod template waits while a node is down
+//! and then rolls one node at a time; v0.6.1's CELLD_LTX_RETENTION_SECS reaches the nodes only once
 //! every node runs v0.6.1, and going back to v0.6.0 waits until no node has it. The nodes' `/state` is served by the test (kwok pods have no
 //! network) through the operator's connect-to address; the request is the production one.
 
@@ -177,7 +178,7 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
         .expect("the node double");
     let env = ready_fleet("upgrade-roll", V40, 3, &nodes).await;
     let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
-    // web-0 keeps restoring cells: after the last node (web-2) is updated, nothing moves.
+    // web-0 keeps restoring cells: no node restarts, not even the first.
     nodes.set_restoring("web-0", 2);
 
     change_image(&env, V41).await;
@@ -194,7 +195,7 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
         progressing.contains("node web-0 reports 2 cells restoring"),
         "{progressing}"
     );
-    // Several polls later the roll still waits: only web-2 runs v0.4.1.
+    // Several polls later the roll still waits: no node runs v0.4.1.
     tokio::time::sleep(Duration::from_secs(12)).await;
     let sts = env
         .api::<StatefulSet>()
@@ -207,14 +208,14 @@ async fn v0_4_0_to_v0_4_1_rolls_one_node_at_a_time_and_waits_for_restores() {
         .and_then(|s| s.update_strategy.as_ref())
         .and_then(|u| u.rolling_update.as_ref())
         .and_then(|r| r.partition);
-    assert_eq!(partition, Some(2), "the roll waits at the last node");
+    assert_eq!(partition, Some(3), "the roll waits before the last node");
     let now = history.snapshots().pop().expect("pods recorded");
     let on_new: Vec<&str> = now
         .iter()
         .filter(|(_, p)| p.image == V41)
         .map(|(n, _)| n.as_str())
         .collect();
-    assert_eq!(on_new, ["web-2"], "{now:?}");
+    assert!(on_new.is_empty(), "{now:?}");
 
     nodes.set_restoring("web-0", 0);
     wait_serving(&env, V41, 3).await;
@@ -409,5 +410,85 @@ async fn v0_6_1_settings_wait_for_every_node_and_going_back_waits_until_no_node_
     assert!(
         !has_event(&env, "web", "UpgradeRefused", None).await,
         "a rollback on its way is not a refusal"
+    );
+}
+
+#[tokio::test]
+async fn a_template_change_waits_while_a_node_is_down_then_rolls_one_node_at_a_time() {
+    let nodes = NodeDouble::start("0.4.1", FIRST)
+        .await
+        .expect("the node double");
+    let env = ready_fleet("template-roll", V41, 3, &nodes).await;
+    let history = PodHistory::record(&env, &labels::node_selector_string("web")).await;
+    let pods = env.api::<k8s_openapi::api::core::v1::Pod>();
+    // web-1, a follower, is down: not Ready, its state unreadable.
+    celld_testkit::hold_pod_waiting(&pods, "web-1", "CrashLoopBackOff", None)
+        .await
+        .expect("web-1 down");
+    nodes.break_state("web-1", true);
+
+    apply_web(&env, V41, json!([{"name": "RUST_LOG", "value": "debug"}]))
+        .await
+        .expect("a new template");
+    wait_condition(&env, "web", "Progressing", "True", Some("RollingOut")).await;
+    tokio::time::sleep(Duration::from_secs(12)).await;
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet");
+    let partition = sts
+        .spec
+        .as_ref()
+        .and_then(|s| s.update_strategy.as_ref())
+        .and_then(|u| u.rolling_update.as_ref())
+        .and_then(|r| r.partition);
+    assert_eq!(partition, Some(3), "no node restarts while web-1 is down");
+    assert_eq!(
+        sts.status.as_ref().and_then(|s| s.updated_replicas),
+        Some(0),
+        "no pod has the new template"
+    );
+
+    // web-1 is back: the nodes move one at a time, from the last.
+    let back = json!({"metadata": {"annotations": {
+        celld_testkit::WAITING_REASON_ANNOTATION: null,
+        celld_testkit::WAITING_MESSAGE_ANNOTATION: null,
+    }}});
+    pods.patch(
+        "web-1",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(&back),
+    )
+    .await
+    .expect("web-1 runs again");
+    nodes.break_state("web-1", false);
+    wait_for_object(
+        &env.api::<StatefulSet>(),
+        "web",
+        "every node on the new template",
+        Duration::from_secs(120),
+        |sts| {
+            sts.status.as_ref().is_some_and(|s| {
+                s.updated_replicas == Some(3)
+                    && s.ready_replicas == Some(3)
+                    && s.current_revision == s.update_revision
+            })
+        },
+    )
+    .await
+    .expect("the template rolled");
+    assert_eq!(
+        template_env(&env, "RUST_LOG").await.as_deref(),
+        Some("debug")
+    );
+    let snapshots = history.snapshots();
+    let restarted_at_once = snapshots
+        .iter()
+        .map(|s| s.values().filter(|p| !p.serving).count())
+        .max();
+    assert!(
+        restarted_at_once <= Some(1),
+        "at most one node down at a time once web-1 was back: {snapshots:?}"
     );
 }

@@ -31,6 +31,8 @@ struct LiveSts {
     ready: i32,
     updated: i32,
     current: bool,
+    /// Its update revision is not its current one.
+    template_pending: bool,
 }
 
 fn live(image: &'static str) -> LiveSts {
@@ -44,6 +46,7 @@ fn live(image: &'static str) -> LiveSts {
         ready: 3,
         updated: 3,
         current: true,
+        template_pending: false,
     }
 }
 
@@ -94,6 +97,15 @@ impl LiveSts {
             replicas: self.pods,
             ready_replicas: Some(self.ready),
             updated_replicas: Some(self.updated),
+            current_revision: Some("web-1".into()),
+            update_revision: Some(
+                if self.template_pending {
+                    "web-2"
+                } else {
+                    "web-1"
+                }
+                .into(),
+            ),
             ..Default::default()
         });
         sts
@@ -108,16 +120,18 @@ fn decide_with(spec: &CelldFleetSpec, live: &LiveSts, probed: &Probed) -> Upgrad
 fn a_new_fleet_starts_on_its_image() {
     let up = decide(&spec(V41), 3, None, &Probed::default());
     assert_eq!(up.image, V41);
-    assert_eq!((up.stopped, up.partition, up.probe), (false, 0, None));
+    // The partition is closed: a later change of the template waits for the operator.
+    assert_eq!((up.stopped, up.partition, up.probe), (false, 3, None));
     assert_eq!(up.highest, Some(Version::new(0, 4, 1)));
     assert_eq!(up.progress, Progress::Idle);
 }
 
 #[test]
-fn a_rollable_change_starts_at_the_last_node() {
+fn a_rollable_change_starts_at_the_last_node_once_no_node_restores() {
+    // Nothing moves before the nodes' states are read.
     let up = decide_with(&spec(V41), &live(V40), &Probed::default());
     assert_eq!(up.image, V41);
-    assert_eq!(up.partition, 2);
+    assert_eq!((up.partition, up.probe), (3, Some(Probe::NodeStates)));
     assert_eq!(up.rolling_from.as_deref(), Some(V40));
     assert!(matches!(
         up.progress,
@@ -127,6 +141,70 @@ fn a_rollable_change_starts_at_the_last_node() {
             ..
         }
     ));
+    // A node restores cells (or does not answer: a follower down): no node restarts yet.
+    let busy = Probed {
+        restores: Some(Restores::Busy("node web-0 did not answer".into())),
+        ..Probed::default()
+    };
+    let up = decide_with(&spec(V41), &live(V40), &busy);
+    assert_eq!((up.image.as_str(), up.partition), (V41, 3));
+    assert!(matches!(up.progress, Progress::WaitingForRestores { .. }));
+    // A node not Ready: not even probed.
+    let mut one_down = live(V40);
+    one_down.ready = 2;
+    let up = decide_with(&spec(V41), &one_down, &Probed::default());
+    assert_eq!((up.partition, up.probe), (3, None));
+    // Every node Ready, none restoring: the last node goes first.
+    let quiet = Probed {
+        restores: Some(Restores::None),
+        ..Probed::default()
+    };
+    let up = decide_with(&spec(V41), &live(V40), &quiet);
+    assert_eq!(up.partition, 2);
+}
+
+#[test]
+fn any_other_template_change_rolls_through_the_same_gate() {
+    let s = spec(V41);
+    // At rest the partition is closed.
+    assert_eq!(decide_with(&s, &live(V41), &Probed::default()).partition, 3);
+    // A new template is pending: it reaches the last node once no node restores.
+    let mut pending = live(V41);
+    pending.template_pending = true;
+    pending.partition = 3;
+    pending.updated = 0;
+    let up = decide_with(&s, &pending, &Probed::default());
+    assert_eq!((up.partition, up.probe), (3, Some(Probe::NodeStates)));
+    assert!(matches!(
+        up.progress,
+        Progress::RollingTemplate { updated: 0, of: 3 }
+    ));
+    let busy = Probed {
+        restores: Some(Restores::Busy("node web-1 restores 4 cells".into())),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &pending, &busy);
+    assert_eq!(up.partition, 3);
+    assert!(
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-1"))
+    );
+    let quiet = Probed {
+        restores: Some(Restores::None),
+        ..Probed::default()
+    };
+    assert_eq!(decide_with(&s, &pending, &quiet).partition, 2);
+    // The updated node is not Ready yet: the next one waits.
+    pending.partition = 2;
+    pending.updated = 1;
+    pending.ready = 2;
+    assert_eq!(decide_with(&s, &pending, &quiet).partition, 2);
+    // Every node updated: open until the StatefulSet completes the roll, then closed again.
+    pending.partition = 0;
+    pending.updated = 3;
+    pending.ready = 3;
+    assert_eq!(decide_with(&s, &pending, &quiet).partition, 0);
+    pending.template_pending = false;
+    assert_eq!(decide_with(&s, &pending, &quiet).partition, 3);
 }
 
 #[test]
@@ -172,7 +250,7 @@ fn the_roll_ends_when_the_first_node_is_updated() {
         &live(V41).rolling_from(V40, 0, 3),
         &Probed::default(),
     );
-    assert_eq!(up, Upgrade::steady(V41, Some(Version::new(0, 4, 1))));
+    assert_eq!(up, Upgrade::steady(V41, Some(Version::new(0, 4, 1)), 3));
 }
 
 #[test]
@@ -255,7 +333,8 @@ fn unknown_versions_stop_and_strategies_override_the_table() {
     let mut rolling = spec(V40);
     rolling.upgrade_strategy = UpgradeStrategy::Rolling;
     let up = decide_with(&rolling, &live(V3), &Probed::default());
-    assert_eq!((up.stopped, up.partition), (false, 2));
+    assert_eq!((up.stopped, up.partition), (false, 3));
+    assert!(up.rolling_from.is_some(), "rolled, not stopped");
 
     let mut full_stop = spec(V41);
     full_stop.upgrade_strategy = UpgradeStrategy::FullStop;

@@ -152,6 +152,12 @@ fn upgrade_progress(progress: &Progress) -> Option<Cond> {
             Reason::RollingUpgrade,
             format!("rolling from {from} to {to} one node at a time: {updated}/{of} nodes updated"),
         ),
+        Progress::RollingTemplate { updated, of } => (
+            Reason::RollingOut,
+            format!(
+                "rolling a change of the pod template one node at a time: {updated}/{of} nodes updated"
+            ),
+        ),
         Progress::WaitingForRestores { why } => (Reason::WaitingForRestores, why.clone()),
         Progress::WaitingForSettings { why } => (Reason::WaitingForSettings, why.clone()),
         Progress::FullStop {
