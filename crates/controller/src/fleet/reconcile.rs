@@ -144,7 +144,10 @@ fn desired<'a>(ctx: &Context, fleet: &'a CelldFleet, id: &FleetId, inputs: &Inpu
         replicas: if inputs.upgrade.stopped {
             0
         } else {
-            inputs::replicas(fleet, &inputs.pointer, inputs.autoscale.as_ref())
+            // Removing nodes waits while a node is down or restores cells.
+            inputs.upgrade.keep_replicas.unwrap_or_else(|| {
+                inputs::replicas(fleet, &inputs.pointer, inputs.autoscale.as_ref())
+            })
         },
         storage: inputs.storage.clone(),
         https: inputs.https,

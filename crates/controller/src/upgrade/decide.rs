@@ -89,6 +89,9 @@ pub struct Upgrade {
     pub progress: Progress,
     /// What to probe before deciding again, if anything.
     pub probe: Option<Probe>,
+    /// The node count to keep instead of the one wanted, while removing nodes waits until every
+    /// node is Ready and none restores cells.
+    pub keep_replicas: Option<i32>,
 }
 
 impl Upgrade {
@@ -106,6 +109,7 @@ impl Upgrade {
             held: Vec::new(),
             progress: Progress::Idle,
             probe: None,
+            keep_replicas: None,
         }
     }
 }
@@ -113,6 +117,51 @@ impl Upgrade {
 /// How the fleet's StatefulSet moves to `spec.image`, given the live StatefulSet, the replicas
 /// the fleet should run and what was probed.
 pub fn decide(
+    spec: &CelldFleetSpec,
+    replicas: i32,
+    live: Option<&StatefulSet>,
+    probed: &Probed,
+) -> Upgrade {
+    let mut upgrade = image(spec, replicas, live, probed);
+    if let Some(live) = live.and_then(Live::of) {
+        scale_in(&mut upgrade, replicas, &live, probed);
+    }
+    upgrade
+}
+
+/// Removing nodes waits, as a roll does, until every node is Ready and none restores cells:
+/// the nodes left must not lose a follower while one of them is down or restoring. Going to no
+/// node at all (no Worker deployed) never waits.
+fn scale_in(upgrade: &mut Upgrade, replicas: i32, live: &Live, probed: &Probed) {
+    if upgrade.stopped || replicas <= 0 || replicas >= live.replicas {
+        return;
+    }
+    let why = if live.ready < live.replicas {
+        format!("{} of {} nodes are ready", live.ready, live.replicas)
+    } else {
+        match &probed.restores {
+            Some(Restores::None) => return,
+            Some(Restores::Busy(why)) => why.clone(),
+            None => {
+                upgrade.probe = Some(Probe::NodeStates);
+                "the nodes' states are not read yet".to_string()
+            }
+        }
+    };
+    upgrade.keep_replicas = Some(live.replicas);
+    if matches!(upgrade.progress, Progress::Idle) {
+        upgrade.partition = upgrade.partition.max(live.replicas);
+        upgrade.progress = Progress::WaitingForRestores {
+            why: format!(
+                "removing nodes ({} to {replicas}) waits until every node is ready and none restores cells: {why}",
+                live.replicas
+            ),
+        };
+    }
+}
+
+/// How the StatefulSet's image and partition move to `spec.image`.
+fn image(
     spec: &CelldFleetSpec,
     replicas: i32,
     live: Option<&StatefulSet>,
@@ -311,6 +360,7 @@ fn begin(
                     },
                 },
                 probe,
+                keep_replicas: None,
             }
         }
         // `forbidden` was checked before; the table cannot forbid here.
@@ -362,6 +412,7 @@ fn stop(
         held: Vec::new(),
         progress: progress(left),
         probe: scaled_down.then_some(Probe::PodsLeft),
+        keep_replicas: None,
     }
 }
 
@@ -399,6 +450,7 @@ fn roll(
             },
         },
         probe,
+        keep_replicas: None,
     }
 }
 

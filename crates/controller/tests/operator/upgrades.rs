@@ -491,4 +491,50 @@ async fn a_template_change_waits_while_a_node_is_down_then_rolls_one_node_at_a_t
         restarted_at_once <= Some(1),
         "at most one node down at a time once web-1 was back: {snapshots:?}"
     );
+
+    // Removing a node waits while web-0 restores cells, then goes.
+    nodes.set_restoring("web-0", 3);
+    let fleets = env.api::<celld_api::CelldFleet>();
+    fleets
+        .patch(
+            "web",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"spec": {"replicas": 2}})),
+        )
+        .await
+        .expect("two nodes wanted");
+    let waiting = wait_condition(
+        &env,
+        "web",
+        "Progressing",
+        "True",
+        Some("WaitingForRestores"),
+    )
+    .await;
+    assert!(
+        message(&waiting, "Progressing").contains("removing nodes (3 to 2)"),
+        "{}",
+        message(&waiting, "Progressing")
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let sts = env
+        .api::<StatefulSet>()
+        .get("web")
+        .await
+        .expect("StatefulSet");
+    assert_eq!(
+        sts.spec.and_then(|s| s.replicas),
+        Some(3),
+        "kept while web-0 restores"
+    );
+    nodes.set_restoring("web-0", 0);
+    wait_for_object(
+        &env.api::<StatefulSet>(),
+        "web",
+        "two nodes",
+        Duration::from_secs(60),
+        |sts| sts.spec.as_ref().and_then(|s| s.replicas) == Some(2),
+    )
+    .await
+    .expect("the node is removed once none restores");
 }

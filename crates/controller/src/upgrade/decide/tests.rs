@@ -429,3 +429,52 @@ fn v0_6_0_rolls_in_only_when_the_running_and_the_wanted_nodes_both_use_bucket_du
         assert_eq!(up.stopped, !rolls, "{case}");
     }
 }
+
+#[test]
+fn removing_nodes_waits_while_a_node_is_down_or_restores() {
+    let s = spec(V41);
+    let mut three = live(V41);
+    // Two wanted, three running, one of them not Ready: three are kept.
+    three.ready = 2;
+    let up = decide(&s, 2, Some(&three.build()), &Probed::default());
+    assert_eq!(up.keep_replicas, Some(3));
+    assert!(
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("2 of 3 nodes are ready")),
+        "{:?}",
+        up.progress
+    );
+    assert_eq!(
+        up.partition, 3,
+        "no pod of the kept three takes a new template"
+    );
+    // All Ready: the states are read first, then a restore holds it, then it goes.
+    three.ready = 3;
+    let up = decide(&s, 2, Some(&three.build()), &Probed::default());
+    assert_eq!(
+        (up.keep_replicas, up.probe),
+        (Some(3), Some(Probe::NodeStates))
+    );
+    let busy = Probed {
+        restores: Some(Restores::Busy("node web-0 restores 1 cells".into())),
+        ..Probed::default()
+    };
+    assert_eq!(
+        decide(&s, 2, Some(&three.build()), &busy).keep_replicas,
+        Some(3)
+    );
+    let quiet = Probed {
+        restores: Some(Restores::None),
+        ..Probed::default()
+    };
+    let up = decide(&s, 2, Some(&three.build()), &quiet);
+    assert_eq!((up.keep_replicas, up.partition), (None, 2));
+    // Adding nodes, or stopping them all, never waits.
+    assert_eq!(
+        decide(&s, 4, Some(&three.build()), &Probed::default()).keep_replicas,
+        None
+    );
+    assert_eq!(
+        decide(&s, 0, Some(&three.build()), &Probed::default()).keep_replicas,
+        None
+    );
+}
