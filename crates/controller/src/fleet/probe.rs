@@ -41,8 +41,15 @@ pub async fn probe(
                     reads::states(&ctx.nodes.api, &nodes, Reader::Reconcile).await
                 }
             };
+            let pods = pods(ctx, ns)
+                .list(&node_pods(name))
+                .await
+                .map_err(|e| pods_unlisted(name, e))?;
             Ok(Probed {
-                restores: Some(restores(&answers)),
+                restores: Some(Restores {
+                    busy: busy(&answers),
+                    unready: unready(name, replicas, &pods.items),
+                }),
                 ..Probed::default()
             })
         }
@@ -81,21 +88,50 @@ pub async fn holders(
     ))
 }
 
-/// Whether any node restores cells, naming the first that does or did not answer.
-fn restores(answers: &[(String, Answer)]) -> Restores {
+/// The nodes that restore cells or did not answer, each with the sentence.
+fn busy(answers: &[(String, Answer)]) -> Vec<(String, String)> {
     answers
         .iter()
-        .find_map(|(pod, answer)| match answer {
+        .filter_map(|(pod, answer)| match answer {
             Answer::State(state, _) if state.restoring == 0 => None,
-            Answer::State(state, _) => Some(format!(
+            Answer::State(state, _) => Some((pod.clone(), format!(
                 "node {pod} reports {} cells restoring; the next node is updated once every node reports none",
                 state.restoring
-            )),
-            Answer::Unreadable(e) => Some(format!(
+            ))),
+            Answer::Unreadable(e) => Some((pod.clone(), format!(
                 "the state of node {pod} could not be read ({e}); the next node is updated once every node reports no restores"
-            )),
+            ))),
         })
-        .map_or(Restores::None, Restores::Busy)
+        .collect()
+}
+
+/// The nodes of the fleet `name` whose pod among `pods` is not Ready: those that exist, and
+/// the missing ones of the first `replicas`.
+fn unready(name: &str, replicas: i32, pods: &[Pod]) -> Vec<String> {
+    let ready = |pod: &Pod| {
+        pod.metadata.deletion_timestamp.is_none()
+            && pod
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    };
+    let mut unready: Vec<String> = pods
+        .iter()
+        .filter(|p| !ready(p))
+        .filter_map(|p| p.metadata.name.clone())
+        .collect();
+    for ordinal in 0..replicas.max(0) {
+        let node = format!("{name}-{ordinal}");
+        if !pods
+            .iter()
+            .any(|p| p.metadata.name.as_deref() == Some(&node))
+        {
+            unready.push(node);
+        }
+    }
+    unready.sort();
+    unready
 }
 
 /// The pods API of namespace `ns`.

@@ -37,13 +37,37 @@ pub enum Probe {
     PodsLeft,
 }
 
-/// What the nodes' `/state` said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Restores {
-    /// Every node reports `restoring == 0`.
-    None,
-    /// This node restores cells (or its `/state` did not answer); the sentence says which.
-    Busy(String),
+/// What the nodes' `/state` and their pods said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Restores {
+    /// Each node that restores cells or whose `/state` did not answer, with the sentence.
+    pub busy: Vec<(String, String)>,
+    /// Each node whose pod is not Ready, or does not exist.
+    pub unready: Vec<String>,
+}
+
+impl Restores {
+    /// Why no node but those of `except` may be replaced now: another node is not Ready or
+    /// restores cells (or its state could not be read). None when every other one is serving.
+    pub fn holding(&self, except: &[String]) -> Option<String> {
+        let other = |node: &String| !except.contains(node);
+        let unready: Vec<&str> = self
+            .unready
+            .iter()
+            .filter(|n| other(n))
+            .map(String::as_str)
+            .collect();
+        if !unready.is_empty() {
+            return Some(format!(
+                "{} not ready; no node is replaced while another is down",
+                unready.join(", ")
+            ));
+        }
+        self.busy
+            .iter()
+            .find(|(node, _)| other(node))
+            .map(|(_, why)| why.clone())
+    }
 }
 
 /// What the reconcile probed.
@@ -133,19 +157,21 @@ pub fn decide(
 /// the nodes left must not lose a follower while one of them is down or restoring. Going to no
 /// node at all (no Worker deployed) never waits.
 fn scale_in(upgrade: &mut Upgrade, replicas: i32, live: &Live, probed: &Probed) {
-    if upgrade.stopped || replicas <= 0 || replicas >= live.replicas {
+    if upgrade.stopped || replicas <= 0 || replicas >= live.replicas || live.ready == 0 {
         return;
     }
-    let why = if live.ready < live.replicas {
-        format!("{} of {} nodes are ready", live.ready, live.replicas)
-    } else {
-        match &probed.restores {
-            Some(Restores::None) => return,
-            Some(Restores::Busy(why)) => why.clone(),
-            None => {
-                upgrade.probe = Some(Probe::NodeStates);
-                "the nodes' states are not read yet".to_string()
-            }
+    // The nodes removed may be down; those that stay must all serve.
+    let removed: Vec<String> = (replicas..live.replicas)
+        .map(|i| format!("{}-{i}", live.name))
+        .collect();
+    let why = match &probed.restores {
+        Some(restores) => match restores.holding(&removed) {
+            Some(why) => why,
+            None => return,
+        },
+        None => {
+            upgrade.probe = Some(Probe::NodeStates);
+            "the nodes' states are not read yet".to_string()
         }
     };
     upgrade.keep_replicas = Some(live.replicas);
@@ -253,14 +279,34 @@ fn step(
     probed: &Probed,
 ) -> (i32, Option<String>, Option<Probe>) {
     let partition = partition.min(replicas).max(0);
-    let step_done = live.current && updated >= replicas - partition && live.ready >= replicas;
+    let step_done = live.current && updated >= replicas - partition;
     if !step_done || partition == 0 {
         return (partition, None, None);
     }
+    // No node serves (a fleet that never came up, a bad image everywhere): nothing is lost by
+    // replacing them, and the change may be the fix.
+    if live.ready == 0 {
+        return (partition - 1, None, None);
+    }
+    if live.ready + 1 < replicas {
+        return (
+            partition,
+            Some(format!(
+                "{} of {replicas} nodes are ready; no node is replaced while another is down",
+                live.ready
+            )),
+            None,
+        );
+    }
+    // The next node may itself be down (a bad image's, a pod that never started): replacing it
+    // is how a fix reaches it.
+    let next = format!("{}-{}", live.name, partition - 1);
     match &probed.restores {
         None => (partition, None, Some(Probe::NodeStates)),
-        Some(Restores::None) => (partition - 1, None, None),
-        Some(Restores::Busy(why)) => (partition, Some(why.clone()), None),
+        Some(restores) => match restores.holding(&[next]) {
+            None => (partition - 1, None, None),
+            Some(why) => (partition, Some(why), None),
+        },
     }
 }
 

@@ -19,6 +19,8 @@ pub fn max(a: Option<Version>, b: Option<Version>) -> Option<Version> {
 
 /// The live StatefulSet as far as rollouts read it.
 pub struct Live<'a> {
+    /// Its name: the fleet's, and the prefix of its pods' names.
+    pub name: &'a str,
     /// The celld container's image.
     pub image: &'a str,
     /// The celld container's environment.
@@ -66,6 +68,7 @@ impl<'a> Live<'a> {
         };
         let status = sts.status.as_ref();
         Some(Self {
+            name: sts.metadata.name.as_deref().unwrap_or_default(),
             image: celld.image.as_deref()?,
             env: celld.env.as_deref().unwrap_or_default(),
             replicas: spec.replicas.unwrap_or(1),

@@ -61,6 +61,7 @@ impl LiveSts {
 
     fn build(&self) -> StatefulSet {
         let mut sts = StatefulSet::default();
+        sts.metadata.name = Some("web".into());
         sts.metadata.generation = Some(4);
         sts.metadata.annotations = Some(self.annotations.clone());
         sts.spec = Some(StatefulSetSpec {
@@ -112,6 +113,14 @@ impl LiveSts {
     }
 }
 
+/// The nodes' states with `node` busy as `why`.
+fn busy(node: &str, why: &str) -> Restores {
+    Restores {
+        busy: vec![(node.into(), why.into())],
+        unready: Vec::new(),
+    }
+}
+
 fn decide_with(spec: &CelldFleetSpec, live: &LiveSts, probed: &Probed) -> Upgrade {
     decide(spec, spec.replicas, Some(&live.build()), probed)
 }
@@ -143,20 +152,39 @@ fn a_rollable_change_starts_at_the_last_node_once_no_node_restores() {
     ));
     // A node restores cells (or does not answer: a follower down): no node restarts yet.
     let busy = Probed {
-        restores: Some(Restores::Busy("node web-0 did not answer".into())),
+        restores: Some(busy("web-0", "node web-0 did not answer")),
         ..Probed::default()
     };
     let up = decide_with(&spec(V41), &live(V40), &busy);
     assert_eq!((up.image.as_str(), up.partition), (V41, 3));
     assert!(matches!(up.progress, Progress::WaitingForRestores { .. }));
-    // A node not Ready: not even probed.
-    let mut one_down = live(V40);
-    one_down.ready = 2;
-    let up = decide_with(&spec(V41), &one_down, &Probed::default());
-    assert_eq!((up.partition, up.probe), (3, None));
+    // Another node not Ready (a follower down): no node restarts.
+    let down = Probed {
+        restores: Some(Restores {
+            busy: Vec::new(),
+            unready: vec!["web-1".into()],
+        }),
+        ..Probed::default()
+    };
+    let up = decide_with(&spec(V41), &live(V40), &down);
+    assert_eq!(up.partition, 3);
+    assert!(
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-1 not ready")),
+        "{:?}",
+        up.progress
+    );
+    // The next node itself down (a pod that never started): it may be replaced.
+    let itself = Probed {
+        restores: Some(Restores {
+            busy: vec![("web-2".into(), "node web-2 did not answer".into())],
+            unready: vec!["web-2".into()],
+        }),
+        ..Probed::default()
+    };
+    assert_eq!(decide_with(&spec(V41), &live(V40), &itself).partition, 2);
     // Every node Ready, none restoring: the last node goes first.
     let quiet = Probed {
-        restores: Some(Restores::None),
+        restores: Some(Restores::default()),
         ..Probed::default()
     };
     let up = decide_with(&spec(V41), &live(V40), &quiet);
@@ -180,7 +208,7 @@ fn any_other_template_change_rolls_through_the_same_gate() {
         Progress::RollingTemplate { updated: 0, of: 3 }
     ));
     let busy = Probed {
-        restores: Some(Restores::Busy("node web-1 restores 4 cells".into())),
+        restores: Some(busy("web-1", "node web-1 restores 4 cells")),
         ..Probed::default()
     };
     let up = decide_with(&s, &pending, &busy);
@@ -189,7 +217,7 @@ fn any_other_template_change_rolls_through_the_same_gate() {
         matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-1"))
     );
     let quiet = Probed {
-        restores: Some(Restores::None),
+        restores: Some(Restores::default()),
         ..Probed::default()
     };
     assert_eq!(decide_with(&s, &pending, &quiet).partition, 2);
@@ -197,7 +225,22 @@ fn any_other_template_change_rolls_through_the_same_gate() {
     pending.partition = 2;
     pending.updated = 1;
     pending.ready = 2;
-    assert_eq!(decide_with(&s, &pending, &quiet).partition, 2);
+    let updated_down = Probed {
+        restores: Some(Restores {
+            busy: Vec::new(),
+            unready: vec!["web-2".into()],
+        }),
+        ..Probed::default()
+    };
+    assert_eq!(decide_with(&s, &pending, &updated_down).partition, 2);
+    // Two nodes down: not even probed.
+    pending.ready = 1;
+    let up = decide_with(&s, &pending, &Probed::default());
+    assert_eq!((up.partition, up.probe), (2, None));
+    // None serves (a fleet that never came up): the change, perhaps its fix, goes on.
+    pending.ready = 0;
+    assert_eq!(decide_with(&s, &pending, &Probed::default()).partition, 1);
+    pending.ready = 2;
     // Every node updated: open until the StatefulSet completes the roll, then closed again.
     pending.partition = 0;
     pending.updated = 3;
@@ -210,11 +253,25 @@ fn any_other_template_change_rolls_through_the_same_gate() {
 #[test]
 fn the_next_node_waits_for_the_updated_one_then_for_restores() {
     let s = spec(V41);
-    // The last node is not Ready yet on the new image: nothing to probe.
+    // The last node is not Ready yet on the new image: the probe names it, the next waits.
     let mut waiting = live(V41).rolling_from(V40, 2, 1);
     waiting.ready = 2;
     let up = decide_with(&s, &waiting, &Probed::default());
-    assert_eq!((up.partition, up.probe), (2, None));
+    assert_eq!((up.partition, up.probe), (2, Some(Probe::NodeStates)));
+    let web2_down = Probed {
+        restores: Some(Restores {
+            busy: Vec::new(),
+            unready: vec!["web-2".into()],
+        }),
+        ..Probed::default()
+    };
+    let up = decide_with(&s, &waiting, &web2_down);
+    assert_eq!(up.partition, 2);
+    assert!(
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-2 not ready")),
+        "{:?}",
+        up.progress
+    );
     // A stale status says nothing about the new partition.
     let mut stale = live(V41).rolling_from(V40, 2, 1);
     stale.current = false;
@@ -225,7 +282,7 @@ fn the_next_node_waits_for_the_updated_one_then_for_restores() {
     assert_eq!((up.partition, up.probe), (2, Some(Probe::NodeStates)));
 
     let busy = Probed {
-        restores: Some(Restores::Busy("node web-0 restores 2 cells".into())),
+        restores: Some(busy("web-0", "node web-0 restores 2 cells")),
         ..Probed::default()
     };
     let up = decide_with(&s, &step_done, &busy);
@@ -235,7 +292,7 @@ fn the_next_node_waits_for_the_updated_one_then_for_restores() {
     );
 
     let quiet = Probed {
-        restores: Some(Restores::None),
+        restores: Some(Restores::default()),
         ..Probed::default()
     };
     let up = decide_with(&s, &step_done, &quiet);
@@ -434,14 +491,33 @@ fn v0_6_0_rolls_in_only_when_the_running_and_the_wanted_nodes_both_use_bucket_du
 fn removing_nodes_waits_while_a_node_is_down_or_restores() {
     let s = spec(V41);
     let mut three = live(V41);
-    // Two wanted, three running, one of them not Ready: three are kept.
+    // Two wanted, three running, one that stays is not Ready: three are kept.
     three.ready = 2;
-    let up = decide(&s, 2, Some(&three.build()), &Probed::default());
+    let down = Probed {
+        restores: Some(Restores {
+            busy: Vec::new(),
+            unready: vec!["web-0".into()],
+        }),
+        ..Probed::default()
+    };
+    let up = decide(&s, 2, Some(&three.build()), &down);
     assert_eq!(up.keep_replicas, Some(3));
     assert!(
-        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("2 of 3 nodes are ready")),
+        matches!(up.progress, Progress::WaitingForRestores { ref why } if why.contains("web-0 not ready")),
         "{:?}",
         up.progress
+    );
+    // The node removed is the one down: it goes.
+    let removed_down = Probed {
+        restores: Some(Restores {
+            busy: Vec::new(),
+            unready: vec!["web-2".into()],
+        }),
+        ..Probed::default()
+    };
+    assert_eq!(
+        decide(&s, 2, Some(&three.build()), &removed_down).keep_replicas,
+        None
     );
     assert_eq!(
         up.partition, 3,
@@ -455,7 +531,7 @@ fn removing_nodes_waits_while_a_node_is_down_or_restores() {
         (Some(3), Some(Probe::NodeStates))
     );
     let busy = Probed {
-        restores: Some(Restores::Busy("node web-0 restores 1 cells".into())),
+        restores: Some(busy("web-0", "node web-0 restores 1 cells")),
         ..Probed::default()
     };
     assert_eq!(
@@ -463,7 +539,7 @@ fn removing_nodes_waits_while_a_node_is_down_or_restores() {
         Some(3)
     );
     let quiet = Probed {
-        restores: Some(Restores::None),
+        restores: Some(Restores::default()),
         ..Probed::default()
     };
     let up = decide(&s, 2, Some(&three.build()), &quiet);
