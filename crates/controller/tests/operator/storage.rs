@@ -213,7 +213,8 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
 
 #[tokio::test]
 async fn rotating_credentials_or_moving_the_store_rolls_the_nodes() {
-    let (env, op) = env_with_operator("rotate").await;
+    // The nodes answer their state: the roll moves a node once none restores cells.
+    let (env, _nodes, op) = env_with_nodes("rotate", "0.6.0", "00000000000000f1").await;
     let s3 = env.s3().expect("S3 settings");
     let prefix = prefix(&s3, "rotate");
     publish_pointer(&s3, &prefix, "00000000000000f1").await;
