@@ -9,6 +9,7 @@ use crate::fleet::context::Context;
 use crate::nodes::adoption::{Answer, Reading};
 use crate::nodes::reachability::Reader;
 use crate::nodes::reads::{self, FleetNodes};
+use crate::nodes::unanswered::Unanswered;
 use crate::upgrade::decide::{Probe, Probed, Restores};
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -88,12 +89,15 @@ pub async fn holders(
     ))
 }
 
-/// The nodes that restore cells or did not answer, each with the sentence.
+/// The nodes that restore cells or did not answer, each with the sentence. A node the operator
+/// cannot connect to at all is judged by its pod's readiness alone (see [`unready`]): that is
+/// the operator's network, not the node.
 fn busy(answers: &[(String, Answer)]) -> Vec<(String, String)> {
     answers
         .iter()
         .filter_map(|(pod, answer)| match answer {
             Answer::State(state, _) if state.restoring == 0 => None,
+            Answer::Unreadable(Unanswered::Unreachable) => None,
             Answer::State(state, _) => Some((pod.clone(), format!(
                 "node {pod} reports {} cells restoring; the next node is updated once every node reports none",
                 state.restoring
