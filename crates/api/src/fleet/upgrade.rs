@@ -13,8 +13,9 @@ pub enum UpgradeStrategy {
     /// tag that is not a version).
     #[default]
     Auto,
-    /// Always roll one node at a time, waiting for restores between nodes, even where celld says
-    /// the versions must not run side by side.
+    /// Roll one node at a time, waiting for restores between nodes, also when the old or the
+    /// new version is unknown; a pair celld says must not run side by side (v0.4.1 to v0.5.0
+    /// for example) still stops every old node first.
     Rolling,
     /// Always stop every old node before starting the new image: a short outage, never two
     /// versions side by side.

@@ -366,23 +366,33 @@ fn begin(
         (Durability::Bucket, Durability::Bucket) => Durability::Bucket,
         _ => Durability::Fleet,
     };
+    // What celld's table says for every image the nodes run now.
+    let by_table = from_images
+        .iter()
+        .map(|from| {
+            upgrades::transition(
+                image_version(from).as_ref(),
+                to.as_ref(),
+                highest.as_ref(),
+                Some(durability),
+            )
+        })
+        .find(|t| *t != Transition::Roll)
+        .unwrap_or(Transition::Roll);
+    let versions_known = to.is_some() && from_images.iter().all(|i| image_version(i).is_some());
     let transition = match spec.upgrade_strategy {
-        UpgradeStrategy::Rolling => Transition::Roll,
+        // Rolling takes the risk of versions the operator cannot read, never a pair celld
+        // says cannot share a serving fleet.
+        UpgradeStrategy::Rolling => match by_table {
+            Transition::FullStop(why) if versions_known => Transition::FullStop(format!(
+                "{why}; spec.upgradeStrategy Rolling does not roll a pair celld forbids rolling"
+            )),
+            _ => Transition::Roll,
+        },
         UpgradeStrategy::FullStop => {
             Transition::FullStop("spec.upgradeStrategy is FullStop".into())
         }
-        UpgradeStrategy::Auto => from_images
-            .iter()
-            .map(|from| {
-                upgrades::transition(
-                    image_version(from).as_ref(),
-                    to.as_ref(),
-                    highest.as_ref(),
-                    Some(durability),
-                )
-            })
-            .find(|t| *t != Transition::Roll)
-            .unwrap_or(Transition::Roll),
+        UpgradeStrategy::Auto => by_table,
     };
     match transition {
         Transition::Roll => {

@@ -382,16 +382,27 @@ fn a_non_rollable_change_stops_every_old_node_first() {
 }
 
 #[test]
-fn unknown_versions_stop_and_strategies_override_the_table() {
+fn unknown_versions_stop_and_strategies_override_the_table_where_celld_allows() {
     let latest = spec("ghcr.io/denoland/celld:latest");
     let up = decide_with(&latest, &live(V40), &Probed::default());
     assert!(up.stopped);
 
-    let mut rolling = spec(V40);
+    // Rolling rolls where the version cannot be read...
+    let mut rolling = spec("ghcr.io/denoland/celld:latest");
     rolling.upgrade_strategy = UpgradeStrategy::Rolling;
-    let up = decide_with(&rolling, &live(V3), &Probed::default());
+    let up = decide_with(&rolling, &live(V40), &Probed::default());
     assert_eq!((up.stopped, up.partition), (false, 3));
     assert!(up.rolling_from.is_some(), "rolled, not stopped");
+    // ...never across a pair celld forbids rolling.
+    let mut across = spec(V40);
+    across.upgrade_strategy = UpgradeStrategy::Rolling;
+    let up = decide_with(&across, &live(V3), &Probed::default());
+    assert!(up.stopped, "{up:?}");
+    assert!(
+        matches!(up.progress, Progress::FullStop { ref why, .. } if why.contains("Rolling does not roll a pair celld forbids")),
+        "{:?}",
+        up.progress
+    );
 
     let mut full_stop = spec(V41);
     full_stop.upgrade_strategy = UpgradeStrategy::FullStop;
