@@ -104,7 +104,8 @@ pub struct CelldFleetSpec {
 
     /// How nodes move to a new image: Auto (default) rolls one node at a time where celld allows
     /// it and stops every old node first where it does not or where a version is unknown;
-    /// Rolling always rolls; FullStop always stops the fleet first.
+    /// Rolling also rolls unknown versions, never a pair celld forbids rolling; FullStop always
+    /// stops the fleet first.
     #[serde(default)]
     pub upgrade_strategy: UpgradeStrategy,
 
