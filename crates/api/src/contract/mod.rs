@@ -43,6 +43,13 @@ pub const HEALTH_PATH: &str = "/.well-known/celld/health";
 /// last by `celld deploy` with compare-and-swap.
 pub const FLEET_POINTER: &str = "deploy/current.json";
 
+/// The most the operator reads of a pointer: a few hundred bytes of JSON in practice, so a
+/// bigger object is not a celld pointer (and must not fill the memory every tenant shares).
+pub const POINTER_MAX_BYTES: u64 = 64 * 1024;
+
+/// The most the operator reads of a version's manifest: its module list, each with a digest.
+pub const MANIFEST_MAX_BYTES: u64 = 4 * 1024 * 1024;
+
 /// Key of the named pointer of the Worker `script` under the bucket prefix, written before the
 /// fleet pointer.
 pub fn script_pointer(script: &str) -> String {

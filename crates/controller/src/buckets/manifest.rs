@@ -5,9 +5,9 @@
 use crate::buckets::pointer::{PointerSource, panic_message};
 use crate::failure::Failure;
 use celld_api::ResolvedStorage;
-use celld_api::contract::features;
 use celld_api::contract::manifest::Manifest;
 use celld_api::contract::version::image_version;
+use celld_api::contract::{MANIFEST_MAX_BYTES, features};
 use futures::FutureExt;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -82,7 +82,7 @@ pub async fn read(
     timeout: Duration,
 ) -> ManifestRead {
     let url = storage.bucket.object_url(key);
-    let guarded = AssertUnwindSafe(source.object(storage, key)).catch_unwind();
+    let guarded = AssertUnwindSafe(source.object(storage, key, MANIFEST_MAX_BYTES)).catch_unwind();
     let body = match tokio::time::timeout(timeout, guarded).await {
         Ok(Ok(Ok(body))) => body,
         Ok(Ok(Err(why))) => return Err(Unreadable::Failed { url, why }),

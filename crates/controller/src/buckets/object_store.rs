@@ -6,14 +6,16 @@
 use crate::buckets::ambient_credentials::{Ambient, no_credential};
 use crate::buckets::pointer::{self, POINTER_KEY, Pointer, PointerRead, PointerSource};
 use async_trait::async_trait;
+use celld_api::contract::POINTER_MAX_BYTES;
 use celld_api::labels::secret_keys;
 use celld_api::{ResolvedStorage, Scheme};
+use futures::StreamExt;
 use k8s_openapi::api::core::v1::Secret;
 use object_store::aws::AmazonS3Builder;
 use object_store::azure::MicrosoftAzureBuilder;
 use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::path::Path;
-use object_store::{ClientOptions, GetOptions, ObjectStore, RetryConfig};
+use object_store::{ClientOptions, GetOptions, GetResult, ObjectStore, RetryConfig};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -252,15 +254,12 @@ impl PointerSource for StoreSource {
         let error = match self.store.get_opts(&path, options).await {
             Ok(found) => {
                 let etag = found.meta.e_tag.clone();
-                return match found.bytes().await {
+                return match bounded(found, &url, POINTER_MAX_BYTES).await {
                     Ok(body) => PointerRead::Changed {
                         pointer: pointer::parse(&body),
                         etag,
                     },
-                    Err(e) => changed(Pointer::Unknown(format!(
-                        "reading {url}: {}",
-                        crate::buckets::store_errors::describe(&e)
-                    ))),
+                    Err(why) => changed(Pointer::Unknown(format!("reading {url}: {why}"))),
                 };
             }
             Err(e) => e,
@@ -276,6 +275,7 @@ impl PointerSource for StoreSource {
         &self,
         storage: &ResolvedStorage,
         key: &str,
+        limit: u64,
     ) -> Result<Option<Vec<u8>>, String> {
         let path = Path::from(storage.bucket.key(key));
         let found = match self.store.get_opts(&path, GetOptions::default()).await {
@@ -283,11 +283,35 @@ impl PointerSource for StoreSource {
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(crate::buckets::store_errors::describe(&e)),
         };
-        match found.bytes().await {
-            Ok(body) => Ok(Some(body.to_vec())),
-            Err(e) => Err(crate::buckets::store_errors::describe(&e)),
-        }
+        bounded(found, &storage.bucket.object_url(key), limit)
+            .await
+            .map(Some)
     }
+}
+
+/// The body of `found` (the object at `url`), when it is at most `limit` bytes: the size the
+/// store gives is checked before any of the body is read, and the body is cut off past the
+/// limit (a store that sends more than it said, or never stops). What is read is never more
+/// than the limit and one chunk.
+async fn bounded(found: GetResult, url: &str, limit: u64) -> Result<Vec<u8>, String> {
+    let size = found.meta.size;
+    if size > limit {
+        return Err(format!(
+            "{url} is {size} bytes, more than the {limit} the operator reads of it: it is not what celld writes there; replace it with the object celld deploy writes"
+        ));
+    }
+    let mut body = Vec::with_capacity(usize::try_from(size).unwrap_or_default());
+    let mut chunks = found.into_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| crate::buckets::store_errors::describe(&e))?;
+        if (body.len() + chunk.len()) as u64 > limit {
+            return Err(format!(
+                "{url} sent more than the {limit} bytes the operator reads of it (it said {size}): it is not what celld writes there"
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// What a failed read of `url` means: the operator has no credentials for the bucket when it
@@ -353,5 +377,53 @@ mod tests {
             failed("gs://b/p/deploy/current.json", &outage, true),
             Pointer::Unknown(_)
         ));
+    }
+
+    #[tokio::test]
+    async fn a_pointer_or_manifest_bigger_than_its_limit_is_refused_before_its_body_is_read() {
+        use object_store::memory::InMemory;
+        use object_store::{ObjectStoreExt, PutPayload};
+        let store = Arc::new(InMemory::new());
+        let source = StoreSource {
+            store: store.clone(),
+            ambient: false,
+        };
+        let storage = ResolvedStorage {
+            store: None,
+            bucket: celld_api::BucketUrl::parse("s3://b/web").unwrap(),
+            endpoint: None,
+            region: "us-east-1".into(),
+            allow_http: false,
+            azure_storage_account: None,
+            credentials_secret: None,
+        };
+        let huge = vec![b' '; usize::try_from(POINTER_MAX_BYTES).unwrap() + 1];
+        store
+            .put(
+                &Path::from("web/deploy/current.json"),
+                PutPayload::from(huge),
+            )
+            .await
+            .unwrap();
+        let PointerRead::Changed {
+            pointer: Pointer::Unknown(why),
+            ..
+        } = source.read(&storage, None).await
+        else {
+            panic!("refused");
+        };
+        assert!(
+            why.contains("s3://b/web/deploy/current.json is 65537 bytes, more than the 65536"),
+            "{why}"
+        );
+        store
+            .put(&Path::from("web/m.json"), PutPayload::from(vec![b'x'; 11]))
+            .await
+            .unwrap();
+        assert!(source.object(&storage, "m.json", 10).await.is_err());
+        assert_eq!(
+            source.object(&storage, "m.json", 11).await,
+            Ok(Some(vec![b'x'; 11]))
+        );
     }
 }

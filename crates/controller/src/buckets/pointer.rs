@@ -64,10 +64,15 @@ pub trait PointerSource: Send + Sync {
     /// time: [`read`] bounds it.
     async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> PointerRead;
 
-    /// Reads the object `key` under `storage`'s prefix: its body, or None when it does not
-    /// exist; the error says why it could not be read. Unbounded in time.
-    async fn object(&self, storage: &ResolvedStorage, key: &str)
-    -> Result<Option<Vec<u8>>, String>;
+    /// Reads the object `key` under `storage`'s prefix, when it is at most `limit` bytes: its
+    /// body, or None when it does not exist; the error says why it could not be read (or that
+    /// it is bigger). Unbounded in time.
+    async fn object(
+        &self,
+        storage: &ResolvedStorage,
+        key: &str,
+        limit: u64,
+    ) -> Result<Option<Vec<u8>>, String>;
 }
 
 /// Reads the pointer of `storage` from `source`; with `etag`, only if it changed since. The
@@ -139,7 +144,12 @@ mod tests {
             panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
         }
 
-        async fn object(&self, _: &ResolvedStorage, _: &str) -> Result<Option<Vec<u8>>, String> {
+        async fn object(
+            &self,
+            _: &ResolvedStorage,
+            _: &str,
+            _: u64,
+        ) -> Result<Option<Vec<u8>>, String> {
             panic!("called `Result::unwrap()` on an `Err` value: InvalidIpv4Address")
         }
     }

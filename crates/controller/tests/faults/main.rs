@@ -5,6 +5,8 @@
 //!
 //! - `etcd_restart`: etcd is killed under idle fleets and started again 10 s later;
 //! - `apiserver_restart`: kube-apiserver is killed while the operator creates children;
+//! - `huge_objects`: a 1 GiB pointer and an endpoint that streams without end are refused
+//!   before their bodies are read, at a small peak memory;
 //! - `failing_watch`: one watch fails for good (its CRD is deleted) under a running operator;
 //! - `paused_leader`: the leader is paused beyond its Lease, another replica takes over, the
 //!   first resumes;
@@ -18,5 +20,6 @@ mod support;
 mod apiserver_restart;
 mod etcd_restart;
 mod failing_watch;
+mod huge_objects;
 mod lease_unreachable;
 mod paused_leader;

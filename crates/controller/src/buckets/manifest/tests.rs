@@ -19,7 +19,12 @@ impl PointerSource for Bucket {
         unreachable!("only manifests are read here")
     }
 
-    async fn object(&self, _: &ResolvedStorage, _: &str) -> Result<Option<Vec<u8>>, String> {
+    async fn object(
+        &self,
+        _: &ResolvedStorage,
+        _: &str,
+        _: u64,
+    ) -> Result<Option<Vec<u8>>, String> {
         match self {
             Self::Body(body) => Ok(Some(body.as_bytes().to_vec())),
             Self::Missing => Ok(None),

@@ -31,7 +31,12 @@ impl PointerSource for Counting {
         unreachable!("only manifests are read here")
     }
 
-    async fn object(&self, _: &ResolvedStorage, _: &str) -> Result<Option<Vec<u8>>, String> {
+    async fn object(
+        &self,
+        _: &ResolvedStorage,
+        _: &str,
+        _: u64,
+    ) -> Result<Option<Vec<u8>>, String> {
         self.reads.fetch_add(1, Ordering::SeqCst);
         self.body
             .map(|b| Some(b.as_bytes().to_vec()))
