@@ -153,6 +153,7 @@ mod tests {
             ("Deployed", "True", "Deployed"),
             ("Adopted", "True", "Adopted"),
             ("RouteReady", "True", "IngressApplied"),
+            ("DurabilityAtRisk", "False", "BucketDurability"),
             ("Progressing", "False", "Stable"),
             ("Degraded", "False", "AsExpected"),
             ("Ready", "True", "Serving"),
