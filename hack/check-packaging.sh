@@ -6,7 +6,7 @@
 #   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts), and so does
 #     the one docs/previews.md shows (Previews from CI);
 #   - the scripts in hack/, testenv/scripts/ and .ci/run, and the deploy Job's publish script
-#     (crates/api/src/contract/publish.sh, POSIX sh), pass shellcheck;
+#     (crates/api/src/contract/publish.sh and links.sh, POSIX sh), pass shellcheck;
 #   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild, Rust);
 #   - the deployer image builds the bucket agent celld-bucket and holds it where the plugin
 #     runs it;
@@ -80,7 +80,7 @@ shellcheck_scripts() {
   local shellcheck; shellcheck=$(tool shellcheck)
   "$shellcheck" hack/*.sh
   "$shellcheck" --severity=warning testenv/scripts/*.sh .ci/run
-  "$shellcheck" crates/api/src/contract/publish.sh
+  "$shellcheck" crates/api/src/contract/publish.sh crates/api/src/contract/links.sh
 }
 
 # ARG NAME=VALUE in a Dockerfile, NAME: "VALUE" in a workflow env, NAME=VALUE in tools.sh.

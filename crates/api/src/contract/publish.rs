@@ -24,7 +24,12 @@ use serde::{Deserialize, Serialize};
 
 /// The script (POSIX sh). Run it as `sh -c SCRIPT celld-publish celld deploy DIR --bucket ...`:
 /// the arguments after [`SCRIPT_NAME`] are the command it runs.
-pub const SCRIPT: &str = include_str!("publish.sh");
+pub const SCRIPT: &str = concat!(include_str!("links.sh"), include_str!("publish.sh"));
+
+/// The shell function `outside_links DIR` (POSIX sh), which prints each symbolic link under DIR
+/// that leads outside it as `NAME -> TARGET`: the deploy Job's script refuses such a source, and
+/// `kubectl celld deploy --image` runs it in its deploy pod.
+pub const LINKS: &str = include_str!("links.sh");
 
 /// The script's name (`$0`) in its command line and in what it logs.
 pub const SCRIPT_NAME: &str = "celld-publish";
@@ -93,6 +98,9 @@ pub enum Step {
     Digest,
     /// The artifact is not a tar.gz, or has a member outside its directory.
     Extract,
+    /// The Worker source has a symbolic link that leads outside it (to `/proc/self/environ`,
+    /// or up past its top): celld deploy would read it in the deploy pod.
+    Links,
     /// The command (`celld deploy`) exited non-zero, or there was none.
     Deploy,
 }
@@ -207,6 +215,7 @@ fn step_name(step: Step) -> &'static str {
         Step::Download => "download",
         Step::Digest => "digest",
         Step::Extract => "extract",
+        Step::Links => "links",
         Step::Deploy => "deploy",
     }
 }

@@ -20,11 +20,13 @@
 # The result is one JSON object written to $CELLD_TERMINATION_LOG (default /dev/termination-log,
 # which the kubelet reads into the container's termination message, at most 4096 bytes):
 #   {"outcome":"Published","attempts":N}
-#   {"outcome":"Failed","step":"download|digest|extract","exitCode":N,"message":"..."}
+#   {"outcome":"Failed","step":"download|digest|extract|links","exitCode":N,"message":"..."}
 #   {"outcome":"Failed","step":"deploy","exitCode":N,"message":"...","attempts":N}
 # "attempts" is how many times celld deploy ran (results of older scripts have none).
+# Before celld deploy DIR runs, a symbolic link under DIR that leads outside it fails the links
+# step (celld deploy would read what it points to, in this pod).
 # The script exits 0 when published, non-zero otherwise. It needs sh, curl, sha256sum, tar,
-# gzip, tail, tr, sed and mktemp (Debian's essential packages and curl).
+# gzip, tail, tr, sed, mktemp, find and readlink (Debian's essential packages and curl).
 
 work=${CELLD_WORK:-/work}
 result_file=${CELLD_TERMINATION_LOG:-/dev/termination-log}
@@ -187,6 +189,18 @@ deploy() {
     sleep "$pause"
   done
 }
+
+# check_links DIR: fails the links step on the first symbolic link under DIR that leads outside
+# it (see outside_links): celld deploy would read what it points to in this pod.
+check_links() {
+  outside_links "$1" >"$scratch/links"
+  [ -s "$scratch/links" ] || return 0
+  link=$(head -n 1 "$scratch/links")
+  fail links 1 "${link%% -> *} in the Worker source is a symbolic link to ${link#* -> }, outside it: celld deploy would read it in the deploy pod, where it reaches the pod's own files and credentials; copy what it points to into the source, or remove the link"
+}
+
+# celld deploy DIR ...: the Worker source is DIR.
+[ "${1:-}" != celld ] || [ "${2:-}" != deploy ] || [ -z "${3:-}" ] || check_links "$3"
 
 deploy "$@"
 write_result "{\"outcome\":\"Published\",\"attempts\":$attempt}"

@@ -8,6 +8,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod files;
+mod links;
 mod retries;
 mod script_run;
 mod server;

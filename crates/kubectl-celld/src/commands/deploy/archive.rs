@@ -1,5 +1,8 @@
 //! The upload: a Worker directory as a tar archive, without `.git`, `node_modules` and what
-//! `.celldignore` files list (gitignore syntax, one file per directory like `.gitignore`).
+//! `.celldignore` files list (gitignore syntax, one file per directory like `.gitignore`). A
+//! symbolic link stays a link, and only one that points inside the directory is taken: celld
+//! deploy reads what a link points to in the deploy pod, where a link to `/proc/self/environ` or
+//! out of the tree would reach the pod's own files and credentials.
 
 use crate::error::{Error, Result};
 use ignore::WalkBuilder;
@@ -53,6 +56,9 @@ pub fn pack(dir: &Path) -> Result<Archive> {
         if rel.as_os_str().is_empty() {
             continue;
         }
+        if entry.path_is_symlink() {
+            refuse_outside_link(dir, rel)?;
+        }
         let name = tar_name(rel);
         builder
             .append_path_with_name(path, &name)
@@ -72,6 +78,49 @@ pub fn pack(dir: &Path) -> Result<Archive> {
         )));
     }
     Ok(Archive { bytes, files })
+}
+
+/// Refuses the link `rel` (under `dir`) when it points outside `dir`: to an absolute path, or
+/// up past its top.
+fn refuse_outside_link(dir: &Path, rel: &Path) -> Result<()> {
+    let path = dir.join(rel);
+    let target = std::fs::read_link(&path).map_err(|source| Error::Io {
+        what: "cannot read the link",
+        path: path.clone(),
+        source,
+    })?;
+    if link_inside(rel, &target) {
+        return Ok(());
+    }
+    Err(Error::Deploy(format!(
+        "'{}' is a symbolic link to '{}', outside the Worker directory: celld deploy would read it in the deploy pod, where it reaches the pod's own files and credentials; copy what it points to into the directory, or remove the link",
+        display(dir).join(rel).display(),
+        target.display()
+    )))
+}
+
+/// Whether a link at `rel` (relative to the directory's top) to `target` stays inside it.
+fn link_inside(rel: &Path, target: &Path) -> bool {
+    use std::path::Component;
+    if target.is_absolute() {
+        return false;
+    }
+    // Where the link lives, then each step of its target.
+    let mut depth = rel.components().count().saturating_sub(1);
+    for step in target.components() {
+        match step {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let Some(up) = depth.checked_sub(1) else {
+                    return false;
+                };
+                depth = up;
+            }
+            Component::RootDir | Component::Prefix(_) => return false,
+        }
+    }
+    true
 }
 
 fn walk(dir: &Path) -> ignore::Walk {
@@ -178,5 +227,50 @@ mod tests {
         assert!(err.contains("no wrangler.jsonc or wrangler.json"), "{err}");
         let err = pack(&d.path().join("missing")).unwrap_err().to_string();
         assert!(err.contains("cannot read the Worker directory"), "{err}");
+    }
+
+    #[test]
+    fn a_link_inside_the_worker_is_kept_and_one_out_of_it_is_refused_by_name() {
+        use std::os::unix::fs::symlink;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(root, "wrangler.jsonc", "{}");
+        write(root, "src/index.ts", "export default {}");
+        symlink("index.ts", root.join("src/main.ts")).unwrap();
+        symlink("../wrangler.jsonc", root.join("src/config.jsonc")).unwrap();
+        let a = pack(root).unwrap();
+        let names: Vec<String> = listing(&a.bytes).into_iter().map(|(n, _)| n).collect();
+        assert!(names.contains(&"src/main.ts".to_string()), "{names:?}");
+
+        for (name, target) in [
+            ("src/env.ts", "/proc/self/environ"),
+            ("src/up.ts", "../../outside.ts"),
+            ("leak.ts", "../secrets"),
+        ] {
+            let d = tempfile::tempdir().unwrap();
+            let root = d.path();
+            write(root, "wrangler.jsonc", "{}");
+            write(root, "src/index.ts", "export default {}");
+            symlink(target, root.join(name)).unwrap();
+            let err = pack(root).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!(
+                    "{name}' is a symbolic link to '{target}', outside the Worker directory"
+                )),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn where_a_relative_link_leads() {
+        let inside = |rel: &str, target: &str| link_inside(Path::new(rel), Path::new(target));
+        assert!(inside("a.ts", "b.ts"));
+        assert!(inside("src/a.ts", "../b.ts"));
+        assert!(inside("src/x/a.ts", "../../b.ts"));
+        assert!(inside("src/a.ts", "./lib/../b.ts"));
+        assert!(!inside("a.ts", "../b.ts"));
+        assert!(!inside("src/a.ts", "lib/../../../b.ts"));
+        assert!(!inside("a.ts", "/etc/passwd"));
     }
 }

@@ -16,6 +16,7 @@ use crate::cluster::kubeconfig::Target;
 use crate::error::refused::{GoBack, ReloadRefused};
 use crate::error::{Error, Result};
 use crate::pod::job::{self, CONTAINER, IMAGE_SOURCE_DIR, UPLOAD_DIR};
+use crate::pod::source_links;
 use crate::pod::{pod_wait, preflight, refused, reload, vars_volume};
 use crate::text::human;
 use crate::text::progress::Progress;
@@ -192,6 +193,9 @@ pub async fn steps(
         optional.push(crate::bucket::client::AGENT);
     }
     let mut required = preflight::required(uploading);
+    if !uploading {
+        required.extend(source_links::TOOLS);
+    }
     required.extend(vars::tools(&args.vars_from_secret, uploading));
     let missing = preflight::check(&pods, &pod, image, &required, &optional).await?;
     if missing.iter().any(|m| m == preflight::RELOAD_TOOL) {
@@ -220,7 +224,10 @@ pub async fn steps(
             ));
             UPLOAD_DIR
         }
-        Source::Image => IMAGE_SOURCE_DIR,
+        Source::Image => {
+            source_links::check(&pods, &pod, IMAGE_SOURCE_DIR, image).await?;
+            IMAGE_SOURCE_DIR
+        }
     };
     let source_dir =
         vars::prepare(&pods, &pod, source_dir, &args.vars_from_secret, progress).await?;
