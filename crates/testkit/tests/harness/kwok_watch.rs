@@ -23,11 +23,23 @@ fn pod_watch_versions(
     audit_log: &Path,
     from: u64,
 ) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let text = std::fs::read(audit_log)?;
-    let text = String::from_utf8_lossy(text.get(from as usize..).unwrap_or_default());
+    let bytes = std::fs::read(audit_log)?;
+    let text = String::from_utf8_lossy(bytes.get(from as usize..).unwrap_or_default());
+    // The length read before the restart may fall inside a line the API server was writing.
+    let starts_a_line = from == 0 || bytes.get(from as usize - 1) == Some(&b'\n');
+    let whole = if starts_a_line {
+        &text[..]
+    } else {
+        text.split_once('\n').map_or("", |(_, rest)| rest)
+    };
+    let mut lines: Vec<&str> = whole.split_inclusive('\n').collect();
+    // The last line may still be being written.
+    if lines.last().is_some_and(|l| !l.ends_with('\n')) {
+        lines.pop();
+    }
     let mut versions = Vec::new();
-    for line in text.lines() {
-        let event: serde_json::Value = serde_json::from_str(line)?;
+    for line in lines {
+        let event = audit_event(line)?;
         let field = |name: &str| event.get(name).and_then(|v| v.as_str()).unwrap_or_default();
         let uri = field("requestURI");
         if field("stage") != "ResponseStarted"
@@ -45,6 +57,16 @@ fn pod_watch_versions(
         versions.push(version.to_owned());
     }
     Ok(versions)
+}
+
+/// One line of the audit log. The API server killed in the middle of a line leaves that line
+/// unfinished, and the restarted server goes on writing after it on the same line: the event
+/// read is then the last one the line starts.
+fn audit_event(line: &str) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::from_str(line).or_else(|e| match line.rfind(r#"{"kind":"Event""#) {
+        Some(start) if start > 0 => serde_json::from_str(&line[start..]),
+        _ => Err(e),
+    })
 }
 
 #[tokio::test]
