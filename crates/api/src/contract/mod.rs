@@ -4,7 +4,8 @@
 //! ([`env`]), its readiness gate and shutdown bound, the upgrade rules ([`upgrades`]) and the
 //! features a version's manifest ([`manifest`]) may require that the nodes cannot serve
 //! ([`features`]), how long a stopped node's lease lives ([`lease`]), the settings
-//! held until every node runs the release that brings them ([`held`]), with the version read from the image tag ([`version`]); and the node API on
+//! held until every node runs the release that brings them ([`held`]) and the Python Workers
+//! 0.6.1 holds the same way ([`python_workers`]), with the version read from the image tag ([`version`]); and the node API on
 //! each node's internal listener ([`node_api`]), the celld each fleet is deployed with
 //! ([`deployer`]) and the script a deploy Job runs, with the result it leaves in the container's
 //! termination message ([`publish`]), and when a failed `celld deploy` runs again
@@ -23,6 +24,7 @@ pub mod lease;
 pub mod manifest;
 pub mod node_api;
 pub mod publish;
+pub mod python_workers;
 pub mod releases;
 pub mod upgrades;
 pub mod version;

@@ -216,6 +216,11 @@ pub enum Error {
     #[error("{0}")]
     SourceOwned(String),
 
+    /// `deploy` refused a Python Worker: a node or spec.image of the fleet runs a celld older
+    /// than 0.6.1, or one whose version cannot be told. Nothing was created.
+    #[error("{0}")]
+    PythonWorkerHeld(String),
+
     /// `rollback` could not suspend publishing from the fleet's spec.source, so it rolled
     /// nothing back.
     #[error(

@@ -27,6 +27,7 @@ mod logs;
 mod object_stores;
 mod poc_worker;
 mod preview;
+mod python_gate;
 mod reconcile_at_once;
 mod sourced;
 mod status;

@@ -134,7 +134,9 @@ pub struct DeployArgs {
 
     /// Deploy to a fleet whose Worker comes from spec.source, which is refused otherwise: the
     /// operator publishes the source again over the deploy (driftPolicy Correct) or reports it
-    /// as drift (Report), unless publishing from the source is suspended
+    /// as drift (Report), unless publishing from the source is suspended. Also deploys a Python
+    /// Worker to nodes whose celld version their image tag does not tell (a known release
+    /// older than v0.6.1 is refused even so)
     #[arg(long)]
     pub force: bool,
 

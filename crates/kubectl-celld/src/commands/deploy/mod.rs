@@ -17,6 +17,7 @@ pub mod args;
 pub mod fan_out;
 pub mod fleet_result;
 pub mod pipeline;
+pub mod python_gate;
 pub mod results_table;
 pub mod single;
 pub mod sourced;

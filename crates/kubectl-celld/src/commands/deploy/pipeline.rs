@@ -6,7 +6,7 @@
 use super::archive::{self, Archive};
 use super::args::{DeployArgs, deploy_image};
 use super::storage_text::describe_storage;
-use super::{sourced, upload, vars};
+use super::{python_gate, sourced, upload, vars};
 use crate::bucket::{BucketClient, versions};
 use crate::cluster::adoption;
 use crate::cluster::annotate;
@@ -98,7 +98,8 @@ pub enum Done {
 /// Loads fleet `name` in `target`'s namespace and checks it can be deployed to, before anything
 /// is created: its storage resolves and its credentials Secret exists, its Worker does not come
 /// from spec.source (see [`sourced::check`]; `dry_run`: a dry run of `celld deploy` goes
-/// ahead), and the Secrets of `--vars-from-secret` can be merged.
+/// ahead), the Secrets of `--vars-from-secret` can be merged, and a Python Worker meets
+/// celld 0.6.1's gate (see [`python_gate`]).
 pub async fn prepare(
     target: Target,
     name: &str,
@@ -122,6 +123,9 @@ pub async fn prepare(
         progress,
     )
     .await?;
+    if let Some(line) = python_gate::check(&context, args.dir.as_deref(), args.force).await? {
+        progress.note(&line);
+    }
     Ok(context)
 }
 
