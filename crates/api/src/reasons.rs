@@ -212,7 +212,9 @@ pub enum Reason {
     PreviewsNotAllowed,
     /// The preview asks for a longer TTL than its fleet's spec.previews.maxTtl.
     TtlTooLong,
-    /// A fleet of the preview's name exists and is not the preview's.
+    /// An object of the name exists and is not the owner's: a fleet of the preview's name that
+    /// is not the preview's, or an object of a child's name the fleet does not control (the
+    /// fleet's Degraded and Ready); the operator leaves it alone.
     NameTaken,
     /// The preview's fleet is created or not serving yet.
     FleetNotReady,

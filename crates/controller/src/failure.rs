@@ -119,6 +119,23 @@ impl Failure {
         }
     }
 
+    /// The child `kind` `name` cannot be made: an object of that name in the fleet's
+    /// namespace `namespace` is not the fleet's (`holder` says whose it is), and the operator
+    /// never takes over what it did not create.
+    pub fn name_taken(kind: &str, name: &str, namespace: &str, holder: &str) -> Self {
+        let subject = format!("{kind} {name}");
+        let message = format!(
+            "{subject} already exists in namespace {namespace} and is not this fleet's ({holder}), so the operator leaves it alone and the fleet has no {kind} until the name is free: delete or rename that {kind} if nothing needs it, or give the fleet another name"
+        );
+        Self {
+            reason: Reason::NameTaken,
+            scope: Scope::Child { kind: kind.into() },
+            subject,
+            fingerprint: message.clone(),
+            message,
+        }
+    }
+
     /// spec.image names a version celld forbids; `why` says which and what to do.
     pub fn image_refused(why: &str) -> Self {
         Self {

@@ -94,9 +94,27 @@ pub async fn send(
     Ok(())
 }
 
+/// Applies `child` once its name is free: an operator that never adopts an object it did not
+/// create reads the name of each child its caches do not hold (every child of a new fleet)
+/// before its first apply, as the operator's `fleet::name_claim` does.
 async fn apply(client: &Client, child: Rendered) -> Result<()> {
     let api: Api<DynamicObject> =
         Api::namespaced_with(client.clone(), &child.namespace, &child.resource);
+    let found = api
+        .get_metadata_opt(&child.name)
+        .await
+        .map_err(Error::kube(format!(
+            "reading {} {}",
+            child.resource.kind, child.name
+        )))?;
+    if found.is_some() {
+        return Err(Error::Manifest {
+            what: format!("{} {}", child.resource.kind, child.name),
+            detail:
+                "it exists before the floor applied it: the bench's namespaces must start empty"
+                    .into(),
+        });
+    }
     api.patch(
         &child.name,
         &PatchParams::apply(FIELD_MANAGER).force(),

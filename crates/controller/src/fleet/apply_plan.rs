@@ -11,6 +11,7 @@ use crate::children::{Child, Desired, MANAGER};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::fleet::context::Context;
+use crate::fleet::name_claim;
 use crate::fleet::plan::Plan;
 use crate::fleet::service_ports;
 use crate::fleet::ssa::{self, Outcome};
@@ -103,18 +104,62 @@ impl Children<'_> {
     }
 
     /// The live child `name` from the cache (from the API server for a kind the controller
-    /// does not cache), or the failure to read it recorded in `done`.
+    /// does not cache), or the failure to read it, or its name taken, recorded in `done`.
     async fn read<K: ChildKind>(&self, name: &str, done: &mut Done) -> Result<Option<K>, ()> {
-        if let Some(cache) = K::cache(&self.ctx.shared.caches.children) {
-            return Ok(caches::child(cache, self.ns, name));
-        }
-        match ssa::read(&self.api::<K>(), name).await {
-            Ok(live) => Ok(live),
-            Err(e) => {
-                done.fail::<K>(name, "read", &e);
+        let live = match K::cache(&self.ctx.shared.caches.children) {
+            Some(cache) => caches::child(cache, self.ns, name),
+            None => match ssa::read(&self.api::<K>(), name).await {
+                Ok(None) => return Ok(None),
+                Ok(live) => live,
+                Err(e) => {
+                    done.fail::<K>(name, "read", &e);
+                    return Err(());
+                }
+            },
+        };
+        self.claim(name, live, done).await
+    }
+
+    /// `live`, the child `name` as read, when the fleet controls it; with None, whether the
+    /// name is free, from the API server (the caches hold only the operator's labelled
+    /// objects). An object the fleet does not control is never applied over: its name taken
+    /// is recorded in `done` (see [`name_claim`]).
+    async fn claim<K: Child>(
+        &self,
+        name: &str,
+        live: Option<K>,
+        done: &mut Done,
+    ) -> Result<Option<K>, ()> {
+        let holder = match &live {
+            Some(live) => name_claim::foreign(live, self.uid),
+            None => match name_claim::taken(&self.api::<K>(), name, self.uid).await {
+                Ok(holder) => holder,
+                Err(e) => {
+                    done.fail::<K>(name, "read", &e);
+                    return Err(());
+                }
+            },
+        };
+        match holder {
+            None => Ok(live),
+            Some(holder) => {
+                done.failures
+                    .push(Failure::name_taken(&kind::<K>(), name, self.ns, &holder));
                 Err(())
             }
         }
+    }
+
+    /// Applies the StatefulSet over `live` (as the inputs read it) once the fleet's claim on
+    /// its name holds; None when it does not (the object of that name is not the fleet's).
+    async fn pods(
+        &self,
+        child: StatefulSet,
+        live: Option<StatefulSet>,
+        done: &mut Done,
+    ) -> Option<StatefulSet> {
+        let live = self.claim(&child.name_any(), live, done).await.ok()?;
+        self.put(child, live, false, done).await
     }
 
     /// Applies `child` over `live` (unconditionally when `force`). Returns the object after
@@ -198,7 +243,10 @@ impl Children<'_> {
         if let Some(job) = start.filter(|job| !cached(&job.name_any())) {
             match api.create(&PostParams::default(), &job).await {
                 Ok(_) => self.ctx.shared.metrics.source_publish_started(),
-                Err(kube::Error::Api(s)) if s.code == 409 => {}
+                Err(kube::Error::Api(s)) if s.code == 409 => {
+                    // One an earlier reconcile created, unless another's has its name.
+                    let _ = self.claim::<Job>(&job.name_any(), None, &mut done).await;
+                }
                 Err(e) => done.fail::<Job>(
                     &job.name_any(),
                     "create",
@@ -308,7 +356,7 @@ async fn in_order(
     let peer = children.service(peer_service).await;
     let new = live.is_none();
     let mut pods = Done::default();
-    let statefulset = children.put(statefulset, live, false, &mut pods).await;
+    let statefulset = children.pods(statefulset, live, &mut pods).await;
     children.started(new, &pods);
     let public = children.service(service).await;
     children.timed(&public);
@@ -359,7 +407,7 @@ async fn service_first(
             children.service(peer_service),
         );
         let mut pods = Done::default();
-        let statefulset = children.put(statefulset, None, false, &mut pods).await;
+        let statefulset = children.pods(statefulset, None, &mut pods).await;
         children.started(true, &pods);
         (statefulset, [policy, peer, pods])
     };

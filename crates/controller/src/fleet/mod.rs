@@ -16,6 +16,7 @@ pub mod fleet_set;
 pub mod gateway;
 pub mod holders;
 pub mod inputs;
+pub mod name_claim;
 pub mod next_look;
 pub mod observe;
 pub mod plan;

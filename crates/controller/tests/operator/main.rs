@@ -74,6 +74,7 @@ mod idle_reconciles;
 mod leader;
 mod manifest_features;
 mod metrics_lint;
+mod name_taken;
 mod no_deployment;
 mod no_gateway_api;
 mod object_store_support;

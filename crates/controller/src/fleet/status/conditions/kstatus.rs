@@ -12,7 +12,7 @@ use celld_api::conditions::{RECONCILING, STALLED};
 use celld_api::reasons::Reason;
 
 /// Failures that only a person (or another controller) can end: retrying changes nothing.
-const NEEDS_A_PERSON: [Reason; 14] = [
+const NEEDS_A_PERSON: [Reason; 15] = [
     Reason::StoreNotFound,
     Reason::InvalidStore,
     Reason::ConnectionMismatch,
@@ -22,6 +22,7 @@ const NEEDS_A_PERSON: [Reason; 14] = [
     Reason::SecretKeyMissing,
     Reason::ApiError,
     Reason::ChildRejected,
+    Reason::NameTaken,
     Reason::UpgradeRefused,
     Reason::EnvRefused,
     Reason::FeatureUnsupported,
