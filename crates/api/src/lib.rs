@@ -30,9 +30,10 @@ pub use fleet::{
     CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, DriftPolicy, Durability,
     FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource, IngressSpec, IngressTls,
     LocalStorage, LocalStorageType, NodeCapacity, NodeStatus, ObjectStorage, PathType,
-    PreviewPolicy, PreviewTls, PublishAttempt, PublishPhase, PublishedRevision, PvcRetention,
-    ScaleDecision, ScaleDown, ScaleHold, ScaleUp, SecretRef, ServiceSpec, ServiceType, SourceDrift,
-    SourceRevision, SourceStatus, StorageStatus, StoreRef, UpgradeStrategy, WorkerSource,
+    PreviewCredentials, PreviewPolicy, PreviewTls, PublishAttempt, PublishPhase, PublishedRevision,
+    PvcRetention, ScaleDecision, ScaleDown, ScaleHold, ScaleUp, SecretRef, ServiceSpec,
+    ServiceType, SourceDrift, SourceRevision, SourceStatus, StorageStatus, StoreRef,
+    UpgradeStrategy, WorkerSource,
 };
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use preview::{CelldPreview, CelldPreviewSpec, CelldPreviewStatus, PreviewPhase};

@@ -212,6 +212,11 @@ pub enum Reason {
     PreviewsNotAllowed,
     /// The preview asks for a longer TTL than its fleet's spec.previews.maxTtl.
     TtlTooLong,
+    /// The preview's fleet gives its previews neither credentials of their own nor
+    /// spec.previews.shareCredentials.
+    CredentialsShared,
+    /// The preview's spec.source chooses its deploy image, which its fleet does not allow.
+    DeployerNotAllowed,
     /// An object of the name exists and is not the owner's: a fleet of the preview's name that
     /// is not the preview's, or an object of a child's name the fleet does not control (the
     /// fleet's Degraded and Ready); the operator leaves it alone.
@@ -321,6 +326,8 @@ impl Reason {
             Self::FleetNotFound => "FleetNotFound",
             Self::PreviewsNotAllowed => "PreviewsNotAllowed",
             Self::TtlTooLong => "TtlTooLong",
+            Self::CredentialsShared => "CredentialsShared",
+            Self::DeployerNotAllowed => "DeployerNotAllowed",
             Self::NameTaken => "NameTaken",
             Self::FleetNotReady => "FleetNotReady",
             Self::Expiring => "Expiring",

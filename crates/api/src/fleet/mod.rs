@@ -3,6 +3,7 @@
 
 mod autoscaling;
 mod capacity_status;
+mod preview_credentials;
 mod previews;
 mod routing;
 mod source;
@@ -23,7 +24,8 @@ pub use autoscaling::{Autoscaling, ScaleDown, ScaleUp};
 pub use capacity_status::{
     AutoscalingStatus, CapacityStatus, CapacityTotals, NodeCapacity, ScaleDecision, ScaleHold,
 };
-pub use previews::{PreviewPolicy, PreviewTls, previews_bucket_rule};
+pub use preview_credentials::PreviewCredentials;
+pub use previews::{PreviewPolicy, PreviewTls, preview_credentials_rule, previews_bucket_rule};
 pub use routing::{GatewayRef, IngressSpec, IngressTls, PathType, ServiceSpec, ServiceType};
 pub use source::{
     DriftPolicy, FluxSourceKind, FluxSourceRef, ImageLayout, ImageSource, WorkerSource,
@@ -80,6 +82,7 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb
 #[x_kube(validation = Rule::new("!(has(self.storeRef) && has(self.objectStorage.credentialsSecretRef))").message("spec.storeRef excludes spec.objectStorage.credentialsSecretRef: the CelldObjectStore names the credentials Secret, so remove credentialsSecretRef (or remove storeRef for an inline connection)"))]
 #[x_kube(validation = Rule::new("!has(self.storeRef) || (!has(self.objectStorage.endpoint) && !has(self.objectStorage.region) && !has(self.objectStorage.allowHTTP) && !has(self.objectStorage.azureStorageAccount))").message("spec.storeRef excludes spec.objectStorage.endpoint, region, allowHTTP and azureStorageAccount: the CelldObjectStore provides the connection, so keep only spec.objectStorage.bucket"))]
 #[x_kube(validation = previews::previews_bucket_rule())]
+#[x_kube(validation = previews::preview_credentials_rule())]
 #[x_kube(validation = Rule::new("!self.objectStorage.bucket.startsWith('az://') || has(self.storeRef) || has(self.objectStorage.azureStorageAccount)").message("an az:// bucket needs spec.objectStorage.azureStorageAccount, the Azure storage account holding its container (or a spec.storeRef whose CelldObjectStore sets azureStorageAccount)"))]
 #[schemars(transform = crate::rules::versions::schema)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,7 @@
 //! `spec.previews`: a fleet that lets CelldPreviews copy it, each a short-lived fleet of its own
 //! at `<preview>.<baseDomain>`, with its data under the previews bucket.
 
-use crate::fleet::GatewayRef;
+use crate::fleet::{GatewayRef, PreviewCredentials};
 use crate::rules::ttl;
 use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -75,6 +75,24 @@ pub struct PreviewPolicy {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = crate::rules::resources::schema)]
     pub resources: Option<ResourceRequirements>,
+
+    /// The previews' own object-storage credentials, scoped to spec.previews.bucket. Without
+    /// them previews are refused unless shareCredentials is true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<PreviewCredentials>,
+
+    /// Let previews reach their bucket with this fleet's own connection and credentials (or its
+    /// ServiceAccount's workload identity). Those also reach the fleet's production prefix, so
+    /// a preview's unreviewed Worker could read and overwrite production data. Default false:
+    /// set credentials instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub share_credentials: bool,
+
+    /// Let a preview's spec.source choose the image its deploy Job runs (deployerImage, or an
+    /// image with layout Deployer). That image runs with the previews' bucket credentials.
+    /// Default false: previews are published by the operator's own deployer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_source_deployer: bool,
 }
 
 /// TLS of the previews' Ingresses: exactly one of secretName or clusterIssuer.
@@ -161,4 +179,13 @@ pub fn previews_bucket_rule() -> kube::core::Rule {
          && !{previews}.startsWith({fleet} + '/'))"
     ))
     .message("spec.previews.bucket must use the scheme of spec.objectStorage.bucket (the previews reach it with the fleet's connection) and be apart from the fleet's own prefix: not the same, not under it, not above it (for example s3://celld-previews/web for a fleet on s3://celld/web)")
+}
+
+/// Rule on the fleet's spec: previews' own credentialsSecretRef or serviceAccountName goes with
+/// an inline connection, whose endpoint, region and storage account the previews keep.
+pub fn preview_credentials_rule() -> kube::core::Rule {
+    kube::core::Rule::new(
+        "!has(self.previews) || !has(self.previews.credentials) || !has(self.storeRef) || (!has(self.previews.credentials.credentialsSecretRef) && !has(self.previews.credentials.serviceAccountName))",
+    )
+    .message("spec.previews.credentials.credentialsSecretRef and serviceAccountName need the fleet's inline connection, which the previews keep: with spec.storeRef, give the previews a CelldObjectStore of their own (spec.previews.credentials.storeRef)")
 }

@@ -1,6 +1,7 @@
 //! The ValidatingAdmissionPolicy that checks a CelldPreview against its fleet, which the
-//! preview's own CEL rules cannot see: the fleet must allow previews, the TTL must be within
-//! its maximum, and the name must not be another fleet's. The binding hands the policy every
+//! preview's own CEL rules cannot see: the fleet must allow previews, give them credentials of
+//! their own (or allow its own to be shared), and allow a source that chooses its deploy image;
+//! the TTL must be within its maximum, and the name must not be another fleet's. The binding hands the policy every
 //! CelldFleet of the preview's namespace as a parameter (selector `{}`), and the API server
 //! evaluates each expression once per fleet: an expression only judges the fleet it is about.
 //! A namespace without fleets admits the preview, as does a preview whose fleet does not exist
@@ -44,6 +45,18 @@ pub fn validations() -> Vec<Validation> {
                 "{parent} || !has(params.spec.previews) || !has(object.spec.ttl) || duration(object.spec.ttl) <= duration(params.spec.previews.maxTtl)"
             ),
             "'spec.ttl: ' + object.spec.ttl + ' is longer than the ' + params.spec.previews.maxTtl + ' CelldFleet ' + params.metadata.name + ' allows (spec.previews.maxTtl): ask for less, or raise the fleet\\'s maxTtl'",
+        ),
+        check(
+            &format!(
+                "{parent} || !has(params.spec.previews) || has(params.spec.previews.credentials) || (has(params.spec.previews.shareCredentials) && params.spec.previews.shareCredentials)"
+            ),
+            "'spec.fleet: CelldFleet ' + params.metadata.name + ' gives its previews no credentials of their own, and its own reach its production prefix: set its spec.previews.credentials, or accept the risk with spec.previews.shareCredentials: true'",
+        ),
+        check(
+            &format!(
+                "{parent} || !has(params.spec.previews) || !has(object.spec.source) || (!has(object.spec.source.deployerImage) && (!has(object.spec.source.image) || !has(object.spec.source.image.layout) || object.spec.source.image.layout != 'Deployer')) || (has(params.spec.previews.allowSourceDeployer) && params.spec.previews.allowSourceDeployer)"
+            ),
+            "'spec.source: deployerImage and image.layout Deployer choose the image of the deploy Job, which runs with the previews\\' bucket credentials, and CelldFleet ' + params.metadata.name + ' does not allow it: remove them, or set the fleet\\'s spec.previews.allowSourceDeployer: true'",
         ),
         check(
             &format!(

@@ -25,6 +25,33 @@ pub const CASES: &[Case] = &[
             "  previews: {baseDomain: preview.example.com, bucket: \"celld/previews\", gatewayRefs: [{name: public}]}\n"
         ),
     ),
+    ok(
+        "previews-own-credentials",
+        fleet!(
+            "previews-creds",
+            "  previews: {baseDomain: preview.example.com, bucket: \"s3://celld-previews/app\", ingressClass: nginx, credentials: {credentialsSecretRef: {name: previews-s3}}, allowSourceDeployer: true}\n"
+        ),
+    ),
+    ok(
+        "previews-shared-credentials",
+        fleet!(
+            "previews-shared",
+            "  previews: {baseDomain: preview.example.com, bucket: \"s3://celld-previews/app\", ingressClass: nginx, shareCredentials: true}\n"
+        ),
+    ),
+    bad(
+        "previews-two-credentials",
+        fleet!(
+            "previews-two-creds",
+            "  previews: {baseDomain: preview.example.com, bucket: \"s3://celld-previews/app\", ingressClass: nginx, credentials: {credentialsSecretRef: {name: previews-s3}, serviceAccountName: previews}}\n"
+        ),
+        "spec.previews.credentials: set exactly one of credentialsSecretRef",
+    ),
+    bad(
+        "previews-secret-with-store",
+        "metadata: {name: previews-store}\nspec:\n  storeRef: {name: minio}\n  objectStorage: {bucket: \"s3://celld/app\"}\n  previews: {baseDomain: preview.example.com, bucket: \"s3://celld-previews/app\", ingressClass: nginx, credentials: {credentialsSecretRef: {name: previews-s3}}}\n",
+        "need the fleet's inline connection",
+    ),
     bad(
         "previews-without-routing",
         fleet!(

@@ -63,6 +63,7 @@ pub fn parent_manifest(s3: &S3Settings) -> Result<CelldFleet> {
         "ingressClass": "nginx",
         "ttl": TTL,
         "replicas": PREVIEW_REPLICAS,
+        "shareCredentials": true,
     });
     serde_json::from_value(fleet).map_err(manifest("the previews' parent fleet"))
 }

@@ -3,8 +3,8 @@
 
 use celld_api::labels::{PREVIEW, PREVIEW_OF};
 use celld_api::{
-    CelldFleet, CelldPreview, IngressSpec, IngressTls, LocalStorage, PathType, PreviewPolicy,
-    PreviewTls, ServiceSpec,
+    CelldFleet, CelldFleetSpec, CelldPreview, IngressSpec, IngressTls, LocalStorage, PathType,
+    PreviewCredentials, PreviewPolicy, PreviewTls, ServiceSpec,
 };
 use kube::{Resource, ResourceExt};
 use std::collections::BTreeMap;
@@ -32,6 +32,9 @@ pub fn render(parent: &CelldFleet, policy: &PreviewPolicy, preview: &CelldPrevie
         tls: policy.tls.as_ref().map(ingress_tls),
         annotations: BTreeMap::new(),
     }));
+    if let Some(credentials) = &policy.credentials {
+        own_credentials(&mut spec, credentials);
+    }
     spec.source = preview.spec.source.clone().map(Box::new);
     spec.autoscaling = None;
     spec.previews = None;
@@ -43,6 +46,26 @@ pub fn render(parent: &CelldFleet, policy: &PreviewPolicy, preview: &CelldPrevie
     ]));
     fleet.metadata.owner_references = preview.controller_owner_ref(&()).map(|o| vec![o]);
     fleet
+}
+
+/// Gives the preview's `spec` the previews' own `credentials` in place of its fleet's.
+fn own_credentials(spec: &mut CelldFleetSpec, credentials: &PreviewCredentials) {
+    if let Some(secret) = &credentials.credentials_secret_ref {
+        spec.object_storage.credentials_secret_ref = Some(secret.clone());
+    }
+    if let Some(store) = &credentials.store_ref {
+        spec.store_ref = Some(store.clone());
+        let storage = &mut spec.object_storage;
+        storage.endpoint = None;
+        storage.region = None;
+        storage.allow_http = None;
+        storage.azure_storage_account = None;
+        storage.credentials_secret_ref = None;
+    }
+    if let Some(account) = &credentials.service_account_name {
+        spec.service_account_name = Some(account.clone());
+        spec.object_storage.credentials_secret_ref = None;
+    }
 }
 
 fn ingress_tls(tls: &PreviewTls) -> IngressTls {
@@ -134,6 +157,40 @@ mod tests {
         let mut other = preview();
         other.metadata.uid = Some("another".into());
         assert!(!is_ours(&child, &other));
+    }
+
+    #[test]
+    fn previews_get_credentials_of_their_own() {
+        let parent = parent();
+        let mut policy = parent.spec.previews.clone().unwrap();
+        let with = |credentials: serde_json::Value, policy: &mut PreviewPolicy| {
+            policy.credentials = Some(serde_json::from_value(credentials).unwrap());
+            render(&parent, policy, &preview()).spec
+        };
+        let secret = with(
+            serde_json::json!({"credentialsSecretRef": {"name": "previews-s3"}}),
+            &mut policy,
+        );
+        assert_eq!(
+            secret.object_storage.credentials_secret_ref.map(|s| s.name),
+            Some("previews-s3".into())
+        );
+        let store = with(
+            serde_json::json!({"storeRef": {"name": "previews"}}),
+            &mut policy,
+        );
+        assert_eq!(store.store_ref.map(|s| s.name), Some("previews".into()));
+        assert_eq!(store.object_storage.credentials_secret_ref, None);
+        assert_eq!(store.object_storage.endpoint, None);
+        let identity = with(
+            serde_json::json!({"serviceAccountName": "celld-previews"}),
+            &mut policy,
+        );
+        assert_eq!(
+            identity.service_account_name.as_deref(),
+            Some("celld-previews")
+        );
+        assert_eq!(identity.object_storage.credentials_secret_ref, None);
     }
 
     #[test]

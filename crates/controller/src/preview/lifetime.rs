@@ -2,7 +2,7 @@
 
 use celld_api::reasons::Reason;
 use celld_api::rules::ttl;
-use celld_api::{CelldFleet, CelldPreview, PreviewPolicy};
+use celld_api::{CelldFleet, CelldPreview, ImageLayout, PreviewPolicy, WorkerSource};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::ResourceExt;
 
@@ -52,6 +52,15 @@ fn ends(preview: &CelldPreview, lifetime: std::time::Duration, now: Timestamp) -
     created.saturating_add(lifetime).unwrap_or(Timestamp::MAX)
 }
 
+/// Whether `source` chooses the image its deploy Job runs.
+fn chooses_deployer(source: &WorkerSource) -> bool {
+    source.deployer_image.is_some()
+        || source
+            .image
+            .as_ref()
+            .is_some_and(|i| i.layout == ImageLayout::Deployer)
+}
+
 /// Judges `preview` against its fleet `parent` (None: not found).
 pub fn judge(
     preview: &CelldPreview,
@@ -86,6 +95,26 @@ pub fn judge(
             ),
         );
     };
+    if policy.credentials.is_none() && !policy.share_credentials {
+        return refuse(
+            Reason::CredentialsShared,
+            format!(
+                "CelldFleet {fleet} gives its previews no credentials of their own, and its own reach its production prefix: set its spec.previews.credentials (a Secret, CelldObjectStore or ServiceAccount that reaches only {}), or accept the risk with spec.previews.shareCredentials: true",
+                policy.bucket
+            ),
+        );
+    }
+    if let Some(source) = &preview.spec.source
+        && chooses_deployer(source)
+        && !policy.allow_source_deployer
+    {
+        return refuse(
+            Reason::DeployerNotAllowed,
+            format!(
+                "spec.source chooses the image of the deploy Job (deployerImage, or image.layout Deployer), which runs with the previews' bucket credentials, and CelldFleet {fleet} does not allow it: remove it, or set the fleet's spec.previews.allowSourceDeployer: true"
+            ),
+        );
+    }
     let asked = preview.spec.ttl.as_deref().unwrap_or(&policy.ttl);
     let (lifetime, max) = match (ttl::parse(asked), ttl::parse(&policy.max_ttl)) {
         (Ok(l), Ok(m)) => (l, m),
@@ -139,7 +168,7 @@ mod tests {
 
     fn allowing() -> Option<serde_json::Value> {
         Some(
-            serde_json::json!({"baseDomain": "p.example.com", "bucket": "s3://celld-previews/web", "ingressClass": "nginx", "ttl": "2h", "maxTtl": "24h"}),
+            serde_json::json!({"baseDomain": "p.example.com", "bucket": "s3://celld-previews/web", "ingressClass": "nginx", "ttl": "2h", "maxTtl": "24h", "credentials": {"credentialsSecretRef": {"name": "previews-s3"}}}),
         )
     }
 
@@ -171,6 +200,58 @@ mod tests {
         assert!(
             matches!(long, PreviewVerdict::Refused { reason: Reason::TtlTooLong, ref message, .. } if message.contains("spec.ttl 48h is longer than the 24h"))
         );
+    }
+
+    #[test]
+    fn previews_need_credentials_of_their_own_or_shared_ones_allowed() {
+        let mut policy = allowing().unwrap();
+        policy["credentials"] = serde_json::Value::Null;
+        let shared = judge(&preview(None), Some(&parent(Some(policy.clone()))), at(0));
+        let PreviewVerdict::Refused {
+            reason, message, ..
+        } = shared
+        else {
+            panic!("served with the fleet's own credentials")
+        };
+        assert_eq!(reason, Reason::CredentialsShared);
+        insta::assert_snapshot!("credentials_shared", message);
+        policy["shareCredentials"] = serde_json::Value::Bool(true);
+        let allowed = judge(&preview(None), Some(&parent(Some(policy))), at(0));
+        assert!(matches!(allowed, PreviewVerdict::Live { .. }));
+    }
+
+    #[test]
+    fn a_source_that_chooses_its_deployer_needs_the_fleets_leave() {
+        let chooser = |source: serde_json::Value| {
+            let mut p = preview(None);
+            p.spec.source = Some(serde_json::from_value(source).unwrap());
+            p
+        };
+        let image = chooser(
+            serde_json::json!({"image": {"reference": "registry.example.com/w:1", "layout": "Deployer"}}),
+        );
+        let deployer = chooser(
+            serde_json::json!({"image": {"reference": "registry.example.com/w:1"}, "deployerImage": "registry.example.com/d:1"}),
+        );
+        let volume =
+            chooser(serde_json::json!({"image": {"reference": "registry.example.com/w:1"}}));
+        for p in [&image, &deployer] {
+            let v = judge(p, Some(&parent(allowing())), at(0));
+            assert!(
+                matches!(v, PreviewVerdict::Refused { reason: Reason::DeployerNotAllowed, ref message, .. } if message.contains("spec.previews.allowSourceDeployer: true")),
+                "{v:?}"
+            );
+        }
+        assert!(matches!(
+            judge(&volume, Some(&parent(allowing())), at(0)),
+            PreviewVerdict::Live { .. }
+        ));
+        let mut policy = allowing().unwrap();
+        policy["allowSourceDeployer"] = serde_json::Value::Bool(true);
+        assert!(matches!(
+            judge(&image, Some(&parent(Some(policy))), at(0)),
+            PreviewVerdict::Live { .. }
+        ));
     }
 
     #[test]

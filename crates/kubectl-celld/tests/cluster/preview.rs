@@ -43,6 +43,7 @@ async fn fleets(env: &TestEnv, s3: &S3Settings, test: &str) -> TestResult<String
                 "ingressClass": "nginx",
                 "ttl": "1h",
                 "maxTtl": "2h",
+                "credentials": {"storeRef": {"name": "local-s3"}},
             }))?);
         }
         env.api::<CelldFleet>()

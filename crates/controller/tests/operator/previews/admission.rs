@@ -34,7 +34,8 @@ async fn admission_refuses_a_preview_its_fleet_does_not_allow_and_the_status_say
         "{refused}"
     );
 
-    let allowing = json!({"previews": {
+    // Previews that would borrow the fleet's own credentials are refused.
+    let mut allowing = json!({"previews": {
         "baseDomain": "preview.example.com",
         "bucket": format!("s3://{}/{}", s.s3.bucket, s.previews),
         "ingressClass": "nginx",
@@ -43,9 +44,46 @@ async fn admission_refuses_a_preview_its_fleet_does_not_allow_and_the_status_say
     }});
     apply_fleet(
         &s.env,
+        &inline_fleet("web", &s.s3, &s.prefix, allowing.clone()).expect("a CelldFleet"),
+    )
+    .await;
+    let shared = wait_until(
+        "previews with shared credentials refused",
+        TIMEOUT,
+        || async {
+            match create(&s.env, &preview("pr-4", json!({"fleet": "web"}))).await {
+                Err(kube::Error::Api(e)) if e.message.contains("credentials") => {
+                    Check::Done(e.message)
+                }
+                other => Check::Pending(format!("{other:?}")),
+            }
+        },
+    )
+    .await
+    .expect("refused");
+    assert!(
+        shared.contains("spec.fleet: CelldFleet web gives its previews no credentials of their own, and its own reach its production prefix: set its spec.previews.credentials, or accept the risk with spec.previews.shareCredentials: true"),
+        "{shared}"
+    );
+    allowing["previews"]["credentials"] = json!({"credentialsSecretRef": {"name": "creds"}});
+    apply_fleet(
+        &s.env,
         &inline_fleet("web", &s.s3, &s.prefix, allowing).expect("a CelldFleet"),
     )
     .await;
+    let chooser = wait_until("a source choosing its deployer refused", TIMEOUT, || async {
+        let source = json!({"fleet": "web", "source": {"image": {"reference": "registry.example.com/w:1", "layout": "Deployer"}}});
+        match create(&s.env, &preview("pr-5", source)).await {
+            Err(kube::Error::Api(e)) if e.message.contains("spec.source") => Check::Done(e.message),
+            other => Check::Pending(format!("{other:?}")),
+        }
+    })
+    .await
+    .expect("refused");
+    assert!(
+        chooser.contains("does not allow it: remove them, or set the fleet's spec.previews.allowSourceDeployer: true"),
+        "{chooser}"
+    );
     let too_long = wait_until("a TTL above the maximum refused", TIMEOUT, || async {
         match create(
             &s.env,

@@ -42,15 +42,19 @@ impl Setup {
         create_credentials(&env.api(), "creds", &s3)
             .await
             .expect("credentials Secret created");
+        create_credentials(&env.api(), "previews-creds", &s3)
+            .await
+            .expect("the previews' credentials Secret created");
         publish_pointer(&s3, &prefix, V1).await;
         let extra = if allow_previews {
             json!({"previews": {
-                    "baseDomain": "preview.example.com",
-                    "bucket": format!("s3://{}/{previews}", s3.bucket),
-                    "ingressClass": "nginx",
-                    "ttl": "1h",
-            "maxTtl": "2h",
-                }})
+                "baseDomain": "preview.example.com",
+                "bucket": format!("s3://{}/{previews}", s3.bucket),
+                "ingressClass": "nginx",
+                "ttl": "1h",
+                "maxTtl": "2h",
+                "credentials": {"credentialsSecretRef": {"name": "previews-creds"}},
+            }})
         } else {
             json!({})
         };
