@@ -217,6 +217,8 @@ pub enum Reason {
     CredentialsShared,
     /// The preview's spec.source chooses its deploy image, which its fleet does not allow.
     DeployerNotAllowed,
+    /// The preview's bucket prefix is claimed by another preview, or could not be claimed.
+    PrefixTaken,
     /// An object of the name exists and is not the owner's: a fleet of the preview's name that
     /// is not the preview's, or an object of a child's name the fleet does not control (the
     /// fleet's Degraded and Ready); the operator leaves it alone.
@@ -328,6 +330,7 @@ impl Reason {
             Self::TtlTooLong => "TtlTooLong",
             Self::CredentialsShared => "CredentialsShared",
             Self::DeployerNotAllowed => "DeployerNotAllowed",
+            Self::PrefixTaken => "PrefixTaken",
             Self::NameTaken => "NameTaken",
             Self::FleetNotReady => "FleetNotReady",
             Self::Expiring => "Expiring",

@@ -115,6 +115,13 @@ pub struct CelldPreviewStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bucket: Option<String>,
 
+    /// The bucket URL the operator claimed for the preview before making its fleet: it wrote a
+    /// marker holding the preview's UID there (.celld-preview). At the preview's end the
+    /// operator empties this prefix, not what the specs say then, and only while the marker
+    /// holds this preview's UID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_bucket: Option<String>,
+
     /// The Worker version the preview's nodes serve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,

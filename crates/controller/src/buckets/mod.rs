@@ -11,5 +11,6 @@ pub mod manifest_reads;
 pub mod object_store;
 pub mod pointer;
 pub mod pointer_reads;
+pub mod preview_prefix;
 pub mod resolve;
 pub mod store_errors;

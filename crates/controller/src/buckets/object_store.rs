@@ -33,7 +33,7 @@ pub struct StoreEndpoints {
 
 /// A bucket read with an `object_store` client.
 pub struct StoreSource {
-    store: Arc<dyn ObjectStore>,
+    pub(super) store: Arc<dyn ObjectStore>,
     /// Whether the client uses the operator's own identity (no credentials Secret).
     ambient: bool,
 }
@@ -188,56 +188,6 @@ impl StoreSource {
     }
 }
 
-impl StoreSource {
-    /// Deletes every object under `storage`'s bucket prefix (whole path segments: a prefix
-    /// `a/pr-1` never touches `a/pr-12/...`), and nothing else: each listed key is checked to
-    /// lie under the prefix before it is deleted. Returns how many objects were deleted; an
-    /// erasure that fails part-way is taken up again by the next call, which lists only what
-    /// is left. Unbounded in time: each request is bounded by the client's timeout.
-    pub async fn erase_prefix(&self, storage: &ResolvedStorage) -> Result<u64, String> {
-        use futures::{StreamExt, TryStreamExt};
-        let prefix = storage.bucket.prefix.trim_matches('/').to_string();
-        if prefix.is_empty() {
-            return Err(format!(
-                "refusing to empty {}: it is a whole bucket, not a prefix",
-                storage.bucket
-            ));
-        }
-        let under = format!("{prefix}/");
-        let describe = |e: &object_store::Error| crate::buckets::store_errors::describe(e);
-        let keys: Vec<Path> = self
-            .store
-            .list(Some(&Path::from(prefix.as_str())))
-            .map_ok(|meta| meta.location)
-            .try_collect()
-            .await
-            .map_err(|e| format!("listing {}: {}", storage.bucket, describe(&e)))?;
-        if let Some(outside) = keys.iter().find(|k| !k.as_ref().starts_with(&under)) {
-            return Err(format!(
-                "listing {} returned {outside}, outside the prefix: nothing was deleted",
-                storage.bucket
-            ));
-        }
-        let count = keys.len() as u64;
-        let paths = futures::stream::iter(keys.into_iter().map(Ok)).boxed();
-        let mut deletes = self.store.delete_stream(paths);
-        while let Some(deleted) = deletes.next().await {
-            match deleted {
-                // Gone already: a previous erasure, or the store's own lifecycle, got to it.
-                Ok(_) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => {
-                    return Err(format!(
-                        "deleting under {}: {}",
-                        storage.bucket,
-                        describe(&e)
-                    ));
-                }
-            }
-        }
-        Ok(count)
-    }
-}
-
 #[async_trait]
 impl PointerSource for StoreSource {
     async fn read(&self, storage: &ResolvedStorage, etag: Option<&str>) -> PointerRead {
@@ -293,7 +243,7 @@ impl PointerSource for StoreSource {
 /// store gives is checked before any of the body is read, and the body is cut off past the
 /// limit (a store that sends more than it said, or never stops). What is read is never more
 /// than the limit and one chunk.
-async fn bounded(found: GetResult, url: &str, limit: u64) -> Result<Vec<u8>, String> {
+pub(super) async fn bounded(found: GetResult, url: &str, limit: u64) -> Result<Vec<u8>, String> {
     let size = found.meta.size;
     if size > limit {
         return Err(format!(

@@ -3,6 +3,7 @@
 //! stopped, prefix emptied, fleet deleted) at its TTL or when it is deleted.
 
 pub mod child;
+pub mod claim;
 pub mod context;
 pub mod finalizer;
 pub mod lifetime;

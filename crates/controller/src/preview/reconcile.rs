@@ -7,7 +7,7 @@ use crate::preview::context::Context;
 use crate::preview::lifetime::{self, PreviewVerdict};
 use crate::preview::retire::{self, Retired};
 use crate::preview::status::{self, Stage};
-use crate::preview::{child, finalizer};
+use crate::preview::{child, claim, finalizer};
 use crate::shared::retry;
 use crate::status::note::Note;
 use celld_api::reasons::Reason;
@@ -48,10 +48,15 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
     if preview.metadata.deletion_timestamp.is_some() {
         return deleting(ctx, &api, preview, parent.as_ref(), ours).await;
     }
-    let phase = ctx.written.newest(preview).map(|s| s.phase);
-    if phase == Some(PreviewPhase::Expired) {
+    let newest = ctx
+        .written
+        .newest(preview)
+        .or_else(|| preview.status.clone());
+    if newest.as_ref().map(|s| s.phase) == Some(PreviewPhase::Expired) {
         return Ok(Action::await_change());
     }
+    let mut claimed = newest.and_then(|s| s.claimed_bucket);
+    let refusal: String;
     finalizer::hold(&api, preview).await?;
     let now = Timestamp::now();
     let verdict = lifetime::judge(preview, parent.as_ref(), now);
@@ -74,10 +79,25 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
                     Stage::NameTaken
                 } else {
                     let wanted = child::render(parent, policy, preview);
-                    if !ours.is_some_and(|live| child::up_to_date(live, &wanted)) {
-                        apply(ctx, &ns, &wanted).await?;
+                    // The prefix is claimed before anything can write to it.
+                    let claim = match &claimed {
+                        Some(_) => Ok(()),
+                        None => claim::claim(ctx, preview, &wanted)
+                            .await
+                            .map(|bucket| claimed = Some(bucket)),
+                    };
+                    match claim {
+                        Err(why) => {
+                            refusal = why;
+                            Stage::Refused(Reason::PrefixTaken, &refusal)
+                        }
+                        Ok(()) => {
+                            if !ours.is_some_and(|live| child::up_to_date(live, &wanted)) {
+                                apply(ctx, &ns, &wanted).await?;
+                            }
+                            Stage::Serving(ours)
+                        }
                     }
-                    Stage::Serving(ours)
                 }
             }
             PreviewVerdict::Refused {
@@ -88,7 +108,11 @@ async fn reconcile_preview(preview: &CelldPreview, ctx: &Context) -> Result<Acti
     ctx.status
         .publish(
             preview,
-            |previous| status::compute(preview, previous, &verdict, stage, now),
+            |previous| {
+                let mut status = status::compute(preview, previous, &verdict, stage, now);
+                status.claimed_bucket = status.claimed_bucket.or_else(|| claimed.clone());
+                status
+            },
             status::notes,
         )
         .await?;

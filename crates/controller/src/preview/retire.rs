@@ -3,12 +3,11 @@
 //! or by another replica): a stopped fleet is not patched again, an emptied prefix lists
 //! nothing, a deleted fleet is not found.
 
-use crate::buckets::object_store::StoreSource;
-use crate::buckets::resolve::resolve_storage;
+use crate::buckets::preview_prefix::Holder;
 use crate::cache::caches;
 use crate::error::Error;
-use crate::preview::child;
 use crate::preview::context::Context;
+use crate::preview::{child, claim};
 use celld_api::labels::SOURCE_SUSPENDED;
 use celld_api::{BucketUrl, CelldFleet, CelldPreview};
 use kube::api::{DeleteParams, Patch, PatchParams};
@@ -102,18 +101,30 @@ pub async fn retire(
         let policy = parent.spec.previews.as_ref()?;
         Some(child::render(parent, policy, preview))
     });
-    let written = preview.status.as_ref().and_then(|s| s.bucket.clone());
-    let removed = match writer {
-        Some(writer) => match erase(ctx, &ns, &name, &writer, parent).await? {
-            Ok(n) => n,
-            Err(retired) => return Ok(retired),
-        },
-        None if written.is_none() => 0,
-        None => {
+    let status = ctx
+        .written
+        .newest(preview)
+        .or_else(|| preview.status.clone())
+        .unwrap_or_default();
+    let removed = match (writer, status.claimed_bucket) {
+        (Some(writer), Some(claimed)) => {
+            match erase(ctx, preview, &claimed, &writer, parent).await? {
+                Ok(n) => n,
+                Err(retired) => return Ok(retired),
+            }
+        }
+        // Never claimed: its fleet was never made, so nothing was written.
+        (_, None) if ours.is_none() => 0,
+        (_, None) => {
             return Ok(Retired::Stuck(format!(
-                "neither CelldFleet {name} nor CelldFleet {} (with spec.previews) is left to say how to reach {}: delete its objects by hand",
-                preview.spec.fleet,
-                written.unwrap_or_default()
+                "the operator never claimed a prefix for the preview, so it empties none: delete the objects under {} by hand",
+                status.bucket.unwrap_or_else(|| "its prefix".into())
+            )));
+        }
+        (None, Some(claimed)) => {
+            return Ok(Retired::Stuck(format!(
+                "neither CelldFleet {name} nor CelldFleet {} (with spec.previews) is left to say how to reach {claimed}: delete its objects by hand",
+                preview.spec.fleet
             )));
         }
     };
@@ -171,59 +182,86 @@ fn waiting_for_nodes(name: &str) -> Retired {
     }
 }
 
-/// Empties the prefix `writer` (the preview's fleet, live or as rendered) wrote to: the
-/// number of objects deleted, or how the retirement stands when it could not.
+/// Empties the prefix claimed for the preview `name` (`claimed`, from its status), reached with
+/// the connection of `writer` (the preview's fleet, live or as rendered): the number of objects
+/// deleted, or how the retirement stands when it could not. Nothing is deleted while the
+/// marker there is not the preview's, while another fleet keeps its data at or under the
+/// prefix, or where the prefix is not a preview's apart from `parent`'s.
 async fn erase(
     ctx: &Context,
-    ns: &str,
-    name: &str,
+    preview: &CelldPreview,
+    claimed: &str,
     writer: &CelldFleet,
     parent: Option<&CelldFleet>,
 ) -> Result<Result<u64, Retired>, Error> {
-    let bucket_text = &writer.spec.object_storage.bucket;
-    let bucket = match BucketUrl::parse(bucket_text) {
+    let ns = preview.namespace().unwrap_or_default();
+    let name = preview.name_any();
+    let bucket = match BucketUrl::parse(claimed) {
         Ok(b) => b,
         Err(e) => return Ok(Err(Retired::Stuck(e.to_string()))),
     };
     let parent_bucket = parent.and_then(|p| BucketUrl::parse(&p.spec.object_storage.bucket).ok());
-    if let Err(why) = erasable(&bucket, ns, name, parent_bucket.as_ref()) {
+    if let Err(why) = erasable(&bucket, &ns, &name, parent_bucket.as_ref()) {
         return Ok(Err(Retired::Stuck(why)));
     }
-    let resolved = match resolve_storage(
-        &ctx.shared.caches,
-        &ctx.shared.secrets,
-        &ctx.shared.client,
-        ns,
-        writer,
-    )
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => {
-            return Ok(Err(Retired::Stuck(format!(
-                "the connection to {bucket_text} does not resolve: {e}"
-            ))));
-        }
-    };
-    let source = match StoreSource::new(
-        &resolved.storage,
-        resolved.secret.as_deref(),
-        &ctx.shared.settings.store_endpoints,
-        ctx.shared.settings.s3_timeout,
-    ) {
-        Ok(s) => s,
-        Err(e) => {
-            return Ok(Err(Retired::Stuck(format!(
-                "no client for {bucket_text}: {e}"
-            ))));
-        }
-    };
-    Ok(match source.erase_prefix(&resolved.storage).await {
-        Ok(n) => Ok(n),
-        Err(e) => Err(Retired::Waiting {
-            why: format!("the objects under {bucket_text} to be deleted ({e})"),
+    if let Some(inside) = fleet_inside(ctx, &bucket, &ns, &name) {
+        return Ok(Err(Retired::Waiting {
+            why: format!(
+                "{inside} to keep its data elsewhere: it is at or under {bucket}, which nothing empties while a fleet uses it"
+            ),
             again: ERASE_RETRY,
-        }),
+        }));
+    }
+    // The claimed prefix, with the writer's connection.
+    let mut writer = writer.clone();
+    writer.spec.object_storage.bucket = claimed.to_string();
+    let (source, storage) = match claim::reach(ctx, &ns, &writer).await {
+        Ok(reached) => reached,
+        Err(why) => return Ok(Err(Retired::Stuck(why))),
+    };
+    let uid = preview.uid().unwrap_or_default();
+    let waiting = |e: String| Retired::Waiting {
+        why: format!("the objects under {claimed} to be deleted ({e})"),
+        again: ERASE_RETRY,
+    };
+    match source.prefix_holder(&storage, &uid).await {
+        Ok(Holder::This) => {}
+        // An erasure that finished deleted the marker last: nothing is left.
+        Ok(Holder::Nobody) => {
+            return Ok(match source.prefix_is_empty(&storage).await {
+                Ok(true) => Ok(0),
+                Ok(false) => Err(Retired::Stuck(format!(
+                    "{claimed} holds objects but no marker of this preview: nothing was deleted; delete them by hand if they are the preview's"
+                ))),
+                Err(e) => Err(waiting(e)),
+            });
+        }
+        Ok(Holder::Another(who)) => {
+            return Ok(Err(Retired::Stuck(format!(
+                "{claimed} is claimed by {who}, not this preview: nothing was deleted"
+            ))));
+        }
+        Err(e) => return Ok(Err(waiting(e))),
+    }
+    Ok(source.erase_prefix(&storage).await.map_err(waiting))
+}
+
+/// Another fleet (of any namespace the operator sees, a preview's included) whose bucket is
+/// `bucket` or under it, as `CelldFleet NS/NAME`; the preview `ns`/`name`'s own is not one.
+fn fleet_inside(ctx: &Context, bucket: &BucketUrl, ns: &str, name: &str) -> Option<String> {
+    let prefix = bucket.prefix.trim_matches('/');
+    ctx.shared.caches.fleets.state().iter().find_map(|guard| {
+        let fleet = guard.0.as_ref().ok()?;
+        let (fleet_ns, fleet_name) = (fleet.namespace().unwrap_or_default(), fleet.name_any());
+        if fleet_ns == ns && fleet_name == name {
+            return None;
+        }
+        let theirs = BucketUrl::parse(&fleet.spec.object_storage.bucket).ok()?;
+        let at = theirs.prefix.trim_matches('/');
+        let inside = theirs.scheme == bucket.scheme
+            && theirs.name == bucket.name
+            && (at == prefix || at.starts_with(&format!("{prefix}/")));
+        inside.then(|| format!("CelldFleet {fleet_ns}/{fleet_name}"))
     })
 }
 

@@ -74,6 +74,7 @@ pub fn compute(
         expires_at: verdict.expires_at().map(Time),
         version: previous.version.clone(),
         expired_at: previous.expired_at.clone(),
+        claimed_bucket: previous.claimed_bucket.clone(),
         ..CelldPreviewStatus::default()
     };
     let (phase, ready, data) = match stage {

@@ -91,7 +91,7 @@ async fn a_preview_serves_its_own_fleet_until_its_ttl_then_loses_it_and_its_pref
         "{removed:?}"
     );
     assert!(
-        removed.message.contains("deleted 3 object(s)"),
+        removed.message.contains("deleted 4 object(s)"),
         "{}",
         removed.message
     );
@@ -164,8 +164,8 @@ async fn an_operator_replaced_during_an_expiry_finishes_it_once() {
     op.stop().await;
     assert_eq!(
         s.keys(&s.preview_prefix("pr-5")).await.len(),
-        3,
-        "nothing deleted while a node runs"
+        4,
+        "nothing deleted while a node runs (three objects and the claim's marker)"
     );
 
     let _op2 = start_operator(&s.env, &s.nodes, "op-2").await;

@@ -4,10 +4,12 @@
 //! prefix (`pr-12` beside `pr-1`) and the previewed fleet's own prefix survive. Admission
 //! refuses a preview of a fleet that does not allow previews, a TTL above the fleet's maximum
 //! and a name another fleet has; a deleted preview takes its fleet and data with it; an
-//! operator replaced during an expiry finishes it once.
+//! operator replaced during an expiry finishes it once. The prefix emptied is the one claimed
+//! (with a marker) when the preview's fleet was made.
 
 mod admission;
 mod deletion;
+mod erasure;
 mod expiry;
 mod harness;
 
