@@ -12,7 +12,7 @@ help: ## list the targets
 	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 ## Build, generated files and tests ----------------------------------------------------
-.PHONY: build manifests verify lint check-structure test test-unit faults-report check-docs demo demo-down bench
+.PHONY: build manifests verify lint check-structure check-pod-templates test test-unit faults-report check-docs demo demo-down bench
 build: ## build every crate (debug)
 	$(CARGO) build --workspace --locked
 
@@ -33,7 +33,10 @@ check-structure: ## no import circle between the modules of a crate, nor between
 	python3 hack/check-structure.py --self-test
 	python3 hack/check-structure.py
 
-test: check-sources testenv lint check-structure verify ## everything: fresh-source check, lints, module structure, drift, unit and integration tests on the local control plane, the object store emulators' semantics, docs and packaging checks
+check-pod-templates: ## every node pod template golden is recorded, and a changed one comes with its "Upgrading the operator" line (hack/check-pod-templates.py)
+	python3 hack/check-pod-templates.py
+
+test: check-sources testenv lint check-structure check-pod-templates verify ## everything: fresh-source check, lints, module structure, drift, unit and integration tests on the local control plane, the object store emulators' semantics, docs and packaging checks
 	$(TESTENV)/with-cluster.sh $(SHELL) $(.SHELLFLAGS) '$(MAKE) --no-print-directory check-object-stores && $(CARGO) test --workspace --all-targets --locked'
 	$(MAKE) check-docs
 	$(MAKE) check-packaging

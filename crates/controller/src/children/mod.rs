@@ -162,3 +162,5 @@ impl Desired<'_> {
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+#[cfg(test)]
+mod golden_pod_templates;
