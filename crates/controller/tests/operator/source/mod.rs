@@ -8,6 +8,7 @@
 mod deadline;
 mod drift;
 mod harness;
+mod job_name_taken;
 mod publishing;
 mod retries;
 mod slow_down;
