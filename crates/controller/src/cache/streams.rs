@@ -14,7 +14,9 @@ use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::OwnerIndex;
 use futures::{Stream, StreamExt, TryStreamExt, future};
 use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ApiResource, DynamicObject};
+use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
@@ -23,6 +25,9 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::{debug, warn};
+
+/// The metadata of a Secret, as cached.
+pub type SecretMeta = PartialObjectMeta<Secret>;
 
 /// A kind the controllers watch.
 pub trait Watched:
@@ -278,17 +283,46 @@ impl WatchStreams {
         detached(without_errors(name.to_string(), items))
     }
 
+    /// The metadata of the Secrets, kept by the watch `name` as [`secret_metadata`] trims it,
+    /// delivered to two consumers like [`cached_shared`](Self::cached_shared)'s.
+    pub fn cached_secrets(
+        &self,
+        name: &str,
+        config: watcher::Config,
+    ) -> (Store<SecretMeta>, Items<SecretMeta>, Items<SecretMeta>) {
+        let (store, items) = self.cache_trimmed(name, config, None, secret_metadata);
+        let [first, second] = fanned(items);
+        (store, first, second)
+    }
+
     /// The cache and the objects applied or deleted, not yet driven by a task.
     fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
         self.cache_indexed(name, config, None)
     }
 
-    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given.
+    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given. Field
+    /// managers are dropped, but for a writer through the scale subresource (a
+    /// HorizontalPodAutoscaler, `kubectl scale`): spec.autoscaling names it.
     fn cache_indexed<K: Watched>(
         &self,
         name: &str,
         config: watcher::Config,
         owners: Option<Arc<OwnerIndex>>,
+    ) -> (Store<K>, Items<K>) {
+        self.cache_trimmed(name, config, owners, |object: &mut K| {
+            object
+                .managed_fields_mut()
+                .retain(|m| m.subresource.as_deref() == Some("scale"));
+        })
+    }
+
+    /// [`cache_indexed`](Self::cache_indexed), each object trimmed by `trim` before it is kept.
+    fn cache_trimmed<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        owners: Option<Arc<OwnerIndex>>,
+        trim: fn(&mut K),
     ) -> (Store<K>, Items<K>) {
         let (store, writer) = reflector::store();
         let mut cache = CacheWriter::new(writer);
@@ -298,13 +332,7 @@ impl WatchStreams {
         }
         let items = watcher(self.api::<K>(name), config)
             .backoff(watch_backoff())
-            // Field managers are dropped, but for a writer through the scale subresource (a
-            // HorizontalPodAutoscaler, `kubectl scale`): spec.autoscaling names it.
-            .modify(|object| {
-                object
-                    .managed_fields_mut()
-                    .retain(|m| m.subresource.as_deref() == Some("scale"));
-            })
+            .modify(trim)
             .inspect_ok(move |event| cache.apply(event))
             .inspect(move |event| {
                 if let (Some(owners), Ok(event)) = (&owners, event) {
@@ -317,6 +345,18 @@ impl WatchStreams {
             .touched_objects();
         (store, without_errors(name.to_string(), items))
     }
+}
+
+/// What the operator keeps of a Secret's metadata: its name, namespace, uid, labels and
+/// resourceVersion. Its annotations go: `kubectl apply` keeps the whole Secret, values
+/// included, in `kubectl.kubernetes.io/last-applied-configuration`. So do its field managers,
+/// owners and finalizers, which no reconcile reads.
+pub fn secret_metadata(secret: &mut SecretMeta) {
+    let meta = &mut secret.metadata;
+    meta.annotations = None;
+    meta.managed_fields = None;
+    meta.owner_references = None;
+    meta.finalizers = None;
 }
 
 #[cfg(test)]

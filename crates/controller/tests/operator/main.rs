@@ -87,6 +87,7 @@ mod refused_child;
 mod resync_budget;
 mod routes;
 mod scale;
+mod secret_metadata;
 mod shutdown;
 mod source;
 mod source_flux;

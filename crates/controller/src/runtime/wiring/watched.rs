@@ -88,7 +88,7 @@ impl Watched {
         // The Secrets' metadata tells which fleets and stores to look at again and whether a
         // Secret changed since its contents were last read.
         let (secrets, secrets_for_fleets, secrets_for_stores) =
-            streams.cached_shared::<PartialObjectMeta<Secret>>("Secret", config);
+            streams.cached_secrets("Secret", config);
         Self {
             fleets,
             fleets_moved,
