@@ -4,6 +4,7 @@ use crate::buckets::object_store::StoreEndpoints;
 use crate::cache::health::WatchSettings;
 use crate::children::OperatorPods;
 use crate::leadership::lease_fence::Leader;
+use crate::shared::own_identity::OwnIdentity;
 use crate::shared::settings::PublicServiceFirst;
 use crate::shared::settings::Settings;
 use clap::{Parser, ValueEnum};
@@ -155,6 +156,14 @@ pub struct Args {
     #[arg(long, env = "PUBLIC_SERVICE_FIRST", value_enum, default_value = "auto")]
     pub public_service_first: PublicServiceFirst,
 
+    /// Namespaces whose fleets without a credentials Secret the operator reads (their
+    /// deployment pointer and manifests) with its own cloud identity: `*` for every namespace,
+    /// or names separated by commas. Default: none, since that identity would otherwise read
+    /// any bucket it reaches for any tenant; such fleets then say the operator has no
+    /// credentials for their bucket.
+    #[arg(long, env = "OWN_IDENTITY_NAMESPACES", default_value = "", value_parser = OwnIdentity::parse)]
+    pub own_identity_namespaces: OwnIdentity,
+
     /// Seconds after which the API server ends each watch (the operator resumes it from its last
     /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
     #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
@@ -216,6 +225,7 @@ impl Args {
             resyncs_per_second: self.resyncs_per_second,
             full_every: Duration::from_secs(self.full_reconcile_seconds),
             public_service_first: self.public_service_first,
+            own_identity: self.own_identity_namespaces.clone(),
         }
     }
 

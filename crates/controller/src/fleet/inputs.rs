@@ -24,6 +24,7 @@ use crate::fleet::status::observation::Route;
 use crate::nodes::adoption::Reading;
 use crate::nodes::fences::Fence;
 use crate::nodes::reads::FleetNodes;
+use crate::shared::own_identity::OwnIdentity;
 use crate::source::terms::Decision;
 use crate::upgrade::decide::{self, Probed, Upgrade};
 use crate::upgrade::held;
@@ -164,7 +165,14 @@ async fn read_bucket(
     // A deploy Job that ended changed the pointer: read it afresh.
     let fresh = annotations_hash(fleet)
         ^ u64::from(source_read.as_ref().is_some_and(SourceRead::job_ended));
+    let own_identity = secret.is_none() && !ctx.shared.settings.own_identity.allows(&id.namespace);
     let pointer = match &client {
+        _ if own_identity => Pointer::NoCredentials(OwnIdentity::refusal(
+            &storage
+                .bucket
+                .object_url(crate::buckets::pointer::POINTER_KEY),
+            &id.namespace,
+        )),
         Ok(client) => {
             ctx.reads
                 .pointers

@@ -6,6 +6,7 @@ use crate::buckets::object_store::StoreSource;
 use crate::buckets::preview_prefix::{Holder, Marker};
 use crate::buckets::resolve::resolve_storage;
 use crate::preview::context::Context;
+use crate::shared::own_identity::OwnIdentity;
 use celld_api::{CelldFleet, CelldPreview, ResolvedStorage};
 use kube::ResourceExt;
 
@@ -26,6 +27,9 @@ pub async fn reach(
     )
     .await
     .map_err(|e| format!("the connection to {bucket} does not resolve: {e}"))?;
+    if resolved.secret.is_none() && !ctx.shared.settings.own_identity.allows(ns) {
+        return Err(OwnIdentity::refusal(bucket, ns));
+    }
     let source = StoreSource::new(
         &resolved.storage,
         resolved.secret.as_deref(),

@@ -6,6 +6,7 @@
 
 pub mod backoff;
 pub mod context;
+pub mod own_identity;
 pub mod resync_budget;
 pub mod resync_grid;
 pub mod retry;

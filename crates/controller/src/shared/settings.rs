@@ -2,6 +2,7 @@
 
 use crate::buckets::object_store::StoreEndpoints;
 use crate::children::OperatorPods;
+use crate::shared::own_identity::OwnIdentity;
 use std::time::Duration;
 
 /// The longest a fleet goes without a full reconcile, up to 3,000 fleets, by default
@@ -64,6 +65,9 @@ pub struct Settings {
     pub full_every: Duration,
     /// When a new fleet's pods wait for its public Service.
     pub public_service_first: PublicServiceFirst,
+    /// The namespaces whose fleets without a credentials Secret the operator reads with its
+    /// own cloud identity.
+    pub own_identity: OwnIdentity,
 }
 
 impl Default for Settings {
@@ -88,6 +92,7 @@ impl Default for Settings {
             resyncs_per_second: 50,
             full_every: FULL_EVERY,
             public_service_first: PublicServiceFirst::Auto,
+            own_identity: OwnIdentity::Nowhere,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::support::*;
 use celld_operator::buckets::object_store::StoreEndpoints;
+use celld_operator::shared::own_identity::OwnIdentity;
 use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::EnvVar;
@@ -17,6 +18,9 @@ pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, 
         gcs: Some(gcs.endpoint.clone()),
         azure_blob: Some(azure.blob_endpoint.clone()),
     };
+    // The fleets of these tests without a credentials Secret are read with the operator's own
+    // identity, which finds none here.
+    settings.own_identity = OwnIdentity::In([env.namespace().to_string()].into());
     let op = start(operator_client(&env).await, settings);
     (env, op, gcs, azure)
 }

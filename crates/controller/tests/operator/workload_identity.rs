@@ -33,7 +33,12 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
     )
     .await;
 
-    wait_no_operator_credentials(&env, "api", &bucket).await;
+    let fleet = wait_no_operator_credentials(&env, "api", &bucket).await;
+    let said = message(&fleet, "Deployed");
+    assert!(
+        said.contains("the operator's own identity gave none"),
+        "its own identity was tried (the namespace is listed): {said}"
+    );
     wait_condition(
         &env,
         "api",
@@ -160,7 +165,11 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
 
 /// Waits until fleet `name` says the operator has no credentials for the pointer in `bucket`
 /// (the fleet names no credentials Secret).
-async fn wait_no_operator_credentials(env: &celld_testkit::TestEnv, name: &str, bucket: &str) {
+async fn wait_no_operator_credentials(
+    env: &celld_testkit::TestEnv,
+    name: &str,
+    bucket: &str,
+) -> celld_api::CelldFleet {
     let fleet = wait_condition(
         env,
         name,
@@ -182,4 +191,35 @@ async fn wait_no_operator_credentials(env: &celld_testkit::TestEnv, name: &str, 
         "{}",
         deployed.message
     );
+    fleet
+}
+
+#[tokio::test]
+async fn the_operators_own_identity_reads_no_bucket_for_an_unlisted_namespace() {
+    // Started without --own-identity-namespaces.
+    let (env, op) = env_with_operator("own-identity").await;
+    let s3 = env.s3().expect("S3 settings");
+    let prefix = prefix(&s3, "own-identity");
+    publish_pointer(&s3, &prefix, "00000000000000e5").await;
+    let bucket = format!("s3://{}/{prefix}", s3.bucket);
+    apply_fleet(
+        &env,
+        &crate::support::fleet(
+            "tenant",
+            json!({"objectStorage": {"bucket": bucket, "endpoint": s3.endpoint, "region": s3.region, "allowHTTP": true}, "serviceAccountName": "celld"}),
+        )
+        .expect("a valid CelldFleet"),
+    )
+    .await;
+    let fleet = wait_no_operator_credentials(&env, "tenant", &bucket).await;
+    let said = message(&fleet, "Deployed");
+    assert!(
+        said.contains(&format!(
+            "the operator reads buckets with its own cloud identity only for the namespaces of its --own-identity-namespaces flag, which has not {}: set the fleet's spec.objectStorage.credentialsSecretRef",
+            env.namespace()
+        )),
+        "{said}"
+    );
+    op.stop().await;
+    env.cleanup().await.expect("cleanup");
 }
