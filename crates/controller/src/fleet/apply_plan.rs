@@ -15,13 +15,15 @@ use crate::fleet::name_claim;
 use crate::fleet::plan::Plan;
 use crate::fleet::service_ports;
 use crate::fleet::ssa::{self, Outcome};
+use crate::locks::lock;
 use celld_api::labels;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Service;
 use kube::api::PostParams;
 use kube::{Api, ResourceExt};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How often a Service's ports are read and repaired when it keeps changing in between.
@@ -76,6 +78,9 @@ struct Children<'a> {
     ns: &'a str,
     uid: &'a str,
     selector: String,
+    /// Whose the names of the children the caches do not hold are, read from the API server
+    /// all at once before the first apply (see [`Children::look_up`]), by `Kind/name`.
+    looked_up: Mutex<HashMap<String, Result<Option<String>, Error>>>,
 }
 
 fn kind<K: Child>() -> String {
@@ -130,9 +135,13 @@ impl Children<'_> {
         live: Option<K>,
         done: &mut Done,
     ) -> Result<Option<K>, ()> {
+        let looked_up = lock(&self.looked_up).remove(&format!("{}/{name}", kind::<K>()));
         let holder = match &live {
             Some(live) => name_claim::foreign(live, self.uid),
-            None => match name_claim::taken(&self.api::<K>(), name, self.uid).await {
+            None => match match looked_up {
+                Some(found) => found,
+                None => name_claim::taken(&self.api::<K>(), name, self.uid).await,
+            } {
                 Ok(holder) => holder,
                 Err(e) => {
                     done.fail::<K>(name, "read", &e);
@@ -147,6 +156,43 @@ impl Children<'_> {
                     .push(Failure::name_taken(&kind::<K>(), name, self.ns, &holder));
                 Err(())
             }
+        }
+    }
+
+    /// Whose the name of `child` is, read from the API server, unless the cache holds it (or
+    /// `live` is given): the lookup [`claim`](Self::claim) would make, made ahead.
+    async fn lookup<K: ChildKind>(
+        &self,
+        child: Option<&K>,
+        live: bool,
+    ) -> Option<(String, Result<Option<String>, Error>)> {
+        let name = child?.name_any();
+        let cache = K::cache(&self.ctx.shared.caches.children)?;
+        if live || caches::child(cache, self.ns, &name).is_some() {
+            return None;
+        }
+        let found = name_claim::taken(&self.api::<K>(), &name, self.uid).await;
+        Some((format!("{}/{name}", kind::<K>()), found))
+    }
+
+    /// Looks up, all at once, the names of the children of `plan` the caches do not hold (every
+    /// child of a new fleet): a new fleet's applies then wait for one round trip, not one per
+    /// child.
+    async fn look_up(&self, plan: &Plan, live: bool) {
+        let (policy, peer, pods, public, budget, ingress) = tokio::join!(
+            self.lookup(Some(&plan.network_policy), false),
+            self.lookup(Some(&plan.peer_service), false),
+            self.lookup(Some(&plan.statefulset), live),
+            self.lookup(Some(&plan.service), false),
+            self.lookup(plan.pod_disruption_budget.as_ref(), false),
+            self.lookup(plan.ingress.as_ref(), false),
+        );
+        let mut looked_up = lock(&self.looked_up);
+        for (key, found) in [policy, peer, pods, public, budget, ingress]
+            .into_iter()
+            .flatten()
+        {
+            looked_up.insert(key, found);
         }
     }
 
@@ -306,7 +352,9 @@ pub async fn apply(
             labels::FLEET,
             d.name
         ),
+        looked_up: Mutex::new(HashMap::new()),
     };
+    children.look_up(&plan, live.is_some()).await;
     let new = live.is_none();
     let lead = if new {
         ctx.service_lead.lead(Instant::now())
