@@ -144,7 +144,8 @@ async fn deploy_history_rollback(
 }
 
 /// A test namespace and an operator on it that reads gs:// and az:// buckets at the emulators,
-/// with `identity` in its environment (what its default credential chain finds).
+/// with `identity` in its environment (what its default credential chain finds), which it may
+/// use for the fleets of that namespace.
 async fn start(
     test: &str,
     identity: &[(&str, String)],
@@ -157,6 +158,8 @@ async fn start(
     let mut launch = Launch::on_namespace(env.namespace(), env.scratch_dir()?.join("operator.log"))
         .await?
         .emulators(&gcs, &azure);
+    // Fleets of this namespace without a credentials Secret are read with that identity.
+    launch = launch.env("OWN_IDENTITY_NAMESPACES", env.namespace().to_string());
     for (name, value) in identity {
         launch = launch.env(*name, value.clone());
     }
