@@ -14,6 +14,7 @@
 
 pub mod archive;
 pub mod args;
+pub mod celld_run;
 pub mod fan_out;
 pub mod fleet_result;
 pub mod pipeline;
