@@ -46,6 +46,19 @@ pub struct Spec {
     pub stdin: Option<Feeder>,
 }
 
+impl Spec {
+    /// `command` in `container`, its stdout and stderr captured, nothing on its stdin.
+    pub fn captured(container: &str, command: Vec<String>) -> Self {
+        Self {
+            command,
+            container: container.into(),
+            stdout: Sink::Capture,
+            stderr: Sink::Capture,
+            stdin: None,
+        }
+    }
+}
+
 /// A command that ran to its end.
 #[derive(Debug, Default)]
 pub struct Finished {

@@ -68,18 +68,12 @@ async fn run_celld_once(
         Output::Live => (Sink::StdoutKept, Sink::StderrKept),
         Output::PerFleet => (Sink::Capture, Sink::Capture),
     };
-    exec::run(
-        pods,
-        pod,
-        Spec {
-            command,
-            container: CONTAINER.into(),
-            stdout,
-            stderr,
-            stdin: None,
-        },
-    )
-    .await
+    let spec = Spec {
+        stdout,
+        stderr,
+        ..Spec::captured(CONTAINER, command)
+    };
+    exec::run(pods, pod, spec).await
 }
 
 /// Why the failed attempt `done` may pass when run again: the line of its stderr, else of its

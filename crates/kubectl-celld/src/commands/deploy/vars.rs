@@ -8,7 +8,7 @@
 //! In the pod, [`prepare`] runs `celld-bucket merge-vars` on the mounted Secrets (see
 //! [`crate::pod::vars_volume`]).
 
-use crate::cluster::exec::{self, Sink, Spec};
+use crate::cluster::exec::{self, Spec};
 use crate::cluster::fleet_context::FleetContext;
 use crate::error::{Error, Result};
 use crate::pod::job::{CONTAINER, IMAGE_SOURCE_DIR, UPLOAD_DIR};
@@ -116,18 +116,7 @@ pub async fn check(
 }
 
 async fn run(pods: &Api<Pod>, pod: &str, command: Vec<String>) -> Result<exec::Finished> {
-    exec::run(
-        pods,
-        pod,
-        Spec {
-            command,
-            container: CONTAINER.into(),
-            stdout: Sink::Capture,
-            stderr: Sink::Capture,
-            stdin: None,
-        },
-    )
-    .await
+    exec::run(pods, pod, Spec::captured(CONTAINER, command)).await
 }
 
 /// In the deploy pod: merges the mounted `secrets` into the config of the source in
