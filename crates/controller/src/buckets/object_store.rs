@@ -243,7 +243,7 @@ impl PointerSource for StoreSource {
 /// store gives is checked before any of the body is read, and the body is cut off past the
 /// limit (a store that sends more than it said, or never stops). What is read is never more
 /// than the limit and one chunk.
-pub(super) async fn bounded(found: GetResult, url: &str, limit: u64) -> Result<Vec<u8>, String> {
+async fn bounded(found: GetResult, url: &str, limit: u64) -> Result<Vec<u8>, String> {
     let size = found.meta.size;
     if size > limit {
         return Err(format!(

@@ -3,7 +3,8 @@
 //! while that marker still holds it. A prefix another preview claimed (or a preview created
 //! again under the same name) is never emptied for this one.
 
-use crate::buckets::object_store::{StoreSource, bounded};
+use crate::buckets::object_store::StoreSource;
+use crate::buckets::pointer::PointerSource;
 use crate::buckets::store_errors::describe;
 use celld_api::ResolvedStorage;
 use object_store::path::Path;
@@ -44,7 +45,7 @@ fn marker_path(storage: &ResolvedStorage) -> Result<Path, String> {
             storage.bucket
         ));
     }
-    Ok(Path::from(format!("{prefix}/{MARKER}")))
+    Ok(Path::from(storage.bucket.key(MARKER)))
 }
 
 impl StoreSource {
@@ -54,18 +55,15 @@ impl StoreSource {
         storage: &ResolvedStorage,
         uid: &str,
     ) -> Result<Holder, String> {
-        let path = marker_path(storage)?;
-        let url = format!("{}/{MARKER}", storage.bucket);
-        let found = match self
-            .store
-            .get_opts(&path, object_store::GetOptions::default())
+        marker_path(storage)?;
+        let url = storage.bucket.object_url(MARKER);
+        let Some(body) = self
+            .object(storage, MARKER, MARKER_MAX_BYTES)
             .await
-        {
-            Ok(found) => found,
-            Err(object_store::Error::NotFound { .. }) => return Ok(Holder::Nobody),
-            Err(e) => return Err(format!("reading {url}: {}", describe(&e))),
+            .map_err(|e| format!("reading {url}: {e}"))?
+        else {
+            return Ok(Holder::Nobody);
         };
-        let body = bounded(found, &url, MARKER_MAX_BYTES).await?;
         Ok(match serde_json::from_slice::<Marker>(&body) {
             Ok(marker) if marker.uid == uid => Holder::This,
             Ok(marker) => {

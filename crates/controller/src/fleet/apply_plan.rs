@@ -21,6 +21,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Service;
 use kube::api::PostParams;
+use kube::runtime::reflector::ObjectRef;
 use kube::{Api, ResourceExt};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
@@ -136,18 +137,17 @@ impl Children<'_> {
         done: &mut Done,
     ) -> Result<Option<K>, ()> {
         let looked_up = lock(&self.looked_up).remove(&format!("{}/{name}", kind::<K>()));
-        let holder = match &live {
-            Some(live) => name_claim::foreign(live, self.uid),
-            None => match match looked_up {
-                Some(found) => found,
-                None => name_claim::taken(&self.api::<K>(), name, self.uid).await,
-            } {
-                Ok(holder) => holder,
-                Err(e) => {
-                    done.fail::<K>(name, "read", &e);
-                    return Err(());
-                }
-            },
+        let holder = match (&live, looked_up) {
+            (Some(live), _) => Ok(name_claim::foreign(live, self.uid)),
+            (None, Some(found)) => found,
+            (None, None) => name_claim::taken(&self.api::<K>(), name, self.uid).await,
+        };
+        let holder = match holder {
+            Ok(holder) => holder,
+            Err(e) => {
+                done.fail::<K>(name, "read", &e);
+                return Err(());
+            }
         };
         match holder {
             None => Ok(live),
@@ -168,7 +168,9 @@ impl Children<'_> {
     ) -> Option<(String, Result<Option<String>, Error>)> {
         let name = child?.name_any();
         let cache = K::cache(&self.ctx.shared.caches.children)?;
-        if live || caches::child(cache, self.ns, &name).is_some() {
+        // Whether the cache holds it, without parsing it: `read` parses it once.
+        let cached = cache.get(&ObjectRef::new(&name).within(self.ns)).is_some();
+        if live || cached {
             return None;
         }
         let found = name_claim::taken(&self.api::<K>(), &name, self.uid).await;
