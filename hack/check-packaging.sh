@@ -5,6 +5,11 @@
 #   - the three Dockerfiles pass hadolint;
 #   - the GitHub workflows pass actionlint (with shellcheck on their run: scripts), and so does
 #     the one docs/previews.md shows (Previews from CI);
+#   - the workflows pass hack/check-workflows.py (after its self-test proves each rule refuses a
+#     bad sample): actions pinned by commit SHA, no write permission at the workflow level, each
+#     job's permissions its own, no `secrets: inherit`, no checkout that keeps its token, and the
+#     release's install manifest, rendered as release.yml renders it, runs its images by digest;
+#   - the workflows pass zizmor, a GitHub Actions security linter (offline audits);
 #   - the scripts in hack/, testenv/scripts/ and .ci/run, and the deploy Job's publish script
 #     (crates/api/src/contract/publish.sh and links.sh, POSIX sh), pass shellcheck;
 #   - versions pinned in two places agree (esbuild, zig, cargo-zigbuild, Rust);
@@ -57,6 +62,21 @@ actionlint_workflows() {
   local actionlint shellcheck
   actionlint=$(tool actionlint) shellcheck=$(tool shellcheck)
   "$actionlint" -shellcheck "$shellcheck" -pyflakes= .github/workflows/*.yml
+}
+
+# hack/check-workflows.py proves each rule on a bad sample first, then checks the workflows and
+# renders the release manifests with made-up digests.
+workflow_rules() {
+  local pyyaml; pyyaml=$(tool pyyaml)
+  PYTHONPATH="$pyyaml${PYTHONPATH:+:$PYTHONPATH}" python3 hack/check-workflows.py --self-test &&
+    PYTHONPATH="$pyyaml${PYTHONPATH:+:$PYTHONPATH}" python3 hack/check-workflows.py
+}
+
+# zizmor's offline audits (no GitHub API); its ignores are inline `# zizmor: ignore[...]` comments,
+# each with its reason beside it.
+zizmor_workflows() {
+  local zizmor; zizmor=$(tool zizmor)
+  "$zizmor" --offline --no-progress --color=never .github/
 }
 
 # The workflow docs/previews.md shows under "Previews from CI": its first ```yaml block.
@@ -170,6 +190,8 @@ kustomize_builds() {
 check "hadolint: Dockerfile, deployer.Dockerfile, poc/deployer.Dockerfile" hadolint_dockerfiles
 check "actionlint: .github/workflows" actionlint_workflows
 check "actionlint: the workflow of docs/previews.md" docs_workflow
+check "workflows pinned and least-privileged, release manifests by digest (hack/check-workflows.py)" workflow_rules
+check "zizmor: .github" zizmor_workflows
 check "shellcheck: hack/*.sh, testenv/scripts/*.sh, .ci/run, publish.sh" shellcheck_scripts
 check "pinned versions agree" pins_agree
 check "the deployer image holds the bucket agent the plugin runs" deployer_bucket_agent
