@@ -35,7 +35,7 @@ OPERATOR = TARGET_DIR / "debug" / "celld-operator"
 EXTERNAL = {
     "curl", "docker", "kind", "git", "sha256sum", "shasum", "chmod", "sudo", "mv", "grep", "echo",
     "export", "set", "source", ".", "cd", "jq", "celld", "tee", "head", "cat", "sed", "awk", "uname",
-    "tr",
+    "tr", "cosign", "gh",
 }
 KUBECTL_EXTERNAL_PLUGINS = {"krew"}
 SHELL_BLOCK = re.compile(r"^```(sh|bash|shell|console)\s*$")
