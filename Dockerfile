@@ -10,6 +10,8 @@
 #   docker buildx build --platform linux/amd64,linux/arm64 -t ghcr.io/anthaathi/celld-operator:dev .
 
 ARG RUST_VERSION=1.95
+# A release passes RUNTIME_IMAGE by digest (NAME:TAG@sha256:...), resolved from this tag and
+# checked by .github/workflows/release.yml, so the image is built on the base that run checked.
 ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 
 FROM --platform=$BUILDPLATFORM rust:${RUST_VERSION}-bookworm AS build

@@ -20,6 +20,11 @@
 #
 #   docker build -f deployer.Dockerfile --build-arg CELLD_IMAGE=ghcr.io/denoland/celld:v0.5.1 -t celld-deployer:v0.5.1 .
 
+# A release builds every deployer on its celld by digest (NAME:TAG@sha256:...): for each celld
+# release .github/workflows/release.yml resolves the tag with `docker buildx imagetools inspect`,
+# checks the digest's form, and passes CELLD_IMAGE=NAME:TAG@DIGEST (and checks this default's
+# digest still resolves). hack/check-workflows.py (make check-packaging) refuses a release
+# workflow that passes a base image by tag, and this default without its digest.
 ARG CELLD_IMAGE=ghcr.io/denoland/celld:v0.6.0@sha256:e188a7f2bb0b8cec9fb04ee4c3d1ed7cca0ea0419519ae2a9ba36e5b6fe5161b
 ARG NODE_IMAGE=node:22-bookworm-slim
 ARG RUST_VERSION=1.95
