@@ -2,6 +2,7 @@
 
 use crate::buckets::object_store::StoreEndpoints;
 use crate::cache::health::WatchSettings;
+use crate::cache::watch_scope::WatchScope;
 use crate::children::OperatorPods;
 use crate::leadership::lease_fence::Leader;
 use crate::shared::own_identity::OwnIdentity;
@@ -25,9 +26,11 @@ pub enum LogFormat {
 #[derive(Debug, Parser)]
 #[command(version, about, long_about = None)]
 pub struct Args {
-    /// Watch only this namespace (default: every namespace).
-    #[arg(long, env = "WATCH_NAMESPACE")]
-    pub namespace: Option<String>,
+    /// Watch only these namespaces, separated by commas (default: every namespace): each is
+    /// watched on its own, so the operator needs permissions in these namespaces only (the
+    /// namespace-scoped install's Roles).
+    #[arg(long, alias = "namespace", env = "WATCH_NAMESPACES", default_value = "", value_parser = WatchScope::parse)]
+    pub namespaces: WatchScope,
 
     /// Address of the /healthz, /readyz and /metrics endpoints.
     #[arg(long, env = "METRICS_ADDR", default_value = "0.0.0.0:8080")]
@@ -200,7 +203,7 @@ impl Args {
     /// The controller settings these flags describe.
     pub fn settings(&self) -> Settings {
         Settings {
-            namespace: self.namespace.clone(),
+            namespaces: self.namespaces.clone(),
             resync: Duration::from_secs(self.resync_seconds.max(1)),
             pending_resync: Duration::from_secs(self.pending_resync_seconds.max(1)),
             s3_timeout: Duration::from_secs(self.s3_timeout_seconds.max(1)),
@@ -256,7 +259,7 @@ mod tests {
     fn defaults_elect_a_leader_and_watch_everything() {
         let args = Args::try_parse_from(["celld-operator", "--identity", "pod-a"]).unwrap();
         let settings = args.settings();
-        assert_eq!(settings.namespace, None);
+        assert_eq!(settings.namespaces, WatchScope::All);
         assert_eq!(settings.resync, Duration::from_secs(60));
         assert_eq!(
             (settings.concurrency, settings.debounce),
@@ -311,7 +314,7 @@ mod tests {
             "json",
         ])
         .unwrap();
-        assert_eq!(args.settings().namespace.as_deref(), Some("apps"));
+        assert_eq!(args.settings().namespaces, WatchScope::one("apps"));
         assert!(args.leader().is_none());
         assert!(matches!(args.log_format, LogFormat::Json));
     }

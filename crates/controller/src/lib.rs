@@ -24,7 +24,8 @@
 //! - [`source`] (spec.source, pure) and [`upgrade`] (the pure rollout decision).
 //!
 //! The files at the root are the vocabulary they share: flags ([`args`]), errors
-//! ([`error`]), failures ([`failure`]), metrics ([`metrics`]), RBAC ([`rbac`]), the one lock
+//! ([`error`]), failures ([`failure`]), metrics ([`metrics`]), RBAC ([`rbac`]) and the admission guard on the operator's
+//! own identity ([`guard`]), the one lock
 //! helper ([`locks`]) and the map shrinking after removals ([`map_retain`]). Condition and
 //! Event reasons are the api crate's ([`celld_api::reasons`]).
 
@@ -37,6 +38,7 @@ pub mod children;
 pub mod error;
 pub mod failure;
 pub mod fleet;
+pub mod guard;
 pub mod leadership;
 pub mod locks;
 pub mod map_retain;

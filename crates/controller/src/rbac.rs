@@ -33,8 +33,24 @@ fn child_rules() -> Vec<PolicyRule> {
         .collect()
 }
 
-/// Cluster-wide rules: the operator watches fleets in every namespace and owns their children.
+/// Cluster-wide rules (the cluster-wide install's ClusterRole): the operator watches fleets in
+/// every namespace and owns their children, and reads the Gateways their routes attach to.
 pub fn cluster_rules() -> Vec<PolicyRule> {
+    let mut rules = watched_namespace_rules();
+    rules.push(gateway_rule());
+    rules
+}
+
+/// The read of the Gateways a fleet's HTTPRoute attaches to, which may be in any namespace
+/// (`spec.ingress.gatewayRefs[].namespace`, often a shared infrastructure one): whether each
+/// listener terminates TLS decides whether `status.url` says https. Only `get`, of Gateways.
+pub fn gateway_rule() -> PolicyRule {
+    rule("gateway.networking.k8s.io", &["gateways"], &["get"])
+}
+
+/// Rules in one watched namespace (the namespace-scoped install's Role in each): everything
+/// the operator does with the fleets, stores and previews of that namespace and their children.
+pub fn watched_namespace_rules() -> Vec<PolicyRule> {
     let mut rules = vec![
         rule("platform.celld.dev", &["celldobjectstores"], READ),
         // A preview's fleet is the operator's own: applied, stopped and deleted by it.
@@ -70,7 +86,6 @@ pub fn cluster_rules() -> Vec<PolicyRule> {
             &["ocirepositories", "gitrepositories", "buckets"],
             READ,
         ),
-        rule("gateway.networking.k8s.io", &["gateways"], &["get"]),
         rule("events.k8s.io", &["events"], &["create", "patch"]),
     ];
     rules.extend(child_rules());
@@ -89,6 +104,20 @@ pub fn namespace_rules() -> Vec<PolicyRule> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watched_namespace_grants_all_but_the_gateway_read() {
+        let mut namespaced = watched_namespace_rules();
+        namespaced.push(gateway_rule());
+        assert_eq!(namespaced, cluster_rules());
+        assert!(
+            !watched_namespace_rules().iter().any(|r| r
+                .resources
+                .iter()
+                .flatten()
+                .any(|x| x == "gateways"))
+        );
+    }
 
     fn grants(group: &str, resource: &str, verb: &str) -> bool {
         cluster_rules().iter().any(|r| {

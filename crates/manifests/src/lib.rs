@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod install;
+pub mod namespaced;
 pub mod operator;
 pub mod reference;
 pub mod user_roles;
@@ -55,6 +56,10 @@ fn yaml(what: &'static str, value: &impl Serialize) -> Result<String, Error> {
 
 const ADMISSION_HEADER: &str = "# Checks each CelldPreview against the CelldFleet it names (the fleet allows previews, the\n# TTL is within its maximum, no other fleet has the preview's name): the API server hands the\n# policy every fleet of the preview's namespace and evaluates each check once per fleet.\n";
 
+const GUARD_HEADER: &str = "# Holds the operator's ServiceAccount to the objects it manages, whatever its RBAC grants\n# (see the guard module of the operator crate): managed children, deploy Jobs and preview\n# fleets only, never in the system namespaces or celld-system, pods without a token, host\n# access or privilege.\n";
+
+const WATCHED_NAMESPACE_HEADER: &str = "# The namespace-scoped install: what the operator may do in one watched namespace. Apply it\n# into each namespace the ConfigMap celld-operator-namespaces lists:\n#   kubectl apply --server-side -n team-a -f install-watched-namespace.yaml\n";
+
 const USER_ROLES_HEADER: &str =
     "# For users, not the operator: aggregated into the built-in view, edit and admin roles.\n";
 
@@ -104,18 +109,52 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         yaml("the operator ClusterRole", &cluster_role)?,
         yaml("the leader-election Role", &role)?
     );
+    let guard_subject = celld_operator::guard::Subject::ServiceAccount {
+        namespace: NAMESPACE.to_string(),
+        name: OPERATOR.to_string(),
+    };
+    let guard = format!(
+        "{}---\n{}",
+        yaml(
+            "the operator's guard ValidatingAdmissionPolicy",
+            &celld_operator::guard::policy(&guard_subject)
+        )?,
+        yaml(
+            "the operator's guard ValidatingAdmissionPolicyBinding",
+            &celld_operator::guard::binding(&guard_subject)
+        )?
+    );
     let [viewer, editor] = user_roles::user_roles();
     let user_roles = format!(
         "{}---\n{}",
         yaml("the celld-fleet-viewer ClusterRole", &viewer)?,
         yaml("the celld-fleet-editor ClusterRole", &editor)?
     );
-    let install = install::install_manifest(
-        &[&fleets, &stores, &previews],
-        &admission,
-        &roles,
-        &user_roles,
-    )?;
+    let crds = [fleets.as_str(), stores.as_str(), previews.as_str()];
+    let install = install::install_manifest(&install::Generated {
+        crds: &crds,
+        admission: &admission,
+        guard: &guard,
+        roles: &[&roles],
+        user_roles: &user_roles,
+    })?;
+    let (gateway_role, gateway_binding) = namespaced::gateway_reader();
+    let leader_role = yaml("the leader-election Role", &role)?;
+    let gateway_role = yaml("the Gateway reader ClusterRole", &gateway_role)?;
+    let gateway_binding = yaml("the Gateway reader ClusterRoleBinding", &gateway_binding)?;
+    let install_namespaced = namespaced::install_manifest(&install::Generated {
+        crds: &crds,
+        admission: &admission,
+        guard: &guard,
+        roles: &[&leader_role, &gateway_role, &gateway_binding],
+        user_roles: &user_roles,
+    })?;
+    let (watched_role, watched_binding) = namespaced::watched_namespace();
+    let watched = format!(
+        "{}---\n{}",
+        yaml("the watched namespace's Role", &watched_role)?,
+        yaml("the watched namespace's RoleBinding", &watched_binding)?
+    );
     Ok(vec![
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldfleets.yaml"),
@@ -135,6 +174,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         ),
         (PathBuf::from("rbac/role.yaml"), format!("{HEADER}{roles}")),
         (
+            PathBuf::from("guard/guard.yaml"),
+            format!("{HEADER}{GUARD_HEADER}{guard}"),
+        ),
+        (
             PathBuf::from("rbac/user_roles.yaml"),
             format!("{HEADER}{USER_ROLES_HEADER}{user_roles}"),
         ),
@@ -143,6 +186,14 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
             install::default_kustomization()?,
         ),
         (PathBuf::from("../install-operator.yaml"), install),
+        (
+            PathBuf::from("../install-operator-namespaced.yaml"),
+            install_namespaced,
+        ),
+        (
+            PathBuf::from("../install-watched-namespace.yaml"),
+            format!("{HEADER}{WATCHED_NAMESPACE_HEADER}{watched}"),
+        ),
     ])
 }
 

@@ -57,6 +57,8 @@ fn install_manifest_has_every_object_in_apply_order() {
             "CustomResourceDefinition/celldpreviews.platform.celld.dev",
             "ValidatingAdmissionPolicy/celld-previews",
             "ValidatingAdmissionPolicyBinding/celld-previews",
+            "ValidatingAdmissionPolicy/celld-operator-guard",
+            "ValidatingAdmissionPolicyBinding/celld-operator-guard",
             "ServiceAccount/celld-operator",
             "ClusterRole/celld-operator",
             "Role/celld-operator-leader-election",
@@ -67,6 +69,111 @@ fn install_manifest_has_every_object_in_apply_order() {
             "Service/celld-operator-metrics",
             "Deployment/celld-operator",
         ]
+    );
+}
+
+fn generated_file(name: &str) -> String {
+    generated()
+        .unwrap()
+        .into_iter()
+        .find(|(path, _)| path.ends_with(name))
+        .unwrap()
+        .1
+}
+
+/// The rules of every ClusterRole a manifest binds to the operator.
+fn operator_cluster_rules(docs: &[serde_yaml::Value]) -> Vec<serde_yaml::Value> {
+    let bound: Vec<&str> = docs
+        .iter()
+        .filter(|d| d["kind"] == "ClusterRoleBinding")
+        .filter(|d| {
+            d["subjects"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .any(|s| s["name"] == "celld-operator")
+        })
+        .map(|d| d["roleRef"]["name"].as_str().unwrap())
+        .collect();
+    docs.iter()
+        .filter(|d| d["kind"] == "ClusterRole")
+        .filter(|d| bound.contains(&d["metadata"]["name"].as_str().unwrap()))
+        .flat_map(|d| d["rules"].as_sequence().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn the_namespaced_install_grants_nothing_cluster_wide_but_the_gateway_read() {
+    let install = generated_file("install-operator-namespaced.yaml");
+    let docs = documents(&install);
+    let cluster_scoped: Vec<String> = docs
+        .iter()
+        .filter(|d| d["metadata"]["namespace"].is_null())
+        .map(kind_and_name)
+        .collect();
+    assert_eq!(
+        cluster_scoped,
+        [
+            "Namespace/celld-system",
+            "CustomResourceDefinition/celldfleets.platform.celld.dev",
+            "CustomResourceDefinition/celldobjectstores.platform.celld.dev",
+            "CustomResourceDefinition/celldpreviews.platform.celld.dev",
+            "ValidatingAdmissionPolicy/celld-previews",
+            "ValidatingAdmissionPolicyBinding/celld-previews",
+            "ValidatingAdmissionPolicy/celld-operator-guard",
+            "ValidatingAdmissionPolicyBinding/celld-operator-guard",
+            "ClusterRole/celld-operator-gateways",
+            "ClusterRoleBinding/celld-operator-gateways",
+            "ClusterRole/celld-fleet-viewer",
+            "ClusterRole/celld-fleet-editor",
+        ]
+    );
+    let rules = operator_cluster_rules(&docs);
+    assert_eq!(rules.len(), 1, "{rules:?}");
+    assert_eq!(rules[0]["resources"][0], "gateways");
+    assert_eq!(
+        rules[0]["verbs"].as_sequence().unwrap().len(),
+        1,
+        "get only"
+    );
+    assert!(
+        !docs
+            .iter()
+            .any(|d| d["kind"] == "RoleBinding" && d["roleRef"]["kind"] == "ClusterRole"),
+        "no ClusterRole bound in a namespace"
+    );
+
+    // The Deployment takes its namespaces from the ConfigMap.
+    let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    let env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_sequence()
+        .unwrap();
+    let watch = env
+        .iter()
+        .find(|e| e["name"] == "WATCH_NAMESPACES")
+        .unwrap();
+    assert_eq!(
+        watch["valueFrom"]["configMapKeyRef"]["name"],
+        "celld-operator-namespaces"
+    );
+
+    // A watched namespace gets a Role and its binding, with no namespace of their own.
+    let watched = documents(&generated_file("install-watched-namespace.yaml"));
+    assert_eq!(
+        watched.iter().map(kind_and_name).collect::<Vec<_>>(),
+        ["Role/celld-operator", "RoleBinding/celld-operator"]
+    );
+    assert!(watched.iter().all(|d| d["metadata"]["namespace"].is_null()));
+    assert_eq!(watched[1]["subjects"][0]["namespace"], "celld-system");
+}
+
+#[test]
+fn the_cluster_wide_install_binds_one_cluster_role() {
+    let docs = documents(&generated_file("install-operator.yaml"));
+    let rules = operator_cluster_rules(&docs);
+    assert!(
+        rules.iter().any(|r| r["resources"][0] == "secrets"),
+        "{rules:?}"
     );
 }
 

@@ -118,7 +118,13 @@ async fn every_yaml_in_poc_and_examples_and_the_install_manifest_passes_a_dry_ru
         .iter()
         .flat_map(|dir| yaml_files(dir))
         .collect();
-    files.push("install-operator.yaml".to_string());
+    for install in [
+        "install-operator.yaml",
+        "install-operator-namespaced.yaml",
+        "install-watched-namespace.yaml",
+    ] {
+        files.push(install.to_string());
+    }
 
     // The skip list is exact: each entry exists and is not something the API server serves.
     for skipped in NOT_KUBERNETES {

@@ -1,4 +1,4 @@
-//! The watches ([`streams`]) and the caches a reconcile reads instead of the API server
+//! The watches ([`streams`], of the namespaces in [`watch_scope`]) and the caches a reconcile reads instead of the API server
 //! ([`caches`]), kept compact, indexed by owner, and given back to the system as fleets go.
 
 pub mod cache_writer;
@@ -13,3 +13,4 @@ pub mod owner_index;
 pub mod packed_text;
 pub mod source_caches;
 pub mod streams;
+pub mod watch_scope;

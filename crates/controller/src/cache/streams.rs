@@ -12,6 +12,7 @@ use crate::cache::client::observed;
 use crate::cache::health::WatchHealth;
 use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::OwnerIndex;
+use crate::cache::watch_scope::WatchScope;
 use futures::{Stream, StreamExt, TryStreamExt, future};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::core::v1::Secret;
@@ -64,13 +65,47 @@ pub fn watch_backoff() -> watcher::ExponentialBackoff {
         .into()
 }
 
+/// The events of the watches of one kind, each with the namespace its watch covers (None:
+/// every namespace).
+type Tagged<K> = futures::stream::BoxStream<
+    'static,
+    Result<(Option<String>, watcher::Event<K>), watcher::Error>,
+>;
+
+/// The namespaced API of `K` in `ns`, or of every namespace.
+fn namespaced<K: Watched>(client: Client, ns: Option<&str>) -> Api<K> {
+    match ns {
+        Some(ns) => Api::namespaced(client, ns),
+        None => Api::all(client),
+    }
+}
+
+/// The flag raised once each watch feeding a cache delivered its first complete list.
+struct Listed {
+    flag: tokio::sync::watch::Sender<bool>,
+    pending: usize,
+    done: std::collections::HashSet<Option<String>>,
+}
+
+impl Listed {
+    /// Notes `event` of the watch of `ns`.
+    fn saw<K>(&mut self, ns: &Option<String>, event: &watcher::Event<K>) {
+        if matches!(event, watcher::Event::InitDone)
+            && self.done.insert(ns.clone())
+            && self.done.len() >= self.pending
+        {
+            self.flag.send_replace(true);
+        }
+    }
+}
+
 /// Items of a watch stream for a controller.
 pub type Items<K> = futures::stream::BoxStream<'static, Result<K, watcher::Error>>;
 
 /// Builds the watch streams of the controllers.
 pub struct WatchStreams {
     client: Client,
-    namespace: Option<String>,
+    scope: WatchScope,
     health: Arc<WatchHealth>,
     /// One flag per cache, raised once its first complete list is in.
     listed: std::sync::Mutex<Vec<tokio::sync::watch::Receiver<bool>>>,
@@ -163,11 +198,11 @@ fn without_errors<K: Send + 'static>(
 }
 
 impl WatchStreams {
-    /// Streams of `client`, in `namespace` (None: every namespace), reporting to `health`.
-    pub fn new(client: Client, namespace: Option<String>, health: Arc<WatchHealth>) -> Self {
+    /// Streams of `client`, in the namespaces of `scope`, reporting to `health`.
+    pub fn new(client: Client, scope: WatchScope, health: Arc<WatchHealth>) -> Self {
         Self {
             client,
-            namespace,
+            scope,
             health,
             listed: std::sync::Mutex::new(Vec::new()),
         }
@@ -185,11 +220,59 @@ impl WatchStreams {
         self.health.settings().watcher_config()
     }
 
-    fn api<K: Watched>(&self, name: &str) -> Api<K> {
+    /// The watch `name` of the objects `api` gives for a namespace (None: every namespace), one
+    /// watch per namespace of the scope, each event with the namespace it came from.
+    fn watch<K>(
+        &self,
+        name: &str,
+        config: &watcher::Config,
+        api: impl Fn(Client, Option<&str>) -> Api<K>,
+    ) -> Tagged<K>
+    where
+        K: Resource + Clone + Debug + DeserializeOwned + Send + 'static,
+    {
         let client = observed(self.client.clone(), self.health.stream(name));
-        match &self.namespace {
-            Some(ns) => Api::namespaced(client, ns),
-            None => Api::all(client),
+        let namespaces: Vec<Option<String>> = match self.scope.namespaces() {
+            None => vec![None],
+            Some(names) => names.into_iter().map(Some).collect(),
+        };
+        let watches = namespaces.into_iter().map(|ns| {
+            watcher(api(client.clone(), ns.as_deref()), config.clone())
+                .backoff(watch_backoff())
+                .map_ok(move |event| (ns.clone(), event))
+                .boxed()
+        });
+        futures::stream::select_all(watches).boxed()
+    }
+
+    /// How many watches feed each cache: one per namespace of the scope.
+    fn watches(&self) -> usize {
+        self.scope.namespaces().map_or(1, |names| names.len())
+    }
+
+    /// A writer of `writer`'s store fed by [`watches`](Self::watches) watches.
+    fn cache_writer<K>(&self, writer: reflector::store::Writer<K>) -> CacheWriter<K>
+    where
+        K: reflector::Lookup + Clone + 'static,
+        K::DynamicType: Eq + std::hash::Hash + Clone,
+    {
+        match self.watches() {
+            1 => CacheWriter::new(writer),
+            _ => CacheWriter::per_namespace(writer),
+        }
+    }
+
+    /// A flag of [`listed`](Self::listed) for a new cache, raised once every watch feeding it
+    /// listed.
+    fn listed_flag(&self) -> Listed {
+        let (flag, rx) = tokio::sync::watch::channel(false);
+        if let Ok(mut all) = self.listed.lock() {
+            all.push(rx);
+        }
+        Listed {
+            flag,
+            pending: self.watches(),
+            done: std::collections::HashSet::new(),
         }
     }
 
@@ -250,25 +333,25 @@ impl WatchStreams {
     ) -> (Store<DynamicObject>, Items<DynamicObject>) {
         let writer = reflector::store::Writer::new(resource.clone());
         let store = writer.as_reader();
-        let mut cache = CacheWriter::new(writer);
-        let (listed, flag) = tokio::sync::watch::channel(false);
-        if let Ok(mut all) = self.listed.lock() {
-            all.push(flag);
-        }
-        let client = observed(self.client.clone(), self.health.stream(name));
-        let api = match &self.namespace {
-            Some(ns) => Api::<DynamicObject>::namespaced_with(client, ns, resource),
-            None => Api::all_with(client, resource),
-        };
-        let items = watcher(api, config)
-            .backoff(watch_backoff())
-            .modify(|object| object.managed_fields_mut().clear())
-            .inspect_ok(move |event| cache.apply(event))
-            .inspect(move |event| {
-                if matches!(event, Ok(watcher::Event::InitDone)) {
-                    listed.send_replace(true);
-                }
+        let mut cache = self.cache_writer(writer);
+        let mut listed = self.listed_flag();
+        let resource = resource.clone();
+        let items = self
+            .watch(name, &config, move |client, ns| match ns {
+                Some(ns) => Api::<DynamicObject>::namespaced_with(client, ns, &resource),
+                None => Api::all_with(client, &resource),
             })
+            .map_ok(|(ns, event)| {
+                (
+                    ns,
+                    event.modify(|object| object.managed_fields_mut().clear()),
+                )
+            })
+            .inspect_ok(move |(ns, event)| {
+                cache.apply_in(ns.as_deref(), event);
+                listed.saw(ns, event);
+            })
+            .map_ok(|(_, event)| event)
             .touched_objects();
         (store, detached(without_errors(name.to_string(), items)))
     }
@@ -277,8 +360,9 @@ impl WatchStreams {
     /// that keeps only what it draws from each (the nodes' fences). Its first list gates no
     /// reconcile.
     pub fn uncached<K: Watched>(&self, name: &str, config: watcher::Config) -> Items<K> {
-        let items = watcher(self.api::<K>(name), config)
-            .backoff(watch_backoff())
+        let items = self
+            .watch(name, &config, namespaced::<K>)
+            .map_ok(|(_, event)| event)
             .applied_objects();
         detached(without_errors(name.to_string(), items))
     }
@@ -325,23 +409,19 @@ impl WatchStreams {
         trim: fn(&mut K),
     ) -> (Store<K>, Items<K>) {
         let (store, writer) = reflector::store();
-        let mut cache = CacheWriter::new(writer);
-        let (listed, flag) = tokio::sync::watch::channel(false);
-        if let Ok(mut all) = self.listed.lock() {
-            all.push(flag);
-        }
-        let items = watcher(self.api::<K>(name), config)
-            .backoff(watch_backoff())
-            .modify(trim)
-            .inspect_ok(move |event| cache.apply(event))
-            .inspect(move |event| {
-                if let (Some(owners), Ok(event)) = (&owners, event) {
+        let mut cache = self.cache_writer(writer);
+        let mut listed = self.listed_flag();
+        let items = self
+            .watch(name, &config, namespaced::<K>)
+            .map_ok(move |(ns, event)| (ns, event.modify(trim)))
+            .inspect_ok(move |(ns, event)| {
+                cache.apply_in(ns.as_deref(), event);
+                if let Some(owners) = &owners {
                     owners.record(event);
                 }
-                if matches!(event, Ok(watcher::Event::InitDone)) {
-                    listed.send_replace(true);
-                }
+                listed.saw(ns, event);
             })
+            .map_ok(|(_, event)| event)
             .touched_objects();
         (store, without_errors(name.to_string(), items))
     }

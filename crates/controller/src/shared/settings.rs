@@ -1,6 +1,7 @@
 //! The operator's settings, from its flags ([`crate::args`]): what every controller reads.
 
 use crate::buckets::object_store::StoreEndpoints;
+use crate::cache::watch_scope::WatchScope;
 use crate::children::OperatorPods;
 use crate::shared::own_identity::OwnIdentity;
 use std::time::Duration;
@@ -25,8 +26,8 @@ pub enum PublicServiceFirst {
 /// Settings of the controller.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Watch only this namespace; None watches every namespace.
-    pub namespace: Option<String>,
+    /// The namespaces watched.
+    pub namespaces: WatchScope,
     /// How often a healthy fleet is reconciled again (to refresh the deployed version).
     pub resync: Duration,
     /// How often a fleet without a deployment is checked again.
@@ -73,7 +74,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            namespace: None,
+            namespaces: WatchScope::All,
             resync: Duration::from_secs(60),
             pending_resync: Duration::from_secs(15),
             s3_timeout: Duration::from_secs(5),

@@ -5,6 +5,7 @@
 //! is overdue, before another replica could take the Lease; the second replica then takes over.
 
 use crate::support::*;
+use celld_operator::cache::watch_scope::WatchScope;
 use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
 use celld_operator::runtime::run::run;
@@ -91,7 +92,7 @@ struct Replica {
 
 fn replica(plane: &Plane, client: Client, identity: &str) -> Replica {
     let settings = Settings {
-        namespace: Some(plane.ns.clone()),
+        namespaces: WatchScope::one(&plane.ns),
         resync: Duration::from_secs(1),
         pending_resync: Duration::from_secs(1),
         s3_timeout: Duration::from_secs(3),

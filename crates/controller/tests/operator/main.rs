@@ -1,9 +1,10 @@
 //! The operator against the local control plane (`make cluster-up`): real API server,
 //! controller-manager, scheduler, kwok nodes and an S3 server. Each test runs its own operator,
-//! watching only the test's namespace, as a service account holding exactly the permissions of
-//! config/rbac/role.yaml.
+//! watching only the test's namespace, as a service account holding exactly what the
+//! namespace-scoped install grants in a watched namespace, judged by the operator's guard.
 //!
-//! - `support`: the operator under the generated RBAC, and the fixtures the tests share;
+//! - `support`: starting an operator, and the fixtures the tests share;
+//! - `operator_rbac`: the test operators' ServiceAccount, its Roles and the guard;
 //! - `adoption`: the version every node serves, a node refusing one, a state that cannot be read;
 //! - `autoscaling`: spec.autoscaling on celld's own signals: pressure adds nodes, headroom
 //!   removes them, `kubectl scale` is not fought;
@@ -18,6 +19,7 @@
 //! - `fences`: nodes' self-fences counted once, repeated ones said on the fleet (NodesFencing);
 //! - `fleets_gauge`: the fleets-by-Ready gauge follows the fleets in the next housekeeping round;
 //! - `gitops_health`: kstatus (Flux) and Argo CD's Lua health check judge each state of a fleet;
+//! - `guard`: the operator's guard refuses its identity what RBAC allows and it never does;
 //! - `hand_edits`: hand-edited children repaired, a port another controller adds kept;
 //! - `idle_node_reads`: an idle fleet's nodes are read once, at the capacity read rate;
 //! - `idle_reconciles`: reconciles at rest write nothing and read nothing from the API server;
@@ -26,6 +28,8 @@
 //!   (containers, a feature newer than the image), and a manifest that is not one;
 //! - `metrics_lint`: the operator process's `/metrics`, with a fleet reconciled, passes `promtool
 //!   check metrics` and declares the expected families;
+//! - `namespaced_install`: an operator watching two namespaces under their Roles only, and a
+//!   fleet in a third left alone;
 //! - `no_deployment`: zero nodes until a deployment appears, then Ready and the next version;
 //! - `no_gateway_api`: gatewayRefs on the bare control plane, which lacks the Gateway API;
 //! - `object_store_support`: an operator reading the emulators, and a fleet's storage env;
@@ -56,6 +60,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod operator_rbac;
 mod support;
 
 mod adoption;
@@ -68,6 +73,7 @@ mod durability;
 mod fences;
 mod fleets_gauge;
 mod gitops_health;
+mod guard;
 mod hand_edits;
 mod idle_node_reads;
 mod idle_reconciles;
@@ -75,6 +81,7 @@ mod leader;
 mod manifest_features;
 mod metrics_lint;
 mod name_taken;
+mod namespaced_install;
 mod no_deployment;
 mod no_gateway_api;
 mod object_store_support;

@@ -5,6 +5,7 @@
 
 use crate::support::*;
 use celld_api::CelldFleet;
+use celld_operator::cache::watch_scope::WatchScope;
 use celld_operator::shared::settings::Settings;
 use celld_testkit::{Check, S3Settings, TestNamespace, config_from, paths, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -69,7 +70,7 @@ async fn gateway_refs_without_the_gateway_api_get_a_clear_condition() {
     let op = start(
         admin.clone(),
         Settings {
-            namespace: Some(ns.name().to_string()),
+            namespaces: WatchScope::one(ns.name()),
             resync: Duration::from_secs(2),
             pending_resync: Duration::from_secs(1),
             s3_timeout: Duration::from_secs(3),

@@ -6,6 +6,7 @@
 use crate::support::*;
 use celld_operator::cache::health::{WatchHealth, WatchSettings};
 use celld_operator::cache::streams::WatchStreams;
+use celld_operator::cache::watch_scope::WatchScope;
 use celld_operator::metrics::Metrics;
 use celld_testkit::{Check, wait_until};
 use k8s_openapi::api::core::v1::Secret;
@@ -43,7 +44,7 @@ async fn cached_secrets_keep_no_annotation_and_no_value() {
         WatchSettings::default(),
         Arc::new(Metrics::default()),
     ));
-    let streams = WatchStreams::new(client, Some(env.namespace().to_string()), health);
+    let streams = WatchStreams::new(client, WatchScope::one(env.namespace()), health);
     let (store, _first, _second) = streams.cached_secrets("Secret", watcher::Config::default());
     let cached = wait_until("the Secret cached", TIMEOUT, || {
         let found = store

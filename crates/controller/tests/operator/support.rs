@@ -3,16 +3,14 @@
 use celld_api::CelldFleet;
 use celld_fixtures::NodeDouble;
 pub use celld_fixtures::{create_credentials, fleet, inline_fleet};
+use celld_operator::cache::watch_scope::WatchScope;
 use celld_operator::leadership::lease_fence::Leader;
 use celld_operator::metrics::Metrics;
 use celld_operator::runtime::run::run;
 use celld_operator::shared::settings::Settings;
-use celld_testkit::{Check, S3Settings, TestEnv, client_as_service_account, wait_until};
-use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{ClusterRole, Role, RoleBinding};
+use celld_testkit::{Check, S3Settings, TestEnv, wait_until};
 use kube::api::{Patch, PatchParams};
-use kube::{Api, Client, ResourceExt};
-use serde_json::json;
+use kube::{Client, ResourceExt};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Once};
@@ -22,7 +20,6 @@ use tokio::task::JoinHandle;
 use tracing_subscriber::EnvFilter;
 
 pub const TIMEOUT: Duration = Duration::from_secs(60);
-const TESTS: &str = "celld-operator-tests";
 
 fn repo(path: &str) -> PathBuf {
     PathBuf::from(env!("CELLD_WORKSPACE_ROOT")).join(path)
@@ -73,77 +70,12 @@ impl Operator {
     }
 }
 
-/// Grants the service account `celld-operator` in the test namespace exactly the rules of
-/// config/rbac/role.yaml (the ClusterRole bound in this namespace, the leader-election Role
-/// recreated here) and returns a client that authenticates as it.
-pub async fn operator_client(env: &TestEnv) -> Client {
-    operator_client_with(env, Grants::All).await
-}
-
-/// Which rules of config/rbac/role.yaml the test's operator holds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Grants {
-    /// The ClusterRole and the leader-election Role.
-    All,
-    /// Only the leader-election Role: it can lead, and every list of its watches is refused.
-    LeaderElectionOnly,
-}
-
-/// [`operator_client`] with only the rules `grants` names.
-pub async fn operator_client_with(env: &TestEnv, grants: Grants) -> Client {
-    let admin = env.client();
-    let ns = env.namespace();
-    let pp = PatchParams::apply(TESTS).force();
-    let docs = yaml_docs("config/rbac/role.yaml");
-    let cluster_role: ClusterRole =
-        serde_json::from_value(docs[0].clone()).expect("ClusterRole first");
-    let mut role: Role = serde_json::from_value(docs[1].clone()).expect("Role second");
-    Api::<ClusterRole>::all(admin.clone())
-        .patch(&cluster_role.name_any(), &pp, &Patch::Apply(&cluster_role))
-        .await
-        .expect("ClusterRole applied");
-    role.metadata.namespace = Some(ns.to_string());
-    env.api::<Role>()
-        .patch(&role.name_any(), &pp, &Patch::Apply(&role))
-        .await
-        .expect("Role applied");
-    let sa = ServiceAccount {
-        metadata: kube::api::ObjectMeta {
-            name: Some("celld-operator".into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    env.api::<ServiceAccount>()
-        .patch("celld-operator", &pp, &Patch::Apply(&sa))
-        .await
-        .expect("ServiceAccount");
-    let mut bindings = vec![("celld-operator-leader-election", "Role", role.name_any())];
-    if grants == Grants::All {
-        bindings.push(("celld-operator", "ClusterRole", cluster_role.name_any()));
-    }
-    for (name, kind, role_name) in bindings {
-        let binding: RoleBinding = serde_json::from_value(json!({
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": {"name": name},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role_name},
-            "subjects": [{"kind": "ServiceAccount", "name": "celld-operator", "namespace": ns}],
-        }))
-        .expect("RoleBinding");
-        env.api::<RoleBinding>()
-            .patch(name, &pp, &Patch::Apply(&binding))
-            .await
-            .expect("RoleBinding applied");
-    }
-    client_as_service_account(&admin, ns, "celld-operator")
-        .await
-        .expect("service account client")
-}
+pub use crate::operator_rbac::{Grants, operator_client, operator_client_with};
 
 /// Settings that make the operator quick in tests.
 pub fn settings(env: &TestEnv, identity: &str) -> Settings {
     Settings {
-        namespace: Some(env.namespace().to_string()),
+        namespaces: WatchScope::one(env.namespace()),
         resync: Duration::from_secs(2),
         pending_resync: Duration::from_secs(1),
         s3_timeout: Duration::from_secs(3),
@@ -215,9 +147,10 @@ pub fn start(client: Client, settings: Settings) -> Operator {
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let leader = Leader {
         namespace: settings
-            .namespace
-            .clone()
-            .expect("tests watch one namespace"),
+            .namespaces
+            .namespaces()
+            .and_then(|names| names.into_iter().next())
+            .expect("tests watch their namespaces; the Lease is in the first"),
         lease: "celld-operator".into(),
         identity: settings.instance.clone().expect("tests name each operator"),
         duration_seconds: 3,
@@ -247,6 +180,7 @@ pub async fn env_with_crds(test: &str) -> TestEnv {
     celld_testkit::install_crds(&env.client())
         .await
         .expect("CRDs installed");
+    crate::operator_rbac::install_guard(&env.client()).await;
     env
 }
 

@@ -82,7 +82,7 @@ pub async fn run(
     watches: Arc<WatchHealth>,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let streams = WatchStreams::new(client.clone(), settings.namespace.clone(), watches.clone());
+    let streams = WatchStreams::new(client.clone(), settings.namespaces.clone(), watches.clone());
     let optional = OptionalApis {
         gateway_api: crate::cache::discovery::http_route_served(&client).await,
         flux: flux_kinds(&client).await,
@@ -91,7 +91,7 @@ pub async fn run(
     let gateway_api = optional.gateway_api;
     let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
     let previews = optional.previews;
-    info!(gateway_api, ?flux, previews, namespace = ?settings.namespace, "starting the CelldFleet controller");
+    info!(gateway_api, ?flux, previews, namespaces = %settings.namespaces, "starting the CelldFleet controller");
     let Watched {
         fleets,
         fleets_moved,

@@ -1,0 +1,173 @@
+//! The namespace-scoped install: an operator watching two namespaces (`--namespaces a,b`),
+//! holding only the Role of install-watched-namespace.yaml in each (no ClusterRole at all),
+//! reconciles the fleets of both, and a fleet in a third namespace gets nothing: no child, no
+//! status, no Event.
+
+use crate::operator_rbac::grant_watched_namespace;
+use crate::support::*;
+use celld_api::CelldFleet;
+use celld_operator::cache::watch_scope::WatchScope;
+use celld_testkit::TestNamespace;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
+use kube::api::ListParams;
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const VERSION: &str = "00000000000000a1";
+
+/// A fleet `web` with an Ingress in `ns`, its credentials and its pointer.
+async fn fleet_in(admin: &Client, s3: &celld_testkit::S3Settings, ns: &str) {
+    let prefix = prefix(s3, ns);
+    create_credentials(&Api::namespaced(admin.clone(), ns), "creds", s3)
+        .await
+        .expect("credentials Secret created");
+    publish_pointer(s3, &prefix, VERSION).await;
+    let mut fleet = inline_fleet(
+        "web",
+        s3,
+        &prefix,
+        json!({"ingress": {"hostname": format!("{ns}.example.com"), "ingressClass": "nginx"}}),
+    )
+    .expect("a CelldFleet");
+    fleet.metadata.namespace = Some(ns.to_string());
+    Api::<CelldFleet>::namespaced(admin.clone(), ns)
+        .create(&Default::default(), &fleet)
+        .await
+        .expect("fleet created");
+}
+
+#[tokio::test]
+async fn two_watched_namespaces_are_served_and_a_third_gets_nothing() {
+    let env = env_with_crds("ns-install-a").await;
+    let admin = env.client();
+    let b = TestNamespace::create(&admin, "ns-install-b")
+        .await
+        .expect("namespace b");
+    let unlisted = TestNamespace::create(&admin, "ns-install-c")
+        .await
+        .expect("namespace c");
+    let a = env.namespace().to_string();
+    let s3 = env.s3().expect("S3 settings");
+    // The operator's ServiceAccount lives in a, holds the Lease Role there, and a watched
+    // namespace's Role in a and in b: nothing cluster-wide.
+    let client = operator_client(&env).await;
+    grant_watched_namespace(&admin, b.name(), &a).await;
+    let mut settings = settings(&env, "op-1");
+    settings.namespaces = WatchScope::Only(BTreeSet::from([a.clone(), b.name().to_string()]));
+    let _op = start(client, settings);
+
+    for ns in [a.as_str(), b.name(), unlisted.name()] {
+        fleet_in(&admin, &s3, ns).await;
+    }
+    wait_condition(&env, "web", "Ready", "True", None).await;
+    let in_b = Api::<CelldFleet>::namespaced(admin.clone(), b.name());
+    celld_testkit::wait_until("fleet web of b Ready", TIMEOUT, || async {
+        let ready = in_b.get("web").await.ok().and_then(|f| {
+            f.status?
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Ready")
+                .map(|c| c.status == "True")
+        });
+        if ready == Some(true) {
+            celld_testkit::Check::Done(())
+        } else {
+            celld_testkit::Check::Pending(format!("Ready: {ready:?}"))
+        }
+    })
+    .await
+    .expect("the fleet of the second watched namespace is Ready");
+    for ns in [a.as_str(), b.name()] {
+        for (kind, found) in [
+            (
+                "StatefulSet",
+                Api::<StatefulSet>::namespaced(admin.clone(), ns)
+                    .get_opt("web")
+                    .await
+                    .expect("read")
+                    .is_some(),
+            ),
+            (
+                "Service",
+                Api::<Service>::namespaced(admin.clone(), ns)
+                    .get_opt("web-peer")
+                    .await
+                    .expect("read")
+                    .is_some(),
+            ),
+            (
+                "Ingress",
+                Api::<Ingress>::namespaced(admin.clone(), ns)
+                    .get_opt("web")
+                    .await
+                    .expect("read")
+                    .is_some(),
+            ),
+            (
+                "NetworkPolicy",
+                Api::<NetworkPolicy>::namespaced(admin.clone(), ns)
+                    .get_opt("web")
+                    .await
+                    .expect("read")
+                    .is_some(),
+            ),
+        ] {
+            assert!(found, "{kind} web of {ns}");
+        }
+    }
+
+    // Several resyncs later, the unlisted namespace's fleet is as its author left it.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let ns = unlisted.name();
+    let fleet = Api::<CelldFleet>::namespaced(admin.clone(), ns)
+        .get("web")
+        .await
+        .expect("the unlisted fleet");
+    assert!(fleet.status.is_none(), "status written: {:?}", fleet.status);
+    assert!(
+        fleet
+            .managed_fields()
+            .iter()
+            .all(|m| m.manager.as_deref() != Some("celld-operator")),
+        "the operator wrote the unlisted fleet"
+    );
+    let lp = ListParams::default();
+    for (kind, count) in [
+        (
+            "StatefulSets",
+            Api::<StatefulSet>::namespaced(admin.clone(), ns)
+                .list(&lp)
+                .await
+                .expect("listed")
+                .items
+                .len(),
+        ),
+        (
+            "Services",
+            Api::<Service>::namespaced(admin.clone(), ns)
+                .list(&lp)
+                .await
+                .expect("listed")
+                .items
+                .len(),
+        ),
+        (
+            "Events",
+            Api::<Event>::namespaced(admin.clone(), ns)
+                .list(&lp)
+                .await
+                .expect("listed")
+                .items
+                .len(),
+        ),
+    ] {
+        assert_eq!(count, 0, "{kind} in the unlisted namespace");
+    }
+    b.cleanup().await.expect("namespace b deleted");
+    unlisted.cleanup().await.expect("namespace c deleted");
+}
