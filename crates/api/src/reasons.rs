@@ -25,6 +25,8 @@ pub enum Reason {
     SecretNotFound,
     /// The credentials Secret lacks a key.
     SecretKeyMissing,
+    /// The bucket prefix overlaps the prefix of a fleet created before (any namespace).
+    PrefixClaimed,
     /// The API server refused a read the operator needs (for example RBAC).
     ApiError,
 
@@ -249,6 +251,7 @@ impl Reason {
             Self::InvalidBucket => "InvalidBucket",
             Self::SecretNotFound => "SecretNotFound",
             Self::SecretKeyMissing => "SecretKeyMissing",
+            Self::PrefixClaimed => "PrefixClaimed",
             Self::ApiError => "ApiError",
             Self::Deployed => "Deployed",
             Self::NoDeployment => "NoDeployment",
@@ -352,6 +355,7 @@ impl Reason {
             ResolveError::Bucket(_) => Self::InvalidBucket,
             ResolveError::SecretNotFound { .. } => Self::SecretNotFound,
             ResolveError::SecretKeyMissing { .. } => Self::SecretKeyMissing,
+            ResolveError::PrefixClaimed { .. } => Self::PrefixClaimed,
             ResolveError::Api { source, .. } if transient(source) => Self::ApiUnavailable,
             ResolveError::Api { .. } => Self::ApiError,
         }
@@ -408,6 +412,10 @@ mod tests {
             ResolveError::SecretKeyMissing {
                 name: "s".into(),
                 missing: "key AWS_ACCESS_KEY_ID".into(),
+            },
+            ResolveError::PrefixClaimed {
+                bucket: "s3://b/web".into(),
+                example: "s3://b/apps/web".into(),
             },
         ];
         for e in &errors {

@@ -105,6 +105,18 @@ pub enum ResolveError {
         /// What is missing, from [`needed_keys`].
         missing: String,
     },
+    /// The bucket prefix equals, contains or lies inside the prefix of a fleet created before
+    /// this one (in any namespace, on the same bucket of the same store): its nodes would read
+    /// and write that fleet's deployments and state. The message names no other fleet.
+    #[error(
+        "the bucket prefix {bucket} equals, contains or lies inside the prefix of another fleet created before this one, which keeps it: give this fleet a prefix of its own in spec.objectStorage.bucket (for example one starting with its namespace, {example})"
+    )]
+    PrefixClaimed {
+        /// This fleet's bucket URL.
+        bucket: String,
+        /// A prefix of its own to suggest.
+        example: String,
+    },
     /// The API server could not be asked.
     #[error("reading {what} from the API server failed: {source}")]
     Api {
@@ -127,6 +139,7 @@ impl ResolveError {
             Self::Bucket(_) => "InvalidBucket",
             Self::SecretNotFound { .. } => "SecretNotFound",
             Self::SecretKeyMissing { .. } => "SecretKeyMissing",
+            Self::PrefixClaimed { .. } => "PrefixClaimed",
             Self::Api { .. } => "ApiError",
         }
     }

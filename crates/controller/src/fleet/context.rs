@@ -8,6 +8,7 @@ use crate::cache::heap_release::HeapRelease;
 use crate::capacity::exported::Exported;
 use crate::capacity::store::CapacityStore;
 use crate::fleet::fleet_set::FleetSet;
+use crate::fleet::prefix_claims::PrefixClaims;
 use crate::fleet::service_lead::ServiceLead;
 use crate::fleet::settled::{FULL_RECONCILES_PER_SECOND, Settled};
 use crate::fleet::status::write::FleetWriter;
@@ -51,6 +52,8 @@ pub struct Context {
     pub status: Arc<FleetWriter>,
     /// The starts of new fleets, and whether their pods wait for their public Service.
     pub service_lead: Arc<ServiceLead>,
+    /// The fleets' claims on bucket prefixes.
+    pub prefix_claims: PrefixClaims,
     /// What housekeeping counts and when it hands memory back.
     housekeeping: Housekeeping,
 }
@@ -128,6 +131,7 @@ impl Context {
                 written,
             )),
             service_lead: Arc::new(ServiceLead::new(settings.public_service_first)),
+            prefix_claims: PrefixClaims::default(),
             housekeeping: Housekeeping::default(),
             shared,
         }
@@ -185,6 +189,7 @@ impl Context {
         let clients = self.shared.buckets.drop_unused(Instant::now(), &live);
         self.shared.metrics.set_s3_clients(clients);
         self.settled.retain(|uid| live.contains_key(uid));
+        self.prefix_claims.retain(|uid| live.contains_key(uid));
         self.reads.written.retain(&live);
         self.status.retain(&live);
     }

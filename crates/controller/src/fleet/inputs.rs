@@ -156,6 +156,10 @@ async fn read_bucket(
         fleet,
     )
     .await?;
+    // Before anything is read from the bucket: the pointer of a prefix another fleet holds is
+    // not this fleet's to see.
+    ctx.prefix_claims
+        .claim(&ctx.shared.caches, fleet, &id.uid, &storage)?;
     let client = ctx.shared.buckets.get(&id.uid, &storage, secret.as_deref());
     ctx.shared.metrics.set_s3_clients(ctx.shared.buckets.len());
     // The fleet's newest status, read once: its own, or the one written that the cache does

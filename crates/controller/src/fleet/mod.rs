@@ -20,6 +20,7 @@ pub mod name_claim;
 pub mod next_look;
 pub mod observe;
 pub mod plan;
+pub mod prefix_claims;
 pub mod probe;
 pub mod reconcile;
 pub mod service_lead;

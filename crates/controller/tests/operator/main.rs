@@ -51,6 +51,8 @@
 //! - `source_flux`: spec.source.sourceRef with Flux's real source-controller and an OCI registry;
 //! - `status_follower`: Ready follows the StatefulSet ahead of the reconcile queue;
 //! - `storage`: a shared CelldObjectStore, missing or bad credentials, rotation, bucket clients;
+//! - `tenant_isolation`: a tenant cannot claim or read another's bucket prefix through the
+//!   operator;
 //! - `unreachable_nodes`: an operator that cannot reach the nodes' API says so once, in words
 //!   that do not change, and writes no status for it;
 //! - `unreadable_bucket`: a bucket that cannot be read, reported once, healed;
@@ -100,6 +102,7 @@ mod source;
 mod source_flux;
 mod status_follower;
 mod storage;
+mod tenant_isolation;
 mod unreachable_nodes;
 mod unreadable_bucket;
 mod upgrades;

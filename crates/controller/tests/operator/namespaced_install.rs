@@ -3,10 +3,9 @@
 //! reconciles the fleets of both, and a fleet in a third namespace gets nothing: no child, no
 //! status, no Event.
 
-use crate::operator_rbac::grant_watched_namespace;
+use crate::operator_rbac::operator_watching_two;
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_operator::cache::watch_scope::WatchScope;
 use celld_testkit::TestNamespace;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::Service;
@@ -15,7 +14,6 @@ use k8s_openapi::api::networking::v1::{Ingress, NetworkPolicy};
 use kube::api::ListParams;
 use kube::{Api, Client, ResourceExt};
 use serde_json::json;
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 const VERSION: &str = "00000000000000a1";
@@ -55,33 +53,14 @@ async fn two_watched_namespaces_are_served_and_a_third_gets_nothing() {
     let s3 = env.s3().expect("S3 settings");
     // The operator's ServiceAccount lives in a, holds the Lease Role there, and a watched
     // namespace's Role in a and in b: nothing cluster-wide.
-    let client = operator_client(&env).await;
-    grant_watched_namespace(&admin, b.name(), &a).await;
-    let mut settings = settings(&env, "op-1");
-    settings.namespaces = WatchScope::Only(BTreeSet::from([a.clone(), b.name().to_string()]));
-    let _op = start(client, settings);
+    let _op = operator_watching_two(&env, b.name()).await;
 
     for ns in [a.as_str(), b.name(), unlisted.name()] {
         fleet_in(&admin, &s3, ns).await;
     }
     wait_condition(&env, "web", "Ready", "True", None).await;
     let in_b = Api::<CelldFleet>::namespaced(admin.clone(), b.name());
-    celld_testkit::wait_until("fleet web of b Ready", TIMEOUT, || async {
-        let ready = in_b.get("web").await.ok().and_then(|f| {
-            f.status?
-                .conditions
-                .iter()
-                .find(|c| c.type_ == "Ready")
-                .map(|c| c.status == "True")
-        });
-        if ready == Some(true) {
-            celld_testkit::Check::Done(())
-        } else {
-            celld_testkit::Check::Pending(format!("Ready: {ready:?}"))
-        }
-    })
-    .await
-    .expect("the fleet of the second watched namespace is Ready");
+    wait_condition_in(&in_b, "web", "Ready", "True", None).await;
     for ns in [a.as_str(), b.name()] {
         for (kind, found) in [
             (

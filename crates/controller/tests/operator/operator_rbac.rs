@@ -173,3 +173,17 @@ pub async fn operator_client_with(env: &TestEnv, grants: Grants) -> Client {
         .await
         .expect("service account client")
 }
+
+/// The test namespace and a second one, `other`, both watched by one operator (`--namespaces`)
+/// holding a watched namespace's Role in each and its Lease in the test namespace.
+pub async fn operator_watching_two(env: &TestEnv, other: &str) -> crate::support::Operator {
+    let admin = env.client();
+    let ns = env.namespace();
+    let client = operator_client(env).await;
+    grant_watched_namespace(&admin, other, ns).await;
+    let mut settings = crate::support::settings(env, "op-1");
+    settings.namespaces = celld_operator::cache::watch_scope::WatchScope::Only(
+        [ns.to_string(), other.to_string()].into(),
+    );
+    crate::support::start_leading_in(client, settings, ns)
+}

@@ -140,17 +140,23 @@ fn capture_logs() {
     });
 }
 
-/// Starts an operator with leader election in the test namespace.
+/// Starts an operator with leader election in the test namespace (the first it watches).
 pub fn start(client: Client, settings: Settings) -> Operator {
+    let lease = settings
+        .namespaces
+        .namespaces()
+        .and_then(|names| names.into_iter().next())
+        .expect("tests watch their namespaces");
+    start_leading_in(client, settings, &lease)
+}
+
+/// Starts an operator with its leader-election Lease in namespace `lease`.
+pub fn start_leading_in(client: Client, settings: Settings, lease: &str) -> Operator {
     capture_logs();
     let metrics = Arc::new(Metrics::default());
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let leader = Leader {
-        namespace: settings
-            .namespaces
-            .namespaces()
-            .and_then(|names| names.into_iter().next())
-            .expect("tests watch their namespaces; the Lease is in the first"),
+        namespace: lease.to_string(),
         lease: "celld-operator".into(),
         identity: settings.instance.clone().expect("tests name each operator"),
         duration_seconds: 3,
@@ -237,7 +243,17 @@ pub async fn wait_condition(
     status: &str,
     reason: Option<&str>,
 ) -> CelldFleet {
-    let api = env.api::<CelldFleet>();
+    wait_condition_in(&env.api::<CelldFleet>(), name, type_, status, reason).await
+}
+
+/// [`wait_condition`] for the fleets of `api` (any namespace).
+pub async fn wait_condition_in(
+    api: &kube::Api<CelldFleet>,
+    name: &str,
+    type_: &str,
+    status: &str,
+    reason: Option<&str>,
+) -> CelldFleet {
     wait_until(
         format!("fleet {name}: {type_}={status} {reason:?}"),
         TIMEOUT,

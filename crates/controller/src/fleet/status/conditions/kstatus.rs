@@ -12,7 +12,7 @@ use celld_api::conditions::{RECONCILING, STALLED};
 use celld_api::reasons::Reason;
 
 /// Failures that only a person (or another controller) can end: retrying changes nothing.
-const NEEDS_A_PERSON: [Reason; 15] = [
+const NEEDS_A_PERSON: [Reason; 16] = [
     Reason::StoreNotFound,
     Reason::InvalidStore,
     Reason::ConnectionMismatch,
@@ -20,6 +20,7 @@ const NEEDS_A_PERSON: [Reason; 15] = [
     Reason::InvalidBucket,
     Reason::SecretNotFound,
     Reason::SecretKeyMissing,
+    Reason::PrefixClaimed,
     Reason::ApiError,
     Reason::ChildRejected,
     Reason::NameTaken,
