@@ -32,9 +32,21 @@ pub struct Args {
     #[arg(long, alias = "namespace", env = "WATCH_NAMESPACES", default_value = "", value_parser = WatchScope::parse)]
     pub namespaces: WatchScope,
 
-    /// Address of the /healthz, /readyz and /metrics endpoints.
+    /// Address of the /healthz and /readyz endpoints (plain HTTP, no authentication: for the
+    /// kubelet), and of /metrics unless --metrics-secure.
     #[arg(long, env = "METRICS_ADDR", default_value = "0.0.0.0:8080")]
     pub metrics_addr: SocketAddr,
+
+    /// Serve /metrics over HTTPS (a certificate self-signed at start) on --secure-metrics-addr,
+    /// only to requests whose bearer token the API server authenticates (TokenReview) and allows
+    /// `get` of /metrics (SubjectAccessReview: the ClusterRole celld-operator-metrics-reader);
+    /// others get 401 or 403. The install manifests set it.
+    #[arg(long, env = "METRICS_SECURE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub metrics_secure: bool,
+
+    /// Address of /metrics over HTTPS, with --metrics-secure.
+    #[arg(long, env = "SECURE_METRICS_ADDR", default_value = "0.0.0.0:8443")]
+    pub secure_metrics_addr: SocketAddr,
 
     /// Log format.
     #[arg(long, env = "LOG_FORMAT", value_enum, default_value = "text")]
@@ -267,6 +279,7 @@ mod tests {
         );
         assert_eq!(args.watch_settings(), WatchSettings::new(20, 120));
         assert_eq!(args.worker_threads, 1);
+        assert!(!args.metrics_secure, "plain /metrics unless asked");
         assert_eq!(
             settings.operator_pods,
             OperatorPods::default(),
@@ -317,6 +330,19 @@ mod tests {
         assert_eq!(args.settings().namespaces, WatchScope::one("apps"));
         assert!(args.leader().is_none());
         assert!(matches!(args.log_format, LogFormat::Json));
+    }
+
+    #[test]
+    fn secure_metrics_on_its_own_address() {
+        let args = Args::try_parse_from([
+            "celld-operator",
+            "--metrics-secure=true",
+            "--secure-metrics-addr",
+            "127.0.0.1:9443",
+        ])
+        .unwrap();
+        assert!(args.metrics_secure);
+        assert_eq!(args.secure_metrics_addr.port(), 9443);
     }
 
     #[test]

@@ -4,8 +4,9 @@ use celld_operator::args::{Args, LogFormat};
 use celld_operator::cache::health::WatchHealth;
 use celld_operator::cache::heap_release;
 use celld_operator::metrics::Metrics;
+use celld_operator::runtime::endpoints::{self, Endpoints};
 use celld_operator::runtime::run::{RunError, run_watched};
-use celld_operator::runtime::server::{Health, serve};
+use celld_operator::runtime::server::Health;
 use clap::Parser;
 use std::cell::Cell;
 use std::process::ExitCode;
@@ -117,10 +118,14 @@ async fn operator(args: Args) -> ExitCode {
         ready: ready.clone(),
         watches: watches.clone(),
     };
-    let addr = args.metrics_addr;
+    let endpoints = Endpoints {
+        plain: args.metrics_addr,
+        secure_metrics: args.metrics_secure.then_some(args.secure_metrics_addr),
+    };
+    let reviews = client.clone();
     tokio::spawn(async move {
-        if let Err(e) = serve(addr, health).await {
-            error!(error = %e, %addr, "the health and metrics server stopped");
+        if let Err(e) = endpoints::serve(endpoints, health, reviews).await {
+            error!(error = %e, "the health and metrics endpoints stopped");
         }
     });
 

@@ -34,11 +34,37 @@ fn child_rules() -> Vec<PolicyRule> {
 }
 
 /// Cluster-wide rules (the cluster-wide install's ClusterRole): the operator watches fleets in
-/// every namespace and owns their children, and reads the Gateways their routes attach to.
+/// every namespace and owns their children, reads the Gateways their routes attach to, and
+/// checks who may read its `/metrics`.
 pub fn cluster_rules() -> Vec<PolicyRule> {
     let mut rules = watched_namespace_rules();
     rules.push(gateway_rule());
+    rules.extend(metrics_auth_rules());
     rules
+}
+
+/// The reviews that guard `/metrics` (`--metrics-secure`): a TokenReview says who holds a
+/// scraper's bearer token, a SubjectAccessReview whether they may `get` `/metrics`. Only
+/// `create`, and both kinds are cluster-scoped: they grant nothing but asking the API server.
+pub fn metrics_auth_rules() -> Vec<PolicyRule> {
+    vec![
+        rule("authentication.k8s.io", &["tokenreviews"], &["create"]),
+        rule(
+            "authorization.k8s.io",
+            &["subjectaccessreviews"],
+            &["create"],
+        ),
+    ]
+}
+
+/// What a scraper needs to read the operator's `/metrics` (the ClusterRole
+/// `celld-operator-metrics-reader` of both installs): `get` of that URL, nothing else.
+pub fn metrics_reader_rules() -> Vec<PolicyRule> {
+    vec![PolicyRule {
+        non_resource_urls: Some(vec!["/metrics".into()]),
+        verbs: vec!["get".into()],
+        ..PolicyRule::default()
+    }]
 }
 
 /// The read of the Gateways a fleet's HTTPRoute attaches to, which may be in any namespace
@@ -106,9 +132,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_watched_namespace_grants_all_but_the_gateway_read() {
+    fn a_watched_namespace_grants_all_but_the_gateway_read_and_the_metrics_reviews() {
         let mut namespaced = watched_namespace_rules();
         namespaced.push(gateway_rule());
+        namespaced.extend(metrics_auth_rules());
         assert_eq!(namespaced, cluster_rules());
         assert!(
             !watched_namespace_rules().iter().any(|r| r

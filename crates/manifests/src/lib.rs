@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod install;
+pub mod metrics_reader;
 pub mod namespaced;
 pub mod operator;
 pub mod reference;
@@ -59,6 +60,8 @@ const ADMISSION_HEADER: &str = "# Checks each CelldPreview against the CelldFlee
 const GUARD_HEADER: &str = "# Holds the operator's ServiceAccount to the objects it manages, whatever its RBAC grants\n# (see the guard module of the operator crate): managed children, deploy Jobs and preview\n# fleets only, never in the system namespaces or celld-system, pods without a token, host\n# access or privilege.\n";
 
 const WATCHED_NAMESPACE_HEADER: &str = "# The namespace-scoped install: what the operator may do in one watched namespace. Apply it\n# into each namespace the ConfigMap celld-operator-namespaces lists:\n#   kubectl apply --server-side -n team-a -f install-watched-namespace.yaml\n";
+
+const METRICS_READER_HEADER: &str = "# For scrapers, not the operator: bind a Prometheus's ServiceAccount to it with a\n# ClusterRoleBinding to read the operator's /metrics (served to authorized tokens only).\n";
 
 const USER_ROLES_HEADER: &str =
     "# For users, not the operator: aggregated into the built-in view, edit and admin roles.\n";
@@ -130,6 +133,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         yaml("the celld-fleet-viewer ClusterRole", &viewer)?,
         yaml("the celld-fleet-editor ClusterRole", &editor)?
     );
+    let metrics_reader = yaml(
+        "the metrics reader ClusterRole",
+        &metrics_reader::metrics_reader(),
+    )?;
     let crds = [fleets.as_str(), stores.as_str(), previews.as_str()];
     let install = install::install_manifest(&install::Generated {
         crds: &crds,
@@ -137,17 +144,28 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         guard: &guard,
         roles: &[&roles],
         user_roles: &user_roles,
+        metrics_reader: &metrics_reader,
     })?;
     let (gateway_role, gateway_binding) = namespaced::gateway_reader();
+    let (auth_role, auth_binding) = namespaced::metrics_auth();
     let leader_role = yaml("the leader-election Role", &role)?;
     let gateway_role = yaml("the Gateway reader ClusterRole", &gateway_role)?;
     let gateway_binding = yaml("the Gateway reader ClusterRoleBinding", &gateway_binding)?;
+    let auth_role = yaml("the metrics reviews ClusterRole", &auth_role)?;
+    let auth_binding = yaml("the metrics reviews ClusterRoleBinding", &auth_binding)?;
     let install_namespaced = namespaced::install_manifest(&install::Generated {
         crds: &crds,
         admission: &admission,
         guard: &guard,
-        roles: &[&leader_role, &gateway_role, &gateway_binding],
+        roles: &[
+            &leader_role,
+            &gateway_role,
+            &gateway_binding,
+            &auth_role,
+            &auth_binding,
+        ],
         user_roles: &user_roles,
+        metrics_reader: &metrics_reader,
     })?;
     let (watched_role, watched_binding) = namespaced::watched_namespace();
     let watched = format!(
@@ -180,6 +198,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         (
             PathBuf::from("rbac/user_roles.yaml"),
             format!("{HEADER}{USER_ROLES_HEADER}{user_roles}"),
+        ),
+        (
+            PathBuf::from("rbac/metrics_reader.yaml"),
+            format!("{HEADER}{METRICS_READER_HEADER}{metrics_reader}"),
         ),
         (
             PathBuf::from("default/kustomization.yaml"),

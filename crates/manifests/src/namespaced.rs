@@ -17,6 +17,8 @@ pub const NAMESPACES_CONFIGMAP: &str = "celld-operator-namespaces";
 pub const NAMESPACES_KEY: &str = "namespaces";
 /// The ClusterRole that reads Gateways in any namespace.
 pub const GATEWAY_READER: &str = "celld-operator-gateways";
+/// The ClusterRole that checks the tokens of `/metrics` requests.
+pub const METRICS_AUTH: &str = "celld-operator-metrics-auth";
 
 fn meta(name: &str, namespace: Option<&str>) -> ObjectMeta {
     ObjectMeta {
@@ -76,6 +78,23 @@ pub fn gateway_reader() -> (ClusterRole, ClusterRoleBinding) {
     (role, binding)
 }
 
+/// The second cluster-wide grant of the namespace-scoped install: `create` of TokenReviews
+/// and SubjectAccessReviews, with which the operator checks who may read its `/metrics` (see
+/// [`celld_operator::rbac::metrics_auth_rules`]). Without it, every scrape is answered 503.
+pub fn metrics_auth() -> (ClusterRole, ClusterRoleBinding) {
+    let role = ClusterRole {
+        metadata: meta(METRICS_AUTH, None),
+        rules: Some(celld_operator::rbac::metrics_auth_rules()),
+        ..ClusterRole::default()
+    };
+    let binding = ClusterRoleBinding {
+        metadata: meta(METRICS_AUTH, None),
+        role_ref: role_ref("ClusterRole", METRICS_AUTH),
+        subjects: Some(operator_subject()),
+    };
+    (role, binding)
+}
+
 /// The manager Deployment pinned to `image`, with `WATCH_NAMESPACES` from the ConfigMap
 /// [`NAMESPACES_CONFIGMAP`]: the pods wait (CreateContainerConfigError) until it exists.
 pub fn namespaced_manager(image: &str) -> Result<String, Error> {
@@ -105,17 +124,17 @@ pub fn namespaced_manager(image: &str) -> Result<String, Error> {
     Ok(lines.join("\n") + "\n")
 }
 
-/// The whole namespace-scoped install manifest, in apply order; `leader_role` is the
-/// leader-election Role, `gateway_reader` its ClusterRole and binding as YAML.
+/// The whole namespace-scoped install manifest, in apply order.
 pub fn install_manifest(parts: &Generated) -> Result<String, Error> {
     let image = install::image()?;
     let header = format!(
         "# celld-operator v{version}, namespace-scoped: namespace celld-system, the CRDs, the\n\
          # previews' admission policy, the operator's guard, the leader-election Role, a\n\
-         # ClusterRole reading Gateways (for https in status.url), the users' aggregated roles and\n\
-         # the operator Deployment ({image}), watching the namespaces the ConfigMap\n\
-         # {NAMESPACES_CONFIGMAP} lists. Each watched namespace needs the Role of\n\
-         # install-watched-namespace.yaml:\n\
+         # ClusterRole reading Gateways (for https in status.url), one creating the token and\n\
+         # access reviews that guard /metrics, the users' aggregated roles, the metrics reader\n\
+         # role, the operator's NetworkPolicy and Deployment ({image}), watching the namespaces\n\
+         # the ConfigMap {NAMESPACES_CONFIGMAP} lists. Each watched namespace needs the\n\
+         # Role of install-watched-namespace.yaml:\n\
          #   kubectl apply --server-side -f install-operator-namespaced.yaml\n\
          #   kubectl -n celld-system create configmap {NAMESPACES_CONFIGMAP} --from-literal={NAMESPACES_KEY}=team-a,team-b\n\
          #   kubectl apply --server-side -n team-a -f install-watched-namespace.yaml\n\

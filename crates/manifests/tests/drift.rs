@@ -66,7 +66,9 @@ fn install_manifest_has_every_object_in_apply_order() {
             "RoleBinding/celld-operator-leader-election",
             "ClusterRole/celld-fleet-viewer",
             "ClusterRole/celld-fleet-editor",
+            "ClusterRole/celld-operator-metrics-reader",
             "Service/celld-operator-metrics",
+            "NetworkPolicy/celld-operator",
             "Deployment/celld-operator",
         ]
     );
@@ -102,8 +104,16 @@ fn operator_cluster_rules(docs: &[serde_yaml::Value]) -> Vec<serde_yaml::Value> 
         .collect()
 }
 
+/// Whether `rule` names `resource` (any group).
+fn names_resource(rule: &serde_yaml::Value, resource: &str) -> bool {
+    rule["resources"]
+        .as_sequence()
+        .is_some_and(|r| r.iter().any(|r| r == resource))
+}
+
 #[test]
-fn the_namespaced_install_grants_nothing_cluster_wide_but_the_gateway_read() {
+fn the_namespaced_install_grants_nothing_cluster_wide_but_the_gateway_read_and_the_metrics_reviews()
+{
     let install = generated_file("install-operator-namespaced.yaml");
     let docs = documents(&install);
     let cluster_scoped: Vec<String> = docs
@@ -124,18 +134,56 @@ fn the_namespaced_install_grants_nothing_cluster_wide_but_the_gateway_read() {
             "ValidatingAdmissionPolicyBinding/celld-operator-guard",
             "ClusterRole/celld-operator-gateways",
             "ClusterRoleBinding/celld-operator-gateways",
+            "ClusterRole/celld-operator-metrics-auth",
+            "ClusterRoleBinding/celld-operator-metrics-auth",
             "ClusterRole/celld-fleet-viewer",
             "ClusterRole/celld-fleet-editor",
+            "ClusterRole/celld-operator-metrics-reader",
         ]
     );
     let rules = operator_cluster_rules(&docs);
-    assert_eq!(rules.len(), 1, "{rules:?}");
-    assert_eq!(rules[0]["resources"][0], "gateways");
+    let granted: Vec<(String, String, Vec<String>)> = rules
+        .iter()
+        .map(|r| {
+            let text = |v: &serde_yaml::Value| v.as_str().unwrap().to_string();
+            let all = |v: &serde_yaml::Value| v.as_sequence().unwrap().iter().map(text).collect();
+            (
+                text(&r["apiGroups"][0]),
+                text(&r["resources"][0]),
+                all(&r["verbs"]),
+            )
+        })
+        .collect();
+    let one = |group: &str, resource: &str, verb: &str| {
+        (
+            group.to_string(),
+            resource.to_string(),
+            vec![verb.to_string()],
+        )
+    };
     assert_eq!(
-        rules[0]["verbs"].as_sequence().unwrap().len(),
-        1,
-        "get only"
+        granted,
+        [
+            one("gateway.networking.k8s.io", "gateways", "get"),
+            one("authentication.k8s.io", "tokenreviews", "create"),
+            one("authorization.k8s.io", "subjectaccessreviews", "create"),
+        ],
+        "{rules:?}"
     );
+    for kind in ["secrets", "jobs", "pods"]
+        .into_iter()
+        .map(str::to_string)
+        .chain(
+            celld_operator::cache::caches::ChildCaches::kinds()
+                .into_iter()
+                .map(|k| k.plural),
+        )
+    {
+        assert!(
+            !rules.iter().any(|r| names_resource(r, &kind)),
+            "no cluster-wide rule on {kind}"
+        );
+    }
     assert!(
         !docs
             .iter()
@@ -175,6 +223,76 @@ fn the_cluster_wide_install_binds_one_cluster_role() {
         rules.iter().any(|r| r["resources"][0] == "secrets"),
         "{rules:?}"
     );
+    for review in ["tokenreviews", "subjectaccessreviews"] {
+        assert!(
+            rules.iter().any(|r| names_resource(r, review)),
+            "{review}: {rules:?}"
+        );
+    }
+}
+
+#[test]
+fn both_installs_ship_the_metrics_reader_and_the_operators_network_policy() {
+    for file in ["install-operator.yaml", "install-operator-namespaced.yaml"] {
+        let docs = documents(&generated_file(file));
+        let reader = docs
+            .iter()
+            .find(|d| kind_and_name(d) == "ClusterRole/celld-operator-metrics-reader")
+            .unwrap();
+        assert_eq!(
+            reader["rules"][0]["nonResourceURLs"][0], "/metrics",
+            "{file}"
+        );
+        assert_eq!(reader["rules"][0]["verbs"][0], "get", "{file}");
+        assert_eq!(reader["rules"].as_sequence().unwrap().len(), 1, "{file}");
+        assert!(
+            !docs
+                .iter()
+                .any(|d| d["roleRef"]["name"] == "celld-operator-metrics-reader"),
+            "{file}: bound to nobody by the install"
+        );
+
+        let policy = docs
+            .iter()
+            .find(|d| kind_and_name(d) == "NetworkPolicy/celld-operator")
+            .unwrap();
+        let spec = &policy["spec"];
+        assert_eq!(
+            spec["podSelector"]["matchLabels"]["app.kubernetes.io/name"],
+            "celld-operator"
+        );
+        assert_eq!(spec["policyTypes"].as_sequence().unwrap().len(), 1);
+        let ingress = spec["ingress"].as_sequence().unwrap();
+        assert_eq!(ingress.len(), 1, "{file}: one way in");
+        assert_eq!(ingress[0]["ports"][0]["port"], "https-metrics");
+        assert_eq!(
+            ingress[0]["from"][0]["namespaceSelector"]["matchLabels"]["platform.celld.dev/metrics-scraper"],
+            "true"
+        );
+
+        let deployment = docs.iter().find(|d| d["kind"] == "Deployment").unwrap();
+        let manager = &deployment["spec"]["template"]["spec"]["containers"][0];
+        assert!(
+            manager["env"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .any(|e| e["name"] == "METRICS_SECURE" && e["value"] == "true"),
+            "{file}: /metrics served to authorized scrapers only"
+        );
+        let ports: Vec<(&str, i64)> = manager["ports"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap(),
+                    p["containerPort"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(ports, [("http", 8080), ("https-metrics", 8443)], "{file}");
+    }
 }
 
 #[test]

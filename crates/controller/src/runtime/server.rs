@@ -1,14 +1,16 @@
-//! The operator's HTTP endpoints: `/healthz` (alive: no watch silent for longer than its bound,
-//! so a replica whose caches stopped advancing is restarted), `/readyz` (connected and watching,
-//! leader or standby) and `/metrics` (Prometheus).
+//! The operator's plain HTTP endpoints: `/healthz` (alive: no watch silent for longer than its
+//! bound, so a replica whose caches stopped advancing is restarted), `/readyz` (connected and
+//! watching, leader or standby), both for the kubelet and without authentication, and
+//! `/metrics` (Prometheus) unless it is served over HTTPS to authorized scrapers
+//! ([`super::secure_metrics`]).
 
+use super::secure_metrics::OPENMETRICS;
 use crate::cache::health::WatchHealth;
 use crate::metrics::Metrics;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -44,34 +46,47 @@ async fn readyz(State(h): State<Health>) -> (StatusCode, &'static str) {
 }
 
 async fn metrics(State(h): State<Health>) -> ([(&'static str, &'static str); 1], String) {
-    (
-        [(
-            "content-type",
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        h.metrics.encode(),
-    )
+    ([("content-type", OPENMETRICS)], h.metrics.encode())
 }
 
-/// Serves the endpoints on `addr` until the task is dropped.
-pub async fn serve(addr: SocketAddr, health: Health) -> std::io::Result<()> {
-    serve_on(tokio::net::TcpListener::bind(addr).await?, health).await
+/// Where `/metrics` is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsAt {
+    /// Here, in plain HTTP, to anyone.
+    Here,
+    /// Over HTTPS on this port, to authorized scrapers only: here it answers 404 saying so.
+    Https(u16),
 }
 
-/// Serves the endpoints on an already bound listener.
-pub async fn serve_on(listener: tokio::net::TcpListener, health: Health) -> std::io::Result<()> {
-    let app = Router::new()
+/// Serves the endpoints on an already bound listener until the task is dropped.
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    health: Health,
+    metrics_at: MetricsAt,
+) -> std::io::Result<()> {
+    let probes = Router::new()
         .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
-        .with_state(health);
-    axum::serve(listener, app).await
+        .route("/readyz", get(readyz));
+    let app = match metrics_at {
+        MetricsAt::Here => probes.route("/metrics", get(metrics)),
+        MetricsAt::Https(port) => probes.route(
+            "/metrics",
+            get(move || async move {
+                (
+                    StatusCode::NOT_FOUND,
+                    format!("/metrics is served over HTTPS on port {port}, to bearer tokens allowed to get it\n"),
+                )
+            }),
+        ),
+    };
+    axum::serve(listener, app.with_state(health)).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cache::health::WatchSettings;
+    use std::net::SocketAddr;
     use std::time::{Duration, Instant};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -99,6 +114,7 @@ mod tests {
                 ready: ready.clone(),
                 watches: watches.clone(),
             },
+            MetricsAt::Here,
         ));
 
         assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
@@ -126,5 +142,24 @@ mod tests {
             "{body}"
         );
         assert!(body.contains("celld_operator_leader 0"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn metrics_served_elsewhere_are_not_served_here() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let metrics = Arc::new(Metrics::default());
+        let watches = Arc::new(WatchHealth::new(WatchSettings::new(1, 12), metrics.clone()));
+        let health = Health {
+            metrics,
+            ready: Arc::new(AtomicBool::new(true)),
+            watches,
+        };
+        tokio::spawn(serve_on(listener, health, MetricsAt::Https(8443)));
+        let reply = get(addr, "/metrics").await;
+        assert!(reply.starts_with("HTTP/1.0 404"), "{reply}");
+        assert!(reply.contains("over HTTPS on port 8443"), "{reply}");
+        assert!(get(addr, "/healthz").await.starts_with("HTTP/1.0 200"));
+        assert!(get(addr, "/readyz").await.starts_with("HTTP/1.0 200"));
     }
 }
