@@ -26,6 +26,8 @@
 //! - `leader`: only the Lease holder writes, a standby takes over;
 //! - `manifest_features`: features of the deployed version's manifest the nodes cannot serve
 //!   (containers, a feature newer than the image), and a manifest that is not one;
+//! - `metrics_auth`: `--metrics-secure`: `/metrics` over HTTPS to bearer tokens allowed `get` of
+//!   it only (401 without a token, 403 without the reader role), probes without a token;
 //! - `metrics_lint`: the operator process's `/metrics`, with a fleet reconciled, passes `promtool
 //!   check metrics` and declares the expected families;
 //! - `namespaced_install`: an operator watching two namespaces under their Roles only, and a
@@ -81,6 +83,7 @@ mod idle_node_reads;
 mod idle_reconciles;
 mod leader;
 mod manifest_features;
+mod metrics_auth;
 mod metrics_lint;
 mod name_taken;
 mod namespaced_install;
