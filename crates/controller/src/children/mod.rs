@@ -4,6 +4,7 @@
 pub mod deploy_jobs;
 pub mod httproute;
 pub mod ingress;
+pub mod metadata_egress;
 pub mod network_policy;
 pub mod pdb;
 pub mod peer_service;

@@ -140,6 +140,15 @@ async fn fleet_reaches_ready_with_every_child() {
         ],
         "the internal port admits the fleet's pods and the operator's, nothing else"
     );
+    assert_eq!(
+        crate::object_store_support::metadata_egress(&env, "web")
+            .await
+            .1,
+        crate::object_store_support::METADATA_BLOCKED
+            .map(String::from)
+            .to_vec(),
+        "nodes with keys reach everything but the cloud metadata endpoints"
+    );
     env.api::<PodDisruptionBudget>()
         .get("web")
         .await

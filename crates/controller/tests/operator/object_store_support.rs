@@ -7,6 +7,7 @@ use celld_operator::shared::own_identity::OwnIdentity;
 use celld_testkit::{AzureSettings, Check, GcsSettings, TestEnv, wait_until};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::EnvVar;
+use k8s_openapi::api::networking::v1::NetworkPolicy;
 
 /// A test namespace with an operator that reads gs:// and az:// buckets at the emulators.
 pub async fn env_with_emulators(test: &str) -> (TestEnv, Operator, GcsSettings, AzureSettings) {
@@ -62,6 +63,38 @@ pub async fn statefulset(env: &TestEnv, name: &str) -> StatefulSet {
     })
     .await
     .expect("StatefulSet applied")
+}
+
+/// The cloud metadata endpoints a fleet's nodes may not reach.
+pub const METADATA_BLOCKED: [&str; 4] = [
+    "169.254.169.254/32",
+    "169.254.169.252/32",
+    "100.100.100.200/32",
+    "fd00:ec2::254/128",
+];
+
+/// What the live NetworkPolicy of fleet `name` does with its nodes' egress: its policy types,
+/// and the addresses its egress IP blocks except (empty when egress is not restricted).
+pub async fn metadata_egress(env: &TestEnv, name: &str) -> (Vec<String>, Vec<String>) {
+    let api = env.api::<NetworkPolicy>();
+    let policy = wait_until(format!("NetworkPolicy {name}"), TIMEOUT, || async {
+        match api.get_opt(name).await {
+            Ok(Some(policy)) => Check::Done(policy),
+            other => Check::Pending(format!("{other:?}")),
+        }
+    })
+    .await
+    .expect("NetworkPolicy applied");
+    let spec = policy.spec.expect("a NetworkPolicy spec");
+    let blocked = spec
+        .egress
+        .iter()
+        .flatten()
+        .flat_map(|rule| rule.to.clone().unwrap_or_default())
+        .filter_map(|peer| peer.ip_block)
+        .flat_map(|block| block.except.unwrap_or_default())
+        .collect();
+    (spec.policy_types.unwrap_or_default(), blocked)
 }
 
 /// The storage part of the celld container's environment (bucket, store settings, keys), as

@@ -1,6 +1,8 @@
 //! Fleets without a credentials Secret (workload identity): their nodes get exactly celld's
 //! environment for the store and no key, and the operator, which has no key for the bucket
 //! either, says precisely that. An s3:// fleet without a credentials Secret gets no key either.
+//! The nodes' NetworkPolicy keeps them from the cloud metadata endpoints unless their identity
+//! is served there (GKE Workload Identity).
 
 use crate::object_store_support::*;
 use crate::support::*;
@@ -70,6 +72,11 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
     let pod = sts.spec.and_then(|s| s.template.spec).expect("pod spec");
     assert_eq!(pod.service_account_name.as_deref(), Some("celld"));
     assert_eq!(
+        metadata_egress(&env, "api").await,
+        (vec!["Ingress".to_string()], Vec::new()),
+        "GKE Workload Identity is served by the metadata server: egress not restricted"
+    );
+    assert_eq!(
         events(&env, "api", "Warning", "NoOperatorCredentials")
             .await
             .len(),
@@ -101,6 +108,14 @@ async fn workload_identity_nodes_get_no_key_and_the_operator_says_it_has_none() 
     assert_eq!(
         volumes_and_mounts(&sts).0,
         vec!["tmp".to_string(), "work".to_string()]
+    );
+    assert_eq!(
+        metadata_egress(&env, "irsa").await,
+        (
+            vec!["Ingress".to_string(), "Egress".to_string()],
+            METADATA_BLOCKED.map(String::from).to_vec()
+        ),
+        "IRSA and EKS Pod Identity need no metadata endpoint"
     );
     op.stop().await;
     env.cleanup().await.expect("cleanup");
@@ -159,6 +174,11 @@ async fn an_azure_fleet_under_workload_identity_gets_the_account_and_no_key() {
     );
     let pod = template.spec.expect("pod spec");
     assert_eq!(pod.service_account_name.as_deref(), Some("celld"));
+    assert_eq!(
+        metadata_egress(&env, "jobs").await.1,
+        METADATA_BLOCKED.map(String::from).to_vec(),
+        "AKS Workload Identity needs no metadata endpoint"
+    );
     op.stop().await;
     env.cleanup().await.expect("cleanup");
 }
