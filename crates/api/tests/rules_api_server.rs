@@ -152,3 +152,95 @@ async fn kubectl_apply_refuses_every_bad_fleet_naming_the_field() {
     env.cleanup().await.expect("cleanup");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[tokio::test]
+async fn the_optional_prefix_policy_keeps_each_fleet_under_its_namespace() {
+    use celld_api::fleet::prefix_policy;
+    use k8s_openapi::api::admissionregistration::v1::{
+        ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding,
+    };
+    let env = TestEnv::new("prefix-policy").await.expect("control plane");
+    let client = env.client();
+    celld_testkit::install_crds(&client).await.expect("CRDs");
+    let ns = env.namespace().to_string();
+    let pp = PatchParams::apply("celld-api-tests").force();
+    let policy = prefix_policy::policy();
+    Api::<ValidatingAdmissionPolicy>::all(client.clone())
+        .patch(prefix_policy::NAME, &pp, &Patch::Apply(&policy))
+        .await
+        .expect("policy applied");
+    // The shipped binding judges every namespace; here only the test's, so the other tests
+    // on this control plane are not judged by it.
+    let mut binding = prefix_policy::binding();
+    let name = format!("{}-{ns}", prefix_policy::NAME);
+    binding.metadata.name = Some(name.clone());
+    let mut spec = binding.spec.expect("a binding spec");
+    spec.match_resources = Some(
+        serde_json::from_value(
+            json!({"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}}),
+        )
+        .expect("match resources"),
+    );
+    binding.spec = Some(spec);
+    let bindings = Api::<ValidatingAdmissionPolicyBinding>::all(client.clone());
+    bindings
+        .patch(&name, &pp, &Patch::Apply(&binding))
+        .await
+        .expect("binding applied");
+
+    let fleets = api(&env, "CelldFleet");
+    let fleet = |bucket: &str, previews: Option<&str>| {
+        let mut spec =
+            json!({"objectStorage": {"bucket": bucket, "credentialsSecretRef": {"name": "s3"}}});
+        if let Some(p) = previews {
+            spec["previews"] = json!({"baseDomain": "preview.example.com", "bucket": p, "ingressClass": "nginx", "shareCredentials": true});
+        }
+        json!({"apiVersion": "platform.celld.dev/v1alpha1", "kind": "CelldFleet", "metadata": {"name": "web"}, "spec": spec})
+    };
+    let outside = fleet("s3://celld/other-team/web", None);
+    let refusal = wait_until(
+        "the prefix policy loaded",
+        Duration::from_secs(30),
+        || async {
+            match apply(&fleets, &outside, true).await {
+                Err(e) if e.contains("starts with its namespace") => Check::Done(e),
+                other => Check::Pending(format!("{other:?}")),
+            }
+        },
+    )
+    .await
+    .expect("a prefix outside the namespace is refused");
+    assert!(
+        refusal.contains(&format!("s3://NAME/{ns}/...")),
+        "{refusal}"
+    );
+    for (what, bucket, previews, admitted) in [
+        ("no prefix", "celld".to_string(), None, false),
+        (
+            "under the namespace",
+            format!("s3://celld/{ns}/web"),
+            None,
+            true,
+        ),
+        ("no scheme", format!("celld/{ns}/web"), None, true),
+        (
+            "previews elsewhere",
+            format!("gs://celld/{ns}/web"),
+            Some("gs://celld-previews/other".to_string()),
+            false,
+        ),
+        (
+            "previews under the namespace",
+            format!("gs://celld/{ns}/web"),
+            Some(format!("gs://celld-previews/{ns}")),
+            true,
+        ),
+    ] {
+        let result = apply(&fleets, &fleet(&bucket, previews.as_deref()), true).await;
+        assert_eq!(result.is_ok(), admitted, "{what}: {result:?}");
+    }
+    bindings
+        .delete(&name, &Default::default())
+        .await
+        .expect("binding deleted");
+}

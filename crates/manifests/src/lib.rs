@@ -63,6 +63,8 @@ const WATCHED_NAMESPACE_HEADER: &str = "# The namespace-scoped install: what the
 
 const METRICS_READER_HEADER: &str = "# For scrapers, not the operator: bind a Prometheus's ServiceAccount to it with a\n# ClusterRoleBinding to read the operator's /metrics (served to authorized tokens only).\n";
 
+const PREFIX_POLICY_HEADER: &str = "# Optional, for clusters shared by tenants: every fleet's bucket prefix (and its previews'\n# bucket prefix) must start with the fleet's namespace. Not part of the installs:\n#   kubectl apply --server-side -f config/optional/prefix-by-namespace.yaml\n";
+
 const USER_ROLES_HEADER: &str =
     "# For users, not the operator: aggregated into the built-in view, edit and admin roles.\n";
 
@@ -167,6 +169,17 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         user_roles: &user_roles,
         metrics_reader: &metrics_reader,
     })?;
+    let prefix_policy = format!(
+        "{}---\n{}",
+        yaml(
+            "the prefix-by-namespace ValidatingAdmissionPolicy",
+            &celld_api::fleet::prefix_policy::policy()
+        )?,
+        yaml(
+            "the prefix-by-namespace ValidatingAdmissionPolicyBinding",
+            &celld_api::fleet::prefix_policy::binding()
+        )?
+    );
     let (watched_role, watched_binding) = namespaced::watched_namespace();
     let watched = format!(
         "{}---\n{}",
@@ -191,6 +204,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
             format!("{HEADER}{ADMISSION_HEADER}{admission}"),
         ),
         (PathBuf::from("rbac/role.yaml"), format!("{HEADER}{roles}")),
+        (
+            PathBuf::from("optional/prefix-by-namespace.yaml"),
+            format!("{HEADER}{PREFIX_POLICY_HEADER}{prefix_policy}"),
+        ),
         (
             PathBuf::from("guard/guard.yaml"),
             format!("{HEADER}{GUARD_HEADER}{guard}"),

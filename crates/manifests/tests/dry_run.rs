@@ -122,6 +122,7 @@ async fn every_yaml_in_poc_and_examples_and_the_install_manifest_passes_a_dry_ru
         "install-operator.yaml",
         "install-operator-namespaced.yaml",
         "install-watched-namespace.yaml",
+        "config/optional/prefix-by-namespace.yaml",
     ] {
         files.push(install.to_string());
     }

@@ -3,6 +3,7 @@
 
 mod autoscaling;
 mod capacity_status;
+pub mod prefix_policy;
 mod preview_credentials;
 mod previews;
 mod routing;
