@@ -50,5 +50,6 @@ LABEL org.opencontainers.image.title="celld-operator" \
 COPY --from=build /out/celld-operator /usr/local/bin/celld-operator
 # The distroless "nonroot" user; the Deployment also sets runAsNonRoot and a read-only root.
 USER 65532:65532
-EXPOSE 8080
+# Probes on 8080; /metrics over HTTPS on 8443 with METRICS_SECURE=true (the install manifests).
+EXPOSE 8080 8443
 ENTRYPOINT ["/usr/local/bin/celld-operator"]
