@@ -322,6 +322,12 @@ def check_rendered_release() -> list[Finding]:
         rendered = (dist / "install-operator.yaml").read_text() if (dist / "install-operator.yaml").exists() else ""
         if f"image: {refs['celld-operator']}" not in rendered:
             out.append(Finding("install-operator.yaml (rendered)", "release-manifest", "does not run the pushed operator image by digest"))
+        deployers = sorted(ref.split(":", 1)[1].replace("@", "=") for name, ref in refs.items() if name.startswith("celld-operator-deployer"))
+        if f'value: "{",".join(deployers)}"' not in rendered:
+            out.append(Finding("install-operator.yaml (rendered)", "release-manifest", "does not give the operator the deployer images' digests (DEPLOYER_DIGESTS)"))
+    plugin_builds = (WORKFLOWS / "release.yml").read_text()
+    if "hack/deployer-digests.sh" not in plugin_builds or "CELLD_DEPLOYER_DIGESTS" not in plugin_builds:
+        out.append(Finding(".github/workflows/release.yml", "release-workflow", "the plugin is not built with the deployer images' digests (CELLD_DEPLOYER_DIGESTS from hack/deployer-digests.sh)"))
         listed = (Path(tmp) / "dist" / "images.txt").read_text().split()
         if sorted(listed) != sorted(refs.values()):
             out.append(Finding("images.txt (rendered)", "release-manifest", f"lists {listed}, not the pushed images"))

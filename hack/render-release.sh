@@ -9,7 +9,9 @@
 #
 #   OUT_DIR/install-*.yaml   every install manifest of the repository's root (install-operator.yaml
 #                            and any other install-*.yaml) with the operator image
-#                            REGISTRY/celld-operator:TAG replaced by its reference by digest
+#                            REGISTRY/celld-operator:TAG replaced by its reference by digest, and
+#                            the operator's DEPLOYER_DIGESTS set to the deployer images' digests
+#                            (hack/deployer-digests.sh), so deploy Jobs run them by digest
 #   OUT_DIR/images.txt       every image of the release by digest, one a line, sorted
 #
 # and fails on a reference that is not pinned by digest, on a missing operator or deployer image,
@@ -58,12 +60,20 @@ find_ref "$registry/celld-operator-deployer:$tag" >/dev/null
 grep -q "^ *image: $registry/celld-operator:$tag\$" install-operator.yaml ||
   die "install-operator.yaml does not pin $registry/celld-operator:$tag (run make manifests)"
 
+deployers=$(hack/deployer-digests.sh "$tag" "$refs")
+
 mkdir -p "$out"
 for manifest in install-*.yaml; do
-  # The image line of the Deployment, and the header comment naming the image.
+  # The image line of the Deployment, the header comment naming the image, and the value after
+  # `- name: DEPLOYER_DIGESTS`.
   sed -e "s|^\( *image: \)$registry/celld-operator:$tag\$|\1$operator|" \
       -e "s|($registry/celld-operator:$tag)|($operator)|" \
+      -e "/^ *- name: DEPLOYER_DIGESTS\$/{n;s|^\( *value: \)\"\"\$|\1\"$deployers\"|;}" \
       "$manifest" > "$out/$manifest.tmp"
+  if grep -A1 -E '^ *- name: DEPLOYER_DIGESTS$' "$out/$manifest.tmp" | grep -qE '^ *value: ""$'; then
+    rm -f "$out/$manifest.tmp"
+    die "the rendered $manifest runs its deploys without the deployer images' digests"
+  fi
   # No image of a rendered manifest may be a tag alone.
   # (`image:` with nothing after it is a key of the CRDs' schemas, not an image.)
   if grep -nE '^ *(- )?image: *[^ ]' "$out/$manifest.tmp" | grep -vE '@sha256:[0-9a-f]{64}"?$' >&2; then

@@ -8,6 +8,7 @@ use crate::leadership::lease_fence::Leader;
 use crate::shared::own_identity::OwnIdentity;
 use crate::shared::settings::PublicServiceFirst;
 use crate::shared::settings::Settings;
+use celld_api::contract::deployer::DeployerDigests;
 use clap::{Parser, ValueEnum};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -179,6 +180,12 @@ pub struct Args {
     #[arg(long, env = "OWN_IDENTITY_NAMESPACES", default_value = "", value_parser = OwnIdentity::parse)]
     pub own_identity_namespaces: OwnIdentity,
 
+    /// Digests of this release's deployer images (`TAG=sha256:...`, separated by commas), which
+    /// the release's install manifests set: a fleet's deploy Jobs then run the deployer by
+    /// digest. Empty: by tag.
+    #[arg(long, env = "DEPLOYER_DIGESTS", default_value = "", value_parser = DeployerDigests::parse)]
+    pub deployer_digests: DeployerDigests,
+
     /// Seconds after which the API server ends each watch (the operator resumes it from its last
     /// bookmark); a watch that delivers nothing for this long plus 5 s is dropped and resumed.
     #[arg(long, env = "WATCH_TIMEOUT_SECONDS", default_value_t = 20)]
@@ -343,6 +350,28 @@ mod tests {
         .unwrap();
         assert!(args.metrics_secure);
         assert_eq!(args.secure_metrics_addr.port(), 9443);
+    }
+
+    #[test]
+    fn namespaces_and_deployer_digests_come_from_flags() {
+        let hex = "0f".repeat(32);
+        let args = Args::try_parse_from([
+            "celld-operator",
+            "--namespaces",
+            "team-b,team-a",
+            "--deployer-digests",
+            &format!("v0.1.0=sha256:{hex}"),
+        ])
+        .unwrap();
+        assert_eq!(
+            args.settings().namespaces.namespaces(),
+            Some(vec!["team-a".to_string(), "team-b".to_string()])
+        );
+        assert!(!args.deployer_digests.is_empty());
+        let err = Args::try_parse_from(["celld-operator", "--deployer-digests", "v0.1.0=latest"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("TAG=sha256:"), "{err}");
     }
 
     #[test]

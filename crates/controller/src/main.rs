@@ -73,6 +73,7 @@ fn collect_when_asked() {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    celld_api::contract::deployer::pin_digests(args.deployer_digests.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(usize::from(args.worker_threads))
         .enable_all()

@@ -24,6 +24,17 @@ fn main() -> ExitCode {
         .var(completion::VAR)
         .bin(completion::BIN)
         .complete();
+    // A release builds in its deployer images' digests (CELLD_DEPLOYER_DIGESTS at build time).
+    let digests = option_env!("CELLD_DEPLOYER_DIGESTS").unwrap_or_default();
+    match celld_api::contract::deployer::DeployerDigests::parse(digests) {
+        Ok(digests) => {
+            celld_api::contract::deployer::pin_digests(digests);
+        }
+        Err(e) => {
+            eprintln!("kubectl-celld: this build's deployer digests are broken: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -9,6 +9,8 @@
 use super::releases::{OLDEST_SUPPORTED, RELEASES, Triple, display, triple};
 use super::version::image_version;
 use k8s_openapi::api::core::v1::EnvVar;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The deployer image of this release (the operator's and the plugin's): celld (the default
 /// image's), esbuild, curl and celld-bucket, no source.
@@ -19,12 +21,88 @@ pub const DEFAULT_DEPLOYER_IMAGE: &str = concat!(
 
 /// The deployer image of this release for a fleet on `fleet_image`: the one built on the
 /// fleet's own celld release, so `celld deploy` writes what its nodes read; the default one
-/// when the release is unknown or has no deployer.
+/// when the release is unknown or has no deployer. By digest when the process was given the
+/// release's digests ([`pin_digests`]).
 pub fn deployer_for(fleet_image: &str) -> String {
-    match release_for(fleet_image) {
+    let tagged = match release_for(fleet_image) {
         Some(release) => format!("{DEFAULT_DEPLOYER_IMAGE}{}", tag_suffix(release)),
         None => DEFAULT_DEPLOYER_IMAGE.to_string(),
+    };
+    pinned(&tagged)
+}
+
+/// `reference` by digest when it is one of this release's deployer images and the process was
+/// given its digest ([`pin_digests`]); as it is otherwise.
+pub fn pinned(reference: &str) -> String {
+    match DIGESTS.get() {
+        Some(digests) => digests.pin(reference),
+        None => reference.to_string(),
     }
+}
+
+/// The digests of this release's deployer images, by tag (`v0.1.0`, `v0.1.0-celld-v0.6.1`):
+/// what a release writes into the operator's Deployment (`DEPLOYER_DIGESTS`) and builds into
+/// the plugin, so a deploy runs the image the release built and signed, not whatever a tag
+/// points at later.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeployerDigests(BTreeMap<String, String>);
+
+/// A list of deployer digests that is not `TAG=sha256:<64 hex>,...`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}' is not TAG=sha256:<64 hex digits>: give the deployer images' digests as v0.1.0=sha256:...,v0.1.0-celld-v0.6.1=sha256:... (a release's images.txt lists them)"
+)]
+pub struct BadDigests(pub String);
+
+impl DeployerDigests {
+    /// From `TAG=sha256:<hex>` pairs separated by commas; empty for none.
+    pub fn parse(value: &str) -> Result<Self, BadDigests> {
+        let mut digests = BTreeMap::new();
+        for pair in value.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let bad = || BadDigests(pair.to_string());
+            let (tag, digest) = pair.split_once('=').ok_or_else(bad)?;
+            let hex = digest.strip_prefix("sha256:").ok_or_else(bad)?;
+            let tag_ok = !tag.is_empty()
+                && tag
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
+            if !tag_ok || hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad());
+            }
+            digests.insert(tag.to_string(), digest.to_ascii_lowercase());
+        }
+        Ok(Self(digests))
+    }
+
+    /// `reference` (`REPOSITORY:TAG` of this release's deployer) by digest when its tag has
+    /// one; anything else as it is.
+    pub fn pin(&self, reference: &str) -> String {
+        let repository = DEFAULT_DEPLOYER_IMAGE
+            .rsplit_once(':')
+            .map_or(DEFAULT_DEPLOYER_IMAGE, |(r, _)| r);
+        match reference
+            .strip_prefix(repository)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .and_then(|tag| self.0.get(tag))
+        {
+            Some(digest) => format!("{reference}@{digest}"),
+            None => reference.to_string(),
+        }
+    }
+
+    /// Whether no digest is known.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The digests [`deployer_for`] pins, set once at the start of the process.
+static DIGESTS: OnceLock<DeployerDigests> = OnceLock::new();
+
+/// Makes [`deployer_for`] give this release's deployer images by digest from now on; the
+/// first call wins (false for a later one).
+pub fn pin_digests(digests: DeployerDigests) -> bool {
+    DIGESTS.set(digests).is_ok()
 }
 
 /// The releases a deployer image is built for, oldest first: every release in the table from
@@ -93,6 +171,41 @@ mod tests {
         );
         assert_eq!(release_for("ghcr.io/denoland/celld:latest"), None);
         assert_eq!(release_for(crate::DEFAULT_IMAGE), Some((0, 6, 0)));
+    }
+
+    #[test]
+    fn digests_pin_this_release_s_deployers_only() {
+        let hex = "ab".repeat(32);
+        let tag = DEFAULT_DEPLOYER_IMAGE.rsplit_once(':').unwrap().1;
+        let digests = DeployerDigests::parse(&format!(
+            "{tag}=sha256:{hex}, {tag}-celld-v0.6.1=sha256:{hex}"
+        ))
+        .unwrap();
+        assert_eq!(
+            digests.pin(DEFAULT_DEPLOYER_IMAGE),
+            format!("{DEFAULT_DEPLOYER_IMAGE}@sha256:{hex}")
+        );
+        let per_release = format!("{DEFAULT_DEPLOYER_IMAGE}-celld-v0.6.1");
+        assert_eq!(
+            digests.pin(&per_release),
+            format!("{per_release}@sha256:{hex}")
+        );
+        let unknown = format!("{DEFAULT_DEPLOYER_IMAGE}-celld-v0.4.0");
+        assert_eq!(digests.pin(&unknown), unknown, "no digest given for it");
+        assert_eq!(
+            digests.pin("registry.example.com/own-deployer:1"),
+            "registry.example.com/own-deployer:1"
+        );
+        assert!(DeployerDigests::parse("").unwrap().is_empty());
+        for bad in [
+            "v1",
+            "v1=sha256:12",
+            "v1=md5:00",
+            "=sha256:00",
+            &format!("v 1=sha256:{hex}"),
+        ] {
+            assert!(DeployerDigests::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

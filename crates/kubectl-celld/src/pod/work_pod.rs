@@ -52,10 +52,12 @@ impl WorkPod {
     ) -> Result<Self> {
         let ns = context.namespace().to_string();
         let jobs: Api<Job> = Api::namespaced(context.target.client.clone(), &ns);
+        // This release's deployer runs by digest when the build knows it.
+        let image = celld_api::contract::deployer::pinned(&args.deployer_image);
         let built = job::build(&job::Input {
             fleet: &context.fleet,
             storage: &context.storage,
-            image: &args.deployer_image,
+            image: &image,
             lifetime: LIFETIME,
             keep: false,
         });
@@ -65,10 +67,7 @@ impl WorkPod {
             .map_err(|e| Error::api("create", "jobs.batch", Some(&ns), e))?;
         let job_name = created.metadata.name.clone().unwrap_or_default();
         let job_uid = created.metadata.uid.clone().unwrap_or_default();
-        progress.note(&format!(
-            "Created Job {ns}/{job_name} (image {})",
-            args.deployer_image
-        ));
+        progress.note(&format!("Created Job {ns}/{job_name} (image {image})"));
         let pods = context.pods();
         let mut pod = WorkPod {
             pods: pods.clone(),
@@ -94,7 +93,7 @@ impl WorkPod {
                 return Err(e);
             }
         }
-        let checked = preflight::check(&pods, &pod.pod, &args.deployer_image, tools, &[]).await;
+        let checked = preflight::check(&pods, &pod.pod, &image, tools, &[]).await;
         if let Err(e) = checked {
             pod.delete(&ns, progress).await;
             return Err(e);
