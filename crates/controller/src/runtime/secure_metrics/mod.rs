@@ -53,13 +53,7 @@ impl Access {
 
     /// The verdict on a request with these headers.
     pub async fn verdict(&self, headers: &HeaderMap) -> Result<Verdict, review::ReviewError> {
-        let token = headers
-            .get(AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|token| !token.is_empty());
-        let Some(token) = token else {
+        let Some(token) = bearer_token(headers) else {
             return Ok(Verdict::no_token());
         };
         if let Some(known) = self.verdicts.get(token, Instant::now()) {
@@ -69,6 +63,13 @@ impl Access {
         self.verdicts.put(token, verdict.clone(), Instant::now());
         Ok(verdict)
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (the scheme in any case).
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let (scheme, token) = headers.get(AUTHORIZATION)?.to_str().ok()?.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 #[derive(Clone)]
@@ -134,5 +135,29 @@ pub async fn serve_on(
                 debug!(%peer, error = %e, "a /metrics connection ended with an error");
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn token_of(header: Option<&'static str>) -> Option<String> {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = header {
+            headers.insert(AUTHORIZATION, HeaderValue::from_static(value));
+        }
+        bearer_token(&headers).map(str::to_string)
+    }
+
+    #[test]
+    fn only_a_bearer_token_is_a_token() {
+        assert_eq!(token_of(Some("Bearer abc")), Some("abc".into()));
+        assert_eq!(token_of(Some("bearer  abc ")), Some("abc".into()));
+        assert_eq!(token_of(Some("Basic dXNlcjpwdw==")), None);
+        assert_eq!(token_of(Some("Bearer ")), None);
+        assert_eq!(token_of(Some("Bearer")), None);
+        assert_eq!(token_of(None), None);
     }
 }
