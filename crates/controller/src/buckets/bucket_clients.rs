@@ -153,20 +153,16 @@ impl BucketClients {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use celld_api::BucketUrl;
     use celld_api::labels::secret_keys;
     use k8s_openapi::ByteString;
     use std::collections::BTreeMap;
 
     fn storage(bucket: &str) -> ResolvedStorage {
         ResolvedStorage {
-            store: None,
-            bucket: BucketUrl::parse(bucket).unwrap(),
             endpoint: Some("http://127.0.0.1:9000".into()),
-            region: "us-east-1".into(),
             allow_http: true,
-            azure_storage_account: None,
             credentials_secret: Some("creds".into()),
+            ..crate::buckets::storage_fixture::s3(bucket)
         }
     }
 

@@ -13,4 +13,6 @@ pub mod pointer;
 pub mod pointer_reads;
 pub mod preview_prefix;
 pub mod resolve;
+#[cfg(test)]
+pub mod storage_fixture;
 pub mod store_errors;

@@ -48,13 +48,8 @@ mod tests {
 
     fn storage() -> ResolvedStorage {
         ResolvedStorage {
-            store: None,
-            bucket: BucketUrl::parse("s3://b/p").unwrap(),
-            endpoint: None,
-            region: "us-east-1".into(),
-            allow_http: false,
-            azure_storage_account: None,
             credentials_secret: Some("creds".into()),
+            ..crate::buckets::storage_fixture::s3("s3://b/p")
         }
     }
 

@@ -1,7 +1,6 @@
 use super::*;
 use crate::buckets::pointer;
 use async_trait::async_trait;
-use celld_api::BucketUrl;
 use celld_api::reasons::Reason;
 
 /// A bucket whose every object read answers the same.
@@ -36,15 +35,7 @@ impl PointerSource for Bucket {
 }
 
 fn storage() -> ResolvedStorage {
-    ResolvedStorage {
-        store: None,
-        bucket: BucketUrl::parse("s3://b/web").unwrap(),
-        endpoint: None,
-        region: "us-east-1".into(),
-        allow_http: false,
-        azure_storage_account: None,
-        credentials_secret: None,
-    }
+    crate::buckets::storage_fixture::s3("s3://b/web")
 }
 
 const KEY: &str = "deploy/hello/00000000000000c1/manifest.json";

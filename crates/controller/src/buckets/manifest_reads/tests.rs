@@ -2,8 +2,8 @@ use super::*;
 use crate::buckets::manifest::Unreadable;
 use crate::buckets::pointer;
 use async_trait::async_trait;
+use celld_api::DeploymentStatus;
 use celld_api::contract::manifest::Manifest;
-use celld_api::{BucketUrl, DeploymentStatus};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A bucket that counts the manifests read, answering with `body` (None: a failed read).
@@ -45,15 +45,7 @@ impl PointerSource for Counting {
 }
 
 fn storage() -> ResolvedStorage {
-    ResolvedStorage {
-        store: None,
-        bucket: BucketUrl::parse("s3://b/web").unwrap(),
-        endpoint: None,
-        region: "us-east-1".into(),
-        allow_http: false,
-        azure_storage_account: None,
-        credentials_secret: None,
-    }
+    crate::buckets::storage_fixture::s3("s3://b/web")
 }
 
 fn deployed(version: &str, script: Option<&str>) -> Pointer {

@@ -11,11 +11,11 @@ use super::*;
 use crate::failure::Failure;
 use crate::fleet::status::observation::{Acknowledged, Observation, ObservedStorage, Route};
 use crate::upgrade::decide::Progress;
+use celld_api::DeploymentStatus;
 use celld_api::ResolvedStorage;
 use celld_api::conditions::{
     DEGRADED, DEPLOYED, PROGRESSING, READY, ROUTE_READY, STORAGE_RESOLVED,
 };
-use celld_api::{BucketUrl, DeploymentStatus};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::apps::v1::StatefulSetStatus;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -24,12 +24,10 @@ use std::sync::Arc;
 fn storage() -> ResolvedStorage {
     ResolvedStorage {
         store: Some("minio".into()),
-        bucket: BucketUrl::parse("s3://celld/app").unwrap(),
         endpoint: Some("http://minio:9000".into()),
-        region: "us-east-1".into(),
         allow_http: true,
-        azure_storage_account: None,
         credentials_secret: Some("creds".into()),
+        ..crate::buckets::storage_fixture::s3("s3://celld/app")
     }
 }
 
