@@ -8,15 +8,6 @@ use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::ResourceExt;
 use serde_json::json;
 
-fn env_value(sts: &StatefulSet, name: &str) -> Option<String> {
-    sts.spec.as_ref()?.template.spec.as_ref()?.containers[0]
-        .env
-        .as_ref()?
-        .iter()
-        .find(|e| e.name == name)
-        .and_then(|e| e.value.clone())
-}
-
 #[tokio::test]
 async fn fleet_reaches_ready_with_every_child() {
     let (env, op) = env_with_operator("ready").await;
@@ -56,19 +47,16 @@ async fn fleet_reaches_ready_with_every_child() {
         .await
         .expect("StatefulSet");
     assert_eq!(
-        env_value(&sts, "CELLD_BUCKET").as_deref(),
+        sts_env(&sts, "CELLD_BUCKET").as_deref(),
         Some(storage.bucket.as_str())
     );
     assert_eq!(
-        env_value(&sts, "S3_ENDPOINT").as_deref(),
+        sts_env(&sts, "S3_ENDPOINT").as_deref(),
         Some(s3.endpoint.as_str())
     );
+    assert_eq!(sts_env(&sts, "CELLD_DURABILITY").as_deref(), Some("bucket"));
     assert_eq!(
-        env_value(&sts, "CELLD_DURABILITY").as_deref(),
-        Some("bucket")
-    );
-    assert_eq!(
-        env_value(&sts, "CELLD_ADVERTISE").as_deref(),
+        sts_env(&sts, "CELLD_ADVERTISE").as_deref(),
         Some("$(POD_NAME).web-peer.$(POD_NAMESPACE).svc:8081")
     );
     assert_eq!(sts.spec.as_ref().and_then(|s| s.replicas), Some(2));

@@ -4,27 +4,11 @@
 
 use crate::support::*;
 use celld_api::CelldFleet;
-use k8s_openapi::api::apps::v1::StatefulSet;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
 
 const V: &str = "00000000000000a1";
-
-/// The value of `name` in the celld container's environment of StatefulSet `name`.
-async fn celld_env(env: &celld_testkit::TestEnv, sts: &str, name: &str) -> Option<String> {
-    let sts = env
-        .api::<StatefulSet>()
-        .get(sts)
-        .await
-        .expect("StatefulSet");
-    sts.spec?.template.spec?.containers[0]
-        .env
-        .as_ref()?
-        .iter()
-        .find(|e| e.name == name)
-        .and_then(|e| e.value.clone())
-}
 
 #[tokio::test]
 async fn the_default_durability_keeps_acknowledged_writes_and_a_risky_one_is_said_once() {
@@ -44,9 +28,7 @@ async fn the_default_durability_keeps_acknowledged_writes_and_a_risky_one_is_sai
         "{said}"
     );
     assert_eq!(
-        celld_env(&env, "risky", "CELLD_DURABILITY")
-            .await
-            .as_deref(),
+        node_env(&env, "risky", "CELLD_DURABILITY").await.as_deref(),
         Some("fleet"),
         "admitted as asked"
     );
@@ -79,9 +61,7 @@ async fn the_default_durability_keeps_acknowledged_writes_and_a_risky_one_is_sai
     )
     .await;
     assert_eq!(
-        celld_env(&env, "risky", "CELLD_DURABILITY")
-            .await
-            .as_deref(),
+        node_env(&env, "risky", "CELLD_DURABILITY").await.as_deref(),
         Some("bucket")
     );
 
@@ -103,7 +83,7 @@ async fn the_default_durability_keeps_acknowledged_writes_and_a_risky_one_is_sai
         Some("PersistentWorkStorage"),
     )
     .await;
-    assert_eq!(celld_env(&env, "kept", "CELLD_DURABILITY").await, None);
+    assert_eq!(node_env(&env, "kept", "CELLD_DURABILITY").await, None);
     assert!(
         events(&env, "kept", "Warning", "FleetDurabilityOnEphemeral")
             .await

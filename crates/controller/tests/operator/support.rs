@@ -361,3 +361,23 @@ pub async fn condition(
         .cloned()
         .unwrap_or_else(|| panic!("fleet {name} has a {type_} condition"))
 }
+
+/// The value of the variable `name` in the celld container of StatefulSet `sts`'s template.
+pub fn sts_env(sts: &k8s_openapi::api::apps::v1::StatefulSet, name: &str) -> Option<String> {
+    sts.spec.as_ref()?.template.spec.as_ref()?.containers[0]
+        .env
+        .as_ref()?
+        .iter()
+        .find(|e| e.name == name)
+        .and_then(|e| e.value.clone())
+}
+
+/// [`sts_env`] of the StatefulSet `sts` of the test namespace, as the API server has it.
+pub async fn node_env(env: &TestEnv, sts: &str, name: &str) -> Option<String> {
+    let sts = env
+        .api::<k8s_openapi::api::apps::v1::StatefulSet>()
+        .get(sts)
+        .await
+        .expect("StatefulSet");
+    sts_env(&sts, name)
+}

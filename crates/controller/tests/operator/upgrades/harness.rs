@@ -135,21 +135,6 @@ pub(super) fn assert_never_side_by_side(history: &PodHistory, old: &str, new: &s
     );
 }
 
-/// The value of `name` in the node template of StatefulSet `web`.
-pub(super) async fn template_env(env: &TestEnv, name: &str) -> Option<String> {
-    let sts = env
-        .api::<StatefulSet>()
-        .get("web")
-        .await
-        .expect("StatefulSet");
-    sts.spec?.template.spec?.containers[0]
-        .env
-        .as_ref()?
-        .iter()
-        .find(|e| e.name == name)
-        .and_then(|e| e.value.clone())
-}
-
 /// Applies fleet `web` on `image` with 3 nodes and `env`.
 pub(super) async fn apply_web(
     env: &TestEnv,

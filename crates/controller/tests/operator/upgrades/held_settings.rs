@@ -35,13 +35,13 @@ async fn v0_6_1_settings_wait_for_every_node_and_going_back_waits_until_no_node_
         ) && said.contains("not yet web-0"),
         "{said}"
     );
-    assert_eq!(template_env(&env, RETENTION).await, None, "held back");
+    assert_eq!(node_env(&env, "web", RETENTION).await, None, "held back");
     assert_eq!(condition(&env, "web", "Reconciling").await.status, "True");
 
     // Every node runs v0.6.1: then it reaches them.
     wait_condition(&env, "web", "SettingsHeld", "False", Some("SettingsInUse")).await;
     assert_eq!(
-        template_env(&env, RETENTION).await.as_deref(),
+        node_env(&env, "web", RETENTION).await.as_deref(),
         Some("86400")
     );
     wait_serving(&env, V61, 3).await;
@@ -62,7 +62,11 @@ async fn v0_6_1_settings_wait_for_every_node_and_going_back_waits_until_no_node_
         said.contains("CELLD_LTX_RETENTION_SECS") && said.contains("every node"),
         "{said}"
     );
-    assert_eq!(template_env(&env, RETENTION).await, None, "dropped first");
+    assert_eq!(
+        node_env(&env, "web", RETENTION).await,
+        None,
+        "dropped first"
+    );
     wait_serving(&env, V60, 3).await;
     assert!(
         !has_event(&env, "web", "UpgradeRefused", None).await,

@@ -79,7 +79,7 @@ async fn a_template_change_waits_while_a_node_is_down_then_rolls_one_node_at_a_t
     .await
     .expect("the template rolled");
     assert_eq!(
-        template_env(&env, "RUST_LOG").await.as_deref(),
+        node_env(&env, "web", "RUST_LOG").await.as_deref(),
         Some("debug")
     );
     let snapshots = history.snapshots();
