@@ -197,7 +197,8 @@ down() {
   stop "$wiring_pid"
   rm -rf "$double_dir" "$second_worker"
   if [ -f "$KUBECONFIG" ]; then
-    kubectl delete namespace "$ns" --ignore-not-found --wait=false >/dev/null
+    # Waits, so that a demo started next does not find the namespace still terminating.
+    kubectl delete namespace "$ns" --ignore-not-found --timeout=120s >/dev/null
     echo "demo: operator and deploy wiring stopped, namespace $ns deleted"
   else
     echo "demo: operator and deploy wiring stopped (the control plane is not running)"

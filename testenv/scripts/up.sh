@@ -550,7 +550,7 @@ PATH="$state/pod-path:$PATH" start kwok "$kwok_dir/bin/kwok" \
   -c "$stages/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
   -c "$here/kwok/pod-ready.yaml" -c "$stages/pod/fast/pod-delete.yaml" \
   -c "$here/kwok/pod-complete-on-annotation.yaml" -c "$here/kwok/pod-waiting-on-annotation.yaml" \
-  -c "$here/kwok/pod-restarted-on-annotation.yaml" \
+  -c "$here/kwok/pod-restarted-on-annotation.yaml" -c "$here/kwok/pod-held-until-wired.yaml" \
   -c "$stages/volume/fast/pvc-provision.yaml" -c "$stages/volume/fast/pv-bind.yaml" \
   -c "$stages/volume/fast/pvc-delete.yaml" -c "$stages/volume/fast/pv-delete.yaml"
 

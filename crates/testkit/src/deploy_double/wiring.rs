@@ -177,9 +177,11 @@ impl DeployDouble {
     }
 
     /// Wires every pod matching `selector` (such as [`DEPLOY_POD_SELECTOR`]) in `namespace` as
-    /// soon as it appears, until the watch ends; `report` hears what happens. The rule is in
-    /// place a few hundred milliseconds after the pod is created, normally before it runs; a
-    /// client that execs into a pod at the very moment it runs may still get kwok's default.
+    /// soon as it appears, until the watch ends, and annotates it [`WIRED_ANNOTATION`]; `report`
+    /// hears what happens. The rule is in place a few hundred milliseconds after the pod is
+    /// created, normally before it runs; in the demo's namespace testenv holds the pod Pending
+    /// until the annotation says so, elsewhere a client that execs into a pod at the very moment
+    /// it runs may still get kwok's default.
     pub async fn serve(
         &self,
         client: &Client,
@@ -212,8 +214,14 @@ impl DeployDouble {
                     );
                     tokio::spawn(async move {
                         let name = pod.metadata.name.clone().unwrap_or_default();
-                        let wired =
-                            async { double.rule(&client, &pod).await?.apply(&client, &ns).await };
+                        let wired = async {
+                            double
+                                .rule(&client, &pod)
+                                .await?
+                                .apply(&client, &ns)
+                                .await?;
+                            mark_wired(&client, &ns, &name).await
+                        };
                         match wired.await {
                             Ok(()) => {
                                 report(format!("pod {ns}/{name}: `celld` runs the deploy double"))
@@ -234,6 +242,24 @@ impl DeployDouble {
         }
         Ok(())
     }
+}
+
+/// The annotation that lets a deploy pod held by testenv's `pod-held-until-wired` stage (the
+/// demo's namespace) run, once its Exec rule is in place.
+pub const WIRED_ANNOTATION: &str = "testenv.celld.dev/wired";
+
+/// Annotates pod `ns`/`name` [`WIRED_ANNOTATION`].
+async fn mark_wired(client: &Client, ns: &str, name: &str) -> Result<()> {
+    let patch = serde_json::json!({"metadata": {"annotations": {WIRED_ANNOTATION: "true"}}});
+    Api::<Pod>::namespaced(client.clone(), ns)
+        .patch(
+            name,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&patch),
+        )
+        .await
+        .map_err(|e| Error::kube(format!("annotating pod {ns}/{name} as wired"), e))?;
+    Ok(())
 }
 
 /// Replaces `link` with a symbolic link to `target`.
