@@ -203,9 +203,9 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
             format!("{} ({})", thousands(t.requests), thousands(t.writes))
         },
     );
-    let per_fleet_target = t
-        .requests_per_fleet
-        .map_or(String::new(), |n| format!("≤ {n:.0} {at_count}"));
+    let per_fleet_target = t.requests_over_floor.map_or(String::new(), |n| {
+        format!("≤ the floor's + {n:.0} {at_count}")
+    });
     row(
         out,
         "… per fleet (writes per fleet)",
@@ -215,9 +215,10 @@ pub fn table(out: &mut String, scales: &[Scale], repeats: &[Scale], t: &Targets)
             let tally = s.operator.to_settle;
             let n = s.fleets().max(1) as f64;
             let per_fleet = tally.requests as f64 / n;
+            let floor = s.floor.requests.requests as f64 / n;
             let mark = t
-                .requests_per_fleet
-                .map_or("", |target| at(t, s, per_fleet <= target));
+                .requests_over_floor
+                .map_or("", |over| at(t, s, per_fleet <= floor + over));
             format!("{per_fleet:.1} ({:.1}){mark}", tally.writes as f64 / n)
         },
     );

@@ -16,8 +16,11 @@ pub struct Targets {
     pub idle_requests: f64,
     /// Most resident memory, MiB.
     pub rss_mib: f64,
-    /// Most API requests per fleet until settled, when there is a target.
-    pub requests_per_fleet: Option<f64>,
+    /// Most API requests per fleet until settled beyond the floor's, when there is a target:
+    /// the floor sends the least a correct operator must (it reads each child's name before
+    /// applying it, since an operator that never adopts must), so the target is what the
+    /// operator may send on top of that.
+    pub requests_over_floor: Option<f64>,
     /// Most CPU seconds per idle minute.
     pub idle_cpu: f64,
 }
@@ -29,7 +32,7 @@ pub const AT_1000: Targets = Targets {
     lag: Duration::from_secs(5),
     idle_requests: 50.0,
     rss_mib: 64.0,
-    requests_per_fleet: Some(12.0),
+    requests_over_floor: Some(5.0),
     idle_cpu: 0.5,
 };
 
@@ -40,7 +43,7 @@ pub const AT_10000: Targets = Targets {
     lag: Duration::from_secs(5),
     idle_requests: 50.0,
     rss_mib: 256.0,
-    requests_per_fleet: None,
+    requests_over_floor: None,
     idle_cpu: 1.0,
 };
 

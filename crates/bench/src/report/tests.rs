@@ -48,7 +48,7 @@ fn the_table_has_a_column_per_fleet_count_with_ratios_and_verdicts() {
     );
     assert!(
         lines.contains(
-            &"| … per fleet (writes per fleet) | ≤ 12 at 1,000 | 123.5 (11.0) | 12.3 (1.1) ✗ |"
+            &"| … per fleet (writes per fleet) | ≤ the floor's + 5 at 1,000 | 123.5 (11.0) | 12.3 (1.1) ✗ |"
         ),
         "{md}"
     );
