@@ -55,7 +55,7 @@ async fn fleets_converge_across_an_apiserver_crash_without_duplicate_or_orphan_c
         .await;
     let names: Vec<String> = (0..FLEETS).map(|i| format!("fleet-{i}")).collect();
     for name in &names {
-        plane.apply(&plane.fleet(name, 2, &[])).await;
+        plane.apply(&plane.fleet(name, 2, &[]).await).await;
     }
     // Mid-convergence: the operator is creating children.
     Component::KubeApiserver
@@ -124,7 +124,7 @@ async fn fleets_converge_across_an_apiserver_crash_without_duplicate_or_orphan_c
 
     // The watches work again: a change is applied promptly.
     let changed = Instant::now();
-    plane.apply(&plane.fleet("fleet-0", 3, &[])).await;
+    plane.apply(&plane.fleet("fleet-0", 3, &[]).await).await;
     let applied = plane
         .wait_statefulset("fleet-0", "3 replicas", APPLIED_WITHIN, |s| {
             s.spec.as_ref().and_then(|s| s.replicas) == Some(3)

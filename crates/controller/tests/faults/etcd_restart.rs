@@ -48,7 +48,7 @@ async fn changes_after_etcd_restarts_are_applied_within_30_seconds() {
         .await;
     let names: Vec<String> = ["one", "two", "three"].map(String::from).to_vec();
     for name in &names {
-        plane.apply(&plane.fleet(name, 1, &[])).await;
+        plane.apply(&plane.fleet(name, 1, &[]).await).await;
     }
     plane.wait_ready(&names, Duration::from_secs(90)).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -56,7 +56,7 @@ async fn changes_after_etcd_restarts_are_applied_within_30_seconds() {
     // etcd crashes under idle fleets; a replicas change once it is back.
     crash_etcd(&plane).await;
     let changed = Instant::now();
-    plane.apply(&plane.fleet("one", 3, &[])).await;
+    plane.apply(&plane.fleet("one", 3, &[]).await).await;
     let scaled = plane
         .wait_statefulset("one", "3 replicas", APPLIED_WITHIN, |s| {
             replicas(s) == Some(3)
@@ -67,9 +67,9 @@ async fn changes_after_etcd_restarts_are_applied_within_30_seconds() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     crash_etcd(&plane).await;
     let changed_again = Instant::now();
-    plane.apply(&plane.fleet("four", 1, &[])).await;
+    plane.apply(&plane.fleet("four", 1, &[]).await).await;
     plane
-        .apply(&plane.fleet("two", 1, &[("GREETING", "hello")]))
+        .apply(&plane.fleet("two", 1, &[("GREETING", "hello")]).await)
         .await;
     let created = plane
         .wait_statefulset("four", "created", APPLIED_WITHIN, |_| true)

@@ -32,7 +32,7 @@ async fn a_watch_that_keeps_failing_holds_back_no_other_and_fails_healthz() {
         )
         .await;
     let names = vec!["steady".to_string()];
-    plane.apply(&plane.fleet("steady", 1, &[])).await;
+    plane.apply(&plane.fleet("steady", 1, &[]).await).await;
     plane.wait_ready(&names, Duration::from_secs(90)).await;
     assert!(
         op.get("/healthz")
@@ -55,7 +55,9 @@ async fn a_watch_that_keeps_failing_holds_back_no_other_and_fails_healthz() {
         // Let the failing watch fail a few more times first.
         tokio::time::sleep(Duration::from_secs(6)).await;
         let changed = Instant::now();
-        plane.apply(&plane.fleet("steady", replicas, &[])).await;
+        plane
+            .apply(&plane.fleet("steady", replicas, &[]).await)
+            .await;
         let applied = plane
             .wait_statefulset("steady", "the new replicas", Duration::from_secs(90), |s| {
                 s.spec.as_ref().and_then(|s| s.replicas) == Some(replicas)

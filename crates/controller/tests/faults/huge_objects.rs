@@ -95,7 +95,7 @@ async fn a_huge_pointer_and_an_endless_endpoint_cost_the_shared_operator_nothing
             &["--leader-elect=false", "--namespace", &plane.ns],
         )
         .await;
-    plane.apply(&plane.fleet("fine", 1, &[])).await;
+    plane.apply(&plane.fleet("fine", 1, &[]).await).await;
     let huge = inline_fleet("huge", &plane.s3, &huge_prefix, json!({"replicas": 1}))
         .expect("a CelldFleet");
     plane.apply(&huge).await;

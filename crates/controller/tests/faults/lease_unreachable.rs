@@ -144,7 +144,7 @@ async fn a_leader_that_cannot_renew_its_lease_stops_writing_before_it_expires() 
     let first = replica(&plane, client, "first");
     wait_leads(&first, "the first replica to lead").await;
     let names = vec!["fenced".to_string()];
-    plane.apply(&plane.fleet("fenced", 1, &[])).await;
+    plane.apply(&plane.fleet("fenced", 1, &[]).await).await;
     plane.wait_ready(&names, Duration::from_secs(90)).await;
     assert!(first.metrics.total_writes() > 0, "it wrote while it led");
 
@@ -162,7 +162,7 @@ async fn a_leader_that_cannot_renew_its_lease_stops_writing_before_it_expires() 
     );
 
     // A change it would apply, while nobody else leads yet.
-    plane.apply(&plane.fleet("fenced", 2, &[])).await;
+    plane.apply(&plane.fleet("fenced", 2, &[]).await).await;
     tokio::time::sleep(Duration::from_secs(4)).await;
     assert_eq!(
         first.metrics.total_writes(),

@@ -69,7 +69,7 @@ async fn a_leader_paused_beyond_its_lease_writes_nothing_when_it_resumes_and_exi
         .expect("the operator leads");
     let names: Vec<String> = (0..FLEETS).map(|i| format!("paused-{i}")).collect();
     for name in &names {
-        plane.apply(&plane.fleet(name, 1, &[])).await;
+        plane.apply(&plane.fleet(name, 1, &[]).await).await;
     }
     plane.wait_ready(&names, Duration::from_secs(90)).await;
 
@@ -78,7 +78,7 @@ async fn a_leader_paused_beyond_its_lease_writes_nothing_when_it_resumes_and_exi
     let paused = Instant::now();
     // While it sleeps, the fleets change; its cache keeps the old spec.
     for name in &names {
-        plane.apply(&plane.fleet(name, 2, &[])).await;
+        plane.apply(&plane.fleet(name, 2, &[]).await).await;
     }
     let second = plane.operator("second", &replica("second")).await;
     second

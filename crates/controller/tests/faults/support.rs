@@ -70,7 +70,6 @@ impl Plane {
         create_credentials(&plane.api(), CREDENTIALS, &plane.s3)
             .await
             .expect("credentials Secret created");
-        plane.publish_pointer().await;
         plane
     }
 
@@ -96,14 +95,13 @@ impl Plane {
         Api::namespaced(self.admin.clone(), &self.ns)
     }
 
-    async fn publish_pointer(&self) {
-        celld_fixtures::publish_pointer(&self.s3, &self.prefix, "0000000000000101")
+    /// A fleet `name` with `replicas` nodes and `env`, on a prefix of its own under the test's
+    /// S3 prefix (two fleets may not share one), whose pointer is published.
+    pub async fn fleet(&self, name: &str, replicas: i32, env: &[(&str, &str)]) -> CelldFleet {
+        let prefix = format!("{}/{name}", self.prefix);
+        celld_fixtures::publish_pointer(&self.s3, &prefix, "0000000000000101")
             .await
             .expect("pointer written to the S3 server");
-    }
-
-    /// A fleet `name` with `replicas` nodes and `env`, on the test's S3 prefix.
-    pub fn fleet(&self, name: &str, replicas: i32, env: &[(&str, &str)]) -> CelldFleet {
         let env: Vec<_> = env
             .iter()
             .map(|(n, v)| json!({"name": n, "value": v}))
@@ -111,7 +109,7 @@ impl Plane {
         inline_fleet(
             name,
             &self.s3,
-            &self.prefix,
+            &prefix,
             json!({"replicas": replicas, "env": env}),
         )
         .expect("a valid CelldFleet")

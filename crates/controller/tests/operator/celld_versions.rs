@@ -200,12 +200,14 @@ async fn each_version_gets_the_startup_probe_its_readiness_gate_needs() {
     create_credentials(&env.api(), "creds", &s3)
         .await
         .expect("credentials Secret created");
-    publish_pointer(&s3, &prefix, "00000000000000b2").await;
     for (name, tag, startup) in [
         ("gate-040", "v0.4.0", Some(36)),
         ("gate-051", "v0.5.1", None),
         ("gate-061", "v0.6.1", None),
     ] {
+        // A prefix each: two fleets may not share one.
+        let prefix = format!("{prefix}/{name}");
+        publish_pointer(&s3, &prefix, "00000000000000b2").await;
         let extra = json!({"image": format!("ghcr.io/denoland/celld:{tag}")});
         apply_fleet(
             &env,

@@ -114,19 +114,22 @@ async fn flux_and_argo_cd_read_each_state_of_a_fleet_right() {
     create_credentials(&env.api(), "creds", &s3)
         .await
         .expect("credentials Secret created");
+    // A deployed prefix each (two fleets may not share one), and one without a deployment.
     let deployed = prefix(&s3, "gitops");
-    publish_pointer(&s3, &deployed, "00000000000000d1").await;
+    for name in ["serving", "pending", "nosecret"] {
+        publish_pointer(&s3, &format!("{deployed}/{name}"), "00000000000000d1").await;
+    }
     let image = json!({"image": "ghcr.io/denoland/celld:v0.6.1"});
     let fleets = [
-        ("serving", deployed.clone(), json!({})),
+        ("serving", format!("{deployed}/serving"), json!({})),
         (
             "pending",
-            deployed.clone(),
+            format!("{deployed}/pending"),
             json!({"nodeSelector": {"celld.test/never": "scheduled"}}),
         ),
         (
             "nosecret",
-            deployed.clone(),
+            format!("{deployed}/nosecret"),
             json!({"objectStorage": {"credentialsSecretRef": {"name": "missing"}}}),
         ),
         ("held", prefix(&s3, "gitops-held"), json!({})),

@@ -76,6 +76,9 @@ async fn objects_with_a_childs_name_are_never_adopted() {
         .await
         .expect("credentials Secret created");
     publish_pointer(&s3, &prefix, "00000000000000b1").await;
+    // The second fleet's own prefix: two fleets may not share one.
+    let routed_prefix = format!("{prefix}-routed");
+    publish_pointer(&s3, &routed_prefix, "00000000000000b1").await;
 
     // A platform's objects, with the names the fleet `taken` would give its children.
     let selector = json!({"matchLabels": {"app": "other"}});
@@ -151,7 +154,7 @@ async fn objects_with_a_childs_name_are_never_adopted() {
         &inline_fleet(
             "routed",
             &s3,
-            &prefix,
+            &routed_prefix,
             json!({"ingress": {"hostname": "routed.example.com", "gatewayRefs": [{"name": "edge"}]}}),
         )
         .expect("a valid CelldFleet"),
