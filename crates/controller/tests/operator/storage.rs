@@ -136,8 +136,11 @@ async fn a_secret_without_its_keys_is_reported() {
 async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
     let (env, op) = env_with_operator("badvalues").await;
     let s3 = env.s3().expect("S3 settings");
+    // A prefix each (two fleets on one store may not share one).
     let prefix = prefix(&s3, "badvalues");
-    publish_pointer(&s3, &prefix, "00000000000000e7").await;
+    for name in ["newline", "good"] {
+        publish_pointer(&s3, &format!("{prefix}/{name}"), "00000000000000e7").await;
+    }
     create_credentials(&env.api(), "creds", &s3)
         .await
         .expect("credentials Secret created");
@@ -166,7 +169,7 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
         &inline_fleet(
             "newline",
             &s3,
-            &prefix,
+            &format!("{prefix}/newline"),
             json!({"objectStorage": {"credentialsSecretRef": {"name": "creds-newline"}}}),
         )
         .expect("a valid CelldFleet"),
@@ -203,7 +206,8 @@ async fn values_no_store_client_accepts_are_reported_and_the_others_go_on() {
 
     apply_fleet(
         &env,
-        &inline_fleet("good", &s3, &prefix, json!({})).expect("a valid CelldFleet"),
+        &inline_fleet("good", &s3, &format!("{prefix}/good"), json!({}))
+            .expect("a valid CelldFleet"),
     )
     .await;
     wait_condition(&env, "good", "Ready", "True", None).await;
