@@ -1,19 +1,21 @@
 //! The controllers' watch streams, each one on its own: its own client reporting its life to
 //! [`WatchHealth`], the watch timeout of [`WatchSettings`](crate::cache::health::WatchSettings),
 //! and its own backoff after an error (0.5 s doubling to 5 s, plus up to as much again of
-//! jitter). Errors are logged
-//! here and never reach the controller: a kube-runtime controller holds back all of its watches
+//! jitter). Errors are logged by the [forwarding](crate::cache::forwarding) of the items and
+//! never reach the controller: a kube-runtime controller holds back all of its watches
 //! for one backoff (growing to 30 s and more) whenever any of them fails, so after an API server
 //! restart, or a watch cache that re-initialises once etcd is back, the failures of a dozen
 //! watches at once paused every watch for many minutes.
 
 use crate::cache::cache_writer::CacheWriter;
 use crate::cache::client::observed;
+pub use crate::cache::forwarding::Items;
+use crate::cache::forwarding::{detached, fanned, without_errors};
 use crate::cache::health::WatchHealth;
 use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::OwnerIndex;
 use crate::cache::watch_scope::WatchScope;
-use futures::{Stream, StreamExt, TryStreamExt, future};
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ApiResource, DynamicObject};
@@ -25,7 +27,6 @@ use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
-use tracing::{debug, warn};
 
 /// The metadata of a Secret, as cached.
 pub type SecretMeta = PartialObjectMeta<Secret>;
@@ -99,9 +100,6 @@ impl Listed {
     }
 }
 
-/// Items of a watch stream for a controller.
-pub type Items<K> = futures::stream::BoxStream<'static, Result<K, watcher::Error>>;
-
 /// Builds the watch streams of the controllers.
 pub struct WatchStreams {
     client: Client,
@@ -109,92 +107,6 @@ pub struct WatchStreams {
     health: Arc<WatchHealth>,
     /// One flag per cache, raised once its first complete list is in.
     listed: std::sync::Mutex<Vec<tokio::sync::watch::Receiver<bool>>>,
-}
-
-/// The sending end of a forwarded watch. Its items are boxed: the channel keeps a few of its
-/// blocks of 32 slots for reuse for as long as the watch lasts, and slots the size of a pointer
-/// keep those blocks small; slots the size of a cached object made them 12 to 49 KiB each, held
-/// after a burst of changes long after the objects were gone.
-type Sender<K> = tokio::sync::mpsc::UnboundedSender<Box<Result<K, watcher::Error>>>;
-
-/// A consumer of a forwarded watch: its sender, and its end as a stream.
-fn consumer<K: Send + 'static>() -> (Sender<K>, Items<K>) {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let items = futures::stream::unfold(
-        rx,
-        |mut rx: tokio::sync::mpsc::UnboundedReceiver<Box<_>>| async move {
-            rx.recv().await.map(|item| (*item, rx))
-        },
-    );
-    (tx, items.boxed())
-}
-
-/// Drives `items` in a task of its own, forwarding every item to each of `consumers`; the task,
-/// and with it the watch, ends as soon as every consumer is gone. The watch (and the cache it
-/// keeps) makes progress whatever its consumers do: a reconcile waiting for the caches never
-/// waits for its own controller to poll them.
-fn forward<K: Clone + Send + 'static>(mut items: Items<K>, consumers: Vec<Sender<K>>) {
-    tokio::spawn(async move {
-        let all_gone = future::join_all(consumers.iter().map(|c| c.closed()));
-        tokio::pin!(all_gone);
-        loop {
-            tokio::select! {
-                _ = &mut all_gone => return,
-                item = items.next() => {
-                    let Some(item) = item else { return };
-                    let Ok(object) = item else { continue };
-                    for c in &consumers {
-                        // A consumer that is gone misses nothing it wants.
-                        let _ = c.send(Box::new(Ok(object.clone())));
-                    }
-                }
-            }
-        }
-    });
-}
-
-/// `items`, driven by a task of their own (see [`forward`]).
-fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
-    let (tx, rx) = consumer();
-    forward(items, vec![tx]);
-    rx
-}
-
-/// `items` delivered to `N` consumers, driven by a task of their own: one watch feeds every
-/// controller that looks at the kind, so the API server serves it once.
-fn fanned<K: Clone + Send + 'static, const N: usize>(items: Items<K>) -> [Items<K>; N] {
-    let mut senders = Vec::with_capacity(N);
-    let ends = std::array::from_fn(|_| {
-        let (tx, rx) = consumer();
-        senders.push(tx);
-        rx
-    });
-    forward(items, senders);
-    ends
-}
-
-/// `items` without their errors, which are logged as failures of the watch `name`; the watch's
-/// own backoff (before `items`) holds it back after each.
-fn without_errors<K: Send + 'static>(
-    name: String,
-    items: impl Stream<Item = Result<K, watcher::Error>> + Send + 'static,
-) -> Items<K> {
-    items
-        .filter_map(move |item| {
-            future::ready(match item {
-                Ok(object) => Some(Ok(object)),
-                // 410 Gone: the resource version is too old; the watcher lists again.
-                Err(watcher::Error::WatchError(status)) if status.code == 410 => {
-                    debug!(watch = %name, error = %status, "watch expired; listing again");
-                    None
-                }
-                Err(error) => {
-                    warn!(watch = %name, %error, "watch failed; retrying with backoff");
-                    None
-                }
-            })
-        })
-        .boxed()
 }
 
 impl WatchStreams {
@@ -442,16 +354,6 @@ pub fn secret_metadata(secret: &mut SecretMeta) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures::stream;
-
-    fn status(code: u16) -> watcher::Error {
-        watcher::Error::WatchError(Box::new(
-            serde_json::from_value(serde_json::json!({
-                "status": "Failure", "message": "m", "reason": "r", "code": code
-            }))
-            .unwrap(),
-        ))
-    }
 
     #[test]
     fn a_failing_watch_waits_at_most_ten_seconds() {
@@ -463,49 +365,5 @@ mod tests {
             "{waits:?}"
         );
         assert!(waits[11] >= Duration::from_secs(5), "{waits:?}");
-    }
-
-    #[tokio::test]
-    async fn a_shared_watch_delivers_every_item_to_every_consumer() {
-        let items: Items<i32> = stream::iter(vec![Ok(1), Ok(2), Ok(3)]).boxed();
-        let ends: [Items<i32>; 3] = fanned(items);
-        for (i, end) in ends.into_iter().enumerate() {
-            let got: Vec<i32> = end.map(|i| i.unwrap()).collect().await;
-            assert_eq!(
-                got,
-                vec![1, 2, 3],
-                "consumer {i}: a slower consumer misses nothing"
-            );
-        }
-    }
-
-    #[tokio::test]
-    async fn a_watch_nobody_reads_any_more_ends() {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<i32, watcher::Error>>();
-        let endless = futures::stream::unfold(rx, |mut rx| async move {
-            rx.recv().await.map(|item| (item, rx))
-        })
-        .boxed();
-        let items = detached(endless);
-        drop(items);
-        tokio::time::timeout(Duration::from_secs(5), tx.closed())
-            .await
-            .expect("the forwarding task ended and dropped the watch");
-    }
-
-    #[tokio::test]
-    async fn errors_are_kept_from_the_controller() {
-        let items = stream::iter(vec![
-            Ok(1),
-            Err(status(410)),
-            Err(status(429)),
-            Err(watcher::Error::NoResourceVersion),
-            Ok(2),
-        ]);
-        let seen: Vec<i32> = without_errors("fleets/CelldFleet".into(), items)
-            .map(|item| item.unwrap())
-            .collect()
-            .await;
-        assert_eq!(seen, vec![1, 2]);
     }
 }

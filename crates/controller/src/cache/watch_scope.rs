@@ -60,7 +60,7 @@ impl WatchScope {
 }
 
 /// An RFC 1123 label: what a namespace's name is.
-fn is_namespace_name(n: &str) -> bool {
+pub fn is_namespace_name(n: &str) -> bool {
     !n.is_empty()
         && n.len() <= 63
         && n.bytes()

@@ -3,6 +3,7 @@
 //! behalf of any namespace (a confused deputy every tenant shares). Nowhere unless the
 //! operator is started with `--own-identity-namespaces`.
 
+use crate::cache::watch_scope::is_namespace_name;
 use std::collections::BTreeSet;
 
 /// The namespaces whose fleets the operator reads with its own identity.
@@ -32,14 +33,7 @@ impl OwnIdentity {
                 _ => Err("'*' (every namespace) goes alone".into()),
             };
         }
-        let label = |n: &str| {
-            n.len() <= 63
-                && n.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !n.starts_with('-')
-                && !n.ends_with('-')
-        };
-        if let Some(bad) = names.iter().find(|n| !label(n)) {
+        if let Some(bad) = names.iter().find(|n| !is_namespace_name(n)) {
             return Err(format!("'{bad}' is not a namespace name"));
         }
         Ok(if names.is_empty() {
