@@ -51,7 +51,7 @@ fn forward<K: Clone + Send + 'static>(mut items: Items<K>, consumers: Vec<Sender
     });
 }
 
-/// `items`, driven by a task of their own (see [`forward`]).
+/// `items`, driven by a task of their own (see `forward`).
 pub fn detached<K: Clone + Send + 'static>(items: Items<K>) -> Items<K> {
     let (tx, rx) = consumer();
     forward(items, vec![tx]);
