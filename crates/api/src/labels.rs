@@ -113,6 +113,23 @@ pub mod secret_keys {
     pub const AZURE_STORAGE_ACCOUNT_KEY: &str = "AZURE_STORAGE_ACCOUNT_KEY";
 }
 
+/// Label on a CelldFleet that no CelldRollout ships to (its value says why, for people: the
+/// version it is pinned to, a ticket); the rollouts that select it list it as skipped.
+pub const ROLLOUT_PIN: &str = "platform.celld.dev/rollout-pin";
+
+/// Annotation on a CelldRollout holding it paused (its value is the reason), set by `kubectl
+/// celld rollout pause`; GitOps tools leave it alone.
+pub const ROLLOUT_PAUSED: &str = "platform.celld.dev/rollout-paused";
+
+/// Annotation on a CelldRollout: the highest wave (numbered from 1) that may start without
+/// waiting for approval and whose bake may end now; set by `kubectl celld rollout promote`.
+pub const PROMOTE_WAVE: &str = "platform.celld.dev/promote-wave";
+
+/// Annotation on a CelldRollout stopping its revision for good (its value is the reason), set
+/// by `kubectl celld rollout abort`; the fleets moved are rolled back unless spec.onFailure is
+/// Halt.
+pub const ROLLOUT_ABORT: &str = "platform.celld.dev/rollout-abort";
+
 #[cfg(test)]
 mod tests {
     use super::*;

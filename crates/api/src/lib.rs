@@ -2,7 +2,8 @@
 //! resources, their admission rules, and the storage resolution that the operator and the
 //! `kubectl celld` plugin share so that both see a fleet's object storage exactly alike.
 //!
-//! The folders, top to bottom: [`preview`] (the CelldPreview type) over [`fleet`] (the
+//! The folders, top to bottom: [`rollout`] (the CelldRollout type, its fleet selection and
+//! waves) and [`preview`] (the CelldPreview type) over [`fleet`] (the
 //! CelldFleet type) over [`rules`] (its CEL admission rules) over [`contract`] (the celld
 //! runtime's contract: ports, pointer, releases, upgrade rules). Beside them at the root: the
 //! [`CelldObjectStore`] type, bucket URLs, condition types ([`conditions`]) and the reasons
@@ -19,6 +20,7 @@ pub mod preview;
 pub mod quantity;
 pub mod reasons;
 pub mod resolve;
+pub mod rollout;
 pub mod rules;
 pub mod schema_bounds;
 pub mod storage_env;
@@ -38,6 +40,7 @@ pub use fleet::{
 pub use object_store::{CelldObjectStore, CelldObjectStoreSpec, CelldObjectStoreStatus};
 pub use preview::{CelldPreview, CelldPreviewSpec, CelldPreviewStatus, PreviewPhase};
 pub use resolve::{ResolveError, ResolvedStorage};
+pub use rollout::{CelldRollout, CelldRolloutSpec, CelldRolloutStatus, RolloutSource};
 pub use validate::{SpecError, Violation};
 
 /// The API group of every resource in this crate.

@@ -2,7 +2,7 @@
 //! server enforces.
 
 pub use crate::schema_bounds::Violation;
-use crate::{CelldFleet, CelldObjectStore, CelldPreview};
+use crate::{CelldFleet, CelldObjectStore, CelldPreview, CelldRollout};
 use kube::CustomResourceExt;
 use kube::core::cel::ValidationErrors;
 use serde::Serialize;
@@ -91,4 +91,10 @@ pub fn preview(preview: &CelldPreview) -> Result<(), SpecError> {
 pub fn preview_update(preview: &CelldPreview, old: &CelldPreview) -> Result<(), SpecError> {
     bounds(preview)?;
     preview.validate_cel_update(old).map_err(SpecError::from)
+}
+
+/// Checks a rollout against the CRD's size bounds and CEL rules, as admission would on create.
+pub fn rollout(rollout: &CelldRollout) -> Result<(), SpecError> {
+    bounds(rollout)?;
+    rollout.validate_cel().map_err(SpecError::from)
 }

@@ -7,7 +7,7 @@
 mod cases;
 
 use cases::updates::FLEET_UPDATES;
-use cases::{Case, previews::PREVIEWS, stores::STORES};
+use cases::{Case, previews::PREVIEWS, rollouts::ROLLOUTS, stores::STORES};
 use celld_testkit::{Check, TestEnv, wait_until};
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
@@ -75,6 +75,7 @@ async fn the_api_server_admits_and_refuses_exactly_like_the_client_side_rules() 
     let mut failures = run("CelldFleet", &cases::fleets(), &env).await;
     failures.extend(run("CelldObjectStore", STORES, &env).await);
     failures.extend(run("CelldPreview", PREVIEWS, &env).await);
+    failures.extend(run("CelldRollout", ROLLOUTS, &env).await);
 
     let fleets = api(&env, "CelldFleet");
     for update in FLEET_UPDATES {

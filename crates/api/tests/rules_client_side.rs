@@ -5,7 +5,7 @@
 mod cases;
 
 use cases::updates::{EPHEMERAL_TO_PERSISTENT, FLEET_UPDATES};
-use cases::{Case, previews::PREVIEWS, stores::STORES};
+use cases::{Case, previews::PREVIEWS, rollouts::ROLLOUTS, stores::STORES};
 use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, validate};
 use serde_json::{Value, json};
 
@@ -68,6 +68,20 @@ fn preview_rules() {
             let preview: CelldPreview = serde_json::from_value(object("CelldPreview", c.yaml))
                 .expect("case parses as a CelldPreview");
             check(c, validate::preview(&preview))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn rollout_rules() {
+    let failures: Vec<String> = ROLLOUTS
+        .iter()
+        .filter_map(|c| {
+            let rollout: celld_api::CelldRollout =
+                serde_json::from_value(object("CelldRollout", c.yaml))
+                    .expect("case parses as a CelldRollout");
+            check(c, validate::rollout(&rollout))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -75,7 +75,7 @@ pub fn gateway_rule() -> PolicyRule {
 }
 
 /// Rules in one watched namespace (the namespace-scoped install's Role in each): everything
-/// the operator does with the fleets, stores and previews of that namespace and their children.
+/// the operator does with the fleets, stores, previews and rollouts of that namespace and their children.
 pub fn watched_namespace_rules() -> Vec<PolicyRule> {
     let mut rules = vec![
         rule("platform.celld.dev", &["celldobjectstores"], READ),
@@ -87,12 +87,15 @@ pub fn watched_namespace_rules() -> Vec<PolicyRule> {
             &["celldpreviews"],
             &["get", "list", "watch", "patch"],
         ),
+        // Rollouts: read; their status written (the fleets they ship to follow it).
+        rule("platform.celld.dev", &["celldrollouts"], READ),
         rule(
             "platform.celld.dev",
             &[
                 "celldfleets/status",
                 "celldobjectstores/status",
                 "celldpreviews/status",
+                "celldrollouts/status",
             ],
             &["get", "patch"],
         ),

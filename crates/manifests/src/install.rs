@@ -92,8 +92,8 @@ pub struct Generated<'a> {
 pub fn install_manifest(parts: &Generated) -> Result<String, Error> {
     let image = image()?;
     let header = format!(
-        "# celld-operator v{version}: namespace celld-system, the CelldFleet, CelldObjectStore and\n\
-         # CelldPreview CRDs, the previews' admission policy, the operator's guard, RBAC (the\n\
+        "# celld-operator v{version}: namespace celld-system, the CelldFleet, CelldObjectStore,\n\
+         # CelldPreview and CelldRollout CRDs, the previews' admission policy, the operator's guard, RBAC (the\n\
          # operator's, celld-fleet-viewer and celld-fleet-editor aggregated into the built-in\n\
          # view, edit and admin roles, and celld-operator-metrics-reader for scrapers), the\n\
          # operator's NetworkPolicy and Deployment ({image}), watching every namespace.\n\

@@ -10,7 +10,7 @@ pub mod user_roles;
 
 use crate::error::Error;
 use crate::operator::{NAMESPACE, OPERATOR, labels};
-use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, CelldRollout};
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::CustomResourceExt;
@@ -98,6 +98,7 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
     let fleets = crd_yaml("the CelldFleet CRD", &CelldFleet::crd())?;
     let stores = crd_yaml("the CelldObjectStore CRD", &CelldObjectStore::crd())?;
     let previews = crd_yaml("the CelldPreview CRD", &CelldPreview::crd())?;
+    let rollouts = crd_yaml("the CelldRollout CRD", &CelldRollout::crd())?;
     let admission = format!(
         "{}---\n{}",
         yaml(
@@ -139,7 +140,12 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         "the metrics reader ClusterRole",
         &metrics_reader::metrics_reader(),
     )?;
-    let crds = [fleets.as_str(), stores.as_str(), previews.as_str()];
+    let crds = [
+        fleets.as_str(),
+        stores.as_str(),
+        previews.as_str(),
+        rollouts.as_str(),
+    ];
     let install = install::install_manifest(&install::Generated {
         crds: &crds,
         admission: &admission,
@@ -198,6 +204,10 @@ pub fn generated() -> Result<Vec<(PathBuf, String)>, Error> {
         (
             PathBuf::from("crd/bases/platform.celld.dev_celldpreviews.yaml"),
             format!("{HEADER}{previews}"),
+        ),
+        (
+            PathBuf::from("crd/bases/platform.celld.dev_celldrollouts.yaml"),
+            format!("{HEADER}{rollouts}"),
         ),
         (
             PathBuf::from("admission/previews.yaml"),

@@ -2,7 +2,7 @@
 //! API server enforces: every field with its type, default and `///` documentation, and every
 //! admission rule's message.
 
-use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, CelldRollout};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceDefinition, JSONSchemaProps,
 };
@@ -143,7 +143,7 @@ fn section(title: &str, crd: &CustomResourceDefinition, fields: &[&str]) -> Stri
 /// The generated reference, markers included.
 pub fn markdown() -> String {
     format!(
-        "{BEGIN}\n{}{}{}{END}",
+        "{BEGIN}\n{}{}{}{}{END}",
         section(
             "CelldFleet (`kubectl explain celldfleet.spec`)",
             &CelldFleet::crd(),
@@ -157,6 +157,11 @@ pub fn markdown() -> String {
         section(
             "CelldPreview (`kubectl explain celldpreview.spec`)",
             &CelldPreview::crd(),
+            &["spec", "status"]
+        ),
+        section(
+            "CelldRollout (`kubectl explain celldrollout.spec`)",
+            &CelldRollout::crd(),
             &["spec", "status"]
         ),
     )

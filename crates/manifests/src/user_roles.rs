@@ -12,11 +12,17 @@ pub const VIEWER: &str = "celld-fleet-viewer";
 pub const EDITOR: &str = "celld-fleet-editor";
 
 const GROUP: &str = "platform.celld.dev";
-const RESOURCES: &[&str] = &["celldfleets", "celldobjectstores", "celldpreviews"];
+const RESOURCES: &[&str] = &[
+    "celldfleets",
+    "celldobjectstores",
+    "celldpreviews",
+    "celldrollouts",
+];
 const STATUS: &[&str] = &[
     "celldfleets/status",
     "celldobjectstores/status",
     "celldpreviews/status",
+    "celldrollouts/status",
 ];
 const SCALE: &[&str] = &["celldfleets/scale"];
 const READ: &[&str] = &["get", "list", "watch"];

@@ -199,6 +199,10 @@ pub struct SourceStatus {
     /// Revisions published before the last one, newest first (at most 5).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<PublishedRevision>,
+    /// The CelldRollout the source comes from, when the fleet has no spec.source of its own
+    /// and a rollout ships to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<String>,
 }
 
 /// A revision of a source.

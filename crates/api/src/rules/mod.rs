@@ -32,6 +32,7 @@
 
 pub mod affinity;
 pub mod bounds;
+pub mod durations;
 pub mod env;
 pub mod label_selector;
 pub mod local_storage;

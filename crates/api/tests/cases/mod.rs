@@ -29,6 +29,7 @@ mod metadata;
 mod names;
 mod object_storage;
 pub mod previews;
+pub mod rollouts;
 mod routing;
 mod scheduling;
 mod sizes;

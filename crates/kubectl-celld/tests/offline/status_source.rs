@@ -136,6 +136,7 @@ fn drifted_fleet_being_corrected() {
             corrections_since: Some(time(45)),
         }),
         history: vec![],
+        rollout: None,
     };
     let fleet = fleet(WorkerSource::from_image(IMAGE), Some(status));
     let synced = condition(
@@ -177,6 +178,7 @@ fn suspended_by_a_rollback_after_a_failed_publish() {
         last_published: Some(published("main@sha1:0b3d7f11", PUBLISHED, 86_400)),
         drift: None,
         history: vec![],
+        rollout: None,
     };
     let mut source = WorkerSource::from_image(IMAGE);
     source.image = None;
