@@ -3,7 +3,7 @@
 use crate::cluster::flags::Globals;
 use crate::cluster::kubeconfig::ConnectArgs;
 use crate::commands::completion;
-use crate::commands::{deploy, history, init, logs, preview, rollback, status, top};
+use crate::commands::{deploy, history, init, logs, preview, rollback, rollout, status, top};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
@@ -27,6 +27,10 @@ Examples:
 
   # Follow the logs of every node, including nodes that start later
   kubectl celld logs web --follow
+
+  # Ship an image to the fleets labelled app=web in waves: one fleet, a tenth, then the rest
+  kubectl celld deploy --selector app=web --waves 1,10%,100% --image registry.example.com/web-worker:1.4.2
+  kubectl celld rollout status web-worker -w
 
   # A preview of fleet 'web' serving ./my-worker at its own host for 24 hours; its URL
   kubectl celld preview create pr-123 --fleet web ./my-worker --ttl 24h --wait
@@ -84,6 +88,8 @@ pub enum Command {
     Init(Box<init::InitArgs>),
     /// Create, list, show and delete previews: short-lived copies of a fleet
     Preview(preview::PreviewArgs),
+    /// Show, pause, resume, promote and abort rollouts: one Worker shipped to many fleets in waves
+    Rollout(rollout::RolloutArgs),
     /// Print a shell completion script
     Completion(CompletionArgs),
 }
@@ -122,6 +128,7 @@ impl Command {
             Command::Rollback(args) => rollback::run(cluster, args).await,
             Command::Init(args) => init::run(cluster, &args).await,
             Command::Preview(args) => preview::run(cluster, args).await,
+            Command::Rollout(args) => rollout::run(cluster, args).await,
             Command::Completion(args) => completion::run(args.shell),
         }
     }

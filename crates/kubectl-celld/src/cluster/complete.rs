@@ -1,4 +1,4 @@
-//! Candidates read from the cluster and the kubeconfig: fleet and preview names (in the
+//! Candidates read from the cluster and the kubeconfig: fleet, preview and rollout names (in the
 //! namespace of the command line's `-n`, else the context's), namespaces and kubeconfig contexts. The connection
 //! flags typed so far (`--kubeconfig`, `--context`, `--cluster`, `--user`, `-n`) are honoured.
 //! A cluster that does not answer within [`LIMIT`] gives no candidates, never an error.
@@ -115,6 +115,25 @@ fn preview_names(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(names, current)
 }
 
+fn rollout_names(current: &OsStr) -> Vec<CompletionCandidate> {
+    let args = typed();
+    let names = block(async move {
+        let Ok(target) = kubeconfig::connect(&args).await else {
+            return Vec::new();
+        };
+        crate::cluster::rollouts::list(&target)
+            .await
+            .map(|rollouts| {
+                rollouts
+                    .into_iter()
+                    .filter_map(|r| r.metadata.name)
+                    .collect()
+            })
+            .unwrap_or_default()
+    });
+    matching(names, current)
+}
+
 fn namespace_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let args = typed();
     let names = block(async move {
@@ -147,6 +166,11 @@ pub fn fleets() -> ArgValueCompleter {
 /// Completes a preview name.
 pub fn previews() -> ArgValueCompleter {
     ArgValueCompleter::new(preview_names)
+}
+
+/// Completes a rollout name.
+pub fn rollouts() -> ArgValueCompleter {
+    ArgValueCompleter::new(rollout_names)
 }
 
 /// Completes a namespace.

@@ -9,5 +9,6 @@ pub mod init;
 pub mod logs;
 pub mod preview;
 pub mod rollback;
+pub mod rollout;
 pub mod status;
 pub mod top;

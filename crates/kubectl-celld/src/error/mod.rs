@@ -6,6 +6,7 @@ pub mod kube_error;
 mod messages;
 pub mod preview;
 pub mod refused;
+pub mod rollout;
 
 use messages::{
     fleet_not_found, hint_note, ns_flag, ns_note, path_note, place, release_manifest, server_note,
@@ -202,6 +203,10 @@ pub enum Error {
     #[error(transparent)]
     Preview(#[from] preview::PreviewError),
 
+    /// A `rollout` command, or `deploy --waves`, could not go on.
+    #[error(transparent)]
+    Rollout(#[from] rollout::RolloutError),
+
     /// A rollback the bucket's contents do not allow.
     #[error("{0}")]
     Rollback(String),
@@ -340,6 +345,7 @@ impl Error {
             Self::Usage(_) => 2,
             Self::ReloadRefused(_) | Self::NotAdopted { .. } => refused::REFUSED_EXIT_CODE,
             Self::FanOut(incomplete) => incomplete.exit_code(),
+            Self::Rollout(e) => e.exit_code(),
             _ => 1,
         }
     }
