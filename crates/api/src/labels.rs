@@ -122,7 +122,9 @@ pub const ROLLOUT_PIN: &str = "platform.celld.dev/rollout-pin";
 pub const ROLLOUT_PAUSED: &str = "platform.celld.dev/rollout-paused";
 
 /// Annotation on a CelldRollout: the highest wave (numbered from 1) that may start without
-/// waiting for approval and whose bake may end now; set by `kubectl celld rollout promote`.
+/// waiting for approval and whose bake may end now, optionally followed by a space and anything
+/// (`kubectl celld rollout promote` adds the time, so each promotion is a new value): a value
+/// is taken once, for the revision under way.
 pub const PROMOTE_WAVE: &str = "platform.celld.dev/promote-wave";
 
 /// Annotation on a CelldRollout stopping its revision for good (its value is the reason), set

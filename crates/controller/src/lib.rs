@@ -9,9 +9,10 @@
 //!
 //! The folders, top to bottom (an arrow only ever points down; folders on one line stand side
 //! by side and import nothing from each other):
-//! - [`runtime`]: the process: leader or standby, wiring of the three controllers, HTTP;
-//! - [`fleet`], [`preview`] and [`store`]: the three controllers (CelldFleet, CelldPreview,
-//!   CelldObjectStore), each with its own small context over the shared one;
+//! - [`runtime`]: the process: leader or standby, wiring of the four controllers, HTTP;
+//! - [`fleet`], [`preview`], [`rollout`] and [`store`]: the four controllers (CelldFleet,
+//!   CelldPreview, CelldRollout, CelldObjectStore), each with its own small context over the
+//!   shared one;
 //! - [`shared`]: what every controller shares: settings, the shared context, the retry backoff
 //!   and the start and end of every reconcile;
 //! - [`leadership`] (only the Lease holder writes) and [`buckets`] (object storage and its
@@ -46,6 +47,7 @@ pub mod metrics;
 pub mod nodes;
 pub mod preview;
 pub mod rbac;
+pub mod rollout;
 pub mod runtime;
 pub mod shared;
 pub mod source;

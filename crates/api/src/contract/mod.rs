@@ -87,6 +87,22 @@ impl DeployPointer {
     pub fn parse(body: &[u8]) -> Result<Self, serde_json::Error> {
         serde_json::from_slice(body)
     }
+
+    /// The pointer `celld deploy` writes for `version` of `script`, all traffic on it.
+    pub fn to(script: &str, version: &str) -> Self {
+        Self {
+            script_name: Some(script.to_string()),
+            version: version.to_string(),
+            prefix: Some(format!("deploy/{script}/{version}")),
+            rollout: Some(Rollout { percent: Some(100) }),
+        }
+    }
+
+    /// The pointer as JSON.
+    pub fn body(&self) -> Vec<u8> {
+        // A struct of strings and a number always serializes.
+        serde_json::to_vec(self).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

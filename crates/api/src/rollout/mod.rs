@@ -2,17 +2,19 @@
 //! wave gated on what the fleets and their nodes report (and on webhooks), halted and rolled
 //! back when a gate fails.
 
+pub mod reasons;
 pub mod selection;
+mod source;
 mod status;
 pub mod waves;
 
-use crate::fleet::{FluxSourceRef, ImageSource};
 use crate::rules::durations;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
 
+pub use source::RolloutSource;
 pub use status::{
     CelldRolloutStatus, FleetPhase, GateResult, RolloutFleet, RolloutPhase, RolloutTarget,
     SkipReason, SkippedFleet, WavePhase, WaveStatus,
@@ -108,49 +110,6 @@ pub struct CelldRolloutSpec {
     /// platform.celld.dev/rollout-paused, which GitOps tools leave alone.
     #[serde(default)]
     pub paused: bool,
-}
-
-/// The Worker a rollout ships: a fleet's spec.source without the fields that only a single
-/// fleet has (suspend: see spec.paused; driftPolicy: a rollout reports drift).
-#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-#[x_kube(validation = Rule::new("has(self.image) != has(self.sourceRef)").message("spec.source needs exactly one of image (an OCI image holding the Worker project) and sourceRef (a Flux source in the rollout's namespace)"))]
-pub struct RolloutSource {
-    /// An OCI image holding the Worker project, pinned by digest (name:tag@sha256:...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<ImageSource>,
-
-    /// A Flux source (OCIRepository, GitRepository or Bucket) in the rollout's namespace; each
-    /// new artifact starts the rollout again from the first wave.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source_ref: Option<FluxSourceRef>,
-
-    /// Directory of the Worker project inside the source, relative: letters, digits, '.', '_',
-    /// '-' and '/', no '..'. Default: the source's root.
-    #[serde(default = "default_path")]
-    #[schemars(length(min = 1, max = 256))]
-    #[x_kube(validation = Rule::new("self.matches('^[A-Za-z0-9._/-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')").message("spec.source.path must be a relative directory inside the source (letters, digits, '.', '_', '-' and '/', not starting with '/', no '..'), for example ./ or workers/web"))]
-    pub path: String,
-
-    /// Failed publishes of the revision to one fleet (after backoff) before that fleet fails
-    /// its wave's gate. Default 3.
-    #[serde(default = "default_retries")]
-    #[schemars(range(min = 1, max = 100))]
-    pub retries: i32,
-
-    /// Longest time one publish may take (the deploy Job's activeDeadlineSeconds), from 30s to
-    /// 24h. Default 10m.
-    #[serde(default = "default_timeout")]
-    #[schemars(length(min = 2, max = 16))]
-    #[x_kube(validation = durations::rule("spec.source.timeout", "30s", "24h"))]
-    pub timeout: String,
-
-    /// Image of the deploy Jobs for a sourceRef or an image with layout Volume. Default: this
-    /// operator release's deployer built on each fleet's celld release.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
-    #[x_kube(validation = Rule::new("self.matches('^[^\\\\s]+$')").message("spec.source.deployerImage must be an image reference without spaces"))]
-    pub deployer_image: Option<String>,
 }
 
 /// One wave: which fleets it moves, how many at once, how long they bake.
@@ -274,18 +233,6 @@ pub enum FailurePolicy {
     Halt,
 }
 
-fn default_path() -> String {
-    "./".to_string()
-}
-
-fn default_retries() -> i32 {
-    3
-}
-
-fn default_timeout() -> String {
-    "10m".to_string()
-}
-
 fn default_bake() -> String {
     "5m".to_string()
 }
@@ -337,31 +284,24 @@ fn wave_fleets_schema(schema: &mut schemars::Schema) {
     }
 }
 
-impl RolloutSource {
-    /// spec.source.timeout as a duration; None when it is not of the admitted form.
-    pub fn timeout(&self) -> Option<std::time::Duration> {
-        crate::fleet::parse_duration(&self.timeout)
-    }
-
-    /// The fleet source a rollout hands each fleet it moves: this one, never suspended, drift
-    /// reported (not corrected: a person's `kubectl celld deploy` during a wave fails its gate
-    /// rather than being overwritten).
-    pub fn for_fleet(&self) -> crate::fleet::WorkerSource {
-        let mut source = crate::fleet::WorkerSource::from_image(String::new());
-        source.image = self.image.clone();
-        source.source_ref = self.source_ref.clone();
-        source.path = self.path.clone();
-        source.drift_policy = crate::fleet::DriftPolicy::Report;
-        source.retries = self.retries;
-        source.timeout = self.timeout.clone();
-        source.deployer_image = self.deployer_image.clone();
-        source
-    }
-}
-
 impl Wave {
     /// spec.waves[*].bake as a duration; None when it is not of the admitted form.
     pub fn bake(&self) -> Option<std::time::Duration> {
         crate::fleet::parse_duration(&self.bake)
+    }
+}
+
+impl CelldRollout {
+    /// The revision this rollout hands the fleet `fleet` (of its namespace): its status' target,
+    /// while the fleet is in one of its waves in a phase that follows the rollout
+    /// ([`FleetPhase::follows`]); None otherwise, and once the fleet is being rolled back.
+    pub fn target_for(&self, fleet: &str) -> Option<&RolloutTarget> {
+        let status = self.status.as_ref()?;
+        let follows = status
+            .waves
+            .iter()
+            .flat_map(|w| &w.fleets)
+            .any(|f| f.name == fleet && f.phase.follows());
+        follows.then_some(status.target.as_ref()).flatten()
     }
 }

@@ -1,7 +1,7 @@
 //! What a CelldRollout reports: the revision it ships, each wave and each fleet in it (from,
 //! to, adopted N/M, phase, reason), the fleets it leaves alone, and kstatus conditions.
 
-use super::RolloutSource;
+use super::source::RolloutSource;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::KubeSchema;
 use serde::{Deserialize, Serialize};
@@ -40,6 +40,11 @@ pub struct CelldRolloutStatus {
     /// this revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promoted_wave: Option<i32>,
+
+    /// The value of the annotation platform.celld.dev/promote-wave last taken: a promotion
+    /// taken for an earlier revision promotes nothing in the next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion_seen: Option<String>,
 
     /// Every wave of this revision, with its fleets in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

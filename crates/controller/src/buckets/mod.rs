@@ -10,6 +10,7 @@ pub mod manifest;
 pub mod manifest_reads;
 pub mod object_store;
 pub mod pointer;
+pub mod pointer_back;
 pub mod pointer_reads;
 pub mod preview_prefix;
 pub mod resolve;

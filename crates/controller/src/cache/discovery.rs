@@ -15,3 +15,9 @@ pub async fn previews_served(client: &Client) -> bool {
     let gvk = GroupVersionKind::gvk(celld_api::GROUP, celld_api::VERSION, "CelldPreview");
     pinned_kind(client, &gvk).await.is_ok()
 }
+
+/// Whether the cluster serves platform.celld.dev/v1alpha1 CelldRollout (its CRD installed).
+pub async fn rollouts_served(client: &Client) -> bool {
+    let gvk = GroupVersionKind::gvk(celld_api::GROUP, celld_api::VERSION, "CelldRollout");
+    pinned_kind(client, &gvk).await.is_ok()
+}

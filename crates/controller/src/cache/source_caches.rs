@@ -1,15 +1,17 @@
-//! The caches a fleet with spec.source reads: the deploy Jobs the operator started (indexed by
-//! their fleet), their pods, and the Flux sources of every kind the cluster served when the
-//! operator started. Deploy Jobs and pods are selected by label, so the caches hold nothing for
+//! The caches a fleet with spec.source (or a CelldRollout shipping to it) reads: the deploy
+//! Jobs the operator started (indexed by their fleet), their pods, the Flux sources of every
+//! kind the cluster served when the operator started, and the rollouts. Deploy Jobs and pods are selected by label, so the caches hold nothing for
 //! fleets without a source.
 
 use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::controller_uid;
 use crate::source::wanted::FluxLookup;
-use celld_api::FluxSourceKind;
+use celld_api::rollout::RolloutTarget;
+use celld_api::{CelldRollout, FluxSourceKind};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ApiResource, DynamicObject};
+use kube::core::DeserializeGuard;
 use kube::discovery::{self, Scope};
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Client, ResourceExt};
@@ -38,6 +40,17 @@ pub struct SourceCaches {
     /// A cache per Flux source kind the cluster serves, with the resource its objects are
     /// keyed by.
     pub flux: Vec<(FluxSourceKind, ApiResource, Store<DynamicObject>)>,
+    /// The CelldRollouts; None when the cluster did not serve them at start.
+    pub rollouts: Option<Store<DeserializeGuard<CelldRollout>>>,
+}
+
+/// What a CelldRollout hands a fleet: its name and the revision the fleet publishes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// The rollout.
+    pub rollout: String,
+    /// The revision, as the rollout fixed it.
+    pub target: RolloutTarget,
 }
 
 impl SourceCaches {
@@ -85,6 +98,22 @@ impl SourceCaches {
                     .map(|o| o.as_ref().clone()),
             },
         }
+    }
+
+    /// What a rollout of namespace `ns` hands the fleet `fleet`, if one does: of two (which
+    /// their status writer never makes), the older.
+    pub fn assignment(&self, ns: &str, fleet: &str) -> Option<Assignment> {
+        let rollouts = self.rollouts.as_ref()?.state();
+        rollouts
+            .iter()
+            .filter_map(|g| g.0.as_ref().ok())
+            .filter(|r| r.namespace().as_deref() == Some(ns))
+            .filter_map(|r| r.target_for(fleet).map(|t| (r, t)))
+            .min_by_key(|(r, _)| (r.metadata.creation_timestamp.clone(), r.name_any()))
+            .map(|(r, target)| Assignment {
+                rollout: r.name_any(),
+                target: target.clone(),
+            })
     }
 }
 

@@ -8,6 +8,7 @@ use crate::children::Desired;
 use crate::children::source_job::{self, KEY_LABEL, Publish};
 use crate::source::job_state::{self, JobSeen};
 use crate::source::terms::Decision;
+use celld_api::WorkerSource;
 use celld_api::reasons::Reason;
 use k8s_openapi::api::batch::v1::Job;
 use kube::ResourceExt;
@@ -48,22 +49,24 @@ pub struct DeployJobs {
 
 /// The deploy Jobs of the fleet `d`, whose source's `decision` under publish `key` was taken
 /// with its Jobs `jobs`.
-pub fn build(d: &Desired<'_>, decision: &Decision, key: &str, jobs: &[FleetJob]) -> DeployJobs {
-    let start = decision
-        .start
-        .as_ref()
-        .zip(d.fleet.spec.source.as_ref())
-        .map(|(start, source)| {
-            source_job::build(
-                d,
-                &Publish {
-                    source,
-                    name: &start.name,
-                    key,
-                    artifact: start.desired.artifact.as_ref(),
-                },
-            )
-        });
+pub fn build(
+    d: &Desired<'_>,
+    source: &WorkerSource,
+    decision: &Decision,
+    key: &str,
+    jobs: &[FleetJob],
+) -> DeployJobs {
+    let start = decision.start.as_ref().map(|start| {
+        source_job::build(
+            d,
+            &Publish {
+                source,
+                name: &start.name,
+                key,
+                artifact: start.desired.artifact.as_ref(),
+            },
+        )
+    });
     let suspended = decision.synced.reason == Reason::Suspended;
     let superseded = jobs
         .iter()
@@ -117,10 +120,8 @@ mod tests {
 
     #[test]
     fn the_started_job_is_built_and_finished_or_superseded_ones_go() {
-        let mut f = fleet(MINIMAL);
-        f.spec.source = Some(Box::new(WorkerSource::from_image(
-            "registry.example.com/web-src@sha256:ab",
-        )));
+        let f = fleet(MINIMAL);
+        let source = WorkerSource::from_image("registry.example.com/web-src@sha256:ab");
         let d = desired(&f);
         let jobs = [
             job("web-k1-1", true, "k1"),
@@ -134,6 +135,7 @@ mod tests {
         ];
         let planned = build(
             &d,
+            &source,
             &decision(Some("web-k3-2"), &["web-k3-0"], Reason::Publishing),
             "k3",
             &jobs,
@@ -147,7 +149,13 @@ mod tests {
         assert_eq!(planned.superseded, ["web-k1-1", "web-k2-1"]);
 
         // Suspended: a running Job of another key is left to finish.
-        let planned = build(&d, &decision(None, &[], Reason::Suspended), "k3", &jobs);
+        let planned = build(
+            &d,
+            &source,
+            &decision(None, &[], Reason::Suspended),
+            "k3",
+            &jobs,
+        );
         assert!(planned.start.is_none());
         assert_eq!(planned.superseded, ["web-k1-1", "web-k3-0"]);
     }

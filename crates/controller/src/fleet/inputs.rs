@@ -285,9 +285,9 @@ async fn read_rest(
         .manifests
         .failures(&id.uid, source, &storage, &pointer, image)
         .await;
-    let source = source_read.and_then(|read| {
-        let decision = source_step::decide(ctx, fleet, &read, &pointer)?;
-        Some((read, decision))
+    let source = source_read.map(|read| {
+        let decision = source_step::decide(ctx, &read, &pointer);
+        (read, decision)
     });
     Inputs {
         config_hash: config_hash::compute(&storage, secret.as_deref()),

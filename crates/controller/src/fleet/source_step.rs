@@ -5,6 +5,7 @@
 //! never touched.
 
 use crate::buckets::pointer::Pointer;
+use crate::cache::source_caches::Assignment;
 use crate::children::Desired;
 use crate::children::deploy_jobs::{self, DeployJobs, FleetJob};
 use crate::fleet::context::Context;
@@ -13,15 +14,21 @@ use crate::source::decide;
 use crate::source::job_state::{self, JobSeen};
 use crate::source::terms::{Bucket, Decision, Input};
 use crate::source::wanted::{self, Wanted};
+use celld_api::reasons::Reason;
 use celld_api::{
     CelldFleet, CelldFleetStatus, ResolvedStorage, SourceStatus, WorkerSource, labels,
 };
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
 
-/// What a fleet's spec.source gives before the bucket is read.
+/// What a fleet's spec.source (or the CelldRollout shipping to it) gives before the bucket is
+/// read.
 #[derive(Debug, Clone)]
 pub struct SourceRead {
+    /// The source published: the fleet's spec.source, or the one its rollout fixed.
+    pub source: WorkerSource,
+    /// The CelldRollout the source comes from, if it is not the fleet's own.
+    pub rollout: Option<String>,
     /// The revision wanted.
     pub wanted: Wanted,
     /// Why publishing is suspended, if it is.
@@ -44,8 +51,14 @@ impl SourceRead {
     /// differs is reconciled in full.
     pub fn fingerprint(&self) -> String {
         format!(
-            "{:?}|{:?}|{}|{}|{:?}|{:?}",
-            self.wanted, self.suspended, self.key, self.job_base, self.job, self.previous
+            "{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}",
+            self.wanted,
+            self.suspended,
+            self.key,
+            self.job_base,
+            self.job,
+            self.previous,
+            self.rollout
         )
     }
 
@@ -74,7 +87,24 @@ fn suspended(fleet: &CelldFleet, source: &WorkerSource) -> Option<String> {
     }
 }
 
-/// The inputs of `fleet`'s spec.source from the caches; None without spec.source.
+/// The revision a rollout fixed, as `wanted`: the Flux source's artifact only while it is that
+/// revision (a newer one waits for the rollout to start it again from its first wave).
+fn as_assigned(wanted: Wanted, assignment: &Assignment) -> Wanted {
+    match wanted {
+        Wanted::Revision(r) if r.revision != assignment.target.revision => Wanted::Waiting {
+            reason: Reason::SourceNotReady,
+            message: format!(
+                "CelldRollout {} ships revision {}, and its source now has {}: waiting for the rollout to start the new revision from its first wave",
+                assignment.rollout, assignment.target.revision, r.revision
+            ),
+            stalled: false,
+        },
+        other => other,
+    }
+}
+
+/// The inputs of `fleet`'s spec.source, or of the rollout shipping to it, from the caches;
+/// None when neither gives it a source.
 pub fn read(
     ctx: &Context,
     fleet: &CelldFleet,
@@ -82,9 +112,19 @@ pub fn read(
     storage: &ResolvedStorage,
     latest: Option<&CelldFleetStatus>,
 ) -> Option<SourceRead> {
-    let source = fleet.spec.source.as_ref()?;
     let caches = &ctx.shared.caches.source;
-    let wanted = wanted::wanted(source, |r| caches.flux(r.kind, &id.namespace, &r.name));
+    let (source, assignment) = match fleet.spec.source.as_deref() {
+        Some(own) => (own.clone(), None),
+        None => {
+            let assignment = caches.assignment(&id.namespace, &id.name)?;
+            (assignment.target.source.for_fleet(), Some(assignment))
+        }
+    };
+    let wanted = wanted::wanted(&source, |r| caches.flux(r.kind, &id.namespace, &r.name));
+    let wanted = match &assignment {
+        Some(assignment) => as_assigned(wanted, assignment),
+        None => wanted,
+    };
     let requested = fleet.annotations().get(labels::RECONCILE_REQUESTED_AT);
     let key = match &wanted {
         Wanted::Revision(d) => wanted::key(
@@ -115,8 +155,10 @@ pub fn read(
         .map(|job| FleetJob::of(job))
         .collect();
     Some(SourceRead {
+        suspended: suspended(fleet, &source),
+        rollout: assignment.map(|a| a.rollout),
+        source,
         wanted,
-        suspended: suspended(fleet, source),
         key,
         job_base,
         job,
@@ -125,21 +167,15 @@ pub fn read(
     })
 }
 
-/// The next step for `fleet`, its source `read` and the `pointer` read after its last Job.
-pub fn decide(
-    ctx: &Context,
-    fleet: &CelldFleet,
-    read: &SourceRead,
-    pointer: &Pointer,
-) -> Option<Decision> {
-    let spec = fleet.spec.source.as_ref()?;
+/// The next step for a fleet's source `read` and the `pointer` read after its last Job.
+pub fn decide(ctx: &Context, read: &SourceRead, pointer: &Pointer) -> Decision {
     let bucket = match pointer {
         Pointer::Deployed(d) => Bucket::Deployed(d.version.clone()),
         Pointer::Missing => Bucket::Missing,
         Pointer::Unknown(_) | Pointer::NoCredentials(_) => Bucket::Unknown,
     };
-    Some(decide::decide(&Input {
-        spec,
+    let mut decision = decide::decide(&Input {
+        spec: &read.source,
         wanted: &read.wanted,
         suspended: read.suspended.as_deref(),
         previous: read.previous.as_ref(),
@@ -149,13 +185,15 @@ pub fn decide(
         bucket: &bucket,
         first_backoff: ctx.shared.settings.publish_backoff,
         now: Timestamp::now(),
-    }))
+    });
+    decision.status.rollout = read.rollout.clone();
+    decision
 }
 
 /// The deploy Jobs of the fleet `d`: those its source's decision asks for, none without
 /// spec.source.
 pub fn deploy_jobs(d: &Desired<'_>, source: Option<&(SourceRead, Decision)>) -> DeployJobs {
     source.map_or_else(DeployJobs::default, |(read, decision)| {
-        deploy_jobs::build(d, decision, &read.key, &read.jobs)
+        deploy_jobs::build(d, &read.source, decision, &read.key, &read.jobs)
     })
 }

@@ -2,43 +2,11 @@
 //! [`preview_prefix`](crate::buckets::preview_prefix)), and reaching that prefix again at the
 //! preview's end, with the connection of the fleet that wrote it.
 
-use crate::buckets::object_store::StoreSource;
 use crate::buckets::preview_prefix::{Holder, Marker};
-use crate::buckets::resolve::resolve_storage;
 use crate::preview::context::Context;
-use crate::shared::own_identity::OwnIdentity;
-use celld_api::{CelldFleet, CelldPreview, ResolvedStorage};
+use crate::shared::bucket_access::reach;
+use celld_api::{CelldFleet, CelldPreview};
 use kube::ResourceExt;
-
-/// A client for the bucket of `fleet` (a preview's fleet, live or as rendered), with what it
-/// resolved to, or why there is none.
-pub async fn reach(
-    ctx: &Context,
-    ns: &str,
-    fleet: &CelldFleet,
-) -> Result<(StoreSource, ResolvedStorage), String> {
-    let bucket = &fleet.spec.object_storage.bucket;
-    let resolved = resolve_storage(
-        &ctx.shared.caches,
-        &ctx.shared.secrets,
-        &ctx.shared.client,
-        ns,
-        fleet,
-    )
-    .await
-    .map_err(|e| format!("the connection to {bucket} does not resolve: {e}"))?;
-    if resolved.secret.is_none() && !ctx.shared.settings.own_identity.allows(ns) {
-        return Err(OwnIdentity::refusal(bucket, ns));
-    }
-    let source = StoreSource::new(
-        &resolved.storage,
-        resolved.secret.as_deref(),
-        &ctx.shared.settings.store_endpoints,
-        ctx.shared.settings.s3_timeout,
-    )
-    .map_err(|e| format!("no client for {bucket}: {e}"))?;
-    Ok((source, resolved.storage))
-}
 
 /// Claims the prefix of `wanted` (the preview's fleet as rendered) for `preview`: Ok with the
 /// bucket URL claimed, or why it is not the preview's (another preview's marker is there, or
@@ -50,7 +18,7 @@ pub async fn claim(
 ) -> Result<String, String> {
     let ns = preview.namespace().unwrap_or_default();
     let bucket = wanted.spec.object_storage.bucket.clone();
-    let (source, storage) = reach(ctx, &ns, wanted).await?;
+    let (source, storage) = reach(&ctx.shared, &ns, wanted).await?;
     let marker = Marker {
         uid: preview.uid().unwrap_or_default(),
         preview: format!("{ns}/{}", preview.name_any()),

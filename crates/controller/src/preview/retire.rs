@@ -6,8 +6,9 @@
 use crate::buckets::preview_prefix::Holder;
 use crate::cache::caches;
 use crate::error::Error;
+use crate::preview::child;
 use crate::preview::context::Context;
-use crate::preview::{child, claim};
+use crate::shared::bucket_access::reach;
 use celld_api::labels::SOURCE_SUSPENDED;
 use celld_api::{BucketUrl, CelldFleet, CelldPreview};
 use kube::api::{DeleteParams, Patch, PatchParams};
@@ -215,7 +216,7 @@ async fn erase(
     // The claimed prefix, with the writer's connection.
     let mut writer = writer.clone();
     writer.spec.object_storage.bucket = claimed.to_string();
-    let (source, storage) = match claim::reach(ctx, &ns, &writer).await {
+    let (source, storage) = match reach(&ctx.shared, &ns, &writer).await {
         Ok(reached) => reached,
         Err(why) => return Ok(Err(Retired::Stuck(why))),
     };

@@ -5,6 +5,7 @@
 //! ([`resync_budget`]).
 
 pub mod backoff;
+pub mod bucket_access;
 pub mod context;
 pub mod own_identity;
 pub mod resync_budget;

@@ -5,7 +5,7 @@ use celld_api::conditions::{self, DEGRADED};
 use celld_api::reasons::Reason;
 use celld_api::{
     CelldFleet, CelldFleetStatus, CelldObjectStore, CelldObjectStoreStatus, CelldPreview,
-    CelldPreviewStatus,
+    CelldPreviewStatus, CelldRollout, CelldRolloutStatus,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::jiff::Timestamp;
@@ -104,6 +104,19 @@ impl Reported for CelldPreview {
 impl Reported for CelldObjectStore {
     type Status = CelldObjectStoreStatus;
     const KIND: &'static str = "CelldObjectStore";
+
+    fn status(&self) -> Option<&Self::Status> {
+        self.status.as_ref()
+    }
+
+    fn conditions(status: &mut Self::Status) -> Option<&mut Vec<Condition>> {
+        Some(&mut status.conditions)
+    }
+}
+
+impl Reported for CelldRollout {
+    type Status = CelldRolloutStatus;
+    const KIND: &'static str = "CelldRollout";
 
     fn status(&self) -> Option<&Self::Status> {
         self.status.as_ref()

@@ -1,14 +1,15 @@
 //! The CelldFleet controller: fleets and every child kind they own, looked at again when a
 //! store, Secret, deploy Job, deploy pod or Flux source they use changes.
 
-use super::watched::{Fleets, OptionalApis, Stores, Triggers, refs, stores_with_secret};
+use super::rollout_controller::HandedOver;
+use super::watched::{Fleets, OptionalApis, Rollouts, Stores, Triggers, refs, stores_with_secret};
 use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
 use crate::cache::source_caches::{SourceCaches, deploy_selector};
 use crate::cache::streams::{Items, WatchStreams};
 use crate::shared::settings::Settings;
 use crate::store::status as store_status;
-use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
+use celld_api::{CelldFleet, CelldObjectStore, CelldRollout, FluxSourceKind};
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
@@ -48,6 +49,7 @@ pub(super) fn fleet_controller(
     fleets: &Fleets,
     stores: &Stores,
     triggers: Triggers,
+    rollouts: Option<(Rollouts, Items<DeserializeGuard<CelldRollout>>)>,
 ) -> (
     Controller<DeserializeGuard<CelldFleet>>,
     ChildCaches,
@@ -101,7 +103,13 @@ pub(super) fn fleet_controller(
         let stores = stores_with_secret(&stores_by_secret, &ns, &name);
         refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
     });
-    let (controller, source) = watch_sources(streams, controller, fleets, &optional.flux);
+    let (mut controller, mut source) = watch_sources(streams, controller, fleets, &optional.flux);
+    if let Some((rollouts, changes)) = rollouts {
+        // A fleet a rollout starts or stops shipping to gets its source from it.
+        let handed = HandedOver::new(fleets.clone(), rollouts.clone());
+        controller = controller.watches_stream(changes, move |rollout| handed.fleets(&rollout));
+        source.rollouts = Some(rollouts);
+    }
     let children = ChildCaches {
         statefulsets,
         services,
@@ -168,6 +176,7 @@ fn watch_sources(
             jobs,
             pods,
             flux: caches,
+            rollouts: None,
         },
     )
 }

@@ -7,6 +7,7 @@
 
 mod fleet_controller;
 mod preview_controller;
+mod rollout_controller;
 mod store_controller;
 mod watched;
 
@@ -21,8 +22,8 @@ use crate::metrics::Metrics;
 use crate::shared::context::Shared;
 use crate::shared::retry::error_policy;
 use crate::shared::settings::Settings;
-use crate::{fleet, preview, store};
-use celld_api::{CelldFleet, CelldObjectStore, CelldPreview};
+use crate::{fleet, preview, rollout, store};
+use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, CelldRollout};
 use fleet_controller::fleet_controller;
 use futures::StreamExt;
 use kube::Client;
@@ -47,6 +48,8 @@ struct Swept {
     stores: Arc<store::context::Context>,
     previews: Arc<preview::context::Context>,
     cached_previews: Option<Previews>,
+    rollouts: Arc<rollout::context::Context>,
+    cached_rollouts: Option<watched::Rollouts>,
 }
 
 /// Runs [`fleet::context::Context::housekeeping`] every [`HOUSEKEEPING_EVERY`] until `shutdown`
@@ -62,6 +65,9 @@ async fn housekeeping(swept: Swept, shutdown: impl Future<Output = ()>) {
             swept.stores.retain_cached(&stores.state());
             if let Some(previews) = &swept.cached_previews {
                 swept.previews.retain_cached(&previews.state());
+            }
+            if let Some(rollouts) = &swept.cached_rollouts {
+                swept.rollouts.retain_cached(&rollouts.state());
             }
         }
     };
@@ -87,11 +93,13 @@ pub async fn run(
         gateway_api: crate::cache::discovery::http_route_served(&client).await,
         flux: flux_kinds(&client).await,
         previews: crate::cache::discovery::previews_served(&client).await,
+        rollouts: crate::cache::discovery::rollouts_served(&client).await,
     };
     let gateway_api = optional.gateway_api;
     let flux: Vec<&str> = optional.flux.iter().map(|(k, _)| k.as_str()).collect();
     let previews = optional.previews;
-    info!(gateway_api, ?flux, previews, namespaces = %settings.namespaces, "starting the CelldFleet controller");
+    let rollouts_served = optional.rollouts;
+    info!(gateway_api, ?flux, previews, rollouts = rollouts_served, namespaces = %settings.namespaces, "starting the CelldFleet controller");
     let Watched {
         fleets,
         fleets_moved,
@@ -100,9 +108,23 @@ pub async fn run(
         for_fleets,
         for_stores,
         for_previews,
-    } = Watched::watch(&streams);
-    let (fleet_controller, children, source, statefulsets_to_follow) =
-        fleet_controller(&streams, &settings, &optional, &fleets, &stores, for_fleets);
+        rollouts,
+    } = Watched::watch(&streams, rollouts_served);
+    let (rollouts_for_fleets, rollout_parts) = match rollouts {
+        Some((store, for_fleets, triggers)) => {
+            (Some((store.clone(), for_fleets)), Some((store, triggers)))
+        }
+        None => (None, None),
+    };
+    let (fleet_controller, children, source, statefulsets_to_follow) = fleet_controller(
+        &streams,
+        &settings,
+        &optional,
+        &fleets,
+        &stores,
+        for_fleets,
+        rollouts_for_fleets,
+    );
     // Every fleet's node pods, read for their self-fences and kept nowhere.
     let node_selector = format!(
         "{}={}",
@@ -114,6 +136,15 @@ pub async fn run(
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
     let store_controller = store_controller(&stores, for_stores, settings.concurrency);
+    let rollout_controller = rollout_parts.map(|(store, triggers)| {
+        let controller = rollout_controller::rollout_controller(
+            &store,
+            triggers.rollouts,
+            triggers.fleets,
+            settings.concurrency,
+        );
+        (controller, store)
+    });
     let caches = Caches::new(
         fleets,
         children,
@@ -138,6 +169,7 @@ pub async fn run(
     ));
     let store_ctx = Arc::new(store::context::Context::new(shared.clone()));
     let preview_ctx = Arc::new(preview::context::Context::new(shared.clone()));
+    let rollout_ctx = Arc::new(rollout::context::Context::new(shared.clone()));
     let shutdown = futures::FutureExt::shared(Box::pin(shutdown));
     let shutdown_previews = shutdown.clone();
     let swept = Swept {
@@ -145,6 +177,8 @@ pub async fn run(
         stores: store_ctx.clone(),
         previews: preview_ctx.clone(),
         cached_previews,
+        rollouts: rollout_ctx.clone(),
+        cached_rollouts: rollout_controller.as_ref().map(|(_, store)| store.clone()),
     };
     let housekeeping = tokio::spawn(housekeeping(swept, shutdown.clone()));
     let capacity = tokio::spawn(fleet::capacity_reads::run(ctx.clone(), shutdown.clone()));
@@ -202,12 +236,30 @@ pub async fn run(
                 .await;
         }
     };
+    let shutdown_rollouts = shutdown.clone();
+    let rollout_loop = async move {
+        if let Some((controller, _)) = rollout_controller {
+            controller
+                .graceful_shutdown_on(shutdown_rollouts)
+                .run(
+                    rollout::reconcile::reconcile,
+                    error_policy::<CelldRollout, _>,
+                    rollout_ctx,
+                )
+                .for_each(|result| async move {
+                    if let Err(e) = result {
+                        debug!(error = %e, "rollout reconcile did not complete");
+                    }
+                })
+                .await;
+        }
+    };
     let grace = async {
         shutdown.clone().await;
         tokio::time::sleep(SHUTDOWN_GRACE).await;
     };
     tokio::select! {
-        _ = futures::future::join3(fleet_loop, store_loop, preview_loop) => {}
+        _ = futures::future::join4(fleet_loop, store_loop, preview_loop, rollout_loop) => {}
         () = grace => warn!(grace = ?SHUTDOWN_GRACE, "reconciles still under way, or a watch that never listed, at the end of the shutdown grace; stopping without them"),
     }
     housekeeping.abort();

@@ -4,7 +4,7 @@
 
 use crate::cache::changes::Changes;
 use crate::cache::streams::{Items, WatchStreams};
-use celld_api::{CelldFleet, CelldObjectStore, FluxSourceKind};
+use celld_api::{CelldFleet, CelldObjectStore, CelldRollout, FluxSourceKind};
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ApiResource;
 use kube::core::{DeserializeGuard, PartialObjectMeta};
@@ -13,6 +13,7 @@ use kube::{Resource, ResourceExt};
 
 pub(super) type Fleets = Store<DeserializeGuard<CelldFleet>>;
 pub(super) type Stores = Store<DeserializeGuard<CelldObjectStore>>;
+pub(super) type Rollouts = Store<DeserializeGuard<CelldRollout>>;
 
 /// References to `names` in namespace `ns`.
 pub(super) fn refs<K>(names: Vec<String>, ns: &str) -> Vec<ObjectRef<K>>
@@ -61,6 +62,19 @@ pub(super) struct Watched {
     pub(super) for_stores: Triggers,
     /// The fleet changes the preview controller looks at.
     pub(super) for_previews: Items<DeserializeGuard<CelldFleet>>,
+    /// The rollouts, when the cluster serves them: their cache, the changes the fleet
+    /// controller looks at (a fleet's assignment), and what the rollout controller looks at.
+    pub(super) rollouts: Option<(
+        Rollouts,
+        Items<DeserializeGuard<CelldRollout>>,
+        RolloutTriggers,
+    )>,
+}
+
+/// The changes the rollout controller looks at: its rollouts, and the fleets they ship to.
+pub(super) struct RolloutTriggers {
+    pub(super) rollouts: Items<DeserializeGuard<CelldRollout>>,
+    pub(super) fleets: Items<DeserializeGuard<CelldFleet>>,
 }
 
 /// The changes of fleets, stores and Secrets one controller looks at.
@@ -71,13 +85,32 @@ pub(super) struct Triggers {
 }
 
 impl Watched {
-    pub(super) fn watch(streams: &WatchStreams) -> Self {
+    pub(super) fn watch(streams: &WatchStreams, rollouts_served: bool) -> Self {
         let config = streams.config();
-        let (fleets, [fleet_changes, fleets_for_stores, fleets_for_previews]) =
-            streams.cached_fanned::<DeserializeGuard<CelldFleet>, 3>(
-                "CelldFleet",
-                config.clone().any_semantic(),
-            );
+        let (
+            fleets,
+            [
+                fleet_changes,
+                fleets_for_stores,
+                fleets_for_previews,
+                fleets_for_rollouts,
+            ],
+        ) = streams.cached_fanned::<DeserializeGuard<CelldFleet>, 4>(
+            "CelldFleet",
+            config.clone().any_semantic(),
+        );
+        let rollouts = rollouts_served.then(|| {
+            let (rollouts, for_fleets, changes) = streams
+                .cached_shared::<DeserializeGuard<CelldRollout>>(
+                    "CelldRollout",
+                    config.clone().any_semantic(),
+                );
+            let triggers = RolloutTriggers {
+                rollouts: changes,
+                fleets: fleets_for_rollouts,
+            };
+            (rollouts, for_fleets, triggers)
+        });
         let fleets_moved = Changes::default();
         let fleet_changes = fleets_moved.counting(fleet_changes);
         let (stores, stores_for_fleets, store_changes) = streams
@@ -105,6 +138,7 @@ impl Watched {
                 secrets: secrets_for_stores,
             },
             for_previews: fleets_for_previews,
+            rollouts,
         }
     }
 }
@@ -117,4 +151,6 @@ pub(super) struct OptionalApis {
     pub(super) flux: Vec<(FluxSourceKind, ApiResource)>,
     /// Whether it serves CelldPreview (a CRD installed with this release).
     pub(super) previews: bool,
+    /// Whether it serves CelldRollout (a CRD installed with this release).
+    pub(super) rollouts: bool,
 }
