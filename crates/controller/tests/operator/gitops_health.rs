@@ -3,20 +3,23 @@
 //! CD embeds) on fleets the operator reports: serving is Current and Healthy; nodes that cannot
 //! start yet are InProgress and Progressing; a missing Secret is Failed and Degraded; a fleet
 //! with no Worker deployed is Failed for kstatus (nothing moves until someone deploys) and
-//! Suspended for Argo CD. The Lua check's own fixtures pass in the same interpreter.
+//! Suspended for Argo CD. The Lua checks' own fixtures pass in the same interpreter, and kstatus
+//! reads each CelldRollout fixture as Flux would (the fixtures are CelldRollouts as the API
+//! crate reads them).
 
 use crate::support::*;
-use celld_api::CelldFleet;
+use celld_api::{CelldFleet, CelldRollout};
 use celld_testkit::{Check, TestEnv, wait_until};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-/// The Argo CD health check shipped in config/.
-fn argo_check_dir() -> PathBuf {
+/// The Argo CD health check of `kind` shipped in config/.
+fn argo_check_dir(kind: &str) -> PathBuf {
     celld_testkit::paths::workspace_root()
-        .join("config/argocd/resource_customizations/platform.celld.dev/CelldFleet")
+        .join("config/argocd/resource_customizations/platform.celld.dev")
+        .join(kind)
 }
 
 /// Runs `gitops-health ARGS` with `input` on stdin; its stdout, or a panic naming what failed.
@@ -53,7 +56,7 @@ fn judge(args: &[&str], input: &[u8]) -> String {
 /// kstatus' and Argo CD's verdicts on `fleet`, each as (status, message).
 fn verdicts(fleet: &CelldFleet) -> [(String, String); 2] {
     let object = serde_json::to_vec(fleet).expect("the fleet as JSON");
-    let script = argo_check_dir().join("health.lua");
+    let script = argo_check_dir("CelldFleet").join("health.lua");
     let script = script.to_str().expect("a UTF-8 path");
     [
         judge(&["kstatus", "-"], &object),
@@ -215,12 +218,127 @@ async fn flux_and_argo_cd_read_a_fleet_publishing_its_declared_source_right() {
     env.cleanup().await.expect("cleanup");
 }
 
-#[test]
-fn the_argo_cd_health_check_passes_its_fixtures() {
-    let dir = argo_check_dir();
+/// The fixture files of the health check of `kind`, by name without `.yaml`, sorted.
+fn fixtures(kind: &str) -> Vec<String> {
+    let dir = argo_check_dir(kind).join("testdata");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the testdata directory")
+        .map(|entry| entry.expect("a directory entry").file_name())
+        .filter_map(|name| name.to_str()?.strip_suffix(".yaml").map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs the Argo CD health check of `kind` on each case of its health_test.yaml, as Argo CD's
+/// own tests do: gitops-health exits 1 (and `judge` panics) when a fixture gets another status
+/// or message. Every fixture must be a case, so none is left unchecked.
+fn argo_cases_pass(kind: &str) {
+    let dir = argo_check_dir(kind);
+    let cases: Value = serde_yaml::from_str(
+        &std::fs::read_to_string(dir.join("health_test.yaml")).expect("health_test.yaml"),
+    )
+    .expect("health_test.yaml is YAML");
+    let mut inputs: Vec<String> = cases["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|case| case["inputPath"].as_str().expect("inputPath").to_string())
+        .collect();
+    inputs.sort();
+    let files: Vec<String> = fixtures(kind)
+        .iter()
+        .map(|name| format!("testdata/{name}.yaml"))
+        .collect();
+    assert_eq!(inputs, files, "{kind}: health_test.yaml and testdata/");
     let out = judge(&["lua-tests", dir.to_str().expect("a UTF-8 path")], b"");
     assert!(
-        out.lines().count() >= 13 && out.lines().all(|l| l.starts_with("ok ")),
+        out.lines().count() == files.len() && out.lines().all(|l| l.starts_with("ok ")),
         "{out}"
     );
+}
+
+#[test]
+fn the_argo_cd_health_check_passes_its_fixtures() {
+    argo_cases_pass("CelldFleet");
+}
+
+#[test]
+fn the_rollout_health_check_passes_its_fixtures() {
+    argo_cases_pass("CelldRollout");
+}
+
+/// What kstatus (Flux's health checks) makes of each CelldRollout fixture: under way or waiting
+/// for a person (paused, a promotion) is InProgress, so a Kustomization waits; halted, rolled
+/// back or aborted is Failed at once; every wave passed is Current. Without a status it is
+/// Current, as a fleet is: the operator must write one as soon as it sees the rollout.
+const ROLLOUT_KSTATUS: &[(&str, &str)] = &[
+    ("aborted", "Failed"),
+    ("baking", "InProgress"),
+    ("halted", "Failed"),
+    ("no-status", "Current"),
+    ("not-observed", "InProgress"),
+    ("paused", "InProgress"),
+    ("progressing", "InProgress"),
+    ("rolled-back", "Failed"),
+    ("succeeded", "Current"),
+    ("waiting-for-promotion", "InProgress"),
+];
+
+/// The CelldRollout fixture `name`, as written.
+fn rollout_fixture(name: &str) -> String {
+    let path = argo_check_dir("CelldRollout").join(format!("testdata/{name}.yaml"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn kstatus_reads_each_rollout_fixture_right() {
+    let names: Vec<&str> = ROLLOUT_KSTATUS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        names,
+        fixtures("CelldRollout"),
+        "one expectation per fixture"
+    );
+    for (name, want) in ROLLOUT_KSTATUS {
+        let out = judge(&["kstatus", "-"], rollout_fixture(name).as_bytes());
+        let verdict: Value = serde_json::from_str(&out).expect("gitops-health prints JSON");
+        assert_eq!(verdict["status"], *want, "{name}: {verdict}");
+    }
+}
+
+/// Where `written` sets a field that `read` lacks or holds another value in, as paths.
+fn lost(written: &Value, read: &Value, at: &str, out: &mut Vec<String>) {
+    match (written, read) {
+        (Value::Object(w), Value::Object(r)) => {
+            for (key, value) in w {
+                match r.get(key) {
+                    Some(got) => lost(value, got, &format!("{at}.{key}"), out),
+                    None => out.push(format!("{at}.{key}")),
+                }
+            }
+        }
+        (Value::Array(w), Value::Array(r)) if w.len() == r.len() => {
+            for (i, (value, got)) in w.iter().zip(r).enumerate() {
+                lost(value, got, &format!("{at}[{i}]"), out);
+            }
+        }
+        _ if written == read => {}
+        _ => out.push(format!("{at}: {written} read as {read}")),
+    }
+}
+
+/// The fixtures stand for what the operator will write: each is read by the API crate's
+/// CelldRollout without losing a field (a misspelt, misplaced or mistyped one would be lost).
+#[test]
+fn the_rollout_fixtures_are_celld_rollouts() {
+    for name in fixtures("CelldRollout") {
+        let text = rollout_fixture(&name);
+        let written: Value = serde_yaml::from_str(&text).expect("a fixture is YAML");
+        let rollout: CelldRollout =
+            serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let read = serde_json::to_value(&rollout).expect("the rollout as JSON");
+        let mut out = Vec::new();
+        lost(&written, &read, "", &mut out);
+        assert!(out.is_empty(), "{name}: {out:#?}");
+    }
 }
