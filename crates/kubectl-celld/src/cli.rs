@@ -29,7 +29,8 @@ Examples:
   kubectl celld logs web --follow
 
   # Ship an image to the fleets labelled app=web in waves: one fleet, a tenth, then the rest
-  kubectl celld deploy --selector app=web --waves 1,10%,100% --image registry.example.com/web-worker:1.4.2
+  kubectl celld deploy --selector app=web --waves 1,10%,100% \\
+    --image registry.example.com/web-worker:1.4.2@sha256:<digest>
   kubectl celld rollout status web-worker -w
 
   # A preview of fleet 'web' serving ./my-worker at its own host for 24 hours; its URL

@@ -1,6 +1,8 @@
-//! The flags of `deploy`: one fleet (`--fleet`), or a fan-out to many (`--fleets`,
-//! `--selector`), and how each deploy runs.
+//! The flags of `deploy`: one fleet (`--fleet`), a fan-out to many (`--fleets`,
+//! `--selector`), or a rollout in waves (`--selector` with `--waves`), and how each deploy runs.
 
+use super::rollout::body::{self, Layout};
+use super::rollout::waves::{self, Waves};
 use crate::cluster::adoption::WaitArgs;
 use crate::error::{Error, Result};
 use crate::pod::job;
@@ -46,16 +48,25 @@ Examples:
   kubectl celld deploy ./my-worker --fleets pay-eu,pay-us,billing/pay-apac
 
   # List the fan-out's targets and their storage; create nothing
-  kubectl celld deploy ./my-worker --selector team=payments --dry-run",
+  kubectl celld deploy ./my-worker --selector team=payments --dry-run
+
+  # A rollout: the operator ships an image to the fleets labelled app=web in waves, one fleet,
+  # then up to a tenth, then the rest, each wave baking 10 minutes before the next
+  kubectl celld deploy --selector app=web --waves 1,10%,100% --bake 10m \\
+    --image registry.example.com/web-worker:1.4.2@sha256:<digest> -n tenants
+
+  # The rollout's plan: each wave's fleets, the fleets it leaves alone and why; create nothing
+  kubectl celld deploy --selector app=web --waves 1,10%,100% --image IMAGE --dry-run",
     override_usage = "kubectl celld deploy [OPTIONS] --fleet <FLEET> [DIR]\n       \
         kubectl celld deploy [OPTIONS] --selector <SELECTOR> [DIR]\n       \
-        kubectl celld deploy [OPTIONS] --fleets <FLEET,...> [DIR]"
+        kubectl celld deploy [OPTIONS] --fleets <FLEET,...> [DIR]\n       \
+        kubectl celld deploy [OPTIONS] --selector <SELECTOR> --waves <WAVES> --image <IMAGE>"
 )]
 pub struct DeployArgs {
     /// Worker project directory (with wrangler.jsonc or wrangler.json) to upload
     #[arg(
         value_name = "DIR",
-        required_unless_present = "image",
+        required_unless_present_any = ["image", "waves"],
         conflicts_with = "image"
     )]
     pub dir: Option<PathBuf>,
@@ -84,9 +95,52 @@ pub struct DeployArgs {
     pub fleets: Vec<String>,
 
     /// Fan-out: deploy one build to every fleet whose labels match this selector (e.g.
-    /// team=payments,tier!=canary), in the namespace of -n or, with -A, in every namespace
+    /// team=payments,tier!=canary), in the namespace of -n or, with -A, in every namespace.
+    /// With --waves: the fleets of the rollout, in the namespace of -n
     #[arg(short = 'l', long, value_name = "SELECTOR", conflicts_with = "fleet")]
     pub selector: Option<String>,
+
+    /// Rollout: instead of writing every fleet at once, create (or update) a CelldRollout that
+    /// the operator ships to the fleets of --selector in waves, each passing its gates before
+    /// the next: how far each wave goes, a number of fleets or a percentage counting the waves
+    /// before (1,10%,100% is one fleet, then up to a tenth, then the rest). Needs --image
+    #[arg(
+        long,
+        value_name = "WAVES",
+        value_parser = waves::parse,
+        requires = "selector",
+        conflicts_with_all = [
+            "fleet", "fleets", "all_namespaces", "concurrency", "deployer_image",
+            "vars_from_secret", "keep_job", "no_reload", "force", "timeout", "pod_timeout",
+            "wait_timeout",
+        ]
+    )]
+    pub waves: Option<Waves>,
+
+    /// Rollout: how long each wave's fleets must stay healthy once they serve the new version,
+    /// before the next wave starts, from 0s to 24h [default: 5m]
+    #[arg(long, value_name = "DURATION", value_parser = body::parse_bake, requires = "waves", conflicts_with_all = ["fleet", "fleets"])]
+    pub bake: Option<String>,
+
+    /// Rollout: the CelldRollout's name [default: the last part of the image's repository,
+    /// e.g. web-worker]; deploying again under the same name ships the new image as its next
+    /// revision
+    #[arg(long, value_name = "NAME", value_parser = body::parse_name, requires = "waves", conflicts_with_all = ["fleet", "fleets"])]
+    pub name: Option<String>,
+
+    /// Rollout: how --image holds the Worker project: deployer, as deploy --image takes it (the
+    /// deployer with the project at /app); volume, the project alone at the image's root (the
+    /// operator mounts it into the deployer of each fleet's celld release; Kubernetes 1.35 or
+    /// later)
+    #[arg(
+        long,
+        value_name = "LAYOUT",
+        value_enum,
+        default_value_t = Layout::Deployer,
+        requires = "waves",
+        conflicts_with_all = ["fleet", "fleets"]
+    )]
+    pub image_layout: Layout,
 
     /// Fan-out with --selector: the fleets of every namespace
     #[arg(short = 'A', long, requires = "selector", conflicts_with_all = ["fleet", "fleets"])]
@@ -102,7 +156,7 @@ pub struct DeployArgs {
     pub concurrency: u16,
 
     /// Deploy from this image, which holds the Worker source at /app (and celld, esbuild, curl),
-    /// instead of uploading DIR
+    /// instead of uploading DIR. With --waves: the image the rollout ships (see --image-layout)
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
 
@@ -128,7 +182,8 @@ pub struct DeployArgs {
 
     /// One fleet: run celld deploy --dry-run, which builds and checks and publishes nothing
     /// (implies --no-reload). Fan-out: list the fleets and their storage, and which would be
-    /// refused; create nothing
+    /// refused; create nothing. Rollout: print each wave's fleets, the fleets left alone and
+    /// the CelldRollout; create nothing
     #[arg(long)]
     pub dry_run: bool,
 

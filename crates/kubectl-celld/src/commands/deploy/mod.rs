@@ -10,7 +10,8 @@
 //! ready node serving the new version; delete the Job.
 //!
 //! `--fleet` deploys to one fleet with celld's output streamed live ([`single`]); `--fleets` and
-//! `--selector` deploy to many ([`fan_out`]).
+//! `--selector` deploy to many ([`fan_out`]); `--selector` with `--waves` and `--image` creates
+//! a CelldRollout instead, which the operator ships to the fleets in waves ([`rollout`]).
 
 pub mod archive;
 pub mod args;
@@ -20,6 +21,7 @@ pub mod fleet_result;
 pub mod pipeline;
 pub mod python_gate;
 pub mod results_table;
+pub mod rollout;
 pub mod single;
 pub mod sourced;
 pub mod storage_text;
@@ -39,5 +41,6 @@ pub async fn run(cluster: &ConnectArgs, args: DeployArgs) -> Result<u8> {
     match targets::selection(&args)? {
         Selection::One(fleet) => single::run(cluster, args, fleet).await,
         Selection::FanOut(fan_out) => fan_out::run(cluster, args, fan_out).await,
+        Selection::Rollout(request) => rollout::run(cluster, *request, args.dry_run).await,
     }
 }

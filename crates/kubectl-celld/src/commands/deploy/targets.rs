@@ -1,19 +1,25 @@
 //! Which fleets a deploy goes to: the one of `--fleet`, or the fleets of a fan-out, named with
 //! `--fleets` (NAME in the namespace of `-n`, or NAMESPACE/NAME) or matched by `--selector`
-//! (in the namespace, or with `-A` in every namespace).
+//! (in the namespace, or with `-A` in every namespace); or, with `--waves`, the rollout the
+//! operator ships to the fleets `--selector` matches.
 
 use super::args::{DeployArgs, fleet_flag, source_word};
+use super::rollout::body::{self, Request};
+use super::rollout::waves::Waves;
 use crate::cluster::fleets;
 use crate::cluster::kubeconfig::Target;
+use crate::error::rollout::RolloutError;
 use crate::error::{Error, Result};
 
 /// How the fleets were named.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Selection {
     /// `--fleet NAME`: one fleet, the single deploy.
     One(String),
     /// `--fleets` or `--selector`: a fan-out.
     FanOut(FanOut),
+    /// `--selector` with `--waves`: a rollout.
+    Rollout(Box<Request>),
 }
 
 /// The fleets of a fan-out.
@@ -54,8 +60,50 @@ impl std::fmt::Display for FleetId {
     }
 }
 
+/// The rollout `--selector`, `--waves` and `--image` describe; a deploy of a local build is
+/// refused, saying how to ship it as an image.
+pub fn rollout(args: &DeployArgs, waves: &Waves) -> Result<Request> {
+    let selector_text = args.selector.clone().unwrap_or_default();
+    let Some(image) = args.image.clone() else {
+        return Err(RolloutError::NeedsImage {
+            dir: args
+                .dir
+                .as_ref()
+                .map_or_else(|| "DIR".to_string(), |d| d.display().to_string()),
+            selector: selector_text,
+            waves: waves.text.clone(),
+            deployer: celld_api::contract::deployer::pinned(
+                celld_api::contract::deployer::DEFAULT_DEPLOYER_IMAGE,
+            ),
+        }
+        .into());
+    };
+    let selector = crate::text::label_selector::parse(&selector_text)
+        .map_err(|e| Error::Usage(format!("--selector: {e}")))?;
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => body::name_from_image(&image).ok_or_else(|| {
+            Error::Usage(format!(
+                "cannot make a rollout name from the image '{image}': name the rollout with --name NAME"
+            ))
+        })?,
+    };
+    Ok(Request {
+        name,
+        image,
+        layout: args.image_layout,
+        selector_text,
+        selector,
+        waves: waves.clone(),
+        bake: args.bake.clone(),
+    })
+}
+
 /// The selection the flags make (clap has already refused flags given together).
 pub fn selection(args: &DeployArgs) -> Result<Selection> {
+    if let Some(waves) = &args.waves {
+        return rollout(args, waves).map(|r| Selection::Rollout(Box::new(r)));
+    }
     let fan_out = !args.fleets.is_empty() || args.selector.is_some();
     if fan_out && let Some(stray) = &args.stray_fleet {
         return Err(Error::Usage(format!(

@@ -85,7 +85,11 @@ fn wave_table(waves: &[WaveReport], now: Timestamp) -> String {
             w.number.to_string(),
             w.phase.as_str().to_string(),
             w.takes.clone(),
-            w.adopted(),
+            if w.fleets.is_empty() {
+                "-".to_string()
+            } else {
+                w.adopted()
+            },
             w.bake.clone(),
             match w.approval {
                 Approval::Automatic => "Automatic".to_string(),
