@@ -445,10 +445,14 @@ fn help_texts() {
         "init",
         "completion",
         "preview",
+        "rollout",
     ] {
         insta::assert_snapshot!(format!("help_{sub}"), help(&[sub]));
     }
     for sub in ["create", "list", "status", "delete"] {
         insta::assert_snapshot!(format!("help_preview_{sub}"), help(&["preview", sub]));
+    }
+    for sub in ["status", "pause", "resume", "promote", "abort"] {
+        insta::assert_snapshot!(format!("help_rollout_{sub}"), help(&["rollout", sub]));
     }
 }

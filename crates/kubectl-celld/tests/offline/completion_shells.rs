@@ -78,7 +78,7 @@ _clap_complete_kubectl_celld kubectl-celld roll kubectl-celld
 printf '%s\n' "${COMPREPLY[@]}"
 "#;
     let out = stdout(command("bash", &config).args(["-c", script]));
-    assert_eq!(values(&out, '\n'), ["rollback"], "{out}");
+    assert_eq!(values(&out, '\n'), ["rollback", "rollout"], "{out}");
 }
 
 #[test]
