@@ -29,6 +29,7 @@ mod poc_worker;
 mod preview;
 mod python_gate;
 mod reconcile_at_once;
+mod rollout;
 mod sourced;
 mod status;
 mod support;
