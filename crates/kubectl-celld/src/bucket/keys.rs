@@ -27,26 +27,14 @@ pub fn parse_manifest_key(rel: &str) -> Option<(&str, &str)> {
         .then_some((script, version))
 }
 
-/// What the plugin does with a pointer besides parsing it.
+/// What the plugin reads of a pointer besides its fields (the API's pointer builds and writes
+/// itself: `Pointer::to`, `Pointer::body`).
 pub trait PointerExt {
-    /// The pointer `celld deploy` writes for `version` of `script`.
-    fn to(script: &str, version: &str) -> Self;
     /// The script: `script_name`, else the middle of `prefix`.
     fn script(&self) -> Option<&str>;
-    /// The compact JSON celld writes, fields in its order.
-    fn body(&self) -> Vec<u8>;
 }
 
 impl PointerExt for Pointer {
-    fn to(script: &str, version: &str) -> Self {
-        Pointer {
-            script_name: Some(script.to_string()),
-            version: version.to_string(),
-            prefix: Some(version_prefix(script, version)),
-            rollout: Some(Rollout { percent: Some(100) }),
-        }
-    }
-
     fn script(&self) -> Option<&str> {
         self.script_name.as_deref().or_else(|| {
             self.prefix
@@ -54,11 +42,6 @@ impl PointerExt for Pointer {
                 .and_then(|p| p.strip_prefix(DEPLOY_DIR))
                 .and_then(|rest| rest.split('/').next())
         })
-    }
-
-    fn body(&self) -> Vec<u8> {
-        // A struct of strings and a number always serializes.
-        serde_json::to_vec(self).unwrap_or_default()
     }
 }
 

@@ -7,7 +7,7 @@
 pub mod suspend;
 pub mod target;
 
-use crate::bucket::keys::{self, FLEET_POINTER, Pointer, PointerExt};
+use crate::bucket::keys::{self, FLEET_POINTER, Pointer};
 use crate::bucket::versions::{self, Version};
 use crate::bucket::{BucketClient, Expect};
 use crate::cluster::adoption::{self, WaitArgs};
