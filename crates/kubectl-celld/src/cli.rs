@@ -74,7 +74,7 @@ pub fn command() -> clap::Command {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Deploy a Worker to a fleet's bucket and make every ready node adopt it now
-    Deploy(deploy::DeployArgs),
+    Deploy(Box<deploy::DeployArgs>),
     /// Show one fleet in detail, or a table of the fleets in the namespace
     Status(status::StatusArgs),
     /// List fleets by pressure: activations waiting for capacity, pressured nodes, headroom
@@ -121,7 +121,7 @@ impl Command {
     /// Runs the command against the cluster that `cluster` names; returns the process exit code.
     pub async fn run(self, cluster: &ConnectArgs) -> crate::error::Result<u8> {
         match self {
-            Command::Deploy(args) => deploy::run(cluster, args).await,
+            Command::Deploy(args) => deploy::run(cluster, *args).await,
             Command::Status(args) => status::run(cluster, args).await,
             Command::Top(args) => top::run(cluster, args).await,
             Command::Logs(args) => logs::run(cluster, args).await,

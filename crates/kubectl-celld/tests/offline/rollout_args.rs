@@ -36,7 +36,7 @@ fn deploy(args: &[&str]) -> DeployArgs {
     let mut full = vec!["deploy"];
     full.extend_from_slice(args);
     match parse(&full).unwrap().command {
-        Command::Deploy(d) => d,
+        Command::Deploy(d) => *d,
         other => panic!("not deploy: {other:?}"),
     }
 }

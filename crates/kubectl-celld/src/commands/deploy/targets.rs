@@ -216,7 +216,7 @@ mod tests {
         )
         .unwrap();
         match cli.command {
-            Command::Deploy(d) => d,
+            Command::Deploy(d) => *d,
             other => panic!("not deploy: {other:?}"),
         }
     }

@@ -174,7 +174,7 @@ pub fn build(rollout: &CelldRollout) -> RolloutReport {
             .is_none_or(|g| observed.is_some_and(|o| o >= g));
     let phase = reported.then_some(status.phase);
     let annotation = rollouts::annotation(rollout, ROLLOUT_PAUSED).map(str::to_string);
-    let paused = (rollout.spec.paused || annotation.is_some()).then(|| Paused {
+    let paused = (rollout.spec.paused || annotation.is_some()).then_some(Paused {
         spec: rollout.spec.paused,
         annotation,
     });
