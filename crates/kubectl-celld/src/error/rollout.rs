@@ -97,7 +97,8 @@ pub enum RolloutError {
 
     /// `promote --wave N` beyond the rollout's waves.
     #[error(
-        "CelldRollout {namespace}/{name} has {waves} waves, so there is no wave {wave} to promote: give --wave from 1 to {waves}"
+        "CelldRollout {namespace}/{name} has {waves} wave{}, so there is no wave {wave} to promote: give --wave from 1 to {waves}",
+        if *.waves == 1 { "" } else { "s" }
     )]
     NoSuchWave {
         /// The rollout.
@@ -191,6 +192,18 @@ mod tests {
         };
         insta::assert_snapshot!(e.to_string(), @"CelldRollout 'api' does not exist in namespace 'tenants'; list the rollouts with: kubectl get celldrollouts -n tenants (or -A)");
         assert_eq!(e.exit_code(), 1);
+    }
+
+    #[test]
+    fn a_wave_beyond_the_last_is_refused_as_a_command_line_error() {
+        let e = RolloutError::NoSuchWave {
+            name: "web".into(),
+            namespace: "tenants".into(),
+            wave: 2,
+            waves: 1,
+        };
+        insta::assert_snapshot!(e.to_string(), @"CelldRollout tenants/web has 1 wave, so there is no wave 2 to promote: give --wave from 1 to 1");
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]
