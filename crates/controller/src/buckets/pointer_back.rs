@@ -1,7 +1,8 @@
 //! Pointing a fleet's bucket back at a version it served before, with the compare-and-swap
 //! writes `kubectl celld rollback` makes: the fleet pointer is read with its ETag, the script's
 //! pointer written, then the fleet pointer, only if it has not changed since it was read and
-//! only while it names the version expected. A pointer another writer moved is left alone.
+//! only while it names the version expected (when one is). A pointer another writer moved is
+//! left alone.
 
 use crate::buckets::object_store::StoreSource;
 use crate::buckets::store_errors::describe;
@@ -22,11 +23,12 @@ pub enum PointBack {
 }
 
 impl StoreSource {
-    /// Points `storage`'s fleet pointer at `version` of `script` if it names `expected` now.
+    /// Points `storage`'s fleet pointer at `version` of `script` if it names `expected` now
+    /// (any version, without one).
     pub async fn point_back(
         &self,
         storage: &ResolvedStorage,
-        expected: &str,
+        expected: Option<&str>,
         script: &str,
         version: &str,
     ) -> Result<PointBack, String> {
@@ -54,7 +56,7 @@ impl StoreSource {
         if live.version == version {
             return Ok(PointBack::Already);
         }
-        if live.version != expected {
+        if expected.is_some_and(|expected| live.version != expected) {
             return Ok(PointBack::Moved(Some(live.version)));
         }
         let pointer = DeployPointer::to(script, version).body();

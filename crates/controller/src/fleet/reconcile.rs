@@ -69,7 +69,7 @@ async fn reconcile_fleet(fleet: &CelldFleet, id: &FleetId, ctx: &Context) -> Res
         Gathered::Changed(inputs) => inputs,
     };
     let desired = desired(ctx, fleet, id, &inputs);
-    let deploy_jobs = source_step::deploy_jobs(&desired, inputs.source.as_ref());
+    let deploy_jobs = source_step::deploy_jobs(ctx, &desired, inputs.source.as_ref());
     let plan = plan::plan(&desired, inputs.http_routes_served, deploy_jobs);
     // The versions of the children before they are applied: a child that changes while this
     // reconcile runs then shows a newer version to the next one, which runs in full.

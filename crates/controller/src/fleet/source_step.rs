@@ -190,10 +190,30 @@ pub fn decide(ctx: &Context, read: &SourceRead, pointer: &Pointer) -> Decision {
     decision
 }
 
-/// The deploy Jobs of the fleet `d`: those its source's decision asks for, none without
-/// spec.source.
-pub fn deploy_jobs(d: &Desired<'_>, source: Option<&(SourceRead, Decision)>) -> DeployJobs {
-    source.map_or_else(DeployJobs::default, |(read, decision)| {
-        deploy_jobs::build(d, &read.source, decision, &read.key, &read.jobs)
-    })
+/// The deploy Jobs of the fleet `d`: those its source's decision asks for; without a source
+/// (spec.source removed, or a rollout that stopped shipping to it, such as one pointing it
+/// back), none, and its Jobs still there are deleted: no publish lands after that.
+pub fn deploy_jobs(
+    ctx: &Context,
+    d: &Desired<'_>,
+    source: Option<&(SourceRead, Decision)>,
+) -> DeployJobs {
+    match source {
+        Some((read, decision)) => {
+            deploy_jobs::build(d, &read.source, decision, &read.key, &read.jobs)
+        }
+        None => DeployJobs {
+            start: None,
+            superseded: ctx
+                .shared
+                .caches
+                .source
+                .jobs_of(&d.namespace, &d.fleet.uid().unwrap_or_default())
+                .iter()
+                .map(|job| FleetJob::of(job))
+                .filter(|job| !job.deleting)
+                .map(|job| job.name)
+                .collect(),
+        },
+    }
 }

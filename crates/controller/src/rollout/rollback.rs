@@ -46,19 +46,20 @@ pub async fn due(
     done
 }
 
-/// Points `fleet` back at the version `entry` recorded.
+/// Points `fleet` back at the version `entry` recorded. Its pointer must name the version the
+/// rollout published, or, when its status did not say one yet (a publish that landed as the
+/// wave failed), any: the rollout owned the fleet's pointer since its wave started.
 async fn one(shared: &Shared, ns: &str, fleet: &CelldFleet, entry: &RolloutFleet) -> PointedBack {
-    let (Some(from), Some(to)) = (&entry.from, &entry.to) else {
-        return PointedBack::Skipped(match (&entry.from, &entry.to) {
-            (None, Some(to)) => {
-                format!("the fleet served no version before its wave: left on version {to}")
-            }
-            _ => "the revision was not published to the fleet: nothing to point back".into(),
-        });
+    let to = entry.to.as_deref();
+    let published = to.map_or_else(|| "the revision".to_string(), |to| format!("version {to}"));
+    let Some(from) = &entry.from else {
+        return PointedBack::Skipped(format!(
+            "the fleet served no version before its wave: left on {published}"
+        ));
     };
     let Some(script) = &entry.from_script else {
         return PointedBack::Skipped(format!(
-            "the pointer of version {from} named no script: left on version {to}; run kubectl celld rollback {} --to {from}",
+            "the pointer of version {from} named no script: left on {published}; run kubectl celld rollback {} --to {from}",
             entry.name
         ));
     };
@@ -68,11 +69,11 @@ async fn one(shared: &Shared, ns: &str, fleet: &CelldFleet, entry: &RolloutFleet
     };
     match source.point_back(&storage, to, script, from).await {
         Ok(PointBack::Written) => PointedBack::Done(format!(
-            "pointed back from version {to} at version {from} (compare-and-swap)"
+            "pointed back from {published} at version {from} (compare-and-swap)"
         )),
         Ok(PointBack::Already) => PointedBack::Done(format!("already on version {from}")),
         Ok(PointBack::Moved(now)) => PointedBack::Skipped(format!(
-            "the pointer names {} now, not the rollout's version {to}: another writer moved it, so it is left alone",
+            "the pointer names {} now, not the rollout's {published}: another writer moved it, so it is left alone",
             now.map_or_else(|| "no version".to_string(), |v| format!("version {v}"))
         )),
         Err(why) => PointedBack::Failed(why),

@@ -45,6 +45,8 @@
 //!   once;
 //! - `refused_child`: a child the API server refuses, the others applied, one Warning Event;
 //! - `resync_budget`: many fleets stretch the resync to `--resyncs-per-second`;
+//! - `rollouts`: CelldRollouts: waves, a refusal rolled back, a webhook gate, pause and
+//!   promotion, an operator restart, a fleet deleted and a bucket down mid-rollout;
 //! - `routes`: Ingress and HTTPRoute, switched or removed, and the https of status.url;
 //! - `scale`: the scale subresource, the StatefulSet and the PodDisruptionBudget;
 //! - `shutdown`: the operator stops within its grace;
@@ -97,6 +99,7 @@ mod previews;
 mod progress_deadline;
 mod refused_child;
 mod resync_budget;
+mod rollouts;
 mod routes;
 mod scale;
 mod secret_metadata;

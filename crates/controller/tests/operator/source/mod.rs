@@ -13,4 +13,4 @@ mod publishing;
 mod retries;
 mod slow_down;
 
-pub(crate) use harness::{V1, attempt_pod, attempt_pod_of};
+pub(crate) use harness::{V1, attempt_pod, attempt_pod_of, restricted};
