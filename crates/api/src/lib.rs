@@ -31,7 +31,7 @@ pub use fleet::{
     Adoption, Autoscaling, AutoscalingStatus, CapacityStatus, CapacityTotals, CelldFleet,
     CelldFleetSpec, CelldFleetStatus, DEFAULT_IMAGE, DeploymentStatus, DriftPolicy, Durability,
     FluxSourceKind, FluxSourceRef, GatewayRef, ImageLayout, ImageSource, IngressSpec, IngressTls,
-    LocalStorage, LocalStorageType, NodeCapacity, NodeStatus, ObjectStorage, PathType,
+    LocalStorage, LocalStorageType, NodeCapacity, NodeRestart, NodeStatus, ObjectStorage, PathType,
     PreviewCredentials, PreviewPolicy, PreviewTls, PublishAttempt, PublishPhase, PublishedRevision,
     PvcRetention, ScaleDecision, ScaleDown, ScaleHold, ScaleUp, SecretRef, ServiceSpec,
     ServiceType, SourceDrift, SourceRevision, SourceStatus, StorageStatus, StoreRef,

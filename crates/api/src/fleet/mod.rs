@@ -33,8 +33,8 @@ pub use source::{
     parse_duration,
 };
 pub use status::{
-    Adoption, CelldFleetStatus, DeploymentStatus, NodeStatus, PublishAttempt, PublishPhase,
-    PublishedRevision, SourceDrift, SourceRevision, SourceStatus, StorageStatus,
+    Adoption, CelldFleetStatus, DeploymentStatus, NodeRestart, NodeStatus, PublishAttempt,
+    PublishPhase, PublishedRevision, SourceDrift, SourceRevision, SourceStatus, StorageStatus,
 };
 pub use storage::{
     LocalStorage, LocalStorageType, ObjectStorage, PvcRetention, SecretRef, StoreRef,

@@ -142,6 +142,20 @@ pub struct NodeStatus {
     /// Cells the node was restoring when read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restoring: Option<u64>,
+    /// The node's celld container's last exit in the last 10 minutes (the kubelet restarted
+    /// it), if it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_restart: Option<NodeRestart>,
+}
+
+/// An exit of a node's celld container.
+#[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeRestart {
+    /// When it exited.
+    pub at: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+    /// Its exit code (3: it fenced itself, having lost its lease).
+    pub exit_code: i32,
 }
 
 /// Where a node stands with the deployed Worker version.

@@ -1,6 +1,6 @@
-//! Reads the nodes' fences from a watch of the node pods (see
-//! [`fences`](crate::nodes::fences)): each new fence is counted, logged and recorded for its
-//! fleet, which is looked at again so its status says it.
+//! Reads the nodes' exits from a watch of the node pods (see
+//! [`fences`](crate::nodes::fences)): each new one is recorded for its fleet, which is looked
+//! at again so its status says it; a fence is also counted and logged.
 
 use crate::cache::streams::Items;
 use crate::fleet::context::Context;
@@ -22,9 +22,12 @@ pub async fn run(ctx: Arc<Context>, mut pods: Items<NodePod>, shutdown: impl Fut
         };
         let Some(pod) = pod else { return };
         let Ok(pod) = pod else { continue };
-        if let Some((namespace, fleet)) = ctx.nodes.fences.record(&pod, Timestamp::now()) {
-            ctx.shared.metrics.node_fenced();
-            info!(%namespace, %fleet, node = ?pod.metadata.name, "a node fenced itself (exit code 3)");
+        if let Some(recorded) = ctx.nodes.fences.record(&pod, Timestamp::now()) {
+            let (namespace, fleet) = recorded.fleet;
+            if recorded.fenced {
+                ctx.shared.metrics.node_fenced();
+                info!(%namespace, %fleet, node = ?pod.metadata.name, "a node fenced itself (exit code 3)");
+            }
             // A fleet gone in the meantime is not reconciled.
             let _ = ctx
                 .nodes

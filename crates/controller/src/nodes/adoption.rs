@@ -107,6 +107,7 @@ impl Reading {
                     adoption,
                     message,
                     restoring: state.map(|s| s.restoring),
+                    last_restart: None,
                 }
             })
             .collect();

@@ -1,9 +1,11 @@
-//! Nodes that fenced themselves: a celld node that loses its lease's compare-and-swap stops
-//! with exit code 3 (celld #239: an object store answering lease renewals with 409
-//! ConditionalRequestConflict makes nodes fence over and over). The kubelet restarts it and
-//! keeps the exit in the container's `lastState`; a watch of the node pods reads it there, each
-//! fence is counted once (`celld_operator_node_fences_total`), and the fences of the last
-//! [`WINDOW`] are kept per fleet for its status (NodesFencing, from [`REPEATED`] of them).
+//! Nodes that restarted, and those that fenced themselves: a celld node that loses its lease's
+//! compare-and-swap stops with exit code 3 (celld #239: an object store answering lease
+//! renewals with 409 ConditionalRequestConflict makes nodes fence over and over). The kubelet
+//! restarts it and keeps the exit in the container's `lastState`; a watch of the node pods
+//! reads it there. Every exit of the last [`WINDOW`] is kept per fleet (its status shows each
+//! node's last restart, which a rollout's bake judges); each fence is counted once
+//! (`celld_operator_node_fences_total`) and makes the fleet's NodesFencing from [`REPEATED`] of
+//! them.
 
 use crate::locks::lock;
 use celld_api::contract::lease::FENCE_EXIT_CODE;
@@ -102,25 +104,43 @@ impl Resource for NodePod {
 }
 
 impl NodePod {
-    /// When its celld container last fenced itself, if its last run ended so.
-    fn fenced_at(&self) -> Option<Timestamp> {
+    /// When its celld container's last run ended, and with which exit code, if it ran before.
+    fn exited(&self) -> Option<(Timestamp, i32)> {
         let status = self.status.as_ref()?;
         let celld = status
             .container_statuses
             .iter()
             .find(|c| c.name == "celld")?;
         let ended = celld.last_state.as_ref()?.terminated.as_ref()?;
-        (ended.exit_code == FENCE_EXIT_CODE).then_some(ended.finished_at.as_ref()?.0)
+        Some((ended.finished_at.as_ref()?.0, ended.exit_code))
     }
 }
 
-/// One fence of a node.
+/// One exit of a node's celld container (the kubelet restarted it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fence {
     /// The node (its pod's name).
     pub node: String,
-    /// When it fenced.
+    /// When it exited.
     pub at: Timestamp,
+    /// Its exit code.
+    pub exit_code: i32,
+}
+
+impl Fence {
+    /// Whether the node fenced itself (exit code 3).
+    pub fn fenced(&self) -> bool {
+        self.exit_code == FENCE_EXIT_CODE
+    }
+}
+
+/// What recording a pod found: a new exit of a node of the fleet, and whether it is a fence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The fleet.
+    pub fleet: FleetKey,
+    /// Whether the node fenced itself.
+    pub fenced: bool,
 }
 
 /// The fleet a fence belongs to: its namespace and name.
@@ -133,10 +153,10 @@ pub struct FenceLog {
 }
 
 impl FenceLog {
-    /// Records what `pod` says at `now`: the fleet whose node fenced, when its last exit is a
-    /// fence within [`WINDOW`] not recorded yet.
-    pub fn record(&self, pod: &NodePod, now: Timestamp) -> Option<FleetKey> {
-        let at = pod.fenced_at()?;
+    /// Records what `pod` says at `now`: the fleet whose node exited, when its last exit is
+    /// within [`WINDOW`] and not recorded yet.
+    pub fn record(&self, pod: &NodePod, now: Timestamp) -> Option<Recorded> {
+        let (at, exit_code) = pod.exited()?;
         if now.duration_since(at) > WINDOW {
             return None;
         }
@@ -148,11 +168,19 @@ impl FenceLog {
         if fences.iter().any(|f| f.node == node && f.at == at) {
             return None;
         }
-        fences.push(Fence { node, at });
-        Some(key)
+        fences.push(Fence {
+            node,
+            at,
+            exit_code,
+        });
+        Some(Recorded {
+            fleet: key,
+            fenced: exit_code == FENCE_EXIT_CODE,
+        })
     }
 
-    /// The fences of the fleet `name` in `namespace` within [`WINDOW`] of `now`, oldest first.
+    /// The exits of the nodes of the fleet `name` in `namespace` within [`WINDOW`] of `now`,
+    /// oldest first.
     pub fn recent(&self, namespace: &str, name: &str, now: Timestamp) -> Vec<Fence> {
         let fleets = lock(&self.fleets);
         let key = (namespace.to_string(), name.to_string());

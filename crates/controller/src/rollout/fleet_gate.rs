@@ -1,9 +1,11 @@
 //! Where one fleet of a wave stands with the rollout's revision, read from the fleet's own
 //! status as the fleet controller wrote it: published (status.source), served by every node
 //! (status.deployment, Adopted, Ready), or failed (a publish failed for good, a node refused the
-//! version, a new Degraded reason, fenced nodes, the progress deadline). Pure.
+//! version, a new Degraded reason, a node restarted or fenced since the wave started, the
+//! progress deadline). Pure.
 
 use celld_api::conditions::{ADOPTED, DEGRADED, NODES_FENCING, READY};
+use celld_api::contract::lease::FENCE_EXIT_CODE;
 use celld_api::rollout::RolloutTarget;
 use celld_api::rollout::reasons::RolloutReason;
 use celld_api::{Adoption, CelldFleet, PublishPhase};
@@ -105,6 +107,32 @@ fn broken(fleet: &CelldFleet, to: Option<&str>, j: &Judged) -> Option<(RolloutRe
         return Some((
             RolloutReason::NewDegradedReason,
             format!("the fleet became Degraded ({}): {}", c.reason, c.message),
+        ));
+    }
+    let restarted: Vec<String> = status
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n, n.last_restart.as_ref()?)))
+        .filter(|(_, r)| j.started_at.is_some_and(|started| r.at.0 >= started))
+        .map(|(n, r)| {
+            let fence = if r.exit_code == FENCE_EXIT_CODE {
+                ": it fenced itself, having lost its lease"
+            } else {
+                ""
+            };
+            format!(
+                "{} at {} (exit code {}{fence})",
+                n.name, r.at.0, r.exit_code
+            )
+        })
+        .collect();
+    if !restarted.is_empty() {
+        return Some((
+            RolloutReason::NodeRestarted,
+            format!(
+                "nodes restarted since the fleet's wave started: {}",
+                restarted.join(", ")
+            ),
         ));
     }
     if let Some(c) = condition(fleet, NODES_FENCING).filter(|c| c.status == "True") {

@@ -1,6 +1,6 @@
 //! Nodes that fence themselves (celld's exit code 3, as the kubelet reports a restarted
 //! container): each fence is counted once; repeated fences put NodesFencing on the fleet, naming
-//! the nodes and celld's hint, with one Warning.
+//! the nodes and celld's hint, with one Warning; every node's last restart is in its status.
 
 use crate::support::*;
 use celld_testkit::restart_containers;
@@ -43,6 +43,20 @@ async fn repeated_fences_are_counted_and_said_once_on_the_fleet() {
     assert!(
         celld_api::conditions::find(&status.conditions, "NodesFencing").is_none(),
         "one fence is not repeated fencing"
+    );
+    let restart = |node: &str| {
+        status
+            .nodes
+            .iter()
+            .find(|n| n.name == node)
+            .and_then(|n| n.last_restart.clone())
+            .map(|r| r.exit_code)
+    };
+    assert_eq!(
+        (restart("web-0"), restart("web-1")),
+        (Some(3), Some(137)),
+        "each node's last restart: {:?}",
+        status.nodes
     );
 
     // A second fence: NodesFencing, naming the node, and one Warning.

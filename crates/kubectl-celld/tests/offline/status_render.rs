@@ -94,6 +94,7 @@ fn healthy_fleet() {
                 adoption: Adoption::Adopted,
                 message: None,
                 restoring: Some(0),
+                last_restart: None,
             },
             NodeStatus {
                 name: "web-1".into(),
@@ -101,6 +102,7 @@ fn healthy_fleet() {
                 adoption: Adoption::Refused,
                 message: Some("refused 0123456789abcdef: module not found: ./missing.js; it serves fedcba9876543210".into()),
                 restoring: Some(3),
+                last_restart: None,
             },
         ],
         capacity: None,

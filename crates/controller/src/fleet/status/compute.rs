@@ -79,7 +79,7 @@ pub fn compute(
             ObservedStorage::Failed(..) => previous.and_then(|p| p.storage.clone()),
         },
         deployment,
-        nodes: adopted.nodes,
+        nodes: with_restarts(adopted.nodes, &o.fences),
         // A reconcile stopped by storage that does not resolve decides nothing about the
         // source: what was published stays recorded.
         source: match (o.source.as_deref(), &o.storage) {
@@ -134,6 +134,24 @@ pub fn compute(
         })
         .collect(),
     }
+}
+
+/// `nodes`, each with its last exit among `exits` (the recent ones of the fleet's nodes).
+fn with_restarts(
+    mut nodes: Vec<celld_api::NodeStatus>,
+    exits: &[crate::nodes::fences::Fence],
+) -> Vec<celld_api::NodeStatus> {
+    for node in &mut nodes {
+        node.last_restart = exits
+            .iter()
+            .filter(|e| e.node == node.name)
+            .max_by_key(|e| e.at)
+            .map(|e| celld_api::NodeRestart {
+                at: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(e.at),
+                exit_code: e.exit_code,
+            });
+    }
+    nodes
 }
 
 #[cfg(test)]

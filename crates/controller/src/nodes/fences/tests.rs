@@ -36,7 +36,13 @@ fn a_fence_is_recorded_once_for_its_fleet() {
     let log = FenceLog::default();
     let fenced = pod("web-0", 3, Some(at(0)));
     let key = ("apps".to_string(), "web".to_string());
-    assert_eq!(log.record(&fenced, at(5)), Some(key.clone()));
+    let recorded = |fenced| {
+        Some(Recorded {
+            fleet: key.clone(),
+            fenced,
+        })
+    };
+    assert_eq!(log.record(&fenced, at(5)), recorded(true));
     assert_eq!(
         log.record(&fenced, at(6)),
         None,
@@ -44,12 +50,12 @@ fn a_fence_is_recorded_once_for_its_fleet() {
     );
     assert_eq!(
         log.record(&pod("web-0", 3, Some(at(30))), at(31)),
-        Some(key)
+        recorded(true)
     );
     assert_eq!(
         log.record(&pod("web-1", 1, Some(at(30))), at(31)),
-        None,
-        "not a fence"
+        recorded(false),
+        "a restart, not a fence"
     );
     assert_eq!(log.record(&pod("web-1", 3, None), at(31)), None, "no time");
     let recent = log.recent("apps", "web", at(40));
@@ -58,11 +64,18 @@ fn a_fence_is_recorded_once_for_its_fleet() {
         [
             Fence {
                 node: "web-0".into(),
-                at: at(0)
+                at: at(0),
+                exit_code: 3,
             },
             Fence {
                 node: "web-0".into(),
-                at: at(30)
+                at: at(30),
+                exit_code: 3,
+            },
+            Fence {
+                node: "web-1".into(),
+                at: at(30),
+                exit_code: 1,
             },
         ]
     );
@@ -94,5 +107,5 @@ fn only_what_fences_need_is_read_of_a_pod() {
         "status": {"conditions": [{"type": "Ready", "status": "True"}]},
     });
     let pod: NodePod = serde_json::from_value(full).unwrap();
-    assert_eq!(pod.fenced_at(), None);
+    assert_eq!(pod.exited(), None);
 }

@@ -639,3 +639,39 @@ fn a_source_with_no_revision_yet_says_so_and_starts_nothing() {
         Some("True SourceNotReady")
     );
 }
+
+#[test]
+fn a_node_restarting_during_the_bake_fails_its_fleet() {
+    let r = rollout(json!([{"bake": "1h"}]), json!({}));
+    let mut w = World::new(r, &["a"]);
+    let s1 = w.step(None, at(0));
+    w.serve("a");
+    let s2 = w.step(Some(&s1), at(10));
+    assert_eq!(s2.waves[0].phase, WavePhase::Baking);
+    // A restart from before the wave started does not count.
+    let mut a = fleet("a", "0000000000000002", true);
+    a.status.as_mut().unwrap().nodes = vec![
+        serde_json::from_value(json!({
+            "name": "a-0", "adoption": "Adopted",
+            "lastRestart": {"at": at(-60).to_string(), "exitCode": 137},
+        }))
+        .unwrap(),
+    ];
+    w.fleets.insert("a".into(), a.clone());
+    assert_eq!(w.step(Some(&s2), at(20)).waves[0].phase, WavePhase::Baking);
+    a.status.as_mut().unwrap().nodes[0].last_restart = Some(celld_api::NodeRestart {
+        at: Time(at(30)),
+        exit_code: 3,
+    });
+    w.fleets.insert("a".into(), a);
+    let s3 = w.step(Some(&s2), at(40));
+    assert_eq!(s3.waves[0].phase, WavePhase::Failed);
+    let entry = &s3.waves[0].fleets[0];
+    assert_eq!(entry.reason.as_deref(), Some("NodeRestarted"));
+    assert!(
+        entry.message.as_deref().unwrap().contains("a-0 at")
+            && entry.message.as_deref().unwrap().contains("fenced itself"),
+        "{:?}",
+        entry.message
+    );
+}

@@ -1,11 +1,13 @@
 //! A node refusing the version halts the rollout and points every fleet it moved back at the
-//! version it served; the fleets of the next wave are never touched.
+//! version it served; the fleets of the next wave are never touched. A node restarting during
+//! the bake halts it too.
 
 use super::harness::*;
 use crate::support::*;
 use celld_api::CelldFleet;
 use celld_api::rollout::{FleetPhase, RolloutPhase};
-use celld_testkit::{Check, wait_until};
+use celld_testkit::{Check, restart_containers, wait_until};
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::json;
 
 #[tokio::test]
@@ -73,4 +75,56 @@ async fn a_node_refusing_the_version_halts_and_points_the_moved_fleets_back() {
     })
     .await
     .expect("a is back on V1");
+}
+
+#[tokio::test]
+async fn a_node_restarting_during_the_bake_fails_the_wave() {
+    let t = ring("rollout-restart-bake", &["a", "b"]).await;
+    apply_rollout(
+        &t.env,
+        "web",
+        json!({"waves": [{"fleets": 1, "bake": "1h"}, {}], "onFailure": "Halt"}),
+        json!({}),
+    )
+    .await;
+    wait_rollout(&t.env, "web", "a publishing", |r| {
+        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
+    })
+    .await;
+    play_publish(&t, "a", V2).await;
+    wait_rollout(&t.env, "web", "wave 1 baking", |r| {
+        r.status
+            .as_ref()
+            .is_some_and(|s| s.waves[0].phase == celld_api::rollout::WavePhase::Baking)
+    })
+    .await;
+    restart_containers(
+        &t.env.api::<Pod>(),
+        "a-0",
+        137,
+        k8s_openapi::jiff::Timestamp::now(),
+        1,
+    )
+    .await
+    .expect("a-0 restarted");
+    let r = wait_rollout(&t.env, "web", "halted", |r| {
+        phase(r) == Some(RolloutPhase::Halted)
+    })
+    .await;
+    let a = r
+        .status
+        .iter()
+        .flat_map(|s| &s.waves)
+        .flat_map(|w| &w.fleets)
+        .find(|f| f.name == "a")
+        .expect("a listed");
+    assert_eq!(a.reason.as_deref(), Some("NodeRestarted"));
+    assert!(
+        a.message
+            .as_deref()
+            .is_some_and(|m| m.contains("a-0") && m.contains("exit code 137")),
+        "{a:?}"
+    );
+    assert_eq!(pointer(&t, "a").await, V2, "Halt keeps the new version");
+    assert!(jobs_of(&t.env, "b").await.is_empty());
 }

@@ -8,12 +8,13 @@ use celld_api::reasons::Reason;
 use std::collections::BTreeMap;
 
 /// The condition, from the nodes' recent fences.
-pub fn condition(fences: &[Fence]) -> Option<Cond> {
+pub fn condition(exits: &[Fence]) -> Option<Cond> {
+    let fences: Vec<&Fence> = exits.iter().filter(|f| f.fenced()).collect();
     if fences.len() < REPEATED {
         return None;
     }
     let mut by_node: BTreeMap<&str, usize> = BTreeMap::new();
-    for fence in fences {
+    for fence in &fences {
         *by_node.entry(fence.node.as_str()).or_default() += 1;
     }
     let nodes: Vec<String> = by_node
@@ -40,16 +41,25 @@ mod tests {
     use super::*;
     use k8s_openapi::jiff::Timestamp;
 
-    fn fence(node: &str, s: i64) -> Fence {
+    fn exit(node: &str, s: i64, exit_code: i32) -> Fence {
         Fence {
             node: node.into(),
             at: Timestamp::from_second(s).unwrap(),
+            exit_code,
         }
+    }
+
+    fn fence(node: &str, s: i64) -> Fence {
+        exit(node, s, 3)
     }
 
     #[test]
     fn repeated_fences_name_each_node_and_the_cause() {
         assert!(condition(&[fence("web-0", 1)]).is_none(), "one fence");
+        assert!(
+            condition(&[fence("web-0", 1), exit("web-1", 2, 137)]).is_none(),
+            "one fence and a restart of another cause"
+        );
         let c = condition(&[fence("web-0", 1), fence("web-1", 2), fence("web-0", 3)]).unwrap();
         assert_eq!((c.status, c.reason), (Some(true), Reason::RepeatedFences));
         assert!(
