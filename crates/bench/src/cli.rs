@@ -4,7 +4,8 @@ use crate::error::{Error, Result};
 use crate::node_answers::NodeAnswers;
 use crate::report::plot;
 use crate::results::{Results, Skipped, Step};
-use crate::{churn, fleet_counts, operator, plugin_start, previews, report};
+use crate::rollout::workload::WAVES;
+use crate::{churn, fleet_counts, operator, plugin_start, previews, report, rollout};
 use celld_testkit::paths::workspace_root;
 use clap::Parser;
 use std::path::PathBuf;
@@ -60,6 +61,20 @@ pub struct Args {
     #[arg(long, default_value_t = 50)]
     pub previews: usize,
 
+    /// Run only the rollout, over this many fleets (at most 1,000, a rollout's most): a
+    /// CelldRollout on two stores against its floor (every part runs one over 200); the report
+    /// goes to REPORT-rollout-<FLEETS>.md, leaving REPORT.md as it is.
+    #[arg(
+        long,
+        value_name = "FLEETS",
+        value_parser = clap::value_parser!(u64).range(1..=1000),
+        conflicts_with_all = [
+            "fleets", "only", "single", "nodes", "pairs", "churn_fleets", "churn_cycles",
+            "node_answers", "previews"
+        ]
+    )]
+    pub rollout: Option<u64>,
+
     /// Run only these parts (comma-separated or repeated; default: every part). The fleet
     /// counts have defaults, so `--only previews` is the way to run the previews alone.
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -74,6 +89,9 @@ pub struct Args {
 /// alone moved its converge ratio by 0.15 from run to run.
 const DEFAULT_PAIRS: usize = 3;
 
+/// The fleets of the rollout when every part runs (or `--only rollout`).
+pub const ROLLOUT_FLEETS: usize = 200;
+
 /// A part of the bench, for `--only`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Part {
@@ -85,15 +103,30 @@ pub enum Part {
     Churn,
     /// The previews.
     Previews,
+    /// A rollout over many fleets.
+    Rollout,
 }
 
 impl Args {
     /// Whether `part` is to run.
     fn runs(&self, part: Part) -> bool {
-        match self.single {
-            Some(_) => part == Part::Fleets,
-            None => self.only.is_empty() || self.only.contains(&part),
+        match (self.single, self.rollout) {
+            (Some(_), _) => part == Part::Fleets,
+            (None, Some(_)) => part == Part::Rollout,
+            (None, None) => self.only.is_empty() || self.only.contains(&part),
         }
+    }
+
+    /// The fleets of the rollout.
+    fn rollout_fleets(&self) -> usize {
+        self.rollout
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(ROLLOUT_FLEETS)
+    }
+
+    /// The rollout's fleets when it is measured alone (`--rollout`).
+    fn rollout_alone(&self) -> Option<usize> {
+        self.rollout.map(|_| self.rollout_fleets())
     }
 
     /// The fleet count measured alone, if any.
@@ -211,6 +244,30 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
     } else {
         None
     };
+    let rollout = if args.runs(Part::Rollout) {
+        let fleets = args.rollout_fleets();
+        eprintln!(
+            "bench: a rollout over {fleets} fleets in waves {}",
+            WAVES.join(", ")
+        );
+        let step = Instant::now();
+        match rollout::run::run(&bin, fleets).await {
+            Ok(r) => {
+                steps.push(Step::new(format!("rollout over {fleets} fleets"), step));
+                Some(r)
+            }
+            Err(e) => {
+                eprintln!("bench: rollout not measured: {e}");
+                skipped.push(Skipped {
+                    what: format!("a rollout over {fleets} fleets"),
+                    why: e.to_string(),
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
     let results = Results {
         date: jiff::Zoned::now().date().to_string(),
         invocation,
@@ -225,6 +282,8 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
         unreachable: measured.unreachable,
         churn,
         previews,
+        rollout,
+        rollout_alone: args.rollout_alone(),
         plugin,
         skipped,
     };
@@ -233,10 +292,10 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
         .clone()
         .unwrap_or_else(|| workspace_root().join("bench"));
     std::fs::create_dir_all(&dir).map_err(Error::io("creating the report's directory", &dir))?;
-    let report_path = dir.join(report::file_name(args.single()));
+    let report_path = dir.join(report::file_name(args.single(), args.rollout_alone()));
     std::fs::write(&report_path, report::render(&results))
         .map_err(Error::io("writing the report", &report_path))?;
-    if args.single.is_some() {
+    if args.single.is_some() || args.rollout.is_some() {
         return Ok(vec![report_path]);
     }
     let plot_path = dir.join(report::PLOT_FILE);
@@ -262,8 +321,39 @@ mod tests {
         let args = Args::try_parse_from(["celld-bench"]).unwrap();
         assert_eq!(args.fleets, [100, 300, 1000]);
         assert_eq!(args.previews, 50);
-        for part in [Part::Plugin, Part::Fleets, Part::Churn, Part::Previews] {
+        for part in [
+            Part::Plugin,
+            Part::Fleets,
+            Part::Churn,
+            Part::Previews,
+            Part::Rollout,
+        ] {
             assert!(args.runs(part), "{part:?}");
+        }
+        assert_eq!(args.rollout_fleets(), 200);
+        assert_eq!(args.rollout_alone(), None);
+    }
+
+    #[test]
+    fn a_rollout_alone_runs_nothing_else_into_a_report_of_its_own() {
+        let args = Args::try_parse_from(["celld-bench", "--rollout", "300"]).unwrap();
+        assert!(args.runs(Part::Rollout));
+        for part in [Part::Plugin, Part::Fleets, Part::Churn, Part::Previews] {
+            assert!(!args.runs(part), "{part:?}");
+        }
+        assert!(args.counts().is_empty());
+        assert_eq!(args.rollout_alone(), Some(300));
+        let only = Args::try_parse_from(["celld-bench", "--only", "rollout"]).unwrap();
+        assert!(only.runs(Part::Rollout) && !only.runs(Part::Previews));
+        assert_eq!((only.rollout_fleets(), only.rollout_alone()), (200, None));
+        for refused in [
+            &["celld-bench", "--rollout", "0"][..],
+            &["celld-bench", "--rollout", "1001"],
+            &["celld-bench", "--rollout", "200", "100"],
+            &["celld-bench", "--rollout", "200", "--single", "100"],
+            &["celld-bench", "--rollout", "200", "--only", "previews"],
+        ] {
+            assert!(Args::try_parse_from(refused).is_err(), "{refused:?}");
         }
     }
 

@@ -33,6 +33,7 @@ mod plugin_start;
 mod previews;
 mod report;
 mod results;
+mod rollout;
 mod settings;
 mod workload;
 

@@ -14,6 +14,7 @@ mod pairs;
 pub mod plot;
 mod previews;
 mod requests;
+mod rollout;
 mod scales;
 mod server;
 mod targets;
@@ -29,9 +30,14 @@ use targets::{AT_1000, AT_10000, Targets};
 /// The plot's file name, next to the report.
 pub const PLOT_FILE: &str = "scaling.svg";
 
-/// The report's file name: `REPORT.md`, or `REPORT-<fleets>.md` for one count measured alone.
-pub fn file_name(single: Option<usize>) -> String {
-    single.map_or_else(|| "REPORT.md".into(), |n| format!("REPORT-{n}.md"))
+/// The report's file name: `REPORT.md`, `REPORT-<fleets>.md` for one count measured alone, or
+/// `REPORT-rollout-<fleets>.md` for the rollout alone.
+pub fn file_name(single: Option<usize>, rollout_alone: Option<usize>) -> String {
+    match (single, rollout_alone) {
+        (Some(n), _) => format!("REPORT-{n}.md"),
+        (None, Some(n)) => format!("REPORT-rollout-{n}.md"),
+        (None, None) => "REPORT.md".into(),
+    }
 }
 
 /// The targets `r` is judged against: those at 10,000 fleets for a count of 10,000 or more
@@ -56,7 +62,9 @@ issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
         thousands(t.fleets as u64)
     );
     if r.scales.is_empty() {
-        out.push_str("No fleet count was measured.\n");
+        if r.rollout_alone.is_none() {
+            out.push_str("No fleet count was measured.\n");
+        }
     } else {
         scales::table(&mut out, &r.scales, &r.repeats, &t);
         let _ = writeln!(
@@ -90,6 +98,9 @@ fake nodes, or the machine busy with other work while it ran); measure again."
     }
     if let Some(p) = &r.previews {
         previews::previews(&mut out, p);
+    }
+    if let Some(rollout) = &r.rollout {
+        rollout::rollout(&mut out, rollout);
     }
     if let Some(p) = &r.plugin {
         crate::plugin_start::section(&mut out, p);

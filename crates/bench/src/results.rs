@@ -4,6 +4,7 @@ mod calibration;
 mod floor;
 mod previews;
 mod rate;
+pub mod rollout;
 mod skipped;
 
 pub use calibration::{Calibration, Nodes};
@@ -336,6 +337,10 @@ pub struct Results {
     pub churn: Option<ChurnRun>,
     /// The previews run, when it was measured.
     pub previews: Option<PreviewsRun>,
+    /// The rollout run, when it was measured.
+    pub rollout: Option<rollout::RolloutRun>,
+    /// The rollout's fleets when it was measured alone (`--rollout`): its own report.
+    pub rollout_alone: Option<usize>,
     /// The plugin's start-up, when it was measured.
     pub plugin: Option<PluginStart>,
     /// What could not be measured.

@@ -31,20 +31,30 @@ pub fn env_binary(var: &str, missing: Error, what: &'static str) -> Result<PathB
     }
 }
 
+/// What the operator logs: warnings, and when new fleets start applying their public Service
+/// first and stop.
+const LOG: &str = "warn,celld_operator::fleet::service_lead=info";
+
 /// Starts `bin` with `kubeconfig`, every namespace, default resyncs and no leader election,
 /// reaching the nodes' API at `nodes_at` (`HOST:PORT` of the double: kwok's pods run no
 /// celld), or, when `None`, at each node's own name as in a cluster (nothing answers there),
 /// logging warnings to `log`, and when new fleets start applying their public Service first and
-/// stop; returns once it leads and watches.
+/// stop (and what `directive`, a further `RUST_LOG` directive, asks for); returns once it leads
+/// and watches.
 pub async fn start(
     bin: &Path,
     kubeconfig: &Path,
     log: &Path,
     nodes_at: Option<&str>,
+    directive: Option<&str>,
 ) -> Result<OperatorProcess> {
+    let filter = match directive {
+        Some(d) => format!("{LOG},{d}"),
+        None => LOG.to_string(),
+    };
     let mut launch = Launch::new(bin, kubeconfig, log)
         .args(["--leader-elect=false".to_string()])
-        .env("RUST_LOG", "warn,celld_operator::fleet::service_lead=info");
+        .env("RUST_LOG", filter);
     if let Some(address) = nodes_at {
         launch = launch.args(["--node-api-connect-to".to_string(), address.to_owned()]);
     }

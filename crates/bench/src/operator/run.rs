@@ -41,6 +41,12 @@ pub struct Plan {
     pub server_load: bool,
     /// Whether the nodes answer (through a double serving `serves`) or cannot be read.
     pub answers: NodeAnswers,
+    /// Whether the bench ends every deploy pod as published (the fleets' deployments are
+    /// published before they are created); false when the run plays them itself.
+    pub deploy_pods: bool,
+    /// A further `RUST_LOG` directive for the operator, if any (what the run reads from its
+    /// log).
+    pub log: Option<&'static str>,
 }
 
 impl Plan {
@@ -52,6 +58,8 @@ impl Plan {
             serves: crate::workload::deployed_version,
             server_load: true,
             answers: NodeAnswers::Answering,
+            deploy_pods: true,
+            log: None,
         }
     }
 }
@@ -72,8 +80,9 @@ pub struct Setup {
     pub empty_rss_kib: u64,
     /// The file-backed part of it, KiB.
     pub empty_file_kib: u64,
-    /// Ends the deploy pods of fleets with spec.source as published.
-    deploy_pods: tokio::task::JoinHandle<()>,
+    /// Ends the deploy pods of fleets with spec.source as published, unless the run plays
+    /// them itself.
+    deploy_pods: Option<tokio::task::JoinHandle<()>>,
     /// The nodes' API the operator reads; none when the nodes cannot be read.
     nodes: Option<NodeDouble>,
 }
@@ -116,7 +125,9 @@ impl Setup {
 
     /// Stops the operator and removes the control plane.
     pub async fn remove(self) -> Result<()> {
-        self.deploy_pods.abort();
+        if let Some(task) = &self.deploy_pods {
+            task.abort();
+        }
         self.operator.stop().await;
         self.plane.remove().await
     }
@@ -124,10 +135,17 @@ impl Setup {
     /// `error`, which ended `what`, with what gave out in the control plane; the operator and
     /// the control plane are stopped, the logs kept.
     pub async fn gave_out(self, what: String, error: Error) -> Error {
-        self.deploy_pods.abort();
+        if let Some(task) = &self.deploy_pods {
+            task.abort();
+        }
         let health = self.plane.gave_out(what, error).await;
         self.operator.stop().await;
         health
+    }
+
+    /// The stand-in for the nodes' API the operator reads (none when the nodes cannot be read).
+    pub fn node_double(&self) -> Option<NodeDouble> {
+        self.nodes.clone()
     }
 
     /// The node `GET /state` reads the double answered so far (none without a double).
@@ -164,7 +182,7 @@ struct Operating {
     audit: AuditTail,
     empty_rss_kib: u64,
     empty_file_kib: u64,
-    deploy_pods: tokio::task::JoinHandle<()>,
+    deploy_pods: Option<tokio::task::JoinHandle<()>>,
     nodes: Option<NodeDouble>,
 }
 
@@ -175,7 +193,7 @@ impl Operating {
         let kubeconfig =
             identity::operator_kubeconfig(&client, &plane.kubeconfig(), plane.dir()).await?;
         let workload = Workload::prepare(client.clone(), plane.s3(), plan.published).await?;
-        let deploy_pods = super::deploy_pods::start(client);
+        let deploy_pods = plan.deploy_pods.then(|| super::deploy_pods::start(client));
         let audit = AuditTail::new(plane.audit_log(), operator_username());
         let audit = if plan.server_load {
             audit.with_server_load()
@@ -202,6 +220,7 @@ impl Operating {
             &kubeconfig,
             &plane.dir().join("logs/operator.log"),
             nodes.as_ref().map(|n| n.address.as_str()),
+            plan.log,
         )
         .await?;
         let pid = operator.pid().ok_or_else(|| Error::Process {
@@ -278,7 +297,7 @@ pub async fn settle(
 /// the first create), then until the operator wrote nothing for [`QUIET`]: the idle window then
 /// measures the steady state, not the once-only first capacity statuses (and the reads of the
 /// fleets whose nodes were not read yet).
-async fn first_capacity_round(
+pub(crate) async fn first_capacity_round(
     setup: &mut Setup,
     watches: &Watches,
     anchor: &Anchor,

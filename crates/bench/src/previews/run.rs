@@ -28,6 +28,8 @@ fn plan(count: usize) -> Plan {
         serves: served_version,
         server_load: false,
         answers: NodeAnswers::Answering,
+        deploy_pods: true,
+        log: None,
     }
 }
 

@@ -232,6 +232,8 @@ pub(crate) fn results() -> Results {
             },
         }),
         previews: Some(super::previews::tests::run()),
+        rollout: Some(crate::results::rollout::tests::run()),
+        rollout_alone: None,
         plugin: Some(crate::results::PluginStart {
             plugin: Duration::from_micros(4_200),
             floor: Duration::from_micros(900),

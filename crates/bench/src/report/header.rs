@@ -12,9 +12,13 @@ const MAKE_DEFAULT: [&str; 3] = ["100", "300", "1000"];
 /// The report's title, and the start of its first paragraph: how the run was invoked, up to the
 /// full stop.
 pub fn header(r: &Results) -> String {
-    let title = match r.single {
-        Some(n) => format!("celld-operator at {} fleets", thousands(n as u64)),
-        None => "celld-operator at scale".to_string(),
+    let title = match (r.single, r.rollout_alone) {
+        (Some(n), _) => format!("celld-operator at {} fleets", thousands(n as u64)),
+        (None, Some(n)) => format!(
+            "celld-operator: a rollout over {} fleets",
+            thousands(n as u64)
+        ),
+        (None, None) => "celld-operator at scale".to_string(),
     };
     let command = command(&r.invocation);
     let what = match (r.single, &r.nodes) {

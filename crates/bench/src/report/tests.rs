@@ -204,6 +204,7 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     });
     r.churn = None;
     r.previews = None;
+    r.rollout = None;
     r.plugin = None;
     r.skipped.clear();
     let md = render(&r);
@@ -226,8 +227,30 @@ fn one_count_alone_is_judged_at_10000_in_its_own_report() {
     assert!(lines.contains(&"| first capacity round, waited for before idle: all fleets show their capacity (how many), then settled | | 2280.0 s (10,000), 2291.0 s |"), "{md}");
     assert!(!md.contains("scaling.svg"), "{md}");
     assert!(!md.contains("## Churn"), "{md}");
-    assert_eq!(file_name(Some(10_000)), "REPORT-10000.md");
-    assert_eq!(file_name(None), "REPORT.md");
+    assert_eq!(file_name(Some(10_000), None), "REPORT-10000.md");
+    assert_eq!(file_name(None, None), "REPORT.md");
+}
+
+#[test]
+fn a_rollout_alone_has_a_report_of_its_own_with_only_its_section() {
+    let mut r = results();
+    r.invocation = ["--rollout", "200"].map(String::from).to_vec();
+    r.rollout_alone = Some(200);
+    r.nodes = None;
+    r.scales.clear();
+    r.churn = None;
+    r.previews = None;
+    r.plugin = None;
+    r.skipped.clear();
+    let md = render(&r);
+    assert!(md.starts_with("# celld-operator: a rollout over 200 fleets\n\nWritten by `celld-bench --rollout 200` (as `make bench BENCH_FLEETS=\"--rollout 200\"` runs it)."), "{md}");
+    assert!(!md.contains("No fleet count was measured"), "{md}");
+    assert!(md.contains("\n## Rollout\n"), "{md}");
+    assert!(
+        !md.contains("## Previews") && !md.contains("scaling.svg"),
+        "{md}"
+    );
+    assert_eq!(file_name(None, Some(200)), "REPORT-rollout-200.md");
 }
 
 #[test]
@@ -329,12 +352,16 @@ fn the_churn_and_what_was_not_measured_have_sections() {
         "{md}"
     );
     assert!(md.contains("- 3,000 fleets: not asked"), "{md}");
-    let (churn, previews, plugin) = (
+    let (churn, previews, rollout, plugin) = (
         md.find("\n## Churn").unwrap(),
         md.find("\n## Previews").unwrap(),
+        md.find("\n## Rollout").unwrap(),
         md.find("\n## Plugin start-up").unwrap(),
     );
-    assert!(churn < previews && previews < plugin, "{md}");
+    assert!(
+        churn < previews && previews < rollout && rollout < plugin,
+        "{md}"
+    );
     assert!(md.contains("- **Previews**: "), "{md}");
     assert!(
         md.contains("| `kubectl celld --version` (× floor) | ≤ 20 ms | 4.2 ms (4.7×) ✓ |"),
