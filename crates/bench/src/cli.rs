@@ -295,13 +295,21 @@ pub async fn run(args: Args, invocation: Vec<String>) -> Result<Vec<PathBuf>> {
     let report_path = dir.join(report::file_name(args.single(), args.rollout_alone()));
     std::fs::write(&report_path, report::render(&results))
         .map_err(Error::io("writing the report", &report_path))?;
+    let mut written = vec![report_path];
+    if let Some(r) = &results.rollout {
+        let path = dir.join(report::rollout_plot::file_name(args.rollout_alone()));
+        std::fs::write(&path, report::rollout_plot::render(r)?)
+            .map_err(Error::io("writing the rollout's plot", &path))?;
+        written.push(path);
+    }
     if args.single.is_some() || args.rollout.is_some() {
-        return Ok(vec![report_path]);
+        return Ok(written);
     }
     let plot_path = dir.join(report::PLOT_FILE);
     std::fs::write(&plot_path, plot::render(&results.scales)?)
         .map_err(Error::io("writing the plot", &plot_path))?;
-    Ok(vec![report_path, plot_path])
+    written.push(plot_path);
+    Ok(written)
 }
 
 /// The 1-minute load average of the machine (`/proc/loadavg`), NaN when unreadable.

@@ -15,6 +15,7 @@ pub mod plot;
 mod previews;
 mod requests;
 mod rollout;
+pub mod rollout_plot;
 mod scales;
 mod server;
 mod targets;
@@ -100,7 +101,7 @@ fake nodes, or the machine busy with other work while it ran); measure again."
         previews::previews(&mut out, p);
     }
     if let Some(rollout) = &r.rollout {
-        rollout::rollout(&mut out, rollout);
+        rollout::rollout(&mut out, rollout, &rollout_plot::file_name(r.rollout_alone));
     }
     if let Some(p) = &r.plugin {
         crate::plugin_start::section(&mut out, p);

@@ -12,11 +12,15 @@ use crate::settings::{CONCURRENCY, QUIET};
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// Writes the rollout section.
-pub fn rollout(out: &mut String, r: &RolloutRun) {
+/// Writes the rollout section, linking its plot `plot`.
+pub fn rollout(out: &mut String, r: &RolloutRun, plot: &str) {
     intro(out, r);
     summary(out, r);
     waves(out, r);
+    let _ = writeln!(
+        out,
+        "\n![the rollout's waves on a timeline from the apply, the operator's above the floor's]({plot})"
+    );
     let _ = writeln!(
         out,
         "\n### Requests of the rollout, per fleet\n\nThe operator's requests from the apply until it \
@@ -313,7 +317,7 @@ pub(crate) mod tests {
     #[test]
     fn the_rollout_is_judged_against_its_floor_wave_by_wave() {
         let mut md = String::new();
-        rollout(&mut md, &run());
+        rollout(&mut md, &run(), "rollout.svg");
         assert!(md.contains("\n## Rollout\n"), "{md}");
         assert!(md.contains("waves `1, 10%, 50%, 100%`"), "{md}");
         assert!(
@@ -348,5 +352,6 @@ pub(crate) mod tests {
         );
         assert!(md.contains("| rollout statuses written (seen by a watch): per fleet, average and largest size | | 300 (1.50), 49 KiB and 59 KiB |"), "{md}");
         assert!(!md.contains("capacity meanwhile"), "{md}");
+        assert!(md.contains("](rollout.svg)"), "{md}");
     }
 }
