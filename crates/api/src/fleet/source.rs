@@ -31,7 +31,7 @@ pub struct WorkerSource {
     /// source's root.
     #[serde(default = "default_path")]
     #[schemars(length(min = 1, max = 256))]
-    #[x_kube(validation = Rule::new("self.matches('^[A-Za-z0-9._/-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')").message("spec.source.path must be a relative directory inside the source (letters, digits, '.', '_', '-' and '/', not starting with '/', no '..'), for example ./ or workers/web"))]
+    #[x_kube(validation = crate::rules::source::path_rule())]
     pub path: String,
 
     /// Stop publishing: the bucket keeps the version it has and the SourceSynced condition says
@@ -67,7 +67,7 @@ pub struct WorkerSource {
     /// and curl). Default: this operator release's deployer built on the fleet's celld release.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 512))]
-    #[x_kube(validation = Rule::new("self.matches('^[^\\\\s]+$')").message("spec.source.deployerImage must be an image reference without spaces"))]
+    #[x_kube(validation = crate::rules::source::deployer_image_rule())]
     pub deployer_image: Option<String>,
 }
 

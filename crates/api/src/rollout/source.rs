@@ -24,7 +24,7 @@ pub struct RolloutSource {
     /// '-' and '/', no '..'. Default: the source's root.
     #[serde(default = "default_path")]
     #[schemars(length(min = 1, max = 256))]
-    #[x_kube(validation = Rule::new("self.matches('^[A-Za-z0-9._/-]+$') && !self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')").message("spec.source.path must be a relative directory inside the source (letters, digits, '.', '_', '-' and '/', not starting with '/', no '..'), for example ./ or workers/web"))]
+    #[x_kube(validation = crate::rules::source::path_rule())]
     pub path: String,
 
     /// Failed publishes of the revision to one fleet (after backoff) before that fleet fails
@@ -44,7 +44,7 @@ pub struct RolloutSource {
     /// operator release's deployer built on each fleet's celld release.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 512))]
-    #[x_kube(validation = Rule::new("self.matches('^[^\\\\s]+$')").message("spec.source.deployerImage must be an image reference without spaces"))]
+    #[x_kube(validation = crate::rules::source::deployer_image_rule())]
     pub deployer_image: Option<String>,
 }
 

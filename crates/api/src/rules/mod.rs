@@ -40,6 +40,7 @@ pub mod metadata;
 pub mod names;
 pub mod quantity;
 pub mod resources;
+pub mod source;
 pub mod storage;
 pub mod tolerations;
 pub mod topology_spread;

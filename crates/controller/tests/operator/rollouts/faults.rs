@@ -5,7 +5,7 @@
 use super::harness::*;
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_api::rollout::{CelldRollout, FleetPhase, RolloutFleet, RolloutPhase};
+use celld_api::rollout::{FleetPhase, RolloutPhase};
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
@@ -20,10 +20,7 @@ async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_fleet_leaves_its_w
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a"]).await;
     let (job, _) = crate::source::attempt_pod_of(&t.env, "a", 1).await;
     if let Some(op) = t.op.take() {
         op.stop().await;
@@ -35,16 +32,10 @@ async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_fleet_leaves_its_w
         [job],
         "one Job across the restart"
     );
-    let r = wait_rollout(&t.env, "web", "still wave 1", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    let r = wait_publishing(&t.env, &["a"]).await;
     assert_eq!(wave_fleets(&r, 1), ["a"]);
     play_publish(&t, "a", V2).await;
-    wait_rollout(&t.env, "web", "wave 2 publishing", |r| {
-        fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["b"]).await;
     t.env
         .api::<CelldFleet>()
         .delete("c", &DeleteParams::default())
@@ -54,13 +45,7 @@ async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_fleet_leaves_its_w
         fleet_phase(r, "c") == Some(FleetPhase::Left)
     })
     .await;
-    let c = r
-        .status
-        .iter()
-        .flat_map(|s| &s.waves)
-        .flat_map(|w| &w.fleets)
-        .find(|f| f.name == "c")
-        .expect("c listed");
+    let c = entry(&r, "c").expect("c listed");
     assert_eq!(c.reason.as_deref(), Some("FleetDeleted"));
     play_publish(&t, "b", V2).await;
     let r = wait_rollout(&t.env, "web", "Succeeded", |r| {
@@ -84,15 +69,6 @@ async fn set_endpoint(t: &Ring, fleet: &str, endpoint: &str) {
         .expect("the endpoint moved");
 }
 
-/// The rollout's entry of the fleet `fleet`.
-fn entry<'a>(r: &'a CelldRollout, fleet: &str) -> Option<&'a RolloutFleet> {
-    r.status
-        .iter()
-        .flat_map(|s| &s.waves)
-        .flat_map(|w| &w.fleets)
-        .find(|f| f.name == fleet)
-}
-
 #[tokio::test]
 async fn a_fleet_whose_bucket_is_down_fails_the_gate_and_the_others_are_pointed_back() {
     let t = ring("rollout-bucket-down", &["a", "b", "c"]).await;
@@ -106,11 +82,7 @@ async fn a_fleet_whose_bucket_is_down_fails_the_gate_and_the_others_are_pointed_
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a and b publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-            && fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a", "b"]).await;
     // b's bucket goes down: its endpoint answers nothing.
     set_endpoint(&t, "b", "http://127.0.0.1:9").await;
     play_publish(&t, "a", V2).await;

@@ -5,7 +5,7 @@ use super::harness::*;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
-use celld_api::rollout::{FleetPhase, RolloutPhase};
+use celld_api::rollout::RolloutPhase;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
@@ -51,15 +51,9 @@ async fn a_webhook_passes_a_wave_with_2xx_and_fails_the_next_with_anything_else(
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a"]).await;
     play_publish(&t, "a", V2).await;
-    wait_rollout(&t.env, "web", "b publishing after wave 1 passed", |r| {
-        fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["b"]).await;
     play_publish(&t, "b", V2).await;
     let r = wait_rollout(&t.env, "web", "rolled back", |r| {
         phase(r) == Some(RolloutPhase::RolledBack)

@@ -6,7 +6,7 @@ use crate::source::attempt_pod_of;
 use crate::support::*;
 use celld_api::CelldFleet;
 use celld_api::contract::DeployPointer;
-use celld_api::rollout::{CelldRollout, FleetPhase, RolloutPhase};
+use celld_api::rollout::{CelldRollout, FleetPhase, RolloutFleet, RolloutPhase, WavePhase};
 use celld_fixtures::NodeDouble;
 use celld_testkit::{Check, Completion, S3Settings, TestEnv, complete_pod, wait_until};
 use kube::api::{Patch, PatchParams};
@@ -140,15 +140,42 @@ pub(super) async fn wait_rollout(
     .expect("the rollout gets there")
 }
 
-/// The phase of the rollout's fleet `fleet`.
-pub(super) fn fleet_phase(r: &CelldRollout, fleet: &str) -> Option<FleetPhase> {
+/// Waits until every one of `fleets` publishes the revision of the rollout `web`.
+pub(super) async fn wait_publishing(env: &TestEnv, fleets: &[&str]) -> CelldRollout {
+    let what = format!("{} publishing", fleets.join(" and "));
+    wait_rollout(env, "web", &what, |r| {
+        fleets
+            .iter()
+            .all(|f| fleet_phase(r, f) == Some(FleetPhase::Publishing))
+    })
+    .await
+}
+
+/// Waits until wave `number` of the rollout `web` is in `phase`.
+pub(super) async fn wait_wave(env: &TestEnv, number: i32, phase: WavePhase) -> CelldRollout {
+    let what = format!("wave {number} {}", phase.as_str());
+    wait_rollout(env, "web", &what, |r| {
+        r.status.as_ref().is_some_and(|s| {
+            s.waves
+                .iter()
+                .any(|w| w.number == number && w.phase == phase)
+        })
+    })
+    .await
+}
+
+/// The rollout's entry of the fleet `fleet`.
+pub(super) fn entry<'a>(r: &'a CelldRollout, fleet: &str) -> Option<&'a RolloutFleet> {
     r.status
-        .as_ref()?
-        .waves
         .iter()
+        .flat_map(|s| &s.waves)
         .flat_map(|w| &w.fleets)
         .find(|f| f.name == fleet)
-        .map(|f| f.phase)
+}
+
+/// The phase of the rollout's fleet `fleet`.
+pub(super) fn fleet_phase(r: &CelldRollout, fleet: &str) -> Option<FleetPhase> {
+    entry(r, fleet).map(|f| f.phase)
 }
 
 /// The rollout's phase.

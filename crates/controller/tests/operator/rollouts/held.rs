@@ -2,7 +2,7 @@
 
 use super::harness::*;
 use celld_api::labels;
-use celld_api::rollout::{FleetPhase, RolloutPhase, WavePhase};
+use celld_api::rollout::{RolloutPhase, WavePhase};
 use serde_json::json;
 use std::time::Duration;
 
@@ -36,23 +36,12 @@ async fn a_paused_rollout_starts_nothing_and_a_manual_wave_waits_for_its_promoti
     );
 
     annotate(&t.env, "web", labels::ROLLOUT_PAUSED, None).await;
-    wait_rollout(&t.env, "web", "a publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a"]).await;
     play_publish(&t, "a", V2).await;
-    wait_rollout(&t.env, "web", "wave 1 baking for an hour", |r| {
-        r.status
-            .as_ref()
-            .is_some_and(|s| s.waves[0].phase == WavePhase::Baking)
-    })
-    .await;
+    wait_wave(&t.env, 1, WavePhase::Baking).await;
     // Promoting wave 2 ends wave 1's bake; wave 2 then starts without waiting for approval.
     annotate(&t.env, "web", labels::PROMOTE_WAVE, Some("2 at now")).await;
-    let r = wait_rollout(&t.env, "web", "b publishing", |r| {
-        fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    let r = wait_publishing(&t.env, &["b"]).await;
     assert_eq!(r.status.as_ref().and_then(|s| s.promoted_wave), Some(2));
     play_publish(&t, "b", V2).await;
     wait_rollout(&t.env, "web", "Succeeded", |r| {
@@ -71,10 +60,7 @@ async fn a_manual_wave_waits_until_promoted() {
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a"]).await;
     play_publish(&t, "a", V2).await;
     let r = wait_rollout(&t.env, "web", "WaitingForPromotion", |r| {
         phase(r) == Some(RolloutPhase::WaitingForPromotion)
@@ -83,8 +69,5 @@ async fn a_manual_wave_waits_until_promoted() {
     assert_eq!(r.status.as_ref().and_then(|s| s.current_wave), Some(2));
     assert!(jobs_of(&t.env, "b").await.is_empty());
     annotate(&t.env, "web", labels::PROMOTE_WAVE, Some("2")).await;
-    wait_rollout(&t.env, "web", "b publishing", |r| {
-        fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["b"]).await;
 }

@@ -5,7 +5,7 @@
 use super::harness::*;
 use crate::support::*;
 use celld_api::CelldFleet;
-use celld_api::rollout::{FleetPhase, RolloutPhase};
+use celld_api::rollout::{FleetPhase, RolloutPhase, WavePhase};
 use celld_testkit::{Check, restart_containers, wait_until};
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::json;
@@ -22,11 +22,7 @@ async fn a_node_refusing_the_version_halts_and_points_the_moved_fleets_back() {
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a and b publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-            && fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a", "b"]).await;
     play_publish(&t, "a", V2).await;
     play_publish(&t, "b", V2).await;
     let r = wait_rollout(&t.env, "web", "rolled back", |r| {
@@ -87,17 +83,9 @@ async fn a_node_restarting_during_the_bake_fails_the_wave() {
         json!({}),
     )
     .await;
-    wait_rollout(&t.env, "web", "a publishing", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    wait_publishing(&t.env, &["a"]).await;
     play_publish(&t, "a", V2).await;
-    wait_rollout(&t.env, "web", "wave 1 baking", |r| {
-        r.status
-            .as_ref()
-            .is_some_and(|s| s.waves[0].phase == celld_api::rollout::WavePhase::Baking)
-    })
-    .await;
+    wait_wave(&t.env, 1, WavePhase::Baking).await;
     restart_containers(
         &t.env.api::<Pod>(),
         "a-0",
@@ -111,13 +99,7 @@ async fn a_node_restarting_during_the_bake_fails_the_wave() {
         phase(r) == Some(RolloutPhase::Halted)
     })
     .await;
-    let a = r
-        .status
-        .iter()
-        .flat_map(|s| &s.waves)
-        .flat_map(|w| &w.fleets)
-        .find(|f| f.name == "a")
-        .expect("a listed");
+    let a = entry(&r, "a").expect("a listed");
     assert_eq!(a.reason.as_deref(), Some("NodeRestarted"));
     assert!(
         a.message

@@ -16,10 +16,7 @@ async fn a_rollout_ships_one_fleet_then_the_rest_once_it_serves_and_baked() {
         json!({}),
     )
     .await;
-    let r = wait_rollout(&t.env, "web", "wave 1 publishing to a", |r| {
-        fleet_phase(r, "a") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    let r = wait_publishing(&t.env, &["a"]).await;
     assert_eq!(wave_fleets(&r, 1), ["a"]);
     let status = r.status.clone().expect("status");
     assert_eq!(
@@ -30,12 +27,7 @@ async fn a_rollout_ships_one_fleet_then_the_rest_once_it_serves_and_baked() {
     assert_eq!(status.waves[0].fleets[0].from.as_deref(), Some(V1));
 
     play_publish(&t, "a", V2).await;
-    let r = wait_rollout(&t.env, "web", "wave 1 baking", |r| {
-        r.status
-            .as_ref()
-            .is_some_and(|s| s.waves[0].phase == WavePhase::Baking)
-    })
-    .await;
+    let r = wait_wave(&t.env, 1, WavePhase::Baking).await;
     assert_eq!(fleet_phase(&r, "a"), Some(FleetPhase::Adopted));
     assert!(
         jobs_of(&t.env, "b").await.is_empty() && jobs_of(&t.env, "c").await.is_empty(),
@@ -52,11 +44,7 @@ async fn a_rollout_ships_one_fleet_then_the_rest_once_it_serves_and_baked() {
         Some(V2)
     );
 
-    let r = wait_rollout(&t.env, "web", "wave 2 publishing to b and c", |r| {
-        fleet_phase(r, "b") == Some(FleetPhase::Publishing)
-            && fleet_phase(r, "c") == Some(FleetPhase::Publishing)
-    })
-    .await;
+    let r = wait_publishing(&t.env, &["b", "c"]).await;
     let status = r.status.expect("status");
     assert_eq!(status.waves[0].phase, WavePhase::Passed);
     assert!(
@@ -101,4 +89,51 @@ async fn a_rollout_ships_one_fleet_then_the_rest_once_it_serves_and_baked() {
         "one Event per wave start"
     );
     assert_eq!(events(&t.env, "web", "Normal", "WavePassed").await.len(), 2);
+}
+
+#[tokio::test]
+async fn a_new_revision_supersedes_the_one_under_way_from_the_first_wave() {
+    let t = ring("rollout-supersede", &["a", "b"]).await;
+    apply_rollout(
+        &t.env,
+        "web",
+        json!({"waves": [{"fleets": 1, "bake": "1h"}, {}]}),
+        json!({}),
+    )
+    .await;
+    wait_publishing(&t.env, &["a"]).await;
+    play_publish(&t, "a", V2).await;
+    wait_wave(&t.env, 1, WavePhase::Baking).await;
+    const REF3: &str = "registry.invalid/acme/web-worker:3@sha256:3333333333333333333333333333333333333333333333333333333333333333";
+    const V3: &str = "00000000000000d3";
+    apply_rollout(
+        &t.env,
+        "web",
+        json!({"source": {"image": {"reference": REF3}}, "waves": [{"fleets": 1, "bake": "1h"}, {}]}),
+        json!({}),
+    )
+    .await;
+    let r = wait_rollout(&t.env, "web", "the new revision in wave 1", |r| {
+        r.status.as_ref().is_some_and(|s| {
+            s.target.as_ref().is_some_and(|t| t.revision == REF3)
+                && s.waves[0].fleets.first().is_some_and(|f| {
+                    f.phase == FleetPhase::Publishing && f.from.as_deref() == Some(V2)
+                })
+        })
+    })
+    .await;
+    assert!(wave_fleets(&r, 2).is_empty(), "wave 2 not started");
+    wait_events(&t.env, "web", "Normal", "Superseded").await;
+    play_publish(&t, "a", V3).await;
+    wait_rollout(&t.env, "web", "a serves the new revision", |r| {
+        fleet_phase(r, "a") == Some(FleetPhase::Adopted)
+    })
+    .await;
+    assert_eq!(pointer(&t, "a").await, V3);
+    assert_eq!(
+        pointer(&t, "b").await,
+        V1,
+        "b not reached by either revision"
+    );
+    assert!(jobs_of(&t.env, "b").await.is_empty());
 }
