@@ -217,3 +217,60 @@ pub fn deploy_jobs(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::wanted::Revision;
+    use celld_api::rollout::{RolloutSource, RolloutTarget};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    fn assignment(revision: &str) -> Assignment {
+        let source: RolloutSource = serde_json::from_value(serde_json::json!({
+            "sourceRef": {"kind": "OCIRepository", "name": "web"},
+        }))
+        .unwrap();
+        Assignment {
+            rollout: "web".into(),
+            target: RolloutTarget {
+                source,
+                revision: revision.into(),
+                digest: None,
+                key: "k".into(),
+                started_at: Time(Timestamp::UNIX_EPOCH),
+            },
+        }
+    }
+
+    fn revision(revision: &str) -> Wanted {
+        Wanted::Revision(Revision {
+            revision: revision.into(),
+            digest: None,
+            artifact: None,
+        })
+    }
+
+    #[test]
+    fn a_fleet_publishes_only_the_revision_its_rollout_fixed() {
+        let fixed = assignment("latest@sha256:1");
+        assert_eq!(
+            as_assigned(revision("latest@sha256:1"), &fixed),
+            revision("latest@sha256:1")
+        );
+        match as_assigned(revision("latest@sha256:2"), &fixed) {
+            Wanted::Waiting {
+                reason,
+                message,
+                stalled,
+            } => {
+                assert_eq!(reason, Reason::SourceNotReady);
+                assert!(!stalled);
+                assert!(
+                    message.contains("CelldRollout web ships revision latest@sha256:1"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

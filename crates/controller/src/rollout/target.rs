@@ -68,3 +68,99 @@ pub fn now(
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rollout(source: serde_json::Value, annotations: serde_json::Value) -> CelldRollout {
+        serde_json::from_value(json!({
+            "apiVersion": "platform.celld.dev/v1alpha1",
+            "kind": "CelldRollout",
+            "metadata": {"name": "web", "namespace": "t", "annotations": annotations},
+            "spec": {"source": source, "selector": {}, "waves": [{}]},
+        }))
+        .unwrap()
+    }
+
+    fn flux(revision: &str) -> FluxLookup {
+        FluxLookup {
+            installed: true,
+            object: Some(
+                serde_json::from_value(json!({
+                    "apiVersion": "source.toolkit.fluxcd.io/v1beta2",
+                    "kind": "OCIRepository",
+                    "metadata": {"name": "web", "namespace": "t"},
+                    "status": {
+                        "artifact": {"url": "http://sc/a.tgz", "revision": revision,
+                            "digest": format!("sha256:{}", "a".repeat(64))},
+                        "conditions": [{"type": "Ready", "status": "True", "message": ""}],
+                    },
+                }))
+                .unwrap(),
+            ),
+        }
+    }
+
+    #[test]
+    fn the_key_changes_with_the_revision_the_path_and_a_request_only() {
+        let image = json!({"image": {"reference": "r/w:1@sha256:00"}});
+        let base = now(&rollout(image.clone(), json!({})), |_| {
+            FluxLookup::default()
+        })
+        .unwrap();
+        assert_eq!(base.revision, "r/w:1@sha256:00");
+        let same = now(&rollout(image.clone(), json!({})), |_| {
+            FluxLookup::default()
+        })
+        .unwrap();
+        assert_eq!(base.key, same.key);
+        let mut moved = image.clone();
+        moved["path"] = json!("workers/web");
+        assert_ne!(
+            now(&rollout(moved, json!({})), |_| FluxLookup::default())
+                .unwrap()
+                .key,
+            base.key
+        );
+        let asked = rollout(
+            image.clone(),
+            json!({labels::RECONCILE_REQUESTED_AT: "now"}),
+        );
+        assert_ne!(
+            now(&asked, |_| FluxLookup::default()).unwrap().key,
+            base.key
+        );
+        let mut retries = image;
+        retries["retries"] = json!(7);
+        assert_eq!(
+            now(&rollout(retries, json!({})), |_| FluxLookup::default())
+                .unwrap()
+                .key,
+            base.key,
+            "how a revision is published is not what it is"
+        );
+    }
+
+    #[test]
+    fn a_flux_source_gives_its_artifact_or_says_why_not_in_the_rollout_s_words() {
+        let source = json!({"sourceRef": {"kind": "OCIRepository", "name": "web"}});
+        let r = rollout(source, json!({}));
+        let one = now(&r, |_| flux("latest@sha256:1")).unwrap();
+        let two = now(&r, |_| flux("latest@sha256:2")).unwrap();
+        assert_eq!(one.revision, "latest@sha256:1");
+        assert_ne!(one.key, two.key, "a new artifact is a new revision");
+        let missing = now(&r, |_| FluxLookup {
+            installed: true,
+            object: None,
+        })
+        .unwrap_err();
+        assert!(missing.stalled);
+        assert!(
+            missing.message.contains("the rollout's namespace"),
+            "{}",
+            missing.message
+        );
+    }
+}
