@@ -1,22 +1,27 @@
 //! Runs the cases of one namespace, a batch at a time: apply every manifest, wait until each
-//! admitted fleet and store has a status that says what is going on (or the bound passed),
-//! look for leaked credentials in what exists, then delete the batch.
+//! admitted fleet, store and rollout has a status that says what is going on (or the bound
+//! passed), judge what the admitted rollouts hold, look for leaked credentials in what exists,
+//! then delete the batch.
 
 use super::cases::Case;
-use super::snapshot::{Snapshot, search_leaks, snapshot};
-use super::verdict::{Admission, ending, fleet_pending, names_a_field, store_pending};
+use super::judge;
+use super::pending::Pending;
+use super::snapshot::{search_leaks, snapshot};
+use super::verdict::{Admission, names_a_field};
 use crate::cluster::Cluster;
 use crate::fixtures::{api, apply, publish_pointer};
 use crate::leaks::{self, LeakScan};
 use celld_fixtures::OperatorProcess;
 use futures::{StreamExt, stream};
 use kube::api::DeleteParams;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
 
-/// A batch is waited for at least this long before a fleet without a status counts as silent...
+/// A batch is waited for at least this long before an object without a status counts as
+/// silent...
 pub const MIN_WAIT: Duration = Duration::from_secs(60);
-/// ...and only once no other fleet of the batch got its status for this long...
+/// ...and only once no other object of the batch got its status for this long...
 pub const QUIET: Duration = Duration::from_secs(30);
 /// ...and never longer than this.
 pub const MAX_WAIT: Duration = Duration::from_secs(300);
@@ -38,6 +43,8 @@ pub enum Verdict {
     Reconciled,
     /// Admitted, and no status says anything within the bound.
     Silent,
+    /// Admitted (and reconciled), though it holds what its CRD's rules promise to refuse.
+    AdmittedForbidden,
     /// The API server could not read the request (no admission rule involved).
     Unreadable,
     /// The apply failed other than by a refusal.
@@ -55,16 +62,6 @@ pub struct Outcome {
     pub ending: Option<String>,
 }
 
-/// A fleet or store admitted and waited for.
-struct Pending {
-    case: usize,
-    fleet: Option<(String, i64)>,
-    store: Option<(String, i64)>,
-    done: Option<Duration>,
-    last: String,
-    ending: Option<String>,
-}
-
 /// What one namespace's run found besides the verdicts.
 #[derive(Debug, Default)]
 pub struct NamespaceRun {
@@ -75,55 +72,19 @@ pub struct NamespaceRun {
     pub leaks: LeakScan,
 }
 
-impl Pending {
-    fn check(&mut self, snap: &Snapshot, gateway_api: bool, elapsed: Duration) {
-        let store = self
-            .store
-            .as_ref()
-            .and_then(|(name, generation)| store_pending(snap.stores.get(name), *generation));
-        let fleet = self.fleet.as_ref().and_then(|(name, generation)| {
-            fleet_pending(
-                snap.fleets.get(name),
-                *generation,
-                &snap.children,
-                gateway_api,
-            )
-        });
-        match (store, fleet) {
-            (None, None) => {
-                self.done = Some(elapsed);
-                let fleet = self
-                    .fleet
-                    .as_ref()
-                    .and_then(|(name, _)| snap.fleets.get(name));
-                self.ending = Some(ending(fleet));
-            }
-            (store, fleet) => {
-                self.last = [store, fleet]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join("; ");
-            }
-        }
-    }
-}
-
-/// Applies a case; returns the admission of its manifest and, for a store case, of the fleet.
+/// Applies a case; returns the admission of its manifest and of its companion fleet, which goes
+/// after a store (it uses it) and before a rollout (it selects it).
 async fn apply_case(cluster: &Cluster, ns: &str, case: &Case) -> (Admission, Option<Admission>) {
-    let main = Admission::of(apply(&cluster.client, ns, &case.manifest).await);
-    let companion = match &case.companion {
-        Some(fleet) => Some(Admission::of(apply(&cluster.client, ns, fleet).await)),
-        None => None,
-    };
-    (main, companion)
-}
-
-fn generation(admission: &Admission) -> Option<i64> {
-    match admission {
-        Admission::Admitted { generation } => Some(*generation),
-        _ => None,
+    let companion_first = case.kind_label() == "CelldRollout";
+    let mut companion = None;
+    if companion_first && let Some(fleet) = &case.companion {
+        companion = Some(Admission::of(apply(&cluster.client, ns, fleet).await));
     }
+    let main = Admission::of(apply(&cluster.client, ns, &case.manifest).await);
+    if !companion_first && let Some(fleet) = &case.companion {
+        companion = Some(Admission::of(apply(&cluster.client, ns, fleet).await));
+    }
+    (main, companion)
 }
 
 /// Runs `cases` in `ns`, `batch` at a time, with `operator` watching the namespace (and
@@ -152,36 +113,14 @@ pub async fn run(
             .await;
         let applied = Instant::now();
 
-        let mut pending = Vec::new();
-        for (i, (case, (main, companion))) in cases.iter().zip(&admissions).enumerate() {
-            let is_store = case.companion.is_some();
-            let main_name = case.name().to_string();
-            let fleet_name = case.fleet()["metadata"]["name"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            let (fleet, store) = if is_store {
-                (
-                    companion
-                        .as_ref()
-                        .and_then(generation)
-                        .map(|g| (fleet_name, g)),
-                    generation(main).map(|g| (main_name, g)),
-                )
-            } else {
-                (generation(main).map(|g| (main_name, g)), None)
-            };
-            if fleet.is_some() || store.is_some() {
-                pending.push(Pending {
-                    case: i,
-                    fleet,
-                    store,
-                    done: None,
-                    last: "not looked at yet".into(),
-                    ending: None,
-                });
-            }
-        }
+        let mut pending: Vec<Pending> = cases
+            .iter()
+            .zip(&admissions)
+            .enumerate()
+            .filter_map(|(i, (case, (main, companion)))| {
+                Pending::of(i, case, main, companion.as_ref())
+            })
+            .collect();
 
         let mut last_progress = Instant::now();
         let mut snap = snapshot(cluster, ns).await;
@@ -224,7 +163,10 @@ pub async fn run(
                     (Verdict::Refused, message.clone())
                 }
                 Admission::Refused { message } => (Verdict::RefusedUnnamed, message.clone()),
-                Admission::Admitted { .. } => (Verdict::Reconciled, String::new()),
+                Admission::Admitted { .. } => match rollout_forbidden(&snap.rollouts, case) {
+                    Some(why) => (Verdict::AdmittedForbidden, why),
+                    None => (Verdict::Reconciled, String::new()),
+                },
             };
             let detail = match companion {
                 Some(Admission::Failed { error }) => {
@@ -260,31 +202,27 @@ pub async fn run(
     result
 }
 
+/// Why admission should have refused the rollout of `case`, as stored, if it should have.
+fn rollout_forbidden(
+    rollouts: &BTreeMap<String, serde_json::Value>,
+    case: &Case,
+) -> Option<String> {
+    if case.kind_label() != "CelldRollout" {
+        return None;
+    }
+    rollouts.get(case.name()).and_then(judge::forbidden)
+}
+
 async fn delete_batch(cluster: &Cluster, ns: &str, cases: &[Case]) {
     let targets: Vec<(&str, String)> = cases
         .iter()
         .flat_map(|c| {
-            let mut t = vec![(c.kind().to_string(), c.name().to_string())];
+            let mut t = vec![(c.kind_label(), c.name().to_string())];
             if let Some(fleet) = &c.companion {
-                t.push((
-                    "CelldFleet".into(),
-                    fleet["metadata"]["name"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
-                ));
+                let name = fleet["metadata"]["name"].as_str().unwrap_or_default();
+                t.push(("CelldFleet", name.to_string()));
             }
             t
-        })
-        .map(|(k, n)| {
-            (
-                if k == "CelldFleet" {
-                    "CelldFleet"
-                } else {
-                    "CelldObjectStore"
-                },
-                n,
-            )
         })
         .collect();
     stream::iter(targets)

@@ -1,8 +1,9 @@
-//! Generated cases: a valid fleet or store manifest with one to three fields mutated. The same
-//! seed always gives the same cases.
+//! Generated cases: a valid fleet, store or rollout manifest with one to three fields mutated
+//! (rollout cases in [`rollouts`](super::rollouts)). The same seed always gives the same cases.
 
 use super::families::Family;
 use super::fields::{Ctx, Field, fleet_fields, store_fields};
+use super::rollouts;
 use super::values::{Class, Gen};
 use celld_fixtures::manifests::{fleet_manifest, inline_spec, store_manifest, store_spec};
 use celld_testkit::S3Settings;
@@ -32,13 +33,15 @@ impl Mutation {
     }
 }
 
-/// What a case applies: a fleet, or a store and a fleet that uses it.
+/// What a case applies: a fleet, a store and a fleet that uses it, or a rollout and (unless
+/// the case takes it away) the fleet made for it.
 #[derive(Debug, Clone)]
 pub struct Case {
     pub index: usize,
     /// The manifest under test.
     pub manifest: Value,
-    /// For a store case, a valid fleet that references the store.
+    /// For a store case, a valid fleet that references the store; for a rollout case, the
+    /// valid fleet its base selects (applied first).
     pub companion: Option<Value>,
     pub mutations: Vec<Mutation>,
     /// Whether a Worker is deployed under the fleet's prefix (so its nodes start).
@@ -54,10 +57,10 @@ impl Case {
 
     /// The kind the case mutates, for the report.
     pub fn kind_label(&self) -> &'static str {
-        if self.companion.is_some() {
-            "CelldObjectStore"
-        } else {
-            "CelldFleet"
+        match self.kind() {
+            "CelldObjectStore" => "CelldObjectStore",
+            "CelldRollout" => "CelldRollout",
+            _ => "CelldFleet",
         }
     }
 
@@ -65,9 +68,13 @@ impl Case {
         self.manifest["metadata"]["name"].as_str().unwrap_or("")
     }
 
-    /// The fleet whose status tells whether the case was reconciled.
-    pub fn fleet(&self) -> &Value {
-        self.companion.as_ref().unwrap_or(&self.manifest)
+    /// The fleet whose status tells whether the case was reconciled: the case's own, or its
+    /// companion.
+    pub fn fleet(&self) -> Option<&Value> {
+        match self.kind_label() {
+            "CelldFleet" => Some(&self.manifest),
+            _ => self.companion.as_ref(),
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -86,14 +93,22 @@ impl Case {
 const STORE_SHARE: f64 = 0.15;
 
 /// Share of fleets with a deployed Worker (their nodes start; the rest are held at 0 nodes).
-const DEPLOYED_SHARE: f64 = 0.1;
+pub const DEPLOYED_SHARE: f64 = 0.1;
 
-/// `count` cases from `seed`; `run_prefix` is the bucket prefix of this run.
-pub fn generate(seed: u64, count: usize, s3: &S3Settings, run_prefix: &str) -> Vec<Case> {
+/// `count` fleet and store cases from `seed`, and [`rollouts::count`] rollout cases among them
+/// (from a stream of their own, so the fleet and store cases are the same with or without
+/// them); `run_prefix` is the bucket prefix of this run, `gate` the URL of the fuzz's webhook.
+pub fn generate(
+    seed: u64,
+    count: usize,
+    s3: &S3Settings,
+    run_prefix: &str,
+    gate: &str,
+) -> Vec<Case> {
     let mut g = Gen::new(seed);
     let fleet_fields = fleet_fields();
     let store_fields = store_fields();
-    (0..count)
+    let cases = (0..count)
         .map(|index| {
             if g.chance(STORE_SHARE) {
                 store_case(&mut g, index, &store_fields, s3, run_prefix)
@@ -101,10 +116,13 @@ pub fn generate(seed: u64, count: usize, s3: &S3Settings, run_prefix: &str) -> V
                 fleet_case(&mut g, index, &fleet_fields, s3, run_prefix)
             }
         })
-        .collect()
+        .collect();
+    let rollouts = rollouts::generate(seed, count, s3, run_prefix, gate);
+    rollouts::interleave(cases, rollouts)
 }
 
-fn how_many(g: &mut Gen) -> usize {
+/// How many fields a case mutates: one (70%), two (20%) or three.
+pub fn how_many(g: &mut Gen) -> usize {
     match g.below(10) {
         0..=6 => 1,
         7..=8 => 2,
@@ -112,25 +130,33 @@ fn how_many(g: &mut Gen) -> usize {
     }
 }
 
-/// Picks `n` different fields, never replicas together with a field that decides whether the
-/// bucket is readable.
-fn pick_fields<'a>(g: &mut Gen, fields: &'a [Field], n: usize) -> Vec<&'a Field> {
+/// Whether two fleet or store fields may not be mutated together: the same field, or replicas
+/// with a field that decides whether the bucket is readable.
+fn fleet_clash(a: &Field, b: &Field) -> bool {
+    a.path == b.path
+        || (a.family == Family::Replicas && b.family.touches_connection())
+        || (b.family == Family::Replicas && a.family.touches_connection())
+}
+
+/// Picks `n` different fields, none two that `clash`.
+pub fn pick_fields<'a>(
+    g: &mut Gen,
+    fields: &'a [Field],
+    n: usize,
+    clash: fn(&Field, &Field) -> bool,
+) -> Vec<&'a Field> {
     let mut picked: Vec<&Field> = Vec::new();
     while picked.len() < n {
         let field = &fields[g.below(fields.len())];
-        let clash = picked.iter().any(|p| {
-            p.path == field.path
-                || (p.family == Family::Replicas && field.family.touches_connection())
-                || (field.family == Family::Replicas && p.family.touches_connection())
-        });
-        if !clash {
+        if !picked.iter().any(|p| clash(p, field)) {
             picked.push(field);
         }
     }
     picked
 }
 
-fn mutate(g: &mut Gen, manifest: &mut Value, fields: &[&Field], ctx: &Ctx) -> Vec<Mutation> {
+/// Applies the mutators of `fields` to `manifest`, in order.
+pub fn mutate(g: &mut Gen, manifest: &mut Value, fields: &[&Field], ctx: &Ctx) -> Vec<Mutation> {
     fields
         .iter()
         .map(|field| {
@@ -155,7 +181,7 @@ fn fleet_case(g: &mut Gen, index: usize, fields: &[Field], s3: &S3Settings, run:
     };
     let mut manifest = fleet_manifest(&name, spec);
     let n = how_many(g);
-    let chosen = pick_fields(g, fields, n);
+    let chosen = pick_fields(g, fields, n, fleet_clash);
     let ctx = Ctx {
         index,
         fleet: &name,
@@ -183,7 +209,7 @@ fn store_case(g: &mut Gen, index: usize, fields: &[Field], s3: &S3Settings, run:
     let prefix = format!("{run}/{fleet_name}");
     let mut manifest = store_manifest(&name, s3, "creds");
     let n = how_many(g).min(2);
-    let chosen = pick_fields(g, fields, n);
+    let chosen = pick_fields(g, fields, n, fleet_clash);
     let ctx = Ctx {
         index,
         fleet: &fleet_name,

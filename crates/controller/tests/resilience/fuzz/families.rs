@@ -1,4 +1,5 @@
-//! The field families the generator mutates, named as the report names them.
+//! The field families the generator mutates, named as the report names them: a family groups
+//! fields that take the same kind of value, whichever kind (fleet, store, rollout) has them.
 
 /// A family of fields that take the same kind of value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -26,17 +27,24 @@ pub enum Family {
     Previews,
     Image,
     Enums,
+    Sources,
+    Durations,
+    Counts,
+    Waves,
+    Webhooks,
+    Controls,
+    Targets,
 }
 
 impl Family {
     pub fn as_str(self) -> &'static str {
         match self {
             Family::ObjectNames => "object names",
-            Family::LabelsAndSelectors => "label keys and values, node selectors",
+            Family::LabelsAndSelectors => "label keys and values, node and label selectors",
             Family::Annotations => "annotations (huge ones too)",
-            Family::DnsNames => "DNS names (classes, accounts, Secrets, stores)",
+            Family::DnsNames => "DNS names (classes, accounts, Secrets, stores, webhooks)",
             Family::Hostnames => "hostnames and IPs",
-            Family::Paths => "URL paths",
+            Family::Paths => "paths (URL paths, directories in a source)",
             Family::Tolerations => "tolerations",
             Family::TopologySpread => "topology spread",
             Family::Affinity => "affinity",
@@ -53,7 +61,16 @@ impl Family {
             Family::Autoscaling => "autoscaling (bounds, windows, steps)",
             Family::Previews => "previews (domain, bucket, routing, TTLs)",
             Family::Image => "image and pull policy",
-            Family::Enums => "enumerations (service type, durability, pathType...)",
+            Family::Enums => {
+                "enumerations (service type, durability, pathType, approval, onFailure...)"
+            }
+            Family::Sources => "Worker sources (image reference and layout, sourceRef, deployer)",
+            Family::Durations => "durations (bakes, timeouts, deadlines)",
+            Family::Counts => "counts (retries, maxParallel)",
+            Family::Waves => "waves (how far each goes, how many, count and selector together)",
+            Family::Webhooks => "webhooks (URLs, link-local and metadata too; names repeated)",
+            Family::Controls => "pause, promotion and abort (spec.paused, annotations)",
+            Family::Targets => "the fleet a rollout selects (pinned, own source, none)",
         }
     }
 

@@ -1,14 +1,29 @@
-//! Admission fuzz: thousands of CelldFleet and CelldObjectStore manifests generated from valid
-//! ones, one to three fields mutated at a time (valid, boundary and hostile values per field
-//! family), applied with server-side apply to the real API server with the operator running.
-//! Each case must be refused with a message naming a field, or admitted and then reconciled to
-//! a status that says what is going on: never silent.
+//! Admission fuzz: thousands of CelldFleet, CelldObjectStore and CelldRollout manifests
+//! generated from valid ones, one to three fields mutated at a time (valid, boundary and
+//! hostile values per field family), applied with server-side apply to the real API server with
+//! the operator running. Each case must be refused with a message naming a field, or admitted
+//! and then reconciled to a status that says what is going on: never silent.
+//!
+//! Rollout cases ([`rollouts`]) come on top of the fleet and store cases (15 per 100), from a
+//! stream of their own and spread among them. Each applies a fleet labelled for it, then a
+//! rollout whose base ships an image to that fleet in two waves and asks the fuzz's own webhook
+//! [`gate`] after each: the first wave really starts (the fleet gets its deploy Job), and a
+//! mutated selector may take every fleet of the namespace, or none (the waves then pass through
+//! the gate to Succeeded). Their fields: the source (image reference and layout, sourceRef,
+//! path, retries, timeout, deployer image), the selector, the waves (how far, selector, bake,
+//! maxParallel, approval, how many), the gates (progressDeadline, webhook names, URLs with
+//! link-local and metadata addresses, timeouts, retries, repeated names), onFailure, paused and
+//! the annotations that pause, promote and abort. An admitted rollout must get a status for its
+//! generation with Ready and, unless Ready is True, Reconciling or Stalled, each with a reason
+//! and a message ([`rollout_verdict`]); and it must hold nothing its CRD's rules promise to
+//! refuse, as the operator reads it ([`judge`]).
 //!
 //! It runs on a private control plane: thousands of fleets and their Services would crowd the
 //! shared one (its Service IP range, its API server) for the other tests, and one operator
 //! watches every namespace there, as in production.
 //!
-//! `CELLD_FUZZ_SEED` (a number) replays another seed, `CELLD_FUZZ_CASES` sets how many cases.
+//! `CELLD_FUZZ_SEED` (a number) replays another seed, `CELLD_FUZZ_CASES` sets how many fleet
+//! and store cases (the rollout cases follow: 15 per 100).
 
 #[macro_use]
 mod values;
@@ -16,6 +31,11 @@ mod batches;
 mod cases;
 mod families;
 mod fields;
+mod gate;
+mod judge;
+mod pending;
+mod rollout_verdict;
+mod rollouts;
 mod snapshot;
 mod tally;
 mod verdict;
@@ -32,7 +52,8 @@ use tokio::sync::Mutex;
 
 /// The seed unless `CELLD_FUZZ_SEED` says otherwise.
 const SEED: u64 = 0x000C_E11D_5EED;
-/// Cases unless `CELLD_FUZZ_CASES` says otherwise (a store case applies two manifests).
+/// Fleet and store cases unless `CELLD_FUZZ_CASES` says otherwise (a store case applies two
+/// manifests); the rollout cases (each also two manifests) come on top.
 const CASES: usize = 2000;
 /// Namespaces the cases are spread over, run side by side.
 const NAMESPACES: usize = 4;
@@ -53,7 +74,10 @@ fn env_number(name: &str) -> Option<u64> {
 async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_silent() {
     let seed = env_number("CELLD_FUZZ_SEED").unwrap_or(SEED);
     let count = env_number("CELLD_FUZZ_CASES").map_or(CASES, |n| n as usize);
-    println!("admission fuzz: seed {seed} (CELLD_FUZZ_SEED to replay another), {count} cases");
+    println!(
+        "admission fuzz: seed {seed} (CELLD_FUZZ_SEED to replay another), {count} fleet and store cases and {} rollout cases",
+        rollouts::count(count)
+    );
     let started = Instant::now();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testenv-fuzz");
     let plane = PrivateControlPlane::start(&dir)
@@ -61,7 +85,14 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
         .expect("a private control plane for the admission fuzz (needs `make testenv`)");
     let cluster = Cluster::private(&plane).await;
     let run_prefix = cluster.s3.unique_prefix("resilience-fuzz");
-    let cases = cases::generate(seed, count, &cluster.s3, run_prefix.trim_end_matches('/'));
+    let gate = gate::Gate::start().await;
+    let cases = cases::generate(
+        seed,
+        count,
+        &cluster.s3,
+        run_prefix.trim_end_matches('/'),
+        &gate.url,
+    );
 
     let mut sentinels = Sentinels::default();
     let mut namespaces = Vec::new();
@@ -158,6 +189,7 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
         panics: &panics,
         leaks: &scan,
         stalled_polls: runs.iter().map(|r| r.stalled_polls).sum(),
+        gate_calls: gate.calls(),
         runtime: started.elapsed(),
     });
 
@@ -179,7 +211,7 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
         .collect();
     assert!(
         failures.is_empty(),
-        "seed {seed}: {} of {} cases were silent, refused without naming a field, or failed to apply (all in {}); the first ones:\n{}",
+        "seed {seed}: {} of {} cases were silent, refused without naming a field, admitted against their rules, or failed to apply (all in {}); the first ones:\n{}",
         failures.len(),
         outcomes.len(),
         failures_file.display(),

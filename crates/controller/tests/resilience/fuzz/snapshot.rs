@@ -1,5 +1,5 @@
-//! What a batch's checks read from the API server in one round, and the leak check of what a
-//! batch left.
+//! What a batch's checks read from the API server in one round (fleets, stores, rollouts and
+//! the fleets' children), and the leak check of what a batch left.
 
 use super::verdict::Children;
 use crate::cluster::Cluster;
@@ -29,6 +29,7 @@ fn child_resources(gateway_api: bool) -> Vec<ApiResource> {
             "poddisruptionbudgets",
         ),
         ("networking.k8s.io", "v1", "Ingress", "ingresses"),
+        ("batch", "v1", "Job", "jobs"),
     ];
     if gateway_api {
         kinds.push(("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes"));
@@ -65,11 +66,12 @@ fn by_name(objects: Vec<Value>) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// Everything the batch's checks read, listed once per round: the fleets and stores whole,
-/// their children by name only.
+/// Everything the batch's checks read, listed once per round: the fleets, stores and rollouts
+/// whole, the fleets' children (and deploy Jobs) by name only.
 pub struct Snapshot {
     pub fleets: BTreeMap<String, Value>,
     pub stores: BTreeMap<String, Value>,
+    pub rollouts: BTreeMap<String, Value>,
     pub children: Children,
     /// Whether the API server answered every list, and quickly: while it does not, the
     /// operator cannot write statuses either, so the wait for them does not run down.
@@ -83,7 +85,8 @@ pub async fn snapshot(cluster: &Cluster, ns: &str) -> Snapshot {
     let started = Instant::now();
     let fleets = list(&api(&cluster.client, ns, "CelldFleet")).await;
     let stores = list(&api(&cluster.client, ns, "CelldObjectStore")).await;
-    let mut healthy = fleets.is_some() && stores.is_some();
+    let rollouts = list(&api(&cluster.client, ns, "CelldRollout")).await;
+    let mut healthy = fleets.is_some() && stores.is_some() && rollouts.is_some();
     let mut children = Children::new();
     for resource in child_resources(cluster.gateway_api) {
         let api: Api<DynamicObject> = Api::namespaced_with(cluster.client.clone(), ns, &resource);
@@ -100,12 +103,13 @@ pub async fn snapshot(cluster: &Cluster, ns: &str) -> Snapshot {
     Snapshot {
         fleets: by_name(fleets.unwrap_or_default()),
         stores: by_name(stores.unwrap_or_default()),
+        rollouts: by_name(rollouts.unwrap_or_default()),
         children,
         healthy: healthy && started.elapsed() < STALLED,
     }
 }
 
-/// Looks for `credentials` in every fleet, store and child object of `ns`.
+/// Looks for `credentials` in every fleet, store, rollout and child object of `ns`.
 pub async fn search_leaks(
     cluster: &Cluster,
     ns: &str,
@@ -116,6 +120,7 @@ pub async fn search_leaks(
     for (kind, objects) in [
         ("CelldFleet", &snap.fleets),
         ("CelldObjectStore", &snap.stores),
+        ("CelldRollout", &snap.rollouts),
     ] {
         for (name, object) in objects {
             leaks.search(

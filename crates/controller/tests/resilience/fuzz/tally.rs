@@ -1,4 +1,5 @@
-//! The fuzz's figures: verdicts per field family and per kind of value, written to the report.
+//! The fuzz's figures: verdicts per kind, field family and kind of value, how the reconciled
+//! fleets and rollouts ended, written to the report.
 
 use super::batches::{MAX_WAIT, MIN_WAIT, Outcome, QUIET, Verdict};
 use super::families::Family;
@@ -17,6 +18,7 @@ struct Counts {
     refused_unnamed: usize,
     reconciled: usize,
     silent: usize,
+    forbidden: usize,
     unreadable: usize,
     failed: usize,
 }
@@ -29,6 +31,7 @@ impl Counts {
             Verdict::RefusedUnnamed => self.refused_unnamed += 1,
             Verdict::Reconciled => self.reconciled += 1,
             Verdict::Silent => self.silent += 1,
+            Verdict::AdmittedForbidden => self.forbidden += 1,
             Verdict::Unreadable => self.unreadable += 1,
             Verdict::ApplyFailed => self.failed += 1,
         }
@@ -41,6 +44,7 @@ impl Counts {
             self.refused.to_string(),
             self.reconciled.to_string(),
             self.silent.to_string(),
+            self.forbidden.to_string(),
             self.refused_unnamed.to_string(),
             self.unreadable.to_string(),
             self.failed.to_string(),
@@ -48,12 +52,13 @@ impl Counts {
     }
 }
 
-const HEADER: [&str; 8] = [
+const HEADER: [&str; 9] = [
     "",
     "cases",
     "refused, naming the field",
     "reconciled",
     "silent",
+    "admitted against its rules",
     "refused without naming a field",
     "request unreadable (YAML)",
     "apply failed",
@@ -69,7 +74,44 @@ pub struct Summary<'a> {
     pub panics: &'a [String],
     pub leaks: &'a LeakScan,
     pub stalled_polls: usize,
+    /// Calls the fuzz's webhook gate answered.
+    pub gate_calls: usize,
     pub runtime: Duration,
+}
+
+/// Whether `o` is a rollout case.
+fn is_rollout(o: &Outcome) -> bool {
+    o.case.kind_label() == "CelldRollout"
+}
+
+/// How the reconciled rollout cases (or the others) ended, with how many, most first.
+fn endings(outcomes: &[&Outcome], rollouts: bool, none: &str) -> Vec<Vec<String>> {
+    let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::Reconciled && is_rollout(o) == rollouts)
+    {
+        *endings
+            .entry(o.ending.as_deref().unwrap_or(none))
+            .or_default() += 1;
+    }
+    let mut rows: Vec<Vec<String>> = endings
+        .iter()
+        .map(|(e, n)| vec![(*e).to_string(), n.to_string()])
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r[1].parse::<usize>().unwrap_or(0)));
+    rows
+}
+
+/// The median and longest time from a batch's apply to the statuses of the rollout cases (or
+/// the others).
+fn times(outcomes: &[&Outcome], rollouts: bool) -> String {
+    median_max(
+        outcomes
+            .iter()
+            .filter(|o| is_rollout(o) == rollouts)
+            .filter_map(|o| o.time_to_status),
+    )
 }
 
 /// Writes the fuzz section of the report.
@@ -119,23 +161,8 @@ pub fn report(s: &Summary) {
     let mut class_header = HEADER;
     class_header[0] = "values";
 
-    let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
-    for o in s
-        .outcomes
-        .iter()
-        .filter(|o| o.verdict == Verdict::Reconciled)
-    {
-        *endings
-            .entry(o.ending.as_deref().unwrap_or("store only"))
-            .or_default() += 1;
-    }
-    let mut ending_rows: Vec<Vec<String>> = endings
-        .iter()
-        .map(|(e, n)| vec![(*e).to_string(), n.to_string()])
-        .collect();
-    ending_rows.sort_by_key(|r| std::cmp::Reverse(r[1].parse::<usize>().unwrap_or(0)));
-
-    let times: Vec<Duration> = s.outcomes.iter().filter_map(|o| o.time_to_status).collect();
+    let ending_rows = endings(s.outcomes, false, "store only");
+    let rollout_rows = endings(s.outcomes, true, "no status");
     let mut silent: Vec<String> = s
         .outcomes
         .iter()
@@ -153,27 +180,35 @@ pub fn report(s: &Summary) {
         silent.push(format!("... and {more} more"));
     }
 
+    let rollouts = s.outcomes.iter().filter(|o| is_rollout(o)).count();
     let mut section = ReportSection::new("20-admission-fuzz", "Admission fuzz");
     section
         .paragraph(measured("fuzz"))
         .paragraph(format!(
-            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server of a private control plane, spread over {} namespaces watched by one operator, {} cases per namespace and batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last fleet of the batch got one while the API server answered (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled. A request the API server cannot read at all (server-side apply sends YAML, which cannot carry some control characters) reaches no admission rule; it is counted apart and does not fail the test.",
+            "Seed {} (`CELLD_FUZZ_SEED` replays another): {} manifests ({} fleet and store cases, and {} rollout cases spread among them) generated from valid ones by mutating one to three fields each (70% one, 20% two, 10% three; values valid, at a boundary, or hostile), applied with server-side apply to the real API server of a private control plane, spread over {} namespaces watched by one operator, {} cases per namespace and batch. A refused case must name its field (`spec.…` or `metadata.…`). An admitted fleet (for a store case, the store and a fleet that uses it) must get a status for its generation with Ready True or False and a reason, and either all its children or a Degraded=True or StorageResolved=False condition saying why not. Silent: no such status {} after its batch was applied and {} after the last object of the batch got one while the API server answered (at most {}). Most fleets have no deployed Worker, so they are held at 0 nodes with Ready=False/NoDeployment; that counts as reconciled. A request the API server cannot read at all (server-side apply sends YAML, which cannot carry some control characters) reaches no admission rule; it is counted apart and does not fail the test.",
             s.seed,
             s.outcomes.len(),
+            s.outcomes.len() - rollouts,
+            rollouts,
             s.namespaces,
             s.batch,
             seconds(MIN_WAIT),
             seconds(QUIET),
             seconds(MAX_WAIT)
         ))
+        .paragraph("A rollout case applies a fleet labelled for it, then a CelldRollout that (before its mutations) ships an image to the fleets with that label in two waves, asking the fuzz's own webhook gate (which answers 200) after each; one case in ten pins that fleet, gives it a source of its own, or does not make it. An admitted rollout (and its fleet) must get a status for its generation whose Ready condition has a reason and a message and, unless Ready is True, exactly one of Reconciling and Stalled True with a reason and a message. It must also hold nothing its CRD's rules promise to refuse (admitted against its rules): a wave's fleets that the operator cannot count with, a duration out of its bounds, a webhook URL that names a link-local address or a cloud metadata endpoint, also as a resolver reads a host (`2852039166` is 169.254.169.254).")
         .table(&kind_header, &kind_rows)
         .table(&class_header, &class_rows)
         .paragraph("A case counts once under each field family it mutated.")
         .table(&family_header, &family_rows)
         .paragraph("How the reconciled fleets ended (their Ready condition, and Degraded when True):")
         .table(&["conditions", "fleets"], &ending_rows)
+        .paragraph("How the reconciled rollouts ended (their phase, and the condition that is True: Ready, else Stalled, else Reconciling):")
+        .table(&["phase and condition", "rollouts"], &rollout_rows)
         .bullets(&[
-            format!("Time from a batch's apply to each fleet's status (median / max): {}", median_max(times)),
+            format!("Time from a batch's apply to each fleet's status (median / max): {}", times(s.outcomes, false)),
+            format!("Time from a batch's apply to each rollout's status, and its fleet's (median / max): {}", times(s.outcomes, true)),
+            format!("Calls the fuzz's webhook gate answered: {}", s.gate_calls),
             format!("Operator processes still running at the end: {}; crashes: {}; panics in their logs: {}", s.crashes.is_empty(), s.crashes.len(), s.panics.len()),
             format!("Credential values found outside their Secrets: {} (searched {})", s.leaks.findings.len(), s.leaks.summary()),
             format!("Polls of a batch that found the API server stalled (no answer, or slower than 5 s; the wait for statuses does not run down meanwhile): {}", s.stalled_polls),
@@ -181,7 +216,7 @@ pub fn report(s: &Summary) {
         ]);
     if !silent.is_empty() {
         section
-            .paragraph("Cases that were not refused naming a field nor reconciled:")
+            .paragraph("Cases that were not refused naming a field nor reconciled (or were admitted against their rules):")
             .bullets(&silent);
     }
     section.write().expect("the report section written");

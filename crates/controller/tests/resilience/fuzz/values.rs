@@ -1,6 +1,8 @@
 //! Values for the generated manifests, per kind of value: valid ones, boundary ones (at a
 //! length or range limit, either side) and hostile ones. Drawn from a seeded generator, so a
-//! seed gives the same values every run.
+//! seed gives the same values every run. Names and text, settings (quantities, endpoints,
+//! buckets), durations and counts, label selectors, and the references a rollout ships from
+//! and calls (image references, source directories, webhook URLs).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -18,7 +20,10 @@ macro_rules! one_of {
     };
 }
 
+mod durations;
 mod names;
+mod references;
+mod selectors;
 mod settings;
 
 /// What a generated value is meant to be.

@@ -1,15 +1,20 @@
 //! One mutator per field: each writes a generated value (valid, boundary or hostile) into a
 //! manifest, adding what the field needs around it (an ingress for its hostname, an inline
-//! connection for an endpoint...).
+//! connection for an endpoint, a webhook for its URL...). Fleet, store and rollout fields.
 
 mod fleet;
+mod gates;
 mod meta;
 mod pods;
+mod rollout;
+mod rollout_source;
 mod routing;
 mod storage;
 mod store;
+mod waves;
 
 pub use fleet::fleet_fields;
+pub use rollout::{ROLLOUT_LABEL, own_label, rollout_fields};
 pub use store::store_fields;
 
 use super::families::Family;
