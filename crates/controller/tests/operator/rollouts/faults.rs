@@ -6,13 +6,15 @@ use super::harness::*;
 use crate::support::*;
 use celld_api::CelldFleet;
 use celld_api::rollout::{FleetPhase, RolloutPhase};
+use celld_testkit::{Check, wait_until};
 use kube::api::{DeleteParams, Patch, PatchParams};
 use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test]
-async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_fleet_leaves_its_wave() {
-    let mut t = ring("rollout-restart", &["a", "b", "c"]).await;
+async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_or_relabelled_fleet_leaves_its_wave()
+{
+    let mut t = ring("rollout-restart", &["a", "b", "c", "d"]).await;
     apply_rollout(
         &t.env,
         "web",
@@ -35,18 +37,43 @@ async fn an_operator_restarted_mid_wave_resumes_and_a_deleted_fleet_leaves_its_w
     let r = wait_publishing(&t.env, &["a"]).await;
     assert_eq!(wave_fleets(&r, 1), ["a"]);
     play_publish(&t, "a", V2).await;
-    wait_publishing(&t.env, &["b"]).await;
-    t.env
-        .api::<CelldFleet>()
+    wait_publishing(&t.env, &["b", "c", "d"]).await;
+    let fleets = t.env.api::<CelldFleet>();
+    fleets
         .delete("c", &DeleteParams::default())
         .await
         .expect("c deleted");
-    let r = wait_rollout(&t.env, "web", "c left", |r| {
+    fleets
+        .patch(
+            "d",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"tier": "batch"}}})),
+        )
+        .await
+        .expect("d relabelled");
+    let r = wait_rollout(&t.env, "web", "c and d left", |r| {
         fleet_phase(r, "c") == Some(FleetPhase::Left)
+            && fleet_phase(r, "d") == Some(FleetPhase::Left)
     })
     .await;
-    let c = entry(&r, "c").expect("c listed");
-    assert_eq!(c.reason.as_deref(), Some("FleetDeleted"));
+    assert_eq!(
+        entry(&r, "c").and_then(|c| c.reason.as_deref()),
+        Some("FleetDeleted")
+    );
+    assert_eq!(
+        entry(&r, "d").and_then(|d| d.reason.as_deref()),
+        Some("Unselected")
+    );
+    // d no longer follows the rollout: its deploy Job goes and its bucket keeps V1.
+    wait_until("d's deploy Job deleted", TIMEOUT, || async {
+        match jobs_of(&t.env, "d").await {
+            jobs if jobs.is_empty() => Check::Done(()),
+            jobs => Check::Pending(format!("{jobs:?}")),
+        }
+    })
+    .await
+    .expect("d's Job deleted");
+    assert_eq!(pointer(&t, "d").await, V1);
     play_publish(&t, "b", V2).await;
     let r = wait_rollout(&t.env, "web", "Succeeded", |r| {
         phase(r) == Some(RolloutPhase::Succeeded)

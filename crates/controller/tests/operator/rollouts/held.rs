@@ -1,8 +1,9 @@
 //! Paused, a rollout starts nothing; a wave needing approval waits for its promotion.
 
 use super::harness::*;
+use crate::support::wait_events;
 use celld_api::labels;
-use celld_api::rollout::{RolloutPhase, WavePhase};
+use celld_api::rollout::{FleetPhase, RolloutPhase, WavePhase};
 use serde_json::json;
 use std::time::Duration;
 
@@ -51,7 +52,7 @@ async fn a_paused_rollout_starts_nothing_and_a_manual_wave_waits_for_its_promoti
 }
 
 #[tokio::test]
-async fn a_manual_wave_waits_until_promoted() {
+async fn a_manual_wave_waits_until_promoted_and_an_abort_points_the_moved_fleets_back() {
     let t = ring("rollout-manual", &["a", "b"]).await;
     apply_rollout(
         &t.env,
@@ -70,4 +71,19 @@ async fn a_manual_wave_waits_until_promoted() {
     assert!(jobs_of(&t.env, "b").await.is_empty());
     annotate(&t.env, "web", labels::PROMOTE_WAVE, Some("2")).await;
     wait_publishing(&t.env, &["b"]).await;
+    // Aborted by hand: the revision stops for good and the fleets moved are pointed back.
+    annotate(&t.env, "web", labels::ROLLOUT_ABORT, Some("bad release")).await;
+    let r = wait_rollout(&t.env, "web", "aborted, a pointed back", |r| {
+        phase(r) == Some(RolloutPhase::Aborted)
+            && fleet_phase(r, "a") == Some(FleetPhase::RolledBack)
+    })
+    .await;
+    let stalled = r
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.iter().find(|c| c.type_ == "Stalled"))
+        .expect("Stalled");
+    assert!(stalled.message.contains("bad release"), "{stalled:?}");
+    assert_eq!(pointer(&t, "a").await, V1);
+    wait_events(&t.env, "web", "Warning", "Aborted").await;
 }
