@@ -1,9 +1,10 @@
 //! Resilience of the operator, end to end, with the `celld-operator` binary running as its own
 //! process against real local control planes:
 //!
-//! - `fuzz`: thousands of generated CelldFleet and CelldObjectStore manifests (a fixed seed,
-//!   `CELLD_FUZZ_SEED` to change it), each either refused naming its field or reconciled to a
-//!   status that says what is going on, never silently ignored;
+//! - `fuzz`: thousands of generated CelldFleet, CelldObjectStore and CelldRollout manifests (a
+//!   fixed seed, `CELLD_FUZZ_SEED` to change it), each either refused naming its field or
+//!   reconciled to a status that says what is going on, never silently ignored (and a rollout
+//!   admitted holds nothing its rules promise to refuse);
 //! - `s3_outage`: the S3 server of a private control plane stops under Ready fleets and comes
 //!   back;
 //! - `rotation_kill`: the operator is SIGKILLed right after a shared Secret is rotated;

@@ -1,6 +1,7 @@
-//! The fuzz's own webhook gate: the base rollout's webhook calls it, and it passes every wave
-//! (200), counting the calls, so a rollout whose waves have nothing to wait for (a selector
-//! that matches no fleet) goes all the way to Succeeded.
+//! The fuzz's own webhook gate: the base rollout's webhook calls it at `/check`, and it passes
+//! every wave (200), counting the calls, so a rollout whose waves have nothing to wait for (a
+//! selector that matches no fleet) goes all the way to Succeeded. At `/hang` it never answers,
+//! as a gate that hangs: the webhook's timeout must end the call.
 
 use axum::routing::post;
 use std::sync::Arc;
@@ -18,16 +19,18 @@ impl Gate {
     pub async fn start() -> Self {
         let calls = Arc::new(AtomicUsize::new(0));
         let counted = calls.clone();
-        let app = axum::Router::new().route(
-            "/check",
-            post(move || {
-                let counted = counted.clone();
-                async move {
-                    counted.fetch_add(1, Ordering::Relaxed);
-                    "passed by the admission fuzz's gate"
-                }
-            }),
-        );
+        let app = axum::Router::new()
+            .route(
+                "/check",
+                post(move || {
+                    let counted = counted.clone();
+                    async move {
+                        counted.fetch_add(1, Ordering::Relaxed);
+                        "passed by the admission fuzz's gate"
+                    }
+                }),
+            )
+            .route("/hang", post(std::future::pending::<()>));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("the fuzz's webhook gate listens");

@@ -23,7 +23,9 @@
 //! watches every namespace there, as in production.
 //!
 //! `CELLD_FUZZ_SEED` (a number) replays another seed, `CELLD_FUZZ_CASES` sets how many fleet
-//! and store cases (the rollout cases follow: 15 per 100).
+//! and store cases (the rollout cases follow: 15 per 100). The failing cases, whole, go to
+//! `fuzz-failures.json` in the suite's work directory, every verdict (with its message) to
+//! `fuzz-outcomes.json`.
 
 #[macro_use]
 mod values;
@@ -179,6 +181,21 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
         serde_json::to_string_pretty(&dump).expect("failures as JSON"),
     )
     .expect("the failing cases written");
+    let every: Vec<serde_json::Value> = outcomes
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "case": o.case.index, "kind": o.case.kind_label(), "verdict": format!("{:?}", o.verdict),
+                "detail": o.detail, "ending": o.ending,
+                "mutations": o.case.mutations.iter().map(cases::Mutation::describe).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    std::fs::write(
+        work_dir().join("fuzz-outcomes.json"),
+        serde_json::to_string_pretty(&every).expect("outcomes as JSON"),
+    )
+    .expect("every verdict written");
 
     tally::report(&tally::Summary {
         seed,

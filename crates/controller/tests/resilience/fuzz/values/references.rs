@@ -115,8 +115,8 @@ impl Gen {
     }
 
     /// A webhook URL (`spec.gates.webhooks[*].url`, 8 to 2048 characters); `gate` is the fuzz's
-    /// own, which answers 200. Hosts and paths also come from the hostname and URL path
-    /// families.
+    /// own, which answers 200 (and never answers at `/hang`). Hosts and paths also come from
+    /// the hostname and URL path families.
     pub fn webhook_url(&mut self, gate: &str) -> (String, Class) {
         if self.chance(0.25) {
             let (host, hc) = self.hostname();
@@ -127,6 +127,7 @@ impl Gen {
             Class::Valid => {
                 let v = one_of!(self;
                     gate.to_string(),
+                    gate.replace("/check", "/hang"),
                     "http://gate.fuzz.invalid:8080/check".to_string(),
                     "https://slo.example.com/celld?window=5m#wave".to_string(),
                     "http://127.0.0.1:9/check".to_string(),
