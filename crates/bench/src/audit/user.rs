@@ -56,8 +56,8 @@ pub type StatusWrites = HashMap<String, Vec<StatusWrite>>;
 const FLEET_STATUS: &str = "celldfleets/status";
 
 /// The resources whose creates are kept, by name: a fleet's public Service is named as its
-/// StatefulSet.
-const CREATES_KEPT: [&str; 2] = ["services", "statefulsets"];
+/// StatefulSet; a fleet's deploy Jobs are named after it.
+const CREATES_KEPT: [&str; 3] = ["services", "statefulsets", "jobs"];
 
 /// The requests of one user, gathered from audit events.
 #[derive(Debug, Clone, Default)]
@@ -119,6 +119,15 @@ impl UserRequests {
                         .is_some_and(|service| service < *created)
             })
             .count() as u64
+    }
+
+    /// The objects of `resource` (one of those whose creates are kept: Services,
+    /// StatefulSets, Jobs) it created, by name, with when each create was received.
+    pub fn created<'a>(&'a self, resource: &'a str) -> impl Iterator<Item = (&'a str, Timestamp)> {
+        self.creates
+            .iter()
+            .filter(move |((r, _), _)| r == resource)
+            .map(|((_, name), at)| (name.as_str(), *at))
     }
 
     /// Each fleet's status writes that completed, by fleet name.
@@ -381,10 +390,21 @@ mod tests {
             create("8", "services", "f3", "2026-01-01T00:00:03Z", 201),
             // An apply that changed a Service the fleet had: not a create.
             create("9", "services", "f2", "2026-01-01T00:00:00Z", 200),
+            // A deploy Job, kept too.
+            create(
+                "10",
+                "jobs",
+                "f1-src-0a1b2c3d4e-1",
+                "2026-01-01T00:00:04Z",
+                201,
+            ),
         ] {
             assert!(add_line(&mut r, OP, &line));
         }
         assert_eq!(r.services_first(), 1);
+        let jobs: Vec<(&str, Timestamp)> = r.created("jobs").collect();
+        assert_eq!(jobs, [("f1-src-0a1b2c3d4e-1", ts("2026-01-01T00:00:04Z"))]);
+        assert_eq!(r.created("services").count(), 4);
     }
 
     #[test]

@@ -36,6 +36,47 @@ more per fleet, the rollout's own statuses, and the Events of both.\n",
             per: r.fleets,
         }],
     );
+    events(out, r);
+    let _ = writeln!(
+        out,
+        "\n### Requests in the idle minute after it, by resource and verb\n\nThe operator's requests in \
+the {} s after it settled, counted (not per fleet).\n",
+        r.idle_window.as_secs()
+    );
+    table(
+        out,
+        &[Column {
+            header: "idle window".into(),
+            counts: &r.idle_by_resource,
+            per: 1,
+        }],
+    );
+}
+
+/// The operator's Events while the rollout ran, per fleet, by kind, type and reason.
+fn events(out: &mut String, r: &RolloutRun) {
+    if r.events.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n### Events of the rollout, per fleet\n\nThe operator's Events in the rollout's namespace \
+created from the apply on (read back from the API server once it settled), by the kind of object, \
+type and reason, divided by the fleets.\n\n| object | type | reason | per fleet |\n|---|---|---|---|"
+    );
+    for (key, n) in &r.events {
+        let mut words = key.splitn(3, ' ');
+        let (kind, type_, reason) = (
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+            words.next().unwrap_or_default(),
+        );
+        let _ = writeln!(
+            out,
+            "| {kind} | {type_} | {reason} | {:.2} |",
+            *n as f64 / r.fleets.max(1) as f64
+        );
+    }
 }
 
 fn intro(out: &mut String, r: &RolloutRun) {
@@ -97,6 +138,7 @@ fn summary(out: &mut String, r: &RolloutRun) {
         "",
         format!("{} ({})", secs(r.succeeded), times(r.ratio())),
     );
+    row(out, "apply → first wave `Publishing`", "", at(r.first_wave));
     let note = if r.writes_stopped {
         ""
     } else {
@@ -184,6 +226,12 @@ fn summary(out: &mut String, r: &RolloutRun) {
             thousands(r.player.pods)
         ),
     );
+    row(
+        out,
+        "… of which until the pointer was written (the S3 server's; p50, p99)",
+        "",
+        format!("{}, {}", ms(r.player.pointer.p50), ms(r.player.pointer.p99)),
+    );
     if r.capacity_first_shown > 0 {
         row(
             out,
@@ -244,14 +292,25 @@ fn summary(out: &mut String, r: &RolloutRun) {
         "",
         format!("{:.0}", r.idle_state_reads_per_minute()),
     );
+    let empty = r.empty_rss_kib.max(1) as f64;
     row(
         out,
-        "resident memory after settling (× empty operator)",
+        "resident memory with the fleets settled, before the rollout (× empty operator)",
+        "",
+        format!(
+            "{} ({})",
+            mib(r.before_rss_kib),
+            times(r.before_rss_kib as f64 / empty)
+        ),
+    );
+    row(
+        out,
+        "resident memory after the rollout settled (× empty operator)",
         "",
         format!(
             "{} ({})",
             mib(r.settled_rss_kib),
-            times(r.settled_rss_kib as f64 / r.empty_rss_kib.max(1) as f64)
+            times(r.settled_rss_kib as f64 / empty)
         ),
     );
 }
@@ -265,8 +324,9 @@ fn waves(out: &mut String, r: &RolloutRun) {
     let _ = writeln!(
         out,
         "\n### Wave by wave\n\nEach wave's times run from the moment a watch first saw it `Publishing` \
-(the status that passes a wave starts the next): until the last of its deploy pods was seen (the \
-operator created its Job, the Job controller the pod), the stand-in had played the last (pointer \
+(the status that passes a wave starts the next): until the operator's first and last create of one \
+of its fleets' deploy Jobs was received (the audit log), the last of its deploy pods was seen (the \
+Job controller made it), the stand-in had played the last (pointer \
 written, pod annotated to end), the last was seen Succeeded, the last of its fleets' statuses said it \
 serves the new version (Adopted, Ready), the wave was seen `Baking` and `Passed`. *baked* is from \
 `Baking` to `Passed`. The floor's rounds are the publish round trips of the wave's size before the \
@@ -274,8 +334,8 @@ rollout and after its idle window.\n"
     );
     let _ = writeln!(
         out,
-        "| wave | fleets | floor: round trip + bake | passed (× floor) | pods seen | played | pods Succeeded | fleets serving | `Baking` | baked | floor's rounds |\n\
-|---|---|---|---|---|---|---|---|---|---|---|"
+        "| wave | fleets | floor: round trip + bake | passed (× floor) | Jobs created: first, last | pods seen | played | pods Succeeded | fleets serving | `Baking` | baked | floor's rounds |\n\
+|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for w in &r.waves {
         wave_row(out, w);
@@ -290,11 +350,13 @@ fn wave_row(out: &mut String, w: &WaveRun) {
     };
     let _ = writeln!(
         out,
-        "| {} | {} | {} + {} | {passed} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} + {} | {passed} | {}, {} | {} | {} | {} | {} | {} | {} | {} |",
         w.number,
         w.fleets,
         secs(w.round_trip()),
         secs(w.floor_bake()),
+        at(w.first_job),
+        at(w.jobs_created),
         at(w.pods_seen),
         at(w.played),
         at(w.pods_succeeded),
@@ -335,7 +397,7 @@ pub(crate) mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| 3 | 80 | 2.4 s + 5.0 s | 9.0 s (1.22×) | 0.3 s | 0.3 s | 0.9 s | 1.5 s | 1.6 s | 7.4 s | 2.5 s, 2.4 s |"),
+            md.contains("| 3 | 80 | 2.4 s + 5.0 s | 9.0 s (1.22×) | 0.1 s, 0.2 s | 0.3 s | 0.3 s | 0.9 s | 1.5 s | 1.6 s | 7.4 s | 2.5 s, 2.4 s |"),
             "{md}"
         );
         assert!(
@@ -353,5 +415,15 @@ pub(crate) mod tests {
         assert!(md.contains("| rollout statuses written (seen by a watch): per fleet, average and largest size | | 300 (1.50), 49 KiB and 59 KiB |"), "{md}");
         assert!(!md.contains("capacity meanwhile"), "{md}");
         assert!(md.contains("](rollout.svg)"), "{md}");
+        assert!(
+            md.contains("| CelldFleet | Normal | Published | 1.00 |"),
+            "{md}"
+        );
+        assert!(md.contains("| celldfleets | watch | 2.00 |"), "{md}");
+        assert!(
+            md.contains("| apply → first wave `Publishing` | | 0.4 s |"),
+            "{md}"
+        );
+        assert!(md.contains("| resident memory with the fleets settled, before the rollout (× empty operator) | | 24.0 MiB (1.50×) |"), "{md}");
     }
 }

@@ -6,6 +6,7 @@ use super::rate::{per_minute, seconds_per_minute};
 use super::ratio;
 use crate::audit::{ByResource, Percentiles, Tally};
 use crate::rollout::floor::Round;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// One wave, as the bench's watches saw it; each time is from the moment the wave was first
@@ -20,6 +21,11 @@ pub struct WaveRun {
     pub bake: Duration,
     /// From the rollout's apply until the wave was first seen `Publishing`.
     pub started: Option<Duration>,
+    /// Until the operator's first create of a deploy Job of its fleets was received (the audit
+    /// log).
+    pub first_job: Option<Duration>,
+    /// Until the last of them was.
+    pub jobs_created: Option<Duration>,
     /// Until the last of its deploy pods was seen (the operator created its Job, the Job
     /// controller the pod).
     pub pods_seen: Option<Duration>,
@@ -85,6 +91,8 @@ pub struct PlayerTimes {
     pub spread: Percentiles,
     /// The longest.
     pub max: Duration,
+    /// Percentiles of the part until the pointer was written (the S3 server's).
+    pub pointer: Percentiles,
 }
 
 /// A rollout over many fleets under one operator, from its apply until it succeeded and the
@@ -111,6 +119,10 @@ pub struct RolloutRun {
     pub to_settle: Tally,
     /// The same by resource and verb.
     pub by_resource: ByResource,
+    /// From the apply until the first wave was first seen `Publishing`.
+    pub first_wave: Option<Duration>,
+    /// The operator's Events while it ran, by `"<kind> <type> <reason>"`.
+    pub events: BTreeMap<String, u64>,
     /// The rollout's statuses the bench's watch saw (each a status write).
     pub statuses: u64,
     /// Their size as JSON, summed, bytes.
@@ -130,6 +142,8 @@ pub struct RolloutRun {
     pub player: PlayerTimes,
     /// The operator's requests in the idle window after it settled.
     pub idle: Tally,
+    /// The same by resource and verb.
+    pub idle_by_resource: ByResource,
     /// The idle window.
     pub idle_window: Duration,
     /// Node `GET /state` requests in the idle window.
@@ -138,6 +152,8 @@ pub struct RolloutRun {
     pub idle_cpu: Duration,
     /// Resident memory with no fleet, KiB.
     pub empty_rss_kib: u64,
+    /// Resident memory once the fleets settled, before the rollout, KiB.
+    pub before_rss_kib: u64,
     /// Resident memory once the rollout settled, KiB.
     pub settled_rss_kib: u64,
 }
@@ -219,6 +235,8 @@ pub(crate) mod tests {
             fleets,
             bake: Duration::from_secs(5),
             started: ms(100),
+            first_job: ms(150),
+            jobs_created: ms(250),
             pods_seen: ms(300),
             played: ms(350),
             pods_succeeded: ms(900),
@@ -257,6 +275,11 @@ pub(crate) mod tests {
                     300,
                 ),
             ]),
+            first_wave: Some(Duration::from_millis(400)),
+            events: BTreeMap::from([
+                ("CelldFleet Normal Published".to_string(), 200),
+                ("CelldRollout Normal WavePassed".to_string(), 4),
+            ]),
             statuses: 300,
             status_bytes: 15_000_000,
             largest_status: 60_000,
@@ -273,16 +296,27 @@ pub(crate) mod tests {
                     p99: Duration::from_millis(60),
                 },
                 max: Duration::from_millis(80),
+                pointer: Percentiles {
+                    count: 200,
+                    p50: Duration::from_millis(5),
+                    p90: Duration::from_millis(9),
+                    p99: Duration::from_millis(20),
+                },
             },
             idle: Tally {
                 requests: 45,
                 writes: 0,
                 server_errors: 0,
             },
+            idle_by_resource: ByResource::from([(
+                ("celldfleets".to_string(), "watch".to_string()),
+                2,
+            )]),
             idle_window: Duration::from_secs(60),
             idle_state_reads: 400,
             idle_cpu: Duration::from_millis(120),
             empty_rss_kib: 16 * 1024,
+            before_rss_kib: 24 * 1024,
             settled_rss_kib: 30 * 1024,
         }
     }

@@ -38,6 +38,8 @@ pub struct Play {
     pub fleet: Option<String>,
     /// When the watch first saw it.
     pub seen: Instant,
+    /// When its pointer was written.
+    pub written: Option<Instant>,
     /// When its pointer was written, the nodes' stand-in told and the pod annotated to end.
     pub played: Option<Instant>,
     /// When the watch first saw it Succeeded.
@@ -181,6 +183,7 @@ fn seen(shared: &Shared, stage: &Stage, pod: &Pod) {
         Play {
             fleet: fleet.clone(),
             seen: now,
+            written: None,
             played: None,
             succeeded: None,
         },
@@ -199,8 +202,9 @@ fn seen(shared: &Shared, stage: &Stage, pod: &Pod) {
         .await;
         let mut plays = lock(&shared);
         match result {
-            Ok(()) => {
+            Ok(written) => {
                 if let Some(p) = plays.pods.get_mut(&key) {
+                    p.written = Some(written);
                     p.played = Some(Instant::now());
                 }
             }
@@ -210,7 +214,8 @@ fn seen(shared: &Shared, stage: &Stage, pod: &Pod) {
 }
 
 /// Writes the pointer under `prefix`, tells the nodes' stand-in of `fleet`'s, and annotates
-/// the pod `namespace/name` to end Succeeded with the script's result.
+/// the pod `namespace/name` to end Succeeded with the script's result; returns when the
+/// pointer was written.
 async fn play(
     stage: &Stage,
     writer: &BucketWriter,
@@ -218,10 +223,11 @@ async fn play(
     fleet: Option<&str>,
     namespace: &str,
     name: &str,
-) -> Result<()> {
+) -> Result<Instant> {
     writer
         .put(&pointer_key(prefix), stage.body.as_ref().clone())
         .await?;
+    let written = Instant::now();
     if let Some(fleet) = fleet {
         stage.nodes.publish_to(fleet, V2);
     }
@@ -235,5 +241,5 @@ async fn play(
         .map_err(Error::kube(format!(
             "ending the deploy pod {namespace}/{name}"
         )))?;
-    Ok(())
+    Ok(written)
 }

@@ -14,7 +14,7 @@ use crate::audit::Percentiles;
 use crate::error::{Error, Result};
 use crate::measure::clock::Anchor;
 use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_kib};
-use crate::measure::readiness::{Seen, Shared, Watches, fleet_shows_capacity, lock, watch};
+use crate::measure::readiness::{self, Shared, Watches, fleet_shows_capacity, lock, watch};
 use crate::node_answers::NodeAnswers;
 use crate::operator::run::{AUDIT_LAG, Plan, Setup, first_capacity_round, settle};
 use crate::results::rollout::{PlayerTimes, RolloutRun, WaveRun};
@@ -24,7 +24,7 @@ use crate::settings::{
 use celld_api::CelldFleet;
 use celld_api::rollout::RolloutPhase;
 use kube::{Api, ResourceExt};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
@@ -160,6 +160,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         fleets_ready.as_secs_f64()
     );
     settle(&mut setup.audit, &created, all_ready, settle_limit(count)).await?;
+    let before_rss_kib = rss_kib(setup.pid);
 
     let mut stores = BTreeMap::new();
     for name in STORES {
@@ -206,6 +207,7 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
     let reconciles_after = fleet_reconciles(setup).await;
     let seen = rollout.seen();
     drop(rollout);
+    let events = super::events::count(&client, &namespace, anchor.wall(anchor.instant())).await?;
     if settled_at + IDLE_WINDOW > created.instant() + FIRST_CAPACITY_AGE {
         first_capacity_round(setup, &watches, &created, count).await?;
     }
@@ -230,12 +232,31 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         .filter(|p| p.fleet.is_some())
         .collect();
     let served = lock(&served).clone();
-    let waves = (1..=stage.sizes.len())
-        .map(|n| wave_run(n, &stage, &seen, &plays, &served, anchor.instant()))
-        .collect();
+    let rounds = stage.rounds.clone();
     let setup = &mut *stage.setup;
     tokio::time::sleep(AUDIT_LAG).await;
     let requests = setup.audit.poll()?;
+    let jobs: HashMap<&str, Vec<jiff::Timestamp>> =
+        requests
+            .created("jobs")
+            .fold(HashMap::new(), |mut by_fleet, (job, at)| {
+                if let Some((fleet, _)) = job.split_once("-src-") {
+                    by_fleet.entry(fleet).or_default().push(at);
+                }
+                by_fleet
+            });
+    let seen_by = Seen {
+        rollout: &seen,
+        plays: &plays,
+        served: &served,
+        jobs: &jobs,
+        anchor: &anchor,
+    };
+    let waves: Vec<WaveRun> = rounds
+        .into_iter()
+        .enumerate()
+        .map(|(i, rounds)| seen_by.wave(i + 1, rounds))
+        .collect();
     let (from, to) = (
         anchor.wall(anchor.instant()),
         anchor.wall(settled_at + Duration::from_millis(1)),
@@ -245,12 +266,14 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         stores: STORES.len(),
         nodes,
         fleets_ready,
+        first_wave: waves.first().and_then(|w| w.started),
         waves,
         succeeded: since(succeeded_at),
         settled: since(settled_at),
         writes_stopped,
         to_settle: requests.tally(from, to),
         by_resource: requests.by_resource(from, to),
+        events,
         statuses: seen.statuses,
         status_bytes: seen.status_bytes,
         largest_status: seen.largest_status,
@@ -262,10 +285,12 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         capacity_first_shown,
         player: player_times(&plays),
         idle: requests.tally(anchor.wall(idle.start), anchor.wall(idle.end)),
+        idle_by_resource: requests.by_resource(anchor.wall(idle.start), anchor.wall(idle.end)),
         idle_window: idle.window(),
         idle_state_reads: idle.state_reads,
         idle_cpu: idle.cpu,
         empty_rss_kib: setup.empty_rss_kib,
+        before_rss_kib,
         settled_rss_kib,
     })
 }
@@ -316,51 +341,69 @@ async fn wait_succeeded(
     }
 }
 
-/// Wave `number` as the watches saw it, its times from its first `Publishing`.
-fn wave_run(
-    number: usize,
-    stage: &Stage<'_>,
-    seen: &RolloutSeen,
-    plays: &[Play],
-    served: &Seen,
-    applied: Instant,
-) -> WaveRun {
-    let wave = i32::try_from(number).unwrap_or(i32::MAX);
-    let names = seen.wave_fleets(wave);
-    let start = seen.wave(wave, "Publishing");
-    let ours: Vec<&Play> = plays
-        .iter()
-        .filter(|p| p.fleet.as_ref().is_some_and(|f| names.contains(f)))
-        .collect();
-    let from_start = |t: Option<Instant>| Some(t?.saturating_duration_since(start?));
-    let last = |times: Vec<Option<Instant>>| -> Option<Instant> {
-        // Only once every one of them happened.
-        times
-            .into_iter()
-            .collect::<Option<Vec<_>>>()?
-            .into_iter()
-            .max()
-    };
-    let fleets = names.len();
-    let all_played = ours.len() >= fleets;
-    let when = |f: fn(&Play) -> Option<Instant>| -> Option<Instant> {
-        all_played.then(|| last(ours.iter().map(|p| f(p)).collect()))?
-    };
-    WaveRun {
-        number: wave,
-        fleets,
-        bake: BAKE,
-        started: start.map(|s| s.saturating_duration_since(applied)),
-        pods_seen: from_start(when(|p| Some(p.seen))),
-        played: from_start(when(|p| p.played)),
-        pods_succeeded: from_start(when(|p| p.succeeded)),
-        serving: from_start(last(
-            names.iter().map(|n| served.ready.get(n).copied()).collect(),
-        )),
-        baking: from_start(seen.wave(wave, "Baking")),
-        passed: from_start(seen.wave(wave, "Passed")),
-        floor_rounds: stage.rounds.get(number - 1).cloned().unwrap_or_default(),
+/// What the run saw that each wave's times are read from.
+struct Seen<'a> {
+    /// The rollout's statuses.
+    rollout: &'a RolloutSeen,
+    /// The player's plays of the fleets' deploy pods.
+    plays: &'a [Play],
+    /// When each fleet was first seen serving the new version.
+    served: &'a readiness::Seen,
+    /// When the operator's creates of each fleet's deploy Jobs were received, by fleet.
+    jobs: &'a HashMap<&'a str, Vec<jiff::Timestamp>>,
+    /// The rollout's apply.
+    anchor: &'a Anchor,
+}
+
+impl Seen<'_> {
+    /// Wave `number`, its times from its first `Publishing`, with its floor's `rounds`.
+    fn wave(&self, number: usize, rounds: Vec<Round>) -> WaveRun {
+        let wave = i32::try_from(number).unwrap_or(i32::MAX);
+        let names = self.rollout.wave_fleets(wave);
+        let start = self.rollout.wave(wave, "Publishing");
+        let ours: Vec<&Play> = self
+            .plays
+            .iter()
+            .filter(|p| p.fleet.as_ref().is_some_and(|f| names.contains(f)))
+            .collect();
+        let from_start = |t: Option<Instant>| Some(t?.saturating_duration_since(start?));
+        let all_played = ours.len() >= names.len();
+        let when = |f: fn(&Play) -> Option<Instant>| -> Option<Instant> {
+            all_played.then(|| last(ours.iter().map(|p| f(p))))?
+        };
+        let jobs: Vec<jiff::Timestamp> = names
+            .iter()
+            .filter_map(|n| self.jobs.get(n.as_str()))
+            .flatten()
+            .copied()
+            .collect();
+        let from_start_wall = |t: Option<&jiff::Timestamp>| {
+            let start = self.anchor.wall(start?);
+            Duration::try_from(t?.duration_since(start)).ok()
+        };
+        WaveRun {
+            number: wave,
+            fleets: names.len(),
+            bake: BAKE,
+            started: start.map(|s| s.saturating_duration_since(self.anchor.instant())),
+            first_job: from_start_wall(jobs.iter().min()),
+            jobs_created: from_start_wall(jobs.iter().max()),
+            pods_seen: from_start(when(|p| Some(p.seen))),
+            played: from_start(when(|p| p.played)),
+            pods_succeeded: from_start(when(|p| p.succeeded)),
+            serving: from_start(last(
+                names.iter().map(|n| self.served.ready.get(n).copied()),
+            )),
+            baking: from_start(self.rollout.wave(wave, "Baking")),
+            passed: from_start(self.rollout.wave(wave, "Passed")),
+            floor_rounds: rounds,
+        }
     }
+}
+
+/// The latest of `times`, once every one of them happened.
+fn last(times: impl Iterator<Item = Option<Instant>>) -> Option<Instant> {
+    times.collect::<Option<Vec<_>>>()?.into_iter().max()
 }
 
 /// The player's own time per pod over `plays`.
@@ -369,10 +412,15 @@ fn player_times(plays: &[Play]) -> PlayerTimes {
         .iter()
         .filter_map(|p| Some(p.played?.saturating_duration_since(p.seen)))
         .collect();
+    let pointer: Vec<Duration> = plays
+        .iter()
+        .filter_map(|p| Some(p.written?.saturating_duration_since(p.seen)))
+        .collect();
     PlayerTimes {
         pods: times.len() as u64,
         max: times.iter().max().copied().unwrap_or_default(),
         spread: Percentiles::of(times),
+        pointer: Percentiles::of(pointer),
     }
 }
 
@@ -435,6 +483,7 @@ celld_operator_reconciles_unchanged_total 40\n";
         let play = |fleet: &str, played_ms: Option<u64>| Play {
             fleet: Some(fleet.into()),
             seen: t,
+            written: played_ms.map(|m| t + Duration::from_millis(m / 2)),
             played: played_ms.map(|m| t + Duration::from_millis(m)),
             succeeded: None,
         };
@@ -442,5 +491,6 @@ celld_operator_reconciles_unchanged_total 40\n";
         let times = player_times(&plays);
         assert_eq!(times.pods, 2);
         assert_eq!(times.max, Duration::from_millis(30));
+        assert_eq!(times.pointer.p99, Duration::from_millis(15));
     }
 }
