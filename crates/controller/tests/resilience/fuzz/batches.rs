@@ -60,6 +60,8 @@ pub struct Outcome {
     pub time_to_status: Option<Duration>,
     /// How the fleet ended, for a reconciled case (`Ready=False/NoDeployment`...).
     pub ending: Option<String>,
+    /// Its batch in its namespace, and how long that batch waited for statuses.
+    pub batch: (usize, Duration),
 }
 
 /// What one namespace's run found besides the verdicts.
@@ -147,6 +149,7 @@ pub async fn run(
             snap = snapshot(cluster, ns).await;
         }
 
+        let batch_wait = applied.elapsed();
         search_leaks(cluster, ns, &snap, credentials, &mut result.leaks).await;
 
         for (i, (case, (main, companion))) in cases.iter().zip(&admissions).enumerate() {
@@ -180,6 +183,7 @@ pub async fn run(
                 detail,
                 time_to_status: waited.and_then(|p| p.done),
                 ending: waited.and_then(|p| p.ending.clone()),
+                batch: (number, batch_wait),
             });
         }
 

@@ -187,6 +187,8 @@ async fn generated_manifests_are_refused_naming_a_field_or_reconciled_never_sile
             serde_json::json!({
                 "case": o.case.index, "kind": o.case.kind_label(), "verdict": format!("{:?}", o.verdict),
                 "detail": o.detail, "ending": o.ending,
+                "status_after_s": o.time_to_status.map(|t| t.as_secs_f64()),
+                "batch": o.batch.0, "batch_waited_s": o.batch.1.as_secs_f64(),
                 "mutations": o.case.mutations.iter().map(cases::Mutation::describe).collect::<Vec<_>>(),
             })
         })
