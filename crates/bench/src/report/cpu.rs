@@ -23,13 +23,7 @@ machine's {cores} cores that was busy (`/proc/stat`), and the CPU seconds (user 
 of each process sharing them; the bench is the floor's client tasks, or, in the operator's run, the \
 creates, the watches that time the fleets and the nodes' API the operator reads.\n"
     );
-    let mut header = String::from("| run | converge | machine busy |");
-    let mut rule = String::from("|---|---|---|");
-    for name in BUSY_COMPONENTS.iter().chain(&[OPERATOR, BENCH]) {
-        let _ = write!(header, " {name} |");
-        rule.push_str("---|");
-    }
-    let _ = writeln!(out, "{header}\n{rule}");
+    header(out, "converge");
     for s in scales {
         let fleets = thousands(s.fleets() as u64);
         row(out, &format!("floor, {fleets} fleets"), &s.floor.cpu);
@@ -37,7 +31,19 @@ creates, the watches that time the fleets and the nodes' API the operator reads.
     }
 }
 
-fn row(out: &mut String, run: &str, cpu: &CpuUse) {
+/// Writes the table's header, the window's column named `window`.
+pub(super) fn header(out: &mut String, window: &str) {
+    let mut header = format!("| run | {window} | machine busy |");
+    let mut rule = String::from("|---|---|---|");
+    for name in BUSY_COMPONENTS.iter().chain(&[OPERATOR, BENCH]) {
+        let _ = write!(header, " {name} |");
+        rule.push_str("---|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+}
+
+/// Writes one run's row.
+pub(super) fn row(out: &mut String, run: &str, cpu: &CpuUse) {
     let busy = cpu
         .machine_busy
         .map_or_else(|| "–".to_string(), |b| format!("{:.0} %", b * 100.0));

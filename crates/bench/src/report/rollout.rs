@@ -6,7 +6,6 @@ use super::format::{mib, ms, secs, thousands, times, verdict};
 use super::requests::{Column, table};
 use super::targets::AT_1000;
 use crate::results::rollout::{RolloutRun, WaveRun};
-use crate::rollout::floor::FLOOR_NAMESPACE;
 use crate::rollout::workload::WAVES;
 use crate::settings::{CONCURRENCY, QUIET};
 use std::fmt::Write as _;
@@ -37,6 +36,7 @@ more per fleet, the rollout's own statuses, and the Events of both.\n",
         }],
     );
     events(out, r);
+    plane(out, r);
     let _ = writeln!(
         out,
         "\n### Requests in the idle minute after it, by resource and verb\n\nThe operator's requests in \
@@ -50,6 +50,45 @@ the {} s after it settled, counted (not per fleet).\n",
             counts: &r.idle_by_resource,
             per: 1,
         }],
+    );
+}
+
+/// The control plane over the floor's rounds and over the rollout: its CPU, the API server's
+/// load and everyone's writes.
+fn plane(out: &mut String, r: &RolloutRun) {
+    let (floor, rollout) = (&r.floor_plane, &r.rollout_plane);
+    let _ = writeln!(
+        out,
+        "\n### The control plane: the floor's rounds beside the rollout\n\nOver the floor's {} rounds \
+before the rollout (one after the other, each waited for), and from the apply until the rollout was \
+`Succeeded`: where the machine's CPU went (the machine is shared: its busy share counts other work \
+too), what the API server handled from everyone, and everyone's writes by resource and verb, divided \
+by the fleets (the floor's rounds publish to each fleet once too).\n",
+        r.waves.iter().filter(|w| w.fleets > 0).count()
+    );
+    let (floor_name, rollout_name) = ("the floor's rounds", "the rollout");
+    super::cpu::header(out, "window");
+    super::cpu::row(out, floor_name, &floor.cpu);
+    super::cpu::row(out, rollout_name, &rollout.cpu);
+    out.push('\n');
+    super::server::header(out, "window");
+    super::server::row(out, floor_name, &floor.server, floor.kwok_refused);
+    super::server::row(out, rollout_name, &rollout.server, rollout.kwok_refused);
+    out.push('\n');
+    table(
+        out,
+        &[
+            Column {
+                header: "the floor's rounds, everyone".into(),
+                counts: &floor.writes,
+                per: r.fleets,
+            },
+            Column {
+                header: "the rollout, everyone".into(),
+                counts: &rollout.writes,
+                per: r.fleets,
+            },
+        ],
     );
 }
 
@@ -96,8 +135,10 @@ result), and the stand-in answers the nodes' adoption (`POST /reload`, then `GET
 from the bench's watches of the rollout, the fleets and the deploy pods.\n\n\
 The floor of a wave is its publish round trip and its bake. The round trip: as many deploy Jobs as the \
 wave has fleets, rendered by the operator's own builder for those fleets, created at once from \
-{CONCURRENCY} client tasks in a namespace of their own (`{FLOOR_NAMESPACE}`, without an owner or the \
-operator's label, so the operator neither caches nor deletes them), played by the same stand-in, until \
+{CONCURRENCY} client tasks in the fleets' namespace (where the control plane's Endpoints, EndpointSlice \
+and PodDisruptionBudget controllers look at every Service and budget of the namespace on each change of a \
+pod, as they do for the operator's deploy pods), without an owner or the operator's label (so the \
+operator neither caches nor deletes them), played by the same stand-in, until \
 a watch has seen every one `Complete`, with no operator acting; measured once before the rollout and \
 once after its idle window, the faster counting. An operator that publishes with deploy Jobs cannot \
 see a wave's last publish end sooner after the wave starts (it creates the Jobs once it knows the wave \

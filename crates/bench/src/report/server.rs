@@ -21,10 +21,7 @@ create the IPAddress object of one Service's cluster IP (the public Services hav
 that create, so cluster IPs are allocated one at a time, every public Service waits for those before it, and a \
 busier machine slows each.\n"
     );
-    let _ = writeln!(
-        out,
-        "| run | converge | requests | requests/s | p50 | p90 | p99 | writes | writes p50 | writes p90 | writes p99 | cluster IP p50 | kwok refused |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-    );
+    header(out, "converge");
     for s in scales {
         let fleets = thousands(s.fleets() as u64);
         let floor = format!("floor, {fleets} fleets");
@@ -34,7 +31,16 @@ busier machine slows each.\n"
     }
 }
 
-fn row(out: &mut String, run: &str, load: &ServerLoad, kwok_refused: u64) {
+/// Writes the table's header, the window's column named `window`.
+pub(super) fn header(out: &mut String, window: &str) {
+    let _ = writeln!(
+        out,
+        "| run | {window} | requests | requests/s | p50 | p90 | p99 | writes | writes p50 | writes p90 | writes p99 | cluster IP p50 | kwok refused |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
+}
+
+/// Writes one run's row.
+pub(super) fn row(out: &mut String, run: &str, load: &ServerLoad, kwok_refused: u64) {
     let _ = writeln!(
         out,
         "| {run} | {} | {} | {:.0} | {} | {} | {} | {} | {} |",

@@ -4,7 +4,8 @@
 
 use super::rate::{per_minute, seconds_per_minute};
 use super::ratio;
-use crate::audit::{ByResource, Percentiles, Tally};
+use crate::audit::{ByResource, Percentiles, ServerLoad, Tally};
+use crate::measure::cpu_meter::CpuUse;
 use crate::rollout::floor::Round;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -81,6 +82,20 @@ impl WaveRun {
     }
 }
 
+/// The control plane over one window of the run: where the CPU went, what the API server
+/// handled, everyone's writes, and the stage plays of kwok's it refused.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PlaneWindow {
+    /// Where the CPU went.
+    pub cpu: CpuUse,
+    /// What the API server handled, from everyone.
+    pub server: ServerLoad,
+    /// Everyone's writes, by resource and verb.
+    pub writes: ByResource,
+    /// kwok's stage plays the API server refused.
+    pub kwok_refused: u64,
+}
+
 /// The player's own time for each deploy pod of the rollout: from seeing it until its pointer
 /// was written and the pod annotated to end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,6 +136,10 @@ pub struct RolloutRun {
     pub by_resource: ByResource,
     /// From the apply until the first wave was first seen `Publishing`.
     pub first_wave: Option<Duration>,
+    /// The control plane over the floor's rounds before the rollout.
+    pub floor_plane: PlaneWindow,
+    /// The control plane from the apply until the rollout succeeded.
+    pub rollout_plane: PlaneWindow,
     /// The operator's Events while it ran, by `"<kind> <type> <reason>"`.
     pub events: BTreeMap<String, u64>,
     /// The rollout's statuses the bench's watch saw (each a status write).
@@ -276,6 +295,31 @@ pub(crate) mod tests {
                 ),
             ]),
             first_wave: Some(Duration::from_millis(400)),
+            floor_plane: PlaneWindow {
+                cpu: CpuUse {
+                    window: Duration::from_secs(14),
+                    cores: 2,
+                    machine_busy: Some(0.8),
+                    processes: vec![("kube-apiserver".into(), Duration::from_secs(9))],
+                },
+                server: crate::report::fixtures::load(4_000, 14, 30),
+                writes: ByResource::from([(("pods".to_string(), "create".to_string()), 200)]),
+                kwok_refused: 0,
+            },
+            rollout_plane: PlaneWindow {
+                cpu: CpuUse {
+                    window: Duration::from_secs(34),
+                    cores: 2,
+                    machine_busy: Some(1.0),
+                    processes: vec![
+                        ("kube-apiserver".into(), Duration::from_secs(40)),
+                        ("operator".into(), Duration::from_secs(8)),
+                    ],
+                },
+                server: crate::report::fixtures::load(9_000, 34, 60),
+                writes: ByResource::from([(("pods".to_string(), "create".to_string()), 200)]),
+                kwok_refused: 3,
+            },
             events: BTreeMap::from([
                 ("CelldFleet Normal Published".to_string(), 200),
                 ("CelldRollout Normal WavePassed".to_string(), 4),

@@ -1,9 +1,11 @@
 //! The rollout's floor: what one wave's publishes take when nothing but the control plane and
 //! the stand-in for the deploy pods acts. For a wave of N fleets the bench creates N deploy
 //! Jobs at once (rendered by the operator's own builder, `celld_operator::children::source_job`,
-//! for the wave's fleets, so their pods are the operator's), in a namespace of their own,
-//! without an owner and without the operator's label (so the operator neither caches nor
-//! deletes them), from [`CONCURRENCY`] client tasks; the Job controller makes their pods, the
+//! for the wave's fleets, so their pods are the operator's), in the fleets' namespace (where
+//! the control plane's Endpoints, EndpointSlice and PodDisruptionBudget controllers look at
+//! every Service and budget of the namespace on each change of a pod, as they do for the
+//! operator's deploy pods), without an owner and without the operator's label (so the
+//! operator neither caches nor deletes them), from [`CONCURRENCY`] client tasks; the Job controller makes their pods, the
 //! scheduler binds them, kwok runs them, the same [player](super::player) writes a pointer for
 //! each and ends it, and the Job controller marks each Job `Complete`. From the first create
 //! until a watch has seen every one of them `Complete` is the wave's publish round trip: no
@@ -30,11 +32,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
-/// The namespace of the floor's Jobs.
-pub const FLOOR_NAMESPACE: &str = "bench-rollout-floor";
-
-/// The label naming a floor Job's round.
-const ROUND_LABEL: &str = "bench.celld.dev/floor-round";
+/// The label naming a floor Job's round, on the Job and its pod.
+pub const ROUND_LABEL: &str = "bench.celld.dev/floor-round";
 
 /// The operator's label on its deploy Jobs and their pods, which its caches select by: left
 /// off the floor's.
@@ -75,7 +74,7 @@ pub struct Sources {
 }
 
 /// The deploy Job the operator would create for `fleet` publishing the rollout's revision,
-/// named `name`, moved to the floor's namespace without its owner or the operator's label.
+/// named `name`, in the fleet's namespace without its owner or the operator's label.
 fn floor_job(fleet: &CelldFleet, sources: &Sources, name: &str, round: usize) -> Result<Job> {
     let fleet_name = fleet.name_any();
     let namespace = fleet.namespace().unwrap_or_default();
@@ -111,7 +110,6 @@ fn floor_job(fleet: &CelldFleet, sources: &Sources, name: &str, round: usize) ->
             artifact: None,
         },
     );
-    job.metadata.namespace = Some(FLOOR_NAMESPACE.to_string());
     job.metadata.owner_references = None;
     let relabel = |labels: &mut Option<BTreeMap<String, String>>| {
         let map = labels.get_or_insert_with(BTreeMap::new);
@@ -136,6 +134,7 @@ fn job_name(round: usize, i: usize) -> String {
 /// are.
 pub struct Floor {
     client: Client,
+    namespace: String,
     seen: Shared,
     task: JoinHandle<()>,
     sources: Sources,
@@ -149,15 +148,16 @@ impl Drop for Floor {
 }
 
 impl Floor {
-    /// Starts watching the floor's namespace.
-    pub fn start(client: &Client, sources: Sources, logs: PathBuf) -> Self {
+    /// Starts watching the floor's Jobs in the fleets' namespace `namespace`.
+    pub fn start(client: &Client, namespace: &str, sources: Sources, logs: PathBuf) -> Self {
         let (seen, task) = watch::<Job>(
-            Api::namespaced(client.clone(), FLOOR_NAMESPACE),
+            Api::namespaced(client.clone(), namespace),
             job_complete,
             |_| false,
         );
         Floor {
             client: client.clone(),
+            namespace: namespace.to_string(),
             seen,
             task,
             sources,
@@ -180,7 +180,7 @@ impl Floor {
             .map(|(i, f)| floor_job(f, &self.sources, &job_name(round, i), round))
             .collect::<Result<_>>()?;
         let names: Vec<String> = rendered.iter().map(ResourceExt::name_any).collect();
-        let api: Api<Job> = Api::namespaced(self.client.clone(), FLOOR_NAMESPACE);
+        let api: Api<Job> = Api::namespaced(self.client.clone(), &self.namespace);
         let started = Instant::now();
         futures::stream::iter(rendered)
             .map(|job| {
@@ -219,7 +219,7 @@ impl Floor {
                 .map_or(Duration::ZERO, |t| t.saturating_duration_since(started))
         };
         let complete = last(&mut names.iter().filter_map(|n| seen.ready.get(n).copied()));
-        let plays = player.plays_of(FLOOR_NAMESPACE, &format!("floor-r{round}-"));
+        let plays = player.plays_of(&self.namespace, &format!("floor-r{round}-"));
         Ok(Round {
             jobs: names.len(),
             complete,
@@ -268,7 +268,7 @@ mod tests {
     fn a_floor_job_is_the_operators_deploy_job_moved_out_of_its_reach() {
         let job = floor_job(&fleet(3), &sources(), &job_name(2, 7), 2).unwrap();
         assert_eq!(job.metadata.name.as_deref(), Some("floor-r2-7"));
-        assert_eq!(job.metadata.namespace.as_deref(), Some(FLOOR_NAMESPACE));
+        assert_eq!(job.metadata.namespace.as_deref(), Some("bench-0"));
         assert!(job.metadata.owner_references.is_none());
         let labels = job.metadata.labels.clone().unwrap();
         assert_eq!(

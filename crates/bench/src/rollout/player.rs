@@ -5,13 +5,13 @@
 //! told that fleet's pointer moved (its nodes take the version on their next reload), and the
 //! pod is annotated for kwok to end it Succeeded with the script's result
 //! (`{"outcome":"Published"}`) as its termination message, which kwok does once the pod runs.
-//! For a pod of the floor's Jobs ([`FLOOR_NAMESPACE`](super::floor::FLOOR_NAMESPACE)) the same
+//! For a pod of the floor's Jobs (labelled [`ROUND_LABEL`](super::floor::ROUND_LABEL)) the same
 //! write goes to a key of its own, and the pod ends the same way. Each pod is played in a task
 //! of its own, and what was done when is kept for the report (the player's own share of a
 //! wave's time).
 
 use super::buckets::{BucketWriter, pointer_key};
-use super::floor::FLOOR_NAMESPACE;
+use super::floor::ROUND_LABEL;
 use super::workload::{FleetBucket, V2, pointer_body, rollout_namespace};
 use crate::error::{Error, Result};
 use celld_api::labels;
@@ -160,20 +160,20 @@ fn seen(shared: &Shared, stage: &Stage, pod: &Pod) {
         return;
     }
     let fleet = pod.labels().get(labels::FLEET).cloned();
-    let target = if namespace == FLOOR_NAMESPACE {
+    let target = if namespace != rollout_namespace() {
+        None
+    } else if pod.labels().contains_key(ROUND_LABEL) {
         let job = pod
             .labels()
             .get("batch.kubernetes.io/job-name")
             .cloned()
             .unwrap_or_else(|| pod.name_any());
         Some((stage.floor.clone(), format!("floor/{job}"), None))
-    } else if namespace == rollout_namespace() {
+    } else {
         fleet
             .as_ref()
             .and_then(|f| stage.fleets.get(f).map(|b| (f, b)))
             .map(|(f, b)| (b.writer.clone(), b.prefix.clone(), Some(f.clone())))
-    } else {
-        None
     };
     let Some((writer, prefix, fleet)) = target else {
         return;

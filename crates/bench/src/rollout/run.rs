@@ -3,21 +3,21 @@
 //! applied and timed until it succeeded and the operator settled; the idle window; and the
 //! floor's rounds once more (a wave's floor is the faster of its two rounds).
 
-use super::floor::{FLOOR_NAMESPACE, Floor, Round, Sources};
+use super::floor::{Floor, Round, Sources};
 use super::player::{Play, Player};
 use super::watch::{RolloutSeen, RolloutWatch, serves_revision};
 use super::workload::{
-    BAKE, RolloutWorkload, STORES, create_namespace, rollout_manifest, rollout_namespace,
-    served_before, wave_sizes,
+    BAKE, RolloutWorkload, STORES, rollout_manifest, rollout_namespace, served_before, wave_sizes,
 };
 use crate::audit::Percentiles;
 use crate::error::{Error, Result};
 use crate::measure::clock::Anchor;
+use crate::measure::cpu_meter::{CpuMeter, CpuUse};
 use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_kib};
 use crate::measure::readiness::{self, Shared, Watches, fleet_shows_capacity, lock, watch};
 use crate::node_answers::NodeAnswers;
 use crate::operator::run::{AUDIT_LAG, Plan, Setup, first_capacity_round, settle};
-use crate::results::rollout::{PlayerTimes, RolloutRun, WaveRun};
+use crate::results::rollout::{PlaneWindow, PlayerTimes, RolloutRun, WaveRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, nodes_for, pods_of, ready_timeout, settle_limit,
 };
@@ -55,7 +55,7 @@ fn plan(fleets: usize) -> Plan {
         nodes: nodes_for(pods_of(fleets) + fleets),
         published: 0,
         serves: served_before,
-        server_load: false,
+        server_load: true,
         answers: NodeAnswers::Answering,
         deploy_pods: false,
         log: Some(LOG),
@@ -91,8 +91,11 @@ struct Stage<'a> {
 }
 
 impl Stage<'_> {
-    /// One floor round for each wave with fleets, each its size, in order.
-    async fn floor_rounds(&mut self) -> Result<()> {
+    /// One floor round for each wave with fleets, each its size, in order; returns when they
+    /// started and ended, and where the CPU went meanwhile.
+    async fn floor_rounds(&mut self) -> Result<Window> {
+        let cpu = CpuMeter::start(self.setup.busy());
+        let started = Instant::now();
         let mut first = 0;
         for (wave, &size) in self.sizes.iter().enumerate() {
             if size == 0 {
@@ -115,7 +118,36 @@ impl Stage<'_> {
             );
             self.rounds[wave].push(round);
         }
-        Ok(())
+        Ok(Window {
+            from: started,
+            to: Instant::now(),
+            cpu: cpu.stop(),
+        })
+    }
+}
+
+/// A time the control plane is looked at over: when it started and ended, and where the CPU
+/// went.
+struct Window {
+    from: Instant,
+    to: Instant,
+    cpu: CpuUse,
+}
+
+impl Window {
+    /// The control plane over this window, from `audit` (every user's requests) and kwok's
+    /// log.
+    fn plane(self, setup: &Setup, anchor: &Anchor) -> PlaneWindow {
+        let (from, to) = (anchor.wall(self.from), anchor.wall(self.to));
+        let server = setup.audit.server();
+        PlaneWindow {
+            cpu: self.cpu,
+            server: server.map(|s| s.load(from, to)).unwrap_or_default(),
+            writes: server
+                .map(|s| s.writes_by_resource(from, to))
+                .unwrap_or_default(),
+            kwok_refused: setup.plane.kwok_refused(from, to),
+        }
     }
 }
 
@@ -123,7 +155,6 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
     let client = setup.plane.client();
     let namespace = rollout_namespace();
     let logs = setup.logs();
-    create_namespace(&client, FLOOR_NAMESPACE).await?;
     let workload = RolloutWorkload::prepare(client.clone(), setup.plane.s3(), count).await?;
     let double = setup.node_double().ok_or_else(|| Error::Process {
         what: "the rollout run".into(),
@@ -173,19 +204,20 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
     };
     let sizes = wave_sizes(count)?;
     let mut stage = Stage {
-        floor: Floor::start(&client, sources, logs.clone()),
+        floor: Floor::start(&client, &namespace, sources, logs.clone()),
         player,
         fleets,
         rounds: vec![Vec::new(); sizes.len()],
         sizes,
         setup,
     };
-    stage.floor_rounds().await?;
+    let floor_window = stage.floor_rounds().await?;
 
     let rollout = RolloutWatch::start(&client, &namespace);
     let reconciles_before = fleet_reconciles(stage.setup).await;
     let cpu_before = cpu_ticks(stage.setup.pid);
     let anchor = Anchor::now();
+    let plane_cpu = CpuMeter::start(stage.setup.busy());
     eprintln!("bench: rollout: applying the rollout");
     workload.apply_rollout().await?;
     let seen = wait_succeeded(&mut stage, &rollout, count).await?;
@@ -194,6 +226,11 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         .get(RolloutPhase::Succeeded.as_str())
         .copied()
         .unwrap_or_else(Instant::now);
+    let rollout_window = Window {
+        from: anchor.instant(),
+        to: succeeded_at,
+        cpu: plane_cpu.stop(),
+    };
     let since = |t: Instant| t.saturating_duration_since(anchor.instant());
     eprintln!(
         "bench: rollout: Succeeded after {:.1} s; waiting for the operator's writes to stop",
@@ -235,6 +272,9 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
     let rounds = stage.rounds.clone();
     let setup = &mut *stage.setup;
     tokio::time::sleep(AUDIT_LAG).await;
+    setup.audit.poll()?;
+    let floor_plane = floor_window.plane(setup, &anchor);
+    let rollout_plane = rollout_window.plane(setup, &anchor);
     let requests = setup.audit.poll()?;
     let jobs: HashMap<&str, Vec<jiff::Timestamp>> =
         requests
@@ -267,6 +307,8 @@ async fn measure(setup: &mut Setup, count: usize, nodes: usize) -> Result<Rollou
         nodes,
         fleets_ready,
         first_wave: waves.first().and_then(|w| w.started),
+        floor_plane,
+        rollout_plane,
         waves,
         succeeded: since(succeeded_at),
         settled: since(settled_at),

@@ -14,7 +14,6 @@ use celld_api::{CelldFleet, CelldObjectStore};
 use celld_fixtures::pointer_json;
 use celld_testkit::S3Settings;
 use futures::{StreamExt, TryStreamExt};
-use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde_json::json;
@@ -271,17 +270,6 @@ impl RolloutWorkload {
             .map_err(Error::kube("applying the rollout"))?;
         Ok(())
     }
-}
-
-/// Creates the namespace `name` (for the floor's Jobs).
-pub async fn create_namespace(client: &Client, name: &str) -> Result<()> {
-    let namespace: Namespace = serde_json::from_value(json!({"metadata": {"name": name}}))
-        .map_err(manifest("the floor's Namespace"))?;
-    Api::<Namespace>::all(client.clone())
-        .create(&PostParams::default(), &namespace)
-        .await
-        .map_err(Error::kube(format!("creating the namespace {name}")))?;
-    Ok(())
 }
 
 #[cfg(test)]
