@@ -201,11 +201,12 @@ pub struct WebhookGate {
     #[x_kube(validation = crate::rules::names::dns_label_rule("spec.gates.webhooks[*].name", "a webhook gate", "smoke-tests"))]
     pub name: String,
 
-    /// Where the POST goes: an http or https URL. Link-local addresses (cloud metadata
-    /// endpoints) are refused.
+    /// Where the POST goes: an http or https URL. Link-local addresses and cloud metadata
+    /// endpoints are refused, here and, whatever the host is written as, when the operator
+    /// resolves it.
     #[schemars(length(min = 8, max = 2048))]
     #[x_kube(validation = Rule::new("self.matches('^https?://[^\\\\s/?#@]+(/[^\\\\s]*)?$')").message("spec.gates.webhooks[*].url must be an http:// or https:// URL without credentials, such as http://gate.tests.svc:8080/check"))]
-    #[x_kube(validation = Rule::new("!self.matches('(?i)^https?://(169[.]254[.]|\\\\[?fe80:|\\\\[?fd00:ec2::254|metadata[.]google[.]internal([:/]|$))')").message("spec.gates.webhooks[*].url must not name a link-local address or a cloud metadata endpoint"))]
+    #[x_kube(validation = Rule::new("!self.matches('(?i)^https?://(169[.]254[.]|\\\\[(fe[89ab][0-9a-f]:|fd00:ec2::254|::ffff:)|metadata[.]google[.]internal[.]?([:/]|$))')").message("spec.gates.webhooks[*].url must not name a link-local address or a cloud metadata endpoint (the operator also refuses a host that resolves to one)"))]
     pub url: String,
 
     /// How long one call may take, from 1s to 5m. Default 10s.

@@ -7,17 +7,21 @@ use super::Wave;
 use super::selection::{Selection, selects};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-/// How far a wave of `fleets` goes over `total` fleets: a number as is, a percentage rounded
-/// up; None for a value admission refuses.
+/// How far a wave of `fleets` goes over `total` fleets: a number as is (written as a number or
+/// a string of digits, both of which admission takes), a percentage rounded up; None for a
+/// value admission refuses.
 pub fn reach(fleets: &IntOrString, total: usize) -> Option<usize> {
     match fleets {
         IntOrString::Int(n) => usize::try_from(*n).ok().filter(|n| *n >= 1),
-        IntOrString::String(text) => {
-            let percent: usize = text.strip_suffix('%')?.parse().ok()?;
-            (1..=100)
-                .contains(&percent)
-                .then(|| (total * percent).div_ceil(100))
-        }
+        IntOrString::String(text) => match text.strip_suffix('%') {
+            Some(percent) => {
+                let percent: usize = percent.parse().ok()?;
+                (1..=100)
+                    .contains(&percent)
+                    .then(|| (total * percent).div_ceil(100))
+            }
+            None => text.parse().ok().filter(|n| *n >= 1),
+        },
     }
 }
 
@@ -131,5 +135,10 @@ mod tests {
         assert_eq!(reach(&IntOrString::String("x".into()), 10), None);
         assert_eq!(reach(&IntOrString::Int(0), 10), None);
         assert_eq!(reach(&IntOrString::String("33%".into()), 10), Some(4));
+        assert_eq!(
+            reach(&IntOrString::String("5".into()), 10),
+            Some(5),
+            "a count written as a string, as admission takes it"
+        );
     }
 }

@@ -94,6 +94,30 @@ pub const ROLLOUTS: &[Case] = &[
         "must not name a link-local address or a cloud metadata endpoint",
     ),
     bad(
+        "rollout-webhook-link-local-v6",
+        rollout!(
+            "meta6",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://[fe90::1]/x\"}]}\n"
+        ),
+        "must not name a link-local address or a cloud metadata endpoint",
+    ),
+    bad(
+        "rollout-webhook-mapped-metadata",
+        rollout!(
+            "mapped",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://[::ffff:169.254.169.254]/x\"}]}\n"
+        ),
+        "must not name a link-local address or a cloud metadata endpoint",
+    ),
+    bad(
+        "rollout-webhook-metadata-name-with-dot",
+        rollout!(
+            "dotted",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://metadata.google.internal./x\"}]}\n"
+        ),
+        "must not name a link-local address or a cloud metadata endpoint",
+    ),
+    bad(
         "rollout-webhook-names-repeat",
         rollout!(
             "twice",

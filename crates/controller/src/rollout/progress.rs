@@ -283,12 +283,21 @@ fn advance(s: &mut CelldRolloutStatus, input: &Input, planned: &Planned) {
             };
         }
         if w.phase == WavePhase::Checking {
-            let Some(checked) = input.checked.filter(|c| c.wave == number) else {
-                s.phase = RolloutPhase::Progressing;
-                return;
-            };
-            w.gates.clone_from(&checked.results);
-            if let Some(rejected) = checked.results.iter().find(|r| !r.passed) {
+            if let Some(checked) = input.checked.filter(|c| c.wave == number) {
+                for result in &checked.results {
+                    w.gates.retain(|g| g.name != result.name);
+                    w.gates.push(result.clone());
+                }
+                let order = |name: &str| spec.gates.webhooks.iter().position(|g| g.name == name);
+                w.gates.sort_by_key(|g| order(&g.name));
+            }
+            let rejected = spec.gates.webhooks.iter().find_map(|gate| {
+                w.gates
+                    .iter()
+                    .find(|g| g.name == gate.name)
+                    .filter(|g| !g.passed && g.attempts > gate.retries.max(0))
+            });
+            if let Some(rejected) = rejected {
                 let message = format!(
                     "webhook {} did not pass the wave after {} calls: {}",
                     rejected.name,
@@ -303,6 +312,15 @@ fn advance(s: &mut CelldRolloutStatus, input: &Input, planned: &Planned) {
                     message,
                     input.now,
                 );
+                return;
+            }
+            let passed = spec
+                .gates
+                .webhooks
+                .iter()
+                .all(|gate| w.gates.iter().any(|g| g.name == gate.name && g.passed));
+            if !passed {
+                s.phase = RolloutPhase::Progressing;
                 return;
             }
             w.phase = WavePhase::Passed;

@@ -114,23 +114,28 @@ fn webhook_body(
     })
 }
 
-/// Calls the webhooks of the wave `status` checks, if one is.
-async fn check(rollout: &CelldRollout, status: &CelldRolloutStatus) -> Option<Checked> {
+/// Calls, all at once, the webhooks of the wave `status` (as written) checks that are due a
+/// call, if a wave is being checked.
+async fn check(
+    rollout: &CelldRollout,
+    status: &CelldRolloutStatus,
+    now: Timestamp,
+) -> Option<Checked> {
     let wave = status
         .waves
         .iter()
         .find(|w| w.phase == WavePhase::Checking)?;
     let body = webhook_body(rollout, status, wave.number);
-    let mut results = Vec::new();
-    for gate in &rollout.spec.gates.webhooks {
-        let result = webhook::ask(gate, &body).await;
-        let passed = result.passed;
-        results.push(result);
-        if !passed {
-            break;
-        }
-    }
-    Some(Checked {
+    let calls = rollout.spec.gates.webhooks.iter().map(|gate| {
+        let last = wave.gates.iter().find(|g| g.name == gate.name);
+        webhook::ask(gate, &body, last, now)
+    });
+    let results: Vec<_> = futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    (!results.is_empty()).then_some(Checked {
         wave: wave.number,
         results,
     })
@@ -220,7 +225,12 @@ async fn reconcile_rollout(rollout: &CelldRollout, ctx: &Context) -> Result<Acti
     let input = |checked, pointed_back| held.input(rollout, &read, checked, pointed_back);
     let latest = ctx.written.newest(rollout);
     let first = progress::step(&input(None, &none), latest.as_ref());
-    let checked = check(rollout, &first).await;
+    // Only a wave the status already says is being checked is asked: its waiting is said
+    // before any webhook is called, however long it takes to answer.
+    let checked = match &latest {
+        Some(said) => check(rollout, said, now).await,
+        None => None,
+    };
     let pointed_back = rollback::due(&ctx.shared, &ns, &name, &first, &read.fleets).await;
     let mut written = first.clone();
     ctx.status

@@ -531,8 +531,18 @@ fn webhooks_are_asked_after_the_bake_and_a_rejection_fails_the_wave() {
     w.checked = Some(answer(true));
     let passed = w.step(Some(&s2), at(2));
     assert_eq!(passed.phase, RolloutPhase::Succeeded);
+    let mut once = answer(false);
+    once.results[0].attempts = 1;
+    w.checked = Some(once);
+    let again = w.step(Some(&s2), at(2));
+    assert_eq!(
+        again.waves[0].phase,
+        WavePhase::Checking,
+        "a failed call with retries left is made again later"
+    );
+    assert_eq!(again.waves[0].gates[0].attempts, 1);
     w.checked = Some(answer(false));
-    let failed = w.step(Some(&s2), at(2));
+    let failed = w.step(Some(&again), at(12));
     assert_eq!(failed.waves[0].phase, WavePhase::Failed);
     assert!(
         failed.waves[0].message.as_deref().unwrap().contains(
