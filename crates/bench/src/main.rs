@@ -12,8 +12,8 @@
 //! parts alone; `--single FLEETS` measures one count alone into a report of its own.
 //!
 //! The modules, by what they measure: [`fleet_counts`] runs each count's [`floor`] and
-//! [`operator`] run, on the fake nodes [`calibration_rule`] chooses; [`churn`], [`previews`] and
-//! [`plugin_start`] are the other parts; [`cli`] orders them. Below those: [`workload`] (the
+//! [`operator`] run, on the fake nodes [`calibration_rule`] chooses; [`churn`], [`previews`],
+//! [`rollout`] (a CelldRollout over many fleets) and [`plugin_start`] are the other parts; [`cli`] orders them. Below those: [`workload`] (the
 //! fleets a run creates), [`plane`] (the control plane each run stands on), [`measure`] (the
 //! watches, clocks and meters), [`audit`] (the API server's audit log); [`results`] holds what
 //! was measured and [`report`] writes it; [`settings`] and [`error`] are shared by all.

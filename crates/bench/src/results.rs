@@ -4,6 +4,7 @@ mod calibration;
 mod floor;
 mod previews;
 mod rate;
+mod ratio;
 pub mod rollout;
 mod skipped;
 
@@ -17,6 +18,7 @@ use crate::measure::cpu_meter::CpuUse;
 use crate::measure::events::EventCounts;
 use crate::measure::status_lag::StatusLag;
 use rate::{per_minute, seconds_per_minute};
+pub use ratio::ratio;
 use std::time::Duration;
 
 /// The operator on one fleet count.
@@ -192,15 +194,6 @@ impl Scale {
     /// floor is wrong: no operator can do less than it.
     pub fn converge_ratio(&self) -> f64 {
         ratio(self.operator.fleets_ready, self.floor.fleets_ready)
-    }
-}
-
-/// `a / b`, NaN when `b` is zero.
-pub fn ratio(a: Duration, b: Duration) -> f64 {
-    if b.is_zero() {
-        f64::NAN
-    } else {
-        a.as_secs_f64() / b.as_secs_f64()
     }
 }
 

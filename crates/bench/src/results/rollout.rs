@@ -3,12 +3,24 @@
 //! operator at rest once it finished.
 
 use super::rate::{per_minute, seconds_per_minute};
-use super::ratio;
+use super::ratio::ratio;
 use crate::audit::{ByResource, Percentiles, ServerLoad, Tally};
 use crate::measure::cpu_meter::CpuUse;
-use crate::rollout::floor::Round;
 use std::collections::BTreeMap;
 use std::time::Duration;
+
+/// One round of the floor: a wave's publishes with nothing but the control plane acting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Round {
+    /// Jobs created at once.
+    pub jobs: usize,
+    /// From the first create until every Job was seen `Complete`.
+    pub complete: Duration,
+    /// From the first create until every pod was seen Succeeded.
+    pub pods_succeeded: Duration,
+    /// From the first create until the player had played every pod.
+    pub played: Duration,
+}
 
 /// One wave, as the bench's watches saw it; each time is from the moment the wave was first
 /// seen `Publishing` (None when it was never seen so).

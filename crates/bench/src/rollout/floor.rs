@@ -15,7 +15,8 @@
 
 use crate::error::{Error, Result};
 use crate::measure::readiness::{Shared, lock, watch};
-use crate::rollout::player::Player;
+use crate::results::rollout::Round;
+use crate::rollout::player::{Player, ROUND_LABEL};
 use crate::settings::{CONCURRENCY, REPLICAS};
 use celld_api::rollout::CelldRollout;
 use celld_api::{CelldFleet, CelldObjectStore, labels};
@@ -32,25 +33,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
-/// The label naming a floor Job's round, on the Job and its pod.
-pub const ROUND_LABEL: &str = "bench.celld.dev/floor-round";
-
 /// The operator's label on its deploy Jobs and their pods, which its caches select by: left
 /// off the floor's.
 const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-
-/// One round of the floor: a wave's publishes with nothing but the control plane acting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Round {
-    /// Jobs created at once.
-    pub jobs: usize,
-    /// From the first create until every Job was seen `Complete`.
-    pub complete: Duration,
-    /// From the first create until every pod was seen Succeeded.
-    pub pods_succeeded: Duration,
-    /// From the first create until the player had played every pod.
-    pub played: Duration,
-}
 
 /// Whether a Job has completed.
 pub fn job_complete(job: &Job) -> bool {

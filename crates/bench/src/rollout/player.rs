@@ -5,13 +5,12 @@
 //! told that fleet's pointer moved (its nodes take the version on their next reload), and the
 //! pod is annotated for kwok to end it Succeeded with the script's result
 //! (`{"outcome":"Published"}`) as its termination message, which kwok does once the pod runs.
-//! For a pod of the floor's Jobs (labelled [`ROUND_LABEL`](super::floor::ROUND_LABEL)) the same
+//! For a pod of the floor's Jobs (labelled [`ROUND_LABEL`]) the same
 //! write goes to a key of its own, and the pod ends the same way. Each pod is played in a task
 //! of its own, and what was done when is kept for the report (the player's own share of a
 //! wave's time).
 
 use super::buckets::{BucketWriter, pointer_key};
-use super::floor::ROUND_LABEL;
 use super::workload::{FleetBucket, V2, pointer_body, rollout_namespace};
 use crate::error::{Error, Result};
 use celld_api::labels;
@@ -27,6 +26,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 use tokio::task::JoinHandle;
+
+/// The label naming a floor Job's round, on the Job and its pod.
+pub const ROUND_LABEL: &str = "bench.celld.dev/floor-round";
 
 /// What the script writes when `celld deploy` succeeded.
 const PUBLISHED: &str = r#"{"outcome":"Published"}"#;

@@ -3,7 +3,7 @@
 //! applied and timed until it succeeded and the operator settled; the idle window; and the
 //! floor's rounds once more (a wave's floor is the faster of its two rounds).
 
-use super::floor::{Floor, Round, Sources};
+use super::floor::{Floor, Sources};
 use super::player::{Play, Player};
 use super::watch::{RolloutSeen, RolloutWatch, serves_revision};
 use super::workload::{
@@ -17,6 +17,7 @@ use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_kib};
 use crate::measure::readiness::{self, Shared, Watches, fleet_shows_capacity, lock, watch};
 use crate::node_answers::NodeAnswers;
 use crate::operator::run::{AUDIT_LAG, Plan, Setup, first_capacity_round, settle};
+use crate::results::rollout::Round;
 use crate::results::rollout::{PlaneWindow, PlayerTimes, RolloutRun, WaveRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, nodes_for, pods_of, ready_timeout, settle_limit,
