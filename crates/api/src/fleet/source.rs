@@ -78,7 +78,7 @@ pub struct ImageSource {
     /// Image reference, registry/name:tag, registry/name@sha256:<digest> or both
     /// (name:tag@sha256:<digest>, recommended).
     #[schemars(length(min = 1, max = 512))]
-    #[x_kube(validation = Rule::new("self.matches('^[a-z0-9][^\\\\s@]*(@sha256:[a-f0-9]{64})?$')").message("spec.source.image.reference must be an image reference such as registry.example.com/web-worker:1.4.2@sha256:<64 hex digits>"))]
+    #[x_kube(validation = Rule::new("self.matches('^[a-z0-9][^\\\\s@]*(@sha256:[a-f0-9]{64})?$') && !self.contains('://')").message("spec.source.image.reference must be an image reference such as registry.example.com/web-worker:1.4.2@sha256:<64 hex digits> (no scheme such as https://)"))]
     pub reference: String,
 
     /// How the image holds the project: Volume (default) mounts the image read-only at /src in
@@ -111,7 +111,7 @@ pub struct FluxSourceRef {
     pub kind: FluxSourceKind,
     /// Name of the source, a DNS subdomain.
     #[schemars(length(min = 1, max = 253))]
-    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.source.sourceRef.name", "a Flux source in the fleet's namespace", "web-worker"))]
+    #[x_kube(validation = crate::rules::names::dns_subdomain_rule("spec.source.sourceRef.name", "a Flux source in the same namespace", "web-worker"))]
     pub name: String,
 }
 

@@ -134,6 +134,11 @@ pub const ROLLOUTS: &[Case] = &[
         "spec.gates.progressDeadline must be a duration",
     ),
     bad(
+        "rollout-image-with-a-scheme",
+        "metadata: {name: scheme}\nspec:\n  source: {image: {reference: \"https://registry.example.com/web:1\"}}\n  selector: {}\n  waves: [{}]\n",
+        "no scheme such as https://",
+    ),
+    bad(
         "rollout-bad-path",
         "metadata: {name: path}\nspec:\n  source: {image: {reference: \"r/w:1\"}, path: ../up}\n  selector: {}\n  waves: [{}]\n",
         "spec.source.path must be a relative directory",

@@ -99,7 +99,7 @@ fn what_admission_would_refuse_is_refused_before_sending() {
     let mut bad = web_worker();
     bad.image = "Registry.example.com/WEB:1".into();
     let e = rollout::checked(&body::body(&bad, "tenants")).unwrap_err();
-    insta::assert_snapshot!(e.to_string(), @"the CelldRollout built from the flags would be refused by the API server: spec.source.image.reference must be an image reference such as registry.example.com/web-worker:1.4.2@sha256:<64 hex digits>; nothing was created");
+    insta::assert_snapshot!(e.to_string(), @"the CelldRollout built from the flags would be refused by the API server: spec.source.image.reference must be an image reference such as registry.example.com/web-worker:1.4.2@sha256:<64 hex digits> (no scheme such as https://); nothing was created");
 }
 
 #[test]
