@@ -55,13 +55,23 @@ fn targets(r: &Results) -> Targets {
 pub fn render(r: &Results) -> String {
     let t = targets(r);
     let mut out = header::header(r);
-    let _ = writeln!(
-        out,
-        " The operator against a floor (the same objects applied and one \
+    if r.rollout_alone.is_some() {
+        let _ = writeln!(
+            out,
+            " A CelldRollout under the operator against a floor (each wave's publishes with no operator, \
+and its bake) on a fresh local control plane; targets from the scale issues (✓ met, ✗ missed; absolute \
+targets apply at {} fleets).\n",
+            thousands(t.fleets as u64)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            " The operator against a floor (the same objects applied and one \
 status written per fleet, at Ready, with no operator) on fresh local control planes; targets from the scale \
 issues (✓ met, ✗ missed; absolute targets apply at {} fleets).\n",
-        thousands(t.fleets as u64)
-    );
+            thousands(t.fleets as u64)
+        );
+    }
     if r.scales.is_empty() {
         if r.rollout_alone.is_none() {
             out.push_str("No fleet count was measured.\n");

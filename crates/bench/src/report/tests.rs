@@ -243,7 +243,7 @@ fn a_rollout_alone_has_a_report_of_its_own_with_only_its_section() {
     r.plugin = None;
     r.skipped.clear();
     let md = render(&r);
-    assert!(md.starts_with("# celld-operator: a rollout over 200 fleets\n\nWritten by `celld-bench --rollout 200` (as `make bench BENCH_FLEETS=\"--rollout 200\"` runs it)."), "{md}");
+    assert!(md.starts_with("# celld-operator: a rollout over 200 fleets\n\nWritten by `celld-bench --rollout 200` (as `make bench BENCH_FLEETS=\"--rollout 200\"` runs it). A CelldRollout under the operator against a floor"), "{md}");
     assert!(!md.contains("No fleet count was measured"), "{md}");
     assert!(md.contains("\n## Rollout\n"), "{md}");
     assert!(
