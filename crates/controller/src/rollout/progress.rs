@@ -15,7 +15,7 @@ use celld_api::rollout::{
     RolloutTarget, SkipReason, SkippedFleet, WavePhase, WaveStatus, waves,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
-use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use k8s_openapi::jiff::{RoundMode, SignedDuration, Timestamp, TimestampRound, Unit};
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -260,12 +260,15 @@ fn advance(s: &mut CelldRolloutStatus, input: &Input, planned: &Planned) {
             };
             w.phase = WavePhase::Baking;
             w.bake_started_at = Some(stamp(input.now));
-            w.bake_until = Some(stamp(
-                input
-                    .now
-                    .saturating_add(SignedDuration::try_from(bake).unwrap_or(SignedDuration::MAX))
-                    .unwrap_or(input.now),
-            ));
+            let until = input
+                .now
+                .saturating_add(SignedDuration::try_from(bake).unwrap_or(SignedDuration::MAX))
+                .unwrap_or(input.now);
+            // Written to the whole second: rounded up, so a bake never ends early.
+            let whole = TimestampRound::new()
+                .smallest(Unit::Second)
+                .mode(RoundMode::Ceil);
+            w.bake_until = Some(stamp(until.round(whole).unwrap_or(until)));
         }
         if w.phase == WavePhase::Baking {
             let baked = promoted

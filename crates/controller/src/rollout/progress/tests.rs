@@ -217,6 +217,17 @@ fn waves_move_one_after_the_other_through_publish_adoption_and_bake() {
 
     let s3 = w.step(Some(&s2), at(300));
     assert_eq!(s3.waves[0].phase, WavePhase::Baking, "still baking");
+    let mut early = w.step(
+        Some(&s1),
+        at(10)
+            .checked_add(SignedDuration::from_millis(300))
+            .unwrap(),
+    );
+    assert_eq!(
+        early.waves[0].bake_until.take().unwrap().0,
+        at(611),
+        "a bake's end is written rounded up to the second"
+    );
     let s4 = w.step(Some(&s3), at(610));
     assert_eq!(
         phases(&s4)[1],
