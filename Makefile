@@ -69,7 +69,7 @@ demo-down: ## stop the demo operator and delete its namespace
 
 BENCH_FLEETS ?= 100 300 1000
 FLEETS ?=
-bench: testenv ## the operator at scale against a floor (fake nodes calibrated first) for $(BENCH_FLEETS) fleets, the largest count again with nodes that cannot be read (no node answers GET /state), plus a churn and 50 previews of one fleet, each on a fresh control plane, and the plugin's start-up; writes bench/REPORT.md and bench/scaling.svg; FLEETS=10000 measures that one count alone against its floor into bench/REPORT-10000.md
+bench: testenv ## the operator at scale against a floor (fake nodes calibrated first) for $(BENCH_FLEETS) fleets, the largest count again with nodes that cannot be read (no node answers GET /state), plus a churn, 50 previews of one fleet and a CelldRollout over 200 fleets on two stores, each on a fresh control plane, and the plugin's start-up; writes bench/REPORT.md and bench/scaling.svg; FLEETS=10000 measures that one count alone against its floor into bench/REPORT-10000.md
 	$(CARGO) build --release --locked -p celld-operator -p kubectl-celld
 	$(CARGO) build --release --locked -p celld-bench
 	CELLD_OPERATOR_BIN="$${CARGO_TARGET_DIR:-target}/release/celld-operator" CELLD_PLUGIN_BIN="$${CARGO_TARGET_DIR:-target}/release/kubectl-celld" "$${CARGO_TARGET_DIR:-target}/release/celld-bench" $(if $(FLEETS),--single $(FLEETS),$(BENCH_FLEETS))
