@@ -207,6 +207,7 @@ pub struct WebhookGate {
     #[schemars(length(min = 8, max = 2048))]
     #[x_kube(validation = Rule::new("self.matches('^https?://[^\\\\s/?#@]+(/[^\\\\s]*)?$')").message("spec.gates.webhooks[*].url must be an http:// or https:// URL without credentials, such as http://gate.tests.svc:8080/check"))]
     #[x_kube(validation = Rule::new("!self.matches('(?i)^https?://(169[.]254[.]|\\\\[(fe[89ab][0-9a-f]:|fd00:ec2::254|::ffff:)|metadata[.]google[.]internal[.]?([:/]|$))')").message("spec.gates.webhooks[*].url must not name a link-local address or a cloud metadata endpoint (the operator also refuses a host that resolves to one)"))]
+    #[x_kube(validation = Rule::new("!self.matches('^https?://(0[xX][0-9a-fA-F]*|[0-9]+)([.](0[xX][0-9a-fA-F]*|[0-9]+))*([:/?#]|$)') || self.matches('^https?://(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])([.](25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}([:/?#]|$)')").message("spec.gates.webhooks[*].url: a host written as an IPv4 address must be four decimal numbers from 0 to 255 without leading zeros, such as 10.0.0.7"))]
     pub url: String,
 
     /// How long one call may take, from 1s to 5m. Default 10s.

@@ -118,6 +118,37 @@ pub const ROLLOUTS: &[Case] = &[
         "must not name a link-local address or a cloud metadata endpoint",
     ),
     bad(
+        "rollout-webhook-octal-metadata",
+        rollout!(
+            "octal",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://0251.0376.0251.0376/latest/meta-data/\"}]}\n"
+        ),
+        "must be four decimal numbers from 0 to 255 without leading zeros",
+    ),
+    bad(
+        "rollout-webhook-decimal-metadata",
+        rollout!(
+            "decimal",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://2852039166/\"}]}\n"
+        ),
+        "must be four decimal numbers from 0 to 255 without leading zeros",
+    ),
+    bad(
+        "rollout-webhook-hex-metadata",
+        rollout!(
+            "hex",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: steal, url: \"http://169.0xfe.169.254/\"}]}\n"
+        ),
+        "must be four decimal numbers from 0 to 255 without leading zeros",
+    ),
+    ok(
+        "rollout-webhook-ip-and-digit-names",
+        rollout!(
+            "digits",
+            "  selector: {}\n  waves: [{}]\n  gates: {webhooks: [{name: a, url: \"http://10.0.0.7:8080/check\"}, {name: b, url: \"https://1password.example.com/x\"}]}\n"
+        ),
+    ),
+    bad(
         "rollout-webhook-names-repeat",
         rollout!(
             "twice",
