@@ -62,6 +62,16 @@ pub struct CelldRolloutStatus {
     pub conditions: Vec<Condition>,
 }
 
+impl CelldRolloutStatus {
+    /// Whether a fleet is being pointed back at its earlier version.
+    pub fn rolling_back(&self) -> bool {
+        self.waves
+            .iter()
+            .flat_map(|w| &w.fleets)
+            .any(|f| f.phase == FleetPhase::RollingBack)
+    }
+}
+
 /// Where a rollout stands.
 #[derive(
     Serialize, Deserialize, schemars::JsonSchema, Clone, Copy, Debug, Default, PartialEq, Eq,

@@ -13,7 +13,7 @@ use celld_api::rollout::{
 /// Finishes `s`, the status a step made for `input`.
 pub fn finish(s: &mut CelldRolloutStatus, input: &Input) {
     let fleets = || s.waves.iter().flat_map(|w| &w.fleets);
-    let rolling_back = fleets().any(|f| f.phase == FleetPhase::RollingBack);
+    let rolling_back = s.rolling_back();
     if s.phase == RolloutPhase::Halted
         && input.rollout.spec.on_failure == FailurePolicy::Rollback
         && !rolling_back
@@ -97,11 +97,7 @@ fn said(s: &CelldRolloutStatus, input: &Input) -> (RolloutReason, String) {
         ),
         RolloutPhase::Halted => (
             RolloutReason::Halted,
-            if s.waves
-                .iter()
-                .flat_map(|w| &w.fleets)
-                .any(|f| f.phase == FleetPhase::RollingBack)
-            {
+            if s.rolling_back() {
                 format!("{failed}; pointing the fleets moved back at their versions")
             } else {
                 format!(

@@ -35,7 +35,8 @@ pub fn step(input: &Input, previous: Option<&CelldRolloutStatus>) -> CelldRollou
     match input.target {
         Ok(now) => {
             let changed = s.target.as_ref().map(|t| &t.key) != Some(&now.key);
-            if changed && !rolling_back(&s) {
+            // A new revision waits for the fleets being pointed back.
+            if changed && !s.rolling_back() {
                 begin(&mut s, input, now);
             }
         }
@@ -79,14 +80,6 @@ pub fn step(input: &Input, previous: Option<&CelldRolloutStatus>) -> CelldRollou
 /// The wave an annotation value promotes: its leading number.
 fn promoted(value: &str) -> Option<i32> {
     value.split_whitespace().next()?.parse().ok()
-}
-
-/// Whether a fleet is being pointed back: a new revision waits for that to end.
-fn rolling_back(s: &CelldRolloutStatus) -> bool {
-    s.waves
-        .iter()
-        .flat_map(|w| &w.fleets)
-        .any(|f| f.phase == FleetPhase::RollingBack)
 }
 
 /// Starts shipping `now` from the first wave.

@@ -143,12 +143,7 @@ async fn check(
 
 /// When to look at the rollout again.
 fn again(status: &CelldRolloutStatus, now: Timestamp, resync: Duration) -> Duration {
-    let rolling_back = status
-        .waves
-        .iter()
-        .flat_map(|w| &w.fleets)
-        .any(|f| f.phase == FleetPhase::RollingBack);
-    if status.phase.ended() && !rolling_back {
+    if status.phase.ended() && !status.rolling_back() {
         return resync_grid::aligned(resync);
     }
     let bake_end = status
