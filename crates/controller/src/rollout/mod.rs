@@ -15,4 +15,5 @@ pub mod progress;
 pub mod reconcile;
 pub mod rollback;
 pub mod target;
+pub mod wave_fleets;
 pub mod webhook;

@@ -1,5 +1,6 @@
 use super::*;
 use crate::rollout::input::Checked;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use crate::rollout::target::{NoTarget, TargetNow};
 use celld_api::CelldFleet;
 use celld_api::rollout::selection;
