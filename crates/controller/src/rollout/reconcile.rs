@@ -1,5 +1,5 @@
 //! One rollout's reconcile: read its fleets and the other rollouts of its namespace from the
-//! caches, select and plan ([`selection`](celld_api::rollout::selection)), take a
+//! caches, select and plan ([`selection`]), take a
 //! [`progress`] step to see what is due, call the webhooks of a wave being checked and point
 //! back the fleets a failure leaves, then publish the step that includes what they answered.
 

@@ -15,7 +15,7 @@ pub struct TargetNow {
     pub revision: String,
     /// Its digest, when known.
     pub digest: Option<String>,
-    /// What identifies it (see [`key`]).
+    /// What identifies it: its revision, digest, path, deployer image and a request.
     pub key: String,
 }
 

@@ -1,5 +1,5 @@
 //! The fleets of one wave, step by step: each judged by its own status
-//! ([`fleet_gate`](crate::rollout::fleet_gate)), a deleted or unselected one left, and the
+//! ([`fleet_gate`]), a deleted or unselected one left, and the
 //! waiting ones started as the wave's parallelism bound allows. Pure.
 
 use crate::rollout::fleet_gate::{self, Judged, Seen};

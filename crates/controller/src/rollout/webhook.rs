@@ -1,7 +1,7 @@
 //! The webhook gates: at the end of a wave's bake each webhook gets a POST of the rollout, the
 //! wave and its fleets as JSON, and passes the wave by answering 2xx (the Flagger convention).
 //! Each call is bounded by the gate's timeout; a failed call is made again by a later
-//! reconcile, up to its retries, [`RETRY_EVERY`] apart (no reconcile waits between calls). Redirects are not followed, at most [`MAX_ANSWER_BYTES`] of an answer
+//! reconcile, up to its retries, [`RETRY_EVERY`] apart (no reconcile waits between calls). Redirects are not followed, at most `MAX_ANSWER_BYTES` of an answer
 //! are read (for the status' message), and a host that is, or resolves to, a link-local address
 //! (cloud metadata endpoints) is never connected to, however it is written.
 

@@ -1,10 +1,10 @@
 use super::*;
 use crate::rollout::input::Checked;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use crate::rollout::target::{NoTarget, TargetNow};
 use celld_api::CelldFleet;
 use celld_api::rollout::selection;
 use celld_api::rollout::{CelldRollout, GateResult};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde_json::json;
 use std::collections::BTreeMap;
 
