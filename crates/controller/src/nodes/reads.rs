@@ -1,7 +1,10 @@
 //! One reading of a fleet's nodes: every node's `GET /state` at once, then `POST /reload` to
 //! each node that serves another version than the pointer's and is not switching, so that a
 //! node that refuses the version says why (celld answers 422 with its reason and keeps the
-//! version it had). A node is sent one reload per version: a refusal is remembered until the
+//! version it had), and the state again of each node that answered it adopted the version (so
+//! the reading that sent the reload already shows the node serving it, and a publish costs the
+//! fleet one status, not one for the switch and one for its end). A node is sent one reload
+//! per version: a refusal is remembered until the
 //! pointer names another version, a reload it took is sent again only after celld's own poll
 //! period. A reconcile waits for a reading a short while only ([`NodeReads::within`]): nodes
 //! that do not answer never hold a fleet's reconcile, or the others', for long.
@@ -226,12 +229,28 @@ impl NodeReads {
         }))
         .await;
         let mut took = Vec::new();
+        let mut adopted = Vec::new();
         for (i, reply) in to_send.into_iter().zip(replies) {
             // A reload that could not be sent says nothing of the version: the node is read
             // again, and sent one, on the next reading.
             if let Ok(reload) = reply {
+                if reload == Reload::Adopted {
+                    adopted.push(i);
+                }
                 took.push((pods[i].clone(), reload.clone()));
                 attach(&mut answers[i], reload);
+            }
+        }
+        let again = join_all(
+            adopted
+                .iter()
+                .map(|&i| state_of(api, Reader::Reconcile, address(&pods[i]))),
+        )
+        .await;
+        for (i, answer) in adopted.into_iter().zip(again) {
+            // A node that took the reload but cannot be read now keeps its first answer.
+            if let Answer::State(state, _) = answer {
+                answers[i] = Answer::State(state, Some(Reload::Adopted));
             }
         }
         self.remember(uid, version, took, now);
@@ -291,22 +310,28 @@ impl NodeReads {
 pub async fn states(api: &NodeApi, fleet: &FleetNodes, reader: Reader) -> Vec<(String, Answer)> {
     let pods = pod_names(fleet);
     let answers = join_all(pods.iter().map(|pod| {
-        let address = node_address(pod, &fleet.peer_service, &fleet.namespace);
-        async move {
-            let state = api.state(&address).await;
-            let failed = state
-                .as_ref()
-                .err()
-                .map(|e| (e.unanswered(), e as &dyn Display));
-            api.reachability().record(reader, &address, failed);
-            match state {
-                Ok(state) => Answer::State(state, None),
-                Err(e) => Answer::Unreadable(e.unanswered()),
-            }
-        }
+        state_of(
+            api,
+            reader,
+            node_address(pod, &fleet.peer_service, &fleet.namespace),
+        )
     }))
     .await;
     pods.into_iter().zip(answers).collect()
+}
+
+/// The state of the node at `address`, read through `api` for `reader`.
+async fn state_of(api: &NodeApi, reader: Reader, address: String) -> Answer {
+    let state = api.state(&address).await;
+    let failed = state
+        .as_ref()
+        .err()
+        .map(|e| (e.unanswered(), e as &dyn Display));
+    api.reachability().record(reader, &address, failed);
+    match state {
+        Ok(state) => Answer::State(state, None),
+        Err(e) => Answer::Unreadable(e.unanswered()),
+    }
 }
 
 /// The pods of `fleet`'s nodes, in ordinal order.

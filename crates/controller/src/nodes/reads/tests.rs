@@ -1,6 +1,7 @@
 //! One reading of a fleet's nodes: the budget, the cut-off operator, reloads and offered readings.
 
 use super::*;
+use crate::nodes::adoption::standing;
 
 #[tokio::test]
 async fn a_slow_reading_does_not_hold_the_reconcile_and_calls_back_when_it_lands() {
@@ -215,4 +216,90 @@ fn an_offered_reading_stands_in_while_young_and_every_node_serves_its_version() 
     assert_eq!(reads.steady("u", "v2", 2, hour), Some(steady));
     reads.offer("w", offered(&[Some("v1"), Some("v2")]));
     assert!(reads.steady("w", "v2", 2, hour).is_none());
+}
+
+/// A node behind on `v1` that adopts `v2` when told to reload (`POST /reload` answers
+/// `adopted`), or refuses it when `refuses`; returns its address and the requests it read.
+async fn node_on_v1(refuses: bool) -> (String, Arc<Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let seen = requests.clone();
+    tokio::spawn(async move {
+        let mut version = "v1";
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut request = vec![0; 4096];
+            let n = socket.read(&mut request).await.unwrap();
+            let line = String::from_utf8_lossy(&request[..n])
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let (status, body) = if line.starts_with("POST /reload") {
+                if refuses {
+                    (
+                        "422 Unprocessable Entity",
+                        r#"{"ok":false,"error":"bad"}"#.to_string(),
+                    )
+                } else {
+                    version = "v2";
+                    ("200 OK", r#"{"ok":true,"outcome":"adopted"}"#.to_string())
+                }
+            } else {
+                (
+                    "200 OK",
+                    format!(r#"{{"restoring":0,"deployment":{{"version":"{version}"}}}}"#),
+                )
+            };
+            seen.lock().unwrap().push(line);
+            let answer = format!(
+                "HTTP/1.1 {status}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            socket.write_all(answer.as_bytes()).await.unwrap();
+        }
+    });
+    (address, requests)
+}
+
+#[tokio::test]
+async fn a_node_that_took_the_reload_is_read_again_and_shows_the_version_in_the_same_reading() {
+    let (address, requests) = node_on_v1(false).await;
+    let api = NodeApi::new(Some(address), Duration::from_secs(5));
+    let reads = Arc::new(NodeReads::default());
+    let reading = reads
+        .within(&api, "u", fleet_of(1), "v2", Duration::from_secs(5), || {})
+        .await
+        .expect("read within the budget");
+    assert_eq!(
+        standing("v2", &reading.nodes[0].1),
+        (celld_api::Adoption::Adopted, None),
+        "{reading:?}"
+    );
+    let requests = requests.lock().unwrap().clone();
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>(),
+        ["GET /state", "POST /reload", "GET /state"]
+    );
+}
+
+#[tokio::test]
+async fn a_node_that_refused_the_reload_is_not_read_again() {
+    let (address, requests) = node_on_v1(true).await;
+    let api = NodeApi::new(Some(address), Duration::from_secs(5));
+    let reads = Arc::new(NodeReads::default());
+    let reading = reads
+        .within(&api, "u", fleet_of(1), "v2", Duration::from_secs(5), || {})
+        .await
+        .expect("read within the budget");
+    assert_eq!(
+        standing("v2", &reading.nodes[0].1).0,
+        celld_api::Adoption::Refused,
+        "{reading:?}"
+    );
+    assert_eq!(requests.lock().unwrap().len(), 2, "a state and a reload");
 }
