@@ -96,15 +96,7 @@ pub fn failures(previous: Option<&CelldFleetStatus>, failures: &[Failure]) -> Ve
 /// that condition's Event; a Degraded=True, or a condition whose reason is one of the current
 /// failures', repeats the failures' own Events.
 fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
-    let echo = c.type_ == conditions::READY
-        && [
-            Reason::StorageUnresolved,
-            Reason::NoDeployment,
-            Reason::RouteNotReady,
-        ]
-        .iter()
-        .chain(&SOURCE_REASONS)
-        .any(|r| r.as_str() == c.reason);
+    let echo = echoes(c);
     // A drift has its own Warning, naming both versions.
     let drift = c.type_ == conditions::SOURCE_SYNCED && c.reason == Reason::Drifted.as_str();
     let failing = !failures.is_empty()
@@ -128,6 +120,21 @@ fn worth_an_event(c: &Condition, failures: &[Failure]) -> bool {
         && !echo
         && !failing
         && !drift
+}
+
+/// Whether `c` is a Ready=False that only points at another condition (storage, deployment,
+/// route, source), whose own Events tell of it, and of its end.
+fn echoes(c: &Condition) -> bool {
+    c.type_ == conditions::READY
+        && c.status != "True"
+        && [
+            Reason::StorageUnresolved,
+            Reason::NoDeployment,
+            Reason::RouteNotReady,
+        ]
+        .iter()
+        .chain(&SOURCE_REASONS)
+        .any(|r| r.as_str() == c.reason)
 }
 
 /// The reasons of SourceSynced, which Ready repeats while the bucket does not serve the
@@ -235,6 +242,11 @@ pub fn transitions(
         }
         let old = conditions::find(before, &c.type_);
         if old.is_some_and(|o| o.status == c.status && o.reason == c.reason) {
+            continue;
+        }
+        // Ready again after it only pointed at another condition: that one's Event says so
+        // (a publish done is Synced, a store back is Resolved).
+        if c.status == "True" && old.is_some_and(echoes) {
             continue;
         }
         // Nodes not ready yet is what a rollout looks like, not a fault.
@@ -453,5 +465,41 @@ mod tests {
             ),
             "a Degraded without failures (no Gateway API) keeps its own Event"
         );
+    }
+
+    #[test]
+    fn ready_again_after_pointing_at_another_condition_is_that_conditions_event_alone() {
+        let with = |ready: (bool, Reason), synced: (bool, Reason)| CelldFleetStatus {
+            conditions: [
+                (conditions::READY, ready),
+                (conditions::SOURCE_SYNCED, synced),
+            ]
+            .into_iter()
+            .map(|(type_, (status, reason))| {
+                conditions::make(
+                    &[],
+                    type_,
+                    Some(status),
+                    reason.as_str(),
+                    "m",
+                    Some(1),
+                    Timestamp::UNIX_EPOCH,
+                )
+            })
+            .collect(),
+            ..CelldFleetStatus::default()
+        };
+        let publishing = with((false, Reason::Publishing), (false, Reason::Publishing));
+        let done = with((true, Reason::Serving), (true, Reason::Synced));
+        let reasons = |before: &CelldFleetStatus, after: &CelldFleetStatus| {
+            transitions(Some(before), after, "img", None, &[])
+                .into_iter()
+                .map(|n| n.reason)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(reasons(&publishing, &done), ["Synced"]);
+        // Ready=False of its own (nodes not ready) tells of its end.
+        let unready = with((false, Reason::NodesNotReady), (true, Reason::Synced));
+        assert_eq!(reasons(&unready, &done), ["Serving"]);
     }
 }
