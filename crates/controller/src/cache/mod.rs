@@ -16,3 +16,4 @@ pub mod packed_text;
 pub mod source_caches;
 pub mod streams;
 pub mod watch_scope;
+pub mod worth;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// The API group of Flux's sources.
 pub const FLUX_SOURCE_GROUP: &str = "source.toolkit.fluxcd.io";
 
-/// Label selector of the deploy Jobs and pods of spec.source.
+/// Label selector of the deploy Jobs of spec.source.
 pub fn deploy_selector() -> String {
     format!(
         "app.kubernetes.io/managed-by={},{}={}",
@@ -28,6 +28,26 @@ pub fn deploy_selector() -> String {
         celld_api::labels::ROLE,
         celld_api::labels::ROLE_DEPLOY
     )
+}
+
+/// Label selector of the pods the operator watches: the deploy pods of spec.source (cached)
+/// and every fleet's node pods (read for their exits, kept nowhere), in one watch.
+pub fn pod_selector() -> String {
+    format!(
+        "app.kubernetes.io/managed-by={},{} in ({},{})",
+        crate::children::MANAGER,
+        celld_api::labels::ROLE,
+        celld_api::labels::ROLE_DEPLOY,
+        celld_api::labels::ROLE_NODE
+    )
+}
+
+/// Whether `pod` is a deploy pod (else, by [`pod_selector`], a node pod).
+pub fn is_deploy_pod(pod: &Pod) -> bool {
+    pod.labels()
+        .get(celld_api::labels::ROLE)
+        .map(String::as_str)
+        == Some(celld_api::labels::ROLE_DEPLOY)
 }
 
 /// The caches of deploy Jobs, their pods and Flux's sources.

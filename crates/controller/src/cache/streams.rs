@@ -15,6 +15,7 @@ use crate::cache::health::WatchHealth;
 use crate::cache::owner_index::Owned;
 use crate::cache::owner_index::OwnerIndex;
 use crate::cache::watch_scope::WatchScope;
+use crate::cache::worth::{Projection, Worth};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::core::v1::Secret;
@@ -208,8 +209,28 @@ impl WatchStreams {
         name: &str,
         config: watcher::Config,
     ) -> (Owned<K>, Items<K>) {
+        self.owned(name, config, None)
+    }
+
+    /// Like [`cached_owned`](Self::cached_owned), an object applied going on only when what
+    /// `worth` draws from it changed ([`Worth`]); the cache keeps every change.
+    pub fn cached_owned_if<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        worth: Projection<K>,
+    ) -> (Owned<K>, Items<K>) {
+        self.owned(name, config, Some(worth))
+    }
+
+    fn owned<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        worth: Option<Projection<K>>,
+    ) -> (Owned<K>, Items<K>) {
         let owners = Arc::new(OwnerIndex::default());
-        let (store, items) = self.cache_indexed(name, config, Some(owners.clone()));
+        let (store, items) = self.cache_indexed(name, config, Some(owners.clone()), worth);
         (Owned { store, owners }, detached(items))
     }
 
@@ -268,15 +289,47 @@ impl WatchStreams {
         (store, detached(without_errors(name.to_string(), items)))
     }
 
-    /// The objects of `K` the watch `name` lists or sees applied, kept nowhere: for a reader
-    /// that keeps only what it draws from each (the nodes' fences). Its first list gates no
-    /// reconcile.
-    pub fn uncached<K: Watched>(&self, name: &str, config: watcher::Config) -> Items<K> {
-        let items = self
+    /// One watch `name` of `K` for two readers: the objects `cached` keeps go into a cache and
+    /// on to a controller as [`cached_owned_if`](Self::cached_owned_if)'s do; the others,
+    /// as listed or applied, to a reader that keeps them nowhere (the node pods' exits, read
+    /// beside the deploy pods' cache: one watch of pods where there were two).
+    pub fn cached_split<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        cached: fn(&K) -> bool,
+        worth: Projection<K>,
+    ) -> (Store<K>, Items<K>, Items<K>) {
+        let (store, writer) = reflector::store();
+        let mut cache = self.cache_writer(writer);
+        let mut listed = self.listed_flag();
+        let events = self
             .watch(name, &config, namespaced::<K>)
-            .map_ok(|(_, event)| event)
-            .applied_objects();
-        detached(without_errors(name.to_string(), items))
+            .map_ok(|(ns, event)| {
+                let trim = |object: &mut K| object.managed_fields_mut().clear();
+                (ns, event.modify(trim))
+            })
+            .inspect_ok(move |(ns, event)| {
+                if of(event).is_none_or(cached) {
+                    cache.apply_in(ns.as_deref(), event);
+                }
+                listed.saw(ns, event);
+            })
+            .map_ok(|(_, event)| event);
+        let [kept, others] = fanned(without_errors(name.to_string(), events));
+        let mut worth = Worth::new(worth);
+        let kept = kept
+            .try_filter(move |event| {
+                let passes = of(event).is_none_or(cached) && worth.passes(event);
+                futures::future::ready(passes)
+            })
+            .touched_objects()
+            .boxed();
+        let others = others
+            .try_filter(move |event| futures::future::ready(of(event).is_some_and(|o| !cached(o))))
+            .applied_objects()
+            .boxed();
+        (store, kept, others)
     }
 
     /// The metadata of the Secrets, kept by the watch `name` as [`secret_metadata`] trims it,
@@ -286,30 +339,33 @@ impl WatchStreams {
         name: &str,
         config: watcher::Config,
     ) -> (Store<SecretMeta>, Items<SecretMeta>, Items<SecretMeta>) {
-        let (store, items) = self.cache_trimmed(name, config, None, secret_metadata);
+        let (store, items) = self.cache_trimmed(name, config, None, secret_metadata, None);
         let [first, second] = fanned(items);
         (store, first, second)
     }
 
     /// The cache and the objects applied or deleted, not yet driven by a task.
     fn cache<K: Watched>(&self, name: &str, config: watcher::Config) -> (Store<K>, Items<K>) {
-        self.cache_indexed(name, config, None)
+        self.cache_indexed(name, config, None, None)
     }
 
-    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given. Field
-    /// managers are dropped, but for a writer through the scale subresource (a
-    /// HorizontalPodAutoscaler, `kubectl scale`): spec.autoscaling names it.
+    /// [`cache`](Self::cache), keeping `owners` in step with the cache when given, and passing
+    /// on only the changes `worth` finds worth it when given. Field managers are dropped, but
+    /// for a writer through the scale subresource (a HorizontalPodAutoscaler, `kubectl
+    /// scale`): spec.autoscaling names it.
     fn cache_indexed<K: Watched>(
         &self,
         name: &str,
         config: watcher::Config,
         owners: Option<Arc<OwnerIndex>>,
+        worth: Option<Projection<K>>,
     ) -> (Store<K>, Items<K>) {
-        self.cache_trimmed(name, config, owners, |object: &mut K| {
+        let trim = |object: &mut K| {
             object
                 .managed_fields_mut()
                 .retain(|m| m.subresource.as_deref() == Some("scale"));
-        })
+        };
+        self.cache_trimmed(name, config, owners, trim, worth)
     }
 
     /// [`cache_indexed`](Self::cache_indexed), each object trimmed by `trim` before it is kept.
@@ -319,7 +375,9 @@ impl WatchStreams {
         config: watcher::Config,
         owners: Option<Arc<OwnerIndex>>,
         trim: fn(&mut K),
+        worth: Option<Projection<K>>,
     ) -> (Store<K>, Items<K>) {
+        let mut worth = worth.map(Worth::new);
         let (store, writer) = reflector::store();
         let mut cache = self.cache_writer(writer);
         let mut listed = self.listed_flag();
@@ -334,6 +392,9 @@ impl WatchStreams {
                 listed.saw(ns, event);
             })
             .map_ok(|(_, event)| event)
+            .try_filter(move |event| {
+                futures::future::ready(worth.as_mut().is_none_or(|w| w.passes(event)))
+            })
             .touched_objects();
         (store, without_errors(name.to_string(), items))
     }
@@ -349,6 +410,16 @@ pub fn secret_metadata(secret: &mut SecretMeta) {
     meta.managed_fields = None;
     meta.owner_references = None;
     meta.finalizers = None;
+}
+
+/// The object of `event`, if it carries one.
+fn of<K>(event: &watcher::Event<K>) -> Option<&K> {
+    match event {
+        watcher::Event::Apply(o) | watcher::Event::InitApply(o) | watcher::Event::Delete(o) => {
+            Some(o)
+        }
+        watcher::Event::Init | watcher::Event::InitDone => None,
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use crate::cache::streams::Items;
 use crate::fleet::context::Context;
-use crate::nodes::fences::NodePod;
 use futures::StreamExt;
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::reflector::ObjectRef;
 use std::future::Future;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tracing::info;
 
 /// Reads `pods` until `shutdown` resolves.
-pub async fn run(ctx: Arc<Context>, mut pods: Items<NodePod>, shutdown: impl Future<Output = ()>) {
+pub async fn run(ctx: Arc<Context>, mut pods: Items<Pod>, shutdown: impl Future<Output = ()>) {
     tokio::pin!(shutdown);
     loop {
         let pod = tokio::select! {

@@ -10,11 +10,8 @@
 use crate::locks::lock;
 use celld_api::contract::lease::FENCE_EXIT_CODE;
 use celld_api::labels;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::Resource;
-use serde::Deserialize;
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -24,96 +21,18 @@ pub const WINDOW: SignedDuration = SignedDuration::from_secs(600);
 /// Fences within [`WINDOW`] that make a fleet's nodes fencing.
 pub const REPEATED: usize = 2;
 
-/// A node pod as far as fences go: its name, labels and the celld container's last exit. The
-/// rest of the pod is not even parsed.
-#[derive(Debug, Clone, Deserialize)]
-pub struct NodePod {
-    /// Its metadata.
-    pub metadata: ObjectMeta,
-    /// What the kubelet reports.
-    #[serde(default)]
-    pub status: Option<NodePodStatus>,
-}
-
-/// The part of a pod's status that says how its containers last ended.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NodePodStatus {
-    /// Its containers.
-    #[serde(default)]
-    pub container_statuses: Vec<ContainerExit>,
-}
-
-/// A container's name and how it last ended.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerExit {
-    /// The container.
-    pub name: String,
-    /// Its previous run, if it ran before.
-    #[serde(default)]
-    pub last_state: Option<LastState>,
-}
-
-/// A container's previous run.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct LastState {
-    /// How it ended, if it did.
-    #[serde(default)]
-    pub terminated: Option<Terminated>,
-}
-
-/// How a container's run ended.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Terminated {
-    /// Its exit code.
-    pub exit_code: i32,
-    /// When it ended.
-    #[serde(default)]
-    pub finished_at: Option<Time>,
-}
-
-impl Resource for NodePod {
-    type DynamicType = ();
-    type Scope = k8s_openapi::NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Pod".into()
-    }
-
-    fn group(_: &()) -> Cow<'_, str> {
-        "".into()
-    }
-
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-
-    fn plural(_: &()) -> Cow<'_, str> {
-        "pods".into()
-    }
-
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl NodePod {
-    /// When its celld container's last run ended, and with which exit code, if it ran before.
-    fn exited(&self) -> Option<(Timestamp, i32)> {
-        let status = self.status.as_ref()?;
-        let celld = status
-            .container_statuses
-            .iter()
-            .find(|c| c.name == "celld")?;
-        let ended = celld.last_state.as_ref()?.terminated.as_ref()?;
-        Some((ended.finished_at.as_ref()?.0, ended.exit_code))
-    }
+/// When the celld container of the node pod `pod` last ended, and with which exit code, if it
+/// ran before.
+fn exited(pod: &Pod) -> Option<(Timestamp, i32)> {
+    let celld = pod
+        .status
+        .as_ref()?
+        .container_statuses
+        .as_ref()?
+        .iter()
+        .find(|c| c.name == "celld")?;
+    let ended = celld.last_state.as_ref()?.terminated.as_ref()?;
+    Some((ended.finished_at.as_ref()?.0, ended.exit_code))
 }
 
 /// One exit of a node's celld container (the kubelet restarted it).
@@ -155,8 +74,8 @@ pub struct FenceLog {
 impl FenceLog {
     /// Records what `pod` says at `now`: the fleet whose node exited, when its last exit is
     /// within [`WINDOW`] and not recorded yet.
-    pub fn record(&self, pod: &NodePod, now: Timestamp) -> Option<Recorded> {
-        let (at, exit_code) = pod.exited()?;
+    pub fn record(&self, pod: &Pod, now: Timestamp) -> Option<Recorded> {
+        let (at, exit_code) = exited(pod)?;
         if now.duration_since(at) > WINDOW {
             return None;
         }

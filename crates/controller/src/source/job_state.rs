@@ -3,6 +3,7 @@
 //! termination message (which counts the attempts when `celld deploy` ran again). No
 //! `pods/exec`, no logs.
 
+use crate::cache::worth::hashed;
 use celld_api::contract::publish::PublishResult;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
@@ -83,6 +84,26 @@ pub fn read(job: &Job, pod: Option<&Pod>) -> JobSeen {
         waiting: pod.and_then(waiting),
         pod: pod.is_some_and(|p| p.metadata.deletion_timestamp.is_none()),
     }
+}
+
+/// What a fleet's reconcile reads from a deploy Job while it waits for it, hashed (a
+/// [`Projection`](crate::cache::worth::Projection)): whether it completed or failed, and
+/// whether it is being deleted. Its counters of pods active, ready and succeeded are not.
+pub fn job_worth(job: &Job) -> u64 {
+    let conditions: Vec<(&str, &str)> = job
+        .status
+        .iter()
+        .flat_map(|s| s.conditions.iter().flatten())
+        .map(|c| (c.type_.as_str(), c.status.as_str()))
+        .collect();
+    hashed((conditions, job.metadata.deletion_timestamp.is_some()))
+}
+
+/// What a fleet's reconcile reads from a deploy pod while its Job runs, hashed: what it waits
+/// for and whether it is being deleted. Its scheduling, start and end are not: the Job says
+/// how it ended, and its end is read from the pod once the Job says so.
+pub fn pod_worth(pod: &Pod) -> u64 {
+    hashed((waiting(pod), pod.metadata.deletion_timestamp.is_some()))
 }
 
 /// The deploy container's termination message, once it ended.
@@ -172,6 +193,32 @@ mod tests {
             }]},
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn a_job_or_pod_wakes_its_fleet_only_when_what_the_reconcile_reads_changed() {
+        let mut running = job(None);
+        let worth = job_worth(&running);
+        running.status.as_mut().unwrap().active = Some(1);
+        running.status.as_mut().unwrap().ready = Some(1);
+        assert_eq!(job_worth(&running), worth, "its counters");
+        assert_ne!(job_worth(&job(Some(("Complete", "Completed")))), worth);
+        assert_ne!(job_worth(&job(Some(("Failed", "DeadlineExceeded")))), worth);
+
+        let starting = pod(json!({"waiting": {"reason": "ContainerCreating"}}), "");
+        let worth = pod_worth(&starting);
+        let ran = pod(json!({"running": {}}), "");
+        let ended = pod(json!({"terminated": {"exitCode": 0}}), "");
+        assert_eq!(pod_worth(&ran), worth, "started");
+        assert_eq!(pod_worth(&ended), worth, "ended: its Job says so");
+        let pulling = pod(json!({"waiting": {"reason": "ImagePullBackOff"}}), "");
+        assert_ne!(pod_worth(&pulling), worth, "waits for its image");
+        let mut deleted = ran.clone();
+        deleted.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+            ));
+        assert_ne!(pod_worth(&deleted), worth, "being deleted");
     }
 
     #[test]

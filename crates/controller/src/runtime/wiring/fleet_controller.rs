@@ -5,9 +5,10 @@ use super::rollout_controller::HandedOver;
 use super::watched::{Fleets, OptionalApis, Rollouts, Stores, Triggers, refs, stores_with_secret};
 use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
-use crate::cache::source_caches::{SourceCaches, deploy_selector};
+use crate::cache::source_caches::{SourceCaches, deploy_selector, is_deploy_pod, pod_selector};
 use crate::cache::streams::{Items, WatchStreams};
 use crate::shared::settings::Settings;
+use crate::source::job_state::{job_worth, pod_worth};
 use crate::store::status as store_status;
 use celld_api::{CelldFleet, CelldObjectStore, CelldRollout, FluxSourceKind};
 use k8s_openapi::api::apps::v1::StatefulSet;
@@ -39,9 +40,23 @@ fn fleets_using_secret(fleets: &Fleets, ns: &str, secret: &str, stores: &[String
     })
 }
 
+/// The CelldFleet controller and what is read beside it.
+pub(super) struct FleetParts {
+    /// The controller.
+    pub controller: Controller<DeserializeGuard<CelldFleet>>,
+    /// The caches of the children.
+    pub children: ChildCaches,
+    /// The caches of spec.source and rollouts.
+    pub source: SourceCaches,
+    /// The StatefulSet changes the status follower reads.
+    pub statefulsets_to_follow: Items<Compact<StatefulSet>>,
+    /// Every fleet's node pods as listed or applied, for their exits.
+    pub node_pods: Items<Pod>,
+}
+
 /// The CelldFleet controller: fleets and every child kind they own (HTTPRoutes only where the
-/// cluster serves them), looked at again when a store or Secret they use changes. Returns it
-/// with the children's caches and the StatefulSet changes the status follower reads.
+/// cluster serves them), looked at again when a store or Secret they use changes, with the
+/// children's caches, the StatefulSet changes the status follower reads and the node pods.
 pub(super) fn fleet_controller(
     streams: &WatchStreams,
     settings: &Settings,
@@ -50,12 +65,7 @@ pub(super) fn fleet_controller(
     stores: &Stores,
     triggers: Triggers,
     rollouts: Option<(Rollouts, Items<DeserializeGuard<CelldRollout>>)>,
-) -> (
-    Controller<DeserializeGuard<CelldFleet>>,
-    ChildCaches,
-    SourceCaches,
-    Items<Compact<StatefulSet>>,
-) {
+) -> FleetParts {
     let gateway_api = optional.gateway_api;
     let selector = format!("app.kubernetes.io/managed-by={}", crate::children::MANAGER);
     let owned = || streams.config().labels(&selector);
@@ -103,7 +113,8 @@ pub(super) fn fleet_controller(
         let stores = stores_with_secret(&stores_by_secret, &ns, &name);
         refs(fleets_using_secret(&by_secret, &ns, &name, &stores), &ns)
     });
-    let (mut controller, mut source) = watch_sources(streams, controller, fleets, &optional.flux);
+    let (mut controller, mut source, node_pods) =
+        watch_sources(streams, controller, fleets, &optional.flux);
     if let Some((rollouts, changes)) = rollouts {
         // A fleet a rollout starts or stops shipping to gets its source from it.
         let handed = HandedOver::new(fleets.clone(), rollouts.clone());
@@ -118,7 +129,13 @@ pub(super) fn fleet_controller(
         ingresses,
         http_routes,
     };
-    (controller, children, source, statefulsets_to_follow)
+    FleetParts {
+        controller,
+        children,
+        source,
+        statefulsets_to_follow,
+        node_pods,
+    }
 }
 
 /// The fleets of `ns` whose spec.source names the Flux source `kind`/`name`.
@@ -133,18 +150,30 @@ fn fleets_sourced_from(fleets: &Fleets, ns: &str, kind: FluxSourceKind, name: &s
 }
 
 /// The deploy Jobs of spec.source (owned by their fleet), their pods (mapped to their fleet by
-/// label) and the Flux sources of every kind in `flux` (mapped to the fleets naming them).
+/// label) and the Flux sources of every kind in `flux` (mapped to the fleets naming them); the
+/// node pods, read in the deploy pods' watch, are returned for their exits.
 fn watch_sources(
     streams: &WatchStreams,
     mut controller: Controller<DeserializeGuard<CelldFleet>>,
     fleets: &Fleets,
     flux: &[(FluxSourceKind, ApiResource)],
-) -> (Controller<DeserializeGuard<CelldFleet>>, SourceCaches) {
+) -> (
+    Controller<DeserializeGuard<CelldFleet>>,
+    SourceCaches,
+    Items<Pod>,
+) {
     let selector = deploy_selector();
+    // Of a deploy Job and its pod, only what the reconcile reads wakes the fleet: their
+    // progress through the control plane would otherwise cost it a dozen reconciles.
     let (jobs, job_changes) =
-        streams.cached_owned::<Job>("Job", streams.config().labels(&selector));
-    let (pods, pod_changes) =
-        streams.cached_touched::<Pod>("Pod", streams.config().labels(&selector));
+        streams.cached_owned_if::<Job>("Job", streams.config().labels(&selector), job_worth);
+    let pod_selector = pod_selector();
+    let (pods, pod_changes, node_pods) = streams.cached_split::<Pod>(
+        "Pod",
+        streams.config().labels(&pod_selector),
+        is_deploy_pod,
+        pod_worth,
+    );
     controller = controller
         .owns_stream(job_changes)
         .watches_stream(pod_changes, |pod: Pod| {
@@ -178,5 +207,6 @@ fn watch_sources(
             flux: caches,
             rollouts: None,
         },
+        node_pods,
     )
 }

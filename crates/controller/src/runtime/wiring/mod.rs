@@ -24,7 +24,7 @@ use crate::shared::retry::error_policy;
 use crate::shared::settings::Settings;
 use crate::{fleet, preview, rollout, store};
 use celld_api::{CelldFleet, CelldObjectStore, CelldPreview, CelldRollout};
-use fleet_controller::fleet_controller;
+use fleet_controller::{FleetParts, fleet_controller};
 use futures::StreamExt;
 use kube::Client;
 use preview_controller::{Previews, preview_controller};
@@ -116,7 +116,13 @@ pub async fn run(
         }
         None => (None, None),
     };
-    let (fleet_controller, children, source, statefulsets_to_follow) = fleet_controller(
+    let FleetParts {
+        controller: fleet_controller,
+        children,
+        source,
+        statefulsets_to_follow,
+        node_pods,
+    } = fleet_controller(
         &streams,
         &settings,
         &optional,
@@ -125,13 +131,6 @@ pub async fn run(
         for_fleets,
         rollouts_for_fleets,
     );
-    // Every fleet's node pods, read for their self-fences and kept nowhere.
-    let node_selector = format!(
-        "{}={}",
-        celld_api::labels::ROLE,
-        celld_api::labels::ROLE_NODE
-    );
-    let node_pods = streams.uncached("NodePod", streams.config().labels(&node_selector));
     // Fleets whose nodes answered after their reconcile stopped waiting are looked at again.
     let (node_trigger, again) = futures::channel::mpsc::unbounded();
     let fleet_controller = fleet_controller.reconcile_on(again);
