@@ -214,20 +214,20 @@ impl WatchStreams {
 
     /// Like [`cached_owned`](Self::cached_owned), an object applied going on only when what
     /// `worth` draws from it changed ([`Worth`]); the cache keeps every change.
-    pub fn cached_owned_if<K: Watched>(
+    pub fn cached_owned_if<K: Watched + Default>(
         &self,
         name: &str,
         config: watcher::Config,
         worth: Projection<K>,
     ) -> (Owned<K>, Items<K>) {
-        self.owned(name, config, Some(worth))
+        self.owned(name, config, Some(Worth::new(worth)))
     }
 
     fn owned<K: Watched>(
         &self,
         name: &str,
         config: watcher::Config,
-        worth: Option<Projection<K>>,
+        worth: Option<Worth<K>>,
     ) -> (Owned<K>, Items<K>) {
         let owners = Arc::new(OwnerIndex::default());
         let (store, items) = self.cache_indexed(name, config, Some(owners.clone()), worth);
@@ -293,7 +293,7 @@ impl WatchStreams {
     /// on to a controller as [`cached_owned_if`](Self::cached_owned_if)'s do; the others,
     /// as listed or applied, to a reader that keeps them nowhere (the node pods' exits, read
     /// beside the deploy pods' cache: one watch of pods where there were two).
-    pub fn cached_split<K: Watched>(
+    pub fn cached_split<K: Watched + Default>(
         &self,
         name: &str,
         config: watcher::Config,
@@ -358,7 +358,7 @@ impl WatchStreams {
         name: &str,
         config: watcher::Config,
         owners: Option<Arc<OwnerIndex>>,
-        worth: Option<Projection<K>>,
+        worth: Option<Worth<K>>,
     ) -> (Store<K>, Items<K>) {
         let trim = |object: &mut K| {
             object
@@ -375,9 +375,8 @@ impl WatchStreams {
         config: watcher::Config,
         owners: Option<Arc<OwnerIndex>>,
         trim: fn(&mut K),
-        worth: Option<Projection<K>>,
+        mut worth: Option<Worth<K>>,
     ) -> (Store<K>, Items<K>) {
-        let mut worth = worth.map(Worth::new);
         let (store, writer) = reflector::store();
         let mut cache = self.cache_writer(writer);
         let mut listed = self.listed_flag();

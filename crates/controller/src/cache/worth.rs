@@ -14,20 +14,27 @@ pub type Projection<K> = fn(&K) -> u64;
 /// The last projection passed on for each object of a watch, by uid.
 pub struct Worth<K> {
     project: Projection<K>,
+    /// The projection of an empty object: a new object that says no more than that (a deploy
+    /// Job just created, its pod not yet waiting for anything) is not worth a reconcile.
+    blank: u64,
     passed: HashMap<String, u64>,
 }
 
-impl<K: Resource> Worth<K> {
+impl<K: Resource + Default> Worth<K> {
     /// Filters by `project`.
     pub fn new(project: Projection<K>) -> Self {
         Self {
             project,
+            blank: project(&K::default()),
             passed: HashMap::new(),
         }
     }
+}
 
+impl<K: Resource> Worth<K> {
     /// Whether `event` goes on to the controller: an object applied whose projection changed
-    /// since the last passed on (a new object always), every object deleted or (re)listed.
+    /// since the last passed on (a new one: differs from an empty object's), every object
+    /// deleted or (re)listed.
     pub fn passes(&mut self, event: &watcher::Event<K>) -> bool {
         match event {
             // A (re)list may follow missed changes and deletions: everything listed goes on,
@@ -57,7 +64,7 @@ impl<K: Resource> Worth<K> {
             return true;
         };
         let projection = (self.project)(object);
-        self.passed.insert(uid, projection) != Some(projection)
+        self.passed.insert(uid, projection).unwrap_or(self.blank) != projection
     }
 }
 
@@ -96,7 +103,13 @@ mod tests {
     fn only_a_change_of_the_projection_a_deletion_or_a_list_goes_on() {
         let mut worth = Worth::new(phase as Projection<Pod>);
         let apply = |p| watcher::Event::Apply(p);
-        assert!(worth.passes(&apply(pod("a", "Pending"))), "new");
+        let mut blank = pod("n", "");
+        blank.status = None;
+        assert!(!worth.passes(&apply(blank)), "new, saying nothing");
+        assert!(
+            worth.passes(&apply(pod("a", "Pending"))),
+            "new, with a phase"
+        );
         assert!(!worth.passes(&apply(pod("a", "Pending"))), "the same");
         assert!(worth.passes(&apply(pod("a", "Running"))), "changed");
         assert!(worth.passes(&apply(pod("b", "Running"))), "another, new");

@@ -4,7 +4,7 @@
 //! fleet from the status that fleet's reconcile writes ([`fleet_gate`]). The waves move on in a
 //! pure [`progress`] step; the [`reconcile`] calls the [`webhook`]s and makes the compare-and-
 //! swap writes of a [`rollback`], and the one status writer publishes the status ([`phase`])
-//! and the Events ([`notes`]).
+//! and the Events ([`notes`]), a fleet's mere progress no more often than [`spacing`] allows.
 
 pub mod context;
 pub mod fleet_gate;
@@ -14,6 +14,7 @@ pub mod phase;
 pub mod progress;
 pub mod reconcile;
 pub mod rollback;
+pub mod spacing;
 pub mod target;
 pub mod wave_fleets;
 pub mod webhook;

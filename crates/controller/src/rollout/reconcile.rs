@@ -8,7 +8,7 @@ use crate::rollout::context::Context;
 use crate::rollout::input::{Checked, Input, PointedBack};
 use crate::rollout::progress;
 use crate::rollout::target::{self, NoTarget, TargetNow};
-use crate::rollout::{notes, rollback, webhook};
+use crate::rollout::{notes, rollback, spacing, webhook};
 use crate::shared::resync_grid;
 use crate::shared::retry;
 use celld_api::CelldFleet;
@@ -27,6 +27,10 @@ use std::time::Duration;
 /// How often a rollout under way is looked at again when nothing it watches changes (the
 /// progress deadline and paused waves are judged on time).
 const UNDER_WAY: Duration = Duration::from_secs(10);
+
+/// How long after a bake's end its wave is looked at: the timer's slack, so that the look finds
+/// the bake over.
+const BAKE_MARGIN: Duration = Duration::from_millis(100);
 
 /// Reconciles one rollout.
 pub async fn reconcile(
@@ -153,7 +157,7 @@ fn again(status: &CelldRolloutStatus, now: Timestamp, resync: Duration) -> Durat
         .filter_map(|w| w.bake_until.as_ref())
         .map(|until| {
             let left = until.0.duration_since(now).as_secs_f64().max(0.0);
-            Duration::from_secs_f64(left) + Duration::from_millis(500)
+            Duration::from_secs_f64(left) + BAKE_MARGIN
         })
         .min();
     bake_end.map_or(UNDER_WAY, |end| end.min(UNDER_WAY))
@@ -228,18 +232,27 @@ async fn reconcile_rollout(rollout: &CelldRollout, ctx: &Context) -> Result<Acti
     };
     let pointed_back = rollback::due(&ctx.shared, &ns, &name, &first, &read.fleets).await;
     let mut written = first.clone();
-    ctx.status
-        .publish(
-            rollout,
-            |previous| {
-                let next = progress::step(&input(checked.as_ref(), &pointed_back), previous);
-                written = next.clone();
-                next
-            },
-            notes::notes,
-        )
-        .await?;
+    let lock = ctx.status.lock(&rollout.uid().unwrap_or_default());
+    let writing = lock.lock().await;
+    let update = ctx.status.next(rollout, |previous| {
+        let next = progress::step(&input(checked.as_ref(), &pointed_back), previous);
+        written = next.clone();
+        next
+    });
+    let mut held = None;
+    if let Some(update) = update {
+        held = spacing::hold(
+            update.previous.as_ref(),
+            &update.status,
+            ctx.status.since_write(rollout),
+        );
+        if held.is_none() {
+            ctx.status.write(rollout, update, notes::notes).await?;
+        }
+    }
+    drop(writing);
     let wait = again(&written, now, ctx.shared.settings.resync);
+    let wait = held.map_or(wait, |held| wait.min(held));
     if written.phase == RolloutPhase::Progressing || !pointed_back.is_empty() {
         tracing::debug!(rollout = %name, namespace = %ns, phase = written.phase.as_str(), "rollout stepped");
     }

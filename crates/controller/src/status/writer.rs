@@ -20,6 +20,7 @@ use kube::runtime::events::{Event, Recorder, Reporter};
 use kube::{Api, Client, ResourceExt};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tracing::warn;
 
 /// Writes the statuses and Events of objects of kind `K`; see the [module](self).
@@ -32,6 +33,8 @@ pub struct Writer<K: Reported> {
     written: Arc<Written<K>>,
     /// Per object uid: the lock of its status writes.
     locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Per object uid: when this writer last wrote its status.
+    wrote_at: Mutex<HashMap<String, Instant>>,
 }
 
 /// A status that differs from the newest one known.
@@ -58,6 +61,7 @@ impl<K: Reported> Writer<K> {
             reporter,
             written,
             locks: Mutex::new(HashMap::new()),
+            wrote_at: Mutex::new(HashMap::new()),
         }
     }
 
@@ -100,6 +104,7 @@ impl<K: Reported> Writer<K> {
             self.metrics.failed(e.reason());
         }
         written?;
+        lock(&self.wrote_at).insert(object.uid().unwrap_or_default(), Instant::now());
         let notes = notes(update.previous.as_ref(), &update.status);
         self.written.record(object, update.status);
         self.send(object, notes).await;
@@ -178,10 +183,20 @@ impl<K: Reported> Writer<K> {
         }
     }
 
-    /// Forgets the lock of every object whose uid is not in `live` and that no write holds.
+    /// How long ago this writer last wrote `object`'s status, if it did since it started.
+    pub fn since_write(&self, object: &K) -> Option<Duration> {
+        let uid = object.uid()?;
+        lock(&self.wrote_at).get(&uid).map(Instant::elapsed)
+    }
+
+    /// Forgets the lock of every object whose uid is not in `live` and that no write holds, and
+    /// when the others were written.
     pub fn retain(&self, live: &HashMap<&str, &str>) {
         crate::map_retain::retain(&mut lock(&self.locks), |uid, lock| {
             live.contains_key(uid.as_str()) || Arc::strong_count(lock) > 1
+        });
+        crate::map_retain::retain(&mut lock(&self.wrote_at), |uid, _| {
+            live.contains_key(uid.as_str())
         });
     }
 
