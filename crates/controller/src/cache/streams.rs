@@ -214,7 +214,7 @@ impl WatchStreams {
 
     /// Like [`cached_owned`](Self::cached_owned), an object applied going on only when what
     /// `worth` draws from it changed ([`Worth`]); the cache keeps every change.
-    pub fn cached_owned_if<K: Watched + Default>(
+    pub fn cached_owned_if<K: Watched>(
         &self,
         name: &str,
         config: watcher::Config,
@@ -290,7 +290,8 @@ impl WatchStreams {
     }
 
     /// One watch `name` of `K` for two readers: the objects `cached` keeps go into a cache and
-    /// on to a controller as [`cached_owned_if`](Self::cached_owned_if)'s do; the others,
+    /// on to a controller as [`cached_owned_if`](Self::cached_owned_if)'s do (but a new one
+    /// only when it says more than an empty one, [`Worth::unless_blank`]); the others,
     /// as listed or applied, to a reader that keeps them nowhere (the node pods' exits, read
     /// beside the deploy pods' cache: one watch of pods where there were two).
     pub fn cached_split<K: Watched + Default>(
@@ -317,7 +318,7 @@ impl WatchStreams {
             })
             .map_ok(|(_, event)| event);
         let [kept, others] = fanned(without_errors(name.to_string(), events));
-        let mut worth = Worth::new(worth);
+        let mut worth = Worth::unless_blank(worth);
         let kept = kept
             .try_filter(move |event| {
                 let passes = of(event).is_none_or(cached) && worth.passes(event);

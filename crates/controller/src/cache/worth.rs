@@ -14,27 +14,37 @@ pub type Projection<K> = fn(&K) -> u64;
 /// The last projection passed on for each object of a watch, by uid.
 pub struct Worth<K> {
     project: Projection<K>,
-    /// The projection of an empty object: a new object that says no more than that (a deploy
-    /// Job just created, its pod not yet waiting for anything) is not worth a reconcile.
-    blank: u64,
+    /// The projection of an empty object, when a new object that says no more than that (a
+    /// deploy pod just made, not yet waiting for anything) is not worth a reconcile.
+    blank: Option<u64>,
     passed: HashMap<String, u64>,
 }
 
 impl<K: Resource + Default> Worth<K> {
-    /// Filters by `project`.
-    pub fn new(project: Projection<K>) -> Self {
+    /// Filters by `project`, a new object going on only when its projection differs from an
+    /// empty object's.
+    pub fn unless_blank(project: Projection<K>) -> Self {
         Self {
             project,
-            blank: project(&K::default()),
+            blank: Some(project(&K::default())),
             passed: HashMap::new(),
         }
     }
 }
 
 impl<K: Resource> Worth<K> {
+    /// Filters by `project`, every new object going on.
+    pub fn new(project: Projection<K>) -> Self {
+        Self {
+            project,
+            blank: None,
+            passed: HashMap::new(),
+        }
+    }
+
     /// Whether `event` goes on to the controller: an object applied whose projection changed
-    /// since the last passed on (a new one: differs from an empty object's), every object
-    /// deleted or (re)listed.
+    /// since the last passed on (a new one: see [`new`](Self::new) and
+    /// [`unless_blank`](Self::unless_blank)), every object deleted or (re)listed.
     pub fn passes(&mut self, event: &watcher::Event<K>) -> bool {
         match event {
             // A (re)list may follow missed changes and deletions: everything listed goes on,
@@ -64,7 +74,10 @@ impl<K: Resource> Worth<K> {
             return true;
         };
         let projection = (self.project)(object);
-        self.passed.insert(uid, projection).unwrap_or(self.blank) != projection
+        match (self.passed.insert(uid, projection), self.blank) {
+            (Some(before), _) | (None, Some(before)) => before != projection,
+            (None, None) => true,
+        }
     }
 }
 
@@ -101,10 +114,11 @@ mod tests {
 
     #[test]
     fn only_a_change_of_the_projection_a_deletion_or_a_list_goes_on() {
-        let mut worth = Worth::new(phase as Projection<Pod>);
         let apply = |p| watcher::Event::Apply(p);
         let mut blank = pod("n", "");
         blank.status = None;
+        assert!(Worth::new(phase as Projection<Pod>).passes(&apply(blank.clone())));
+        let mut worth = Worth::unless_blank(phase as Projection<Pod>);
         assert!(!worth.passes(&apply(blank)), "new, saying nothing");
         assert!(
             worth.passes(&apply(pod("a", "Pending"))),

@@ -5,7 +5,7 @@
 
 use crate::cache::worth::hashed;
 use celld_api::contract::publish::PublishResult;
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{Job, JobCondition};
 use k8s_openapi::api::core::v1::Pod;
 
 /// Name of the deploy Job's container.
@@ -37,28 +37,32 @@ pub enum JobSeen {
     },
 }
 
+/// The conditions that end a Job: `SuccessCriteriaMet` and `FailureTarget` come first (the
+/// Job is decided, its pods may still be terminating), `Complete` and `Failed` once they
+/// ended. A publish is as done at the first as at the second.
+const SUCCEEDED: [&str; 2] = ["Complete", "SuccessCriteriaMet"];
+const FAILED: [&str; 2] = ["Failed", "FailureTarget"];
+
+/// The first condition of `job` among `types` that holds.
+fn holds<'a>(job: &'a Job, types: &[&str]) -> Option<&'a JobCondition> {
+    job.status
+        .iter()
+        .flat_map(|s| s.conditions.iter().flatten())
+        .filter(|c| c.status == "True")
+        .find(|c| types.contains(&c.type_.as_str()))
+}
+
 /// The state of `job` with `pod`, its newest pod if any.
 pub fn read(job: &Job, pod: Option<&Pod>) -> JobSeen {
-    let conditions = job
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let holds = |type_: &str| {
-        conditions
-            .iter()
-            .find(|c| c.type_ == type_ && c.status == "True")
-    };
     let result = pod
         .and_then(termination_message)
         .map(|m| PublishResult::read(&m));
-    if holds("Complete").is_some() {
+    if holds(job, &SUCCEEDED).is_some() {
         return JobSeen::Succeeded {
             image_id: pod.and_then(image_id),
         };
     }
-    if let Some(failed) = holds("Failed") {
+    if let Some(failed) = holds(job, &FAILED) {
         let message = match result {
             Some(Ok(r)) if !r.is_published() => r.describe(),
             Some(Err(e)) => e.to_string(),
@@ -87,16 +91,15 @@ pub fn read(job: &Job, pod: Option<&Pod>) -> JobSeen {
 }
 
 /// What a fleet's reconcile reads from a deploy Job while it waits for it, hashed (a
-/// [`Projection`](crate::cache::worth::Projection)): whether it completed or failed, and
-/// whether it is being deleted. Its counters of pods active, ready and succeeded are not.
+/// [`Projection`](crate::cache::worth::Projection)): whether it succeeded or failed (its first
+/// ending condition; the second says no more), and whether it is being deleted. Its counters
+/// of pods active, ready and succeeded are not.
 pub fn job_worth(job: &Job) -> u64 {
-    let conditions: Vec<(&str, &str)> = job
-        .status
-        .iter()
-        .flat_map(|s| s.conditions.iter().flatten())
-        .map(|c| (c.type_.as_str(), c.status.as_str()))
-        .collect();
-    hashed((conditions, job.metadata.deletion_timestamp.is_some()))
+    hashed((
+        holds(job, &SUCCEEDED).is_some(),
+        holds(job, &FAILED).is_some(),
+        job.metadata.deletion_timestamp.is_some(),
+    ))
 }
 
 /// What a fleet's reconcile reads from a deploy pod while its Job runs, hashed: what it waits
@@ -202,7 +205,13 @@ mod tests {
         running.status.as_mut().unwrap().active = Some(1);
         running.status.as_mut().unwrap().ready = Some(1);
         assert_eq!(job_worth(&running), worth, "its counters");
-        assert_ne!(job_worth(&job(Some(("Complete", "Completed")))), worth);
+        let met = job_worth(&job(Some(("SuccessCriteriaMet", "CompletionsReached"))));
+        assert_ne!(met, worth);
+        assert_eq!(
+            job_worth(&job(Some(("Complete", "Completed")))),
+            met,
+            "its second word"
+        );
         assert_ne!(job_worth(&job(Some(("Failed", "DeadlineExceeded")))), worth);
 
         let starting = pod(json!({"waiting": {"reason": "ContainerCreating"}}), "");
@@ -233,6 +242,23 @@ mod tests {
                 image_id: Some("sha256:0123".into())
             }
         );
+    }
+
+    #[test]
+    fn a_job_is_ended_by_its_first_ending_condition() {
+        assert_eq!(
+            read(
+                &job(Some(("SuccessCriteriaMet", "CompletionsReached"))),
+                None
+            ),
+            JobSeen::Succeeded { image_id: None }
+        );
+        let JobSeen::Failed { message } =
+            read(&job(Some(("FailureTarget", "BackoffLimitExceeded"))), None)
+        else {
+            panic!("failed");
+        };
+        assert!(message.contains("BackoffLimitExceeded"), "{message}");
     }
 
     #[test]
