@@ -123,9 +123,10 @@ pub(super) fn start_or_wait(input: &Input, desired: &Revision, d: &mut Decision,
     match current {
         None => {
             let (attempt, start) = attempt(input, desired, 1, 0);
+            // Worded as the reconciles that wait for it word it: the next one writes nothing.
             d.synced = publishing(format!(
-                "{what} {} with Job {}",
-                desired.revision, start.name
+                "{what} {} with Job {} (attempt {})",
+                desired.revision, start.name, attempt.attempt
             ));
             d.status.last_attempted = Some(attempt);
             d.start = Some(start);

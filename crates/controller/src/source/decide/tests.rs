@@ -89,6 +89,15 @@ fn a_first_revision_starts_one_job_and_waits_for_it() {
         REF.split_once('@').map(|x| x.1)
     );
 
+    // The next reconcile, its Job running and waiting for nothing, words it the same: no
+    // second status write.
+    let mut waiting = Run::new(Some(started()));
+    waiting.job = JobSeen::Running {
+        waiting: None,
+        pod: true,
+    };
+    assert_eq!(waiting.decide().synced, d.synced);
+
     // The same decision from the status it wrote: the Job is in the cache and running.
     let mut again = Run::new(Some(started()));
     again.job = JobSeen::Running {
