@@ -3,7 +3,6 @@
 //! termination message (which counts the attempts when `celld deploy` ran again). No
 //! `pods/exec`, no logs.
 
-use crate::cache::worth::hashed;
 use celld_api::contract::publish::PublishResult;
 use k8s_openapi::api::batch::v1::{Job, JobCondition};
 use k8s_openapi::api::core::v1::Pod;
@@ -90,23 +89,23 @@ pub fn read(job: &Job, pod: Option<&Pod>) -> JobSeen {
     }
 }
 
-/// What a fleet's reconcile reads from a deploy Job while it waits for it, hashed (a
-/// [`Projection`](crate::cache::worth::Projection)): whether it succeeded or failed (its first
-/// ending condition; the second says no more), and whether it is being deleted. Its counters
-/// of pods active, ready and succeeded are not.
-pub fn job_worth(job: &Job) -> u64 {
-    hashed((
+/// What a fleet's reconcile reads from a deploy Job while it waits for it (hashed, a
+/// [`Projection`](crate::cache::worth::Projection) of the Job watch): whether it succeeded or
+/// failed (its first ending condition; the second says no more), and whether it is being
+/// deleted. Its counters of pods active, ready and succeeded are not.
+pub fn job_worth(job: &Job) -> (bool, bool, bool) {
+    (
         holds(job, &SUCCEEDED).is_some(),
         holds(job, &FAILED).is_some(),
         job.metadata.deletion_timestamp.is_some(),
-    ))
+    )
 }
 
-/// What a fleet's reconcile reads from a deploy pod while its Job runs, hashed: what it waits
-/// for and whether it is being deleted. Its scheduling, start and end are not: the Job says
-/// how it ended, and its end is read from the pod once the Job says so.
-pub fn pod_worth(pod: &Pod) -> u64 {
-    hashed((waiting(pod), pod.metadata.deletion_timestamp.is_some()))
+/// What a fleet's reconcile reads from a deploy pod while its Job runs: what it waits for and
+/// whether it is being deleted. Its scheduling, start and end are not: the Job says how it
+/// ended, and its end is read from the pod once the Job says so.
+pub fn pod_worth(pod: &Pod) -> (Option<String>, bool) {
+    (waiting(pod), pod.metadata.deletion_timestamp.is_some())
 }
 
 /// The deploy container's termination message, once it ended.

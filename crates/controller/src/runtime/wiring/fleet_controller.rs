@@ -7,6 +7,7 @@ use crate::cache::caches::ChildCaches;
 use crate::cache::compact::Compact;
 use crate::cache::source_caches::{SourceCaches, deploy_selector, is_deploy_pod, pod_selector};
 use crate::cache::streams::{Items, WatchStreams};
+use crate::cache::worth::hashed;
 use crate::shared::settings::Settings;
 use crate::source::job_state::{job_worth, pod_worth};
 use crate::store::status as store_status;
@@ -166,13 +167,15 @@ fn watch_sources(
     // Of a deploy Job and its pod, only what the reconcile reads wakes the fleet: their
     // progress through the control plane would otherwise cost it a dozen reconciles.
     let (jobs, job_changes) =
-        streams.cached_owned_if::<Job>("Job", streams.config().labels(&selector), job_worth);
+        streams.cached_owned_if::<Job>("Job", streams.config().labels(&selector), |job| {
+            hashed(job_worth(job))
+        });
     let pod_selector = pod_selector();
     let (pods, pod_changes, node_pods) = streams.cached_split::<Pod>(
         "Pod",
         streams.config().labels(&pod_selector),
         is_deploy_pod,
-        pod_worth,
+        |pod| hashed(pod_worth(pod)),
     );
     controller = controller
         .owns_stream(job_changes)
