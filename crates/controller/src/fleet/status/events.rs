@@ -438,20 +438,22 @@ mod tests {
         assert!(transitions(Some(&stuck), &still, "img", None, &[]).is_empty());
     }
 
+    /// The condition `type_` with `status` and `reason`.
+    fn cond(type_: &str, status: bool, reason: Reason) -> Condition {
+        conditions::make(
+            &[],
+            type_,
+            Some(status),
+            reason.as_str(),
+            "m",
+            Some(1),
+            Timestamp::UNIX_EPOCH,
+        )
+    }
+
     #[test]
     fn conditions_that_echo_a_failure_publish_nothing_of_their_own() {
         let failing = [refused("Service", "bad")];
-        let cond = |type_: &str, status: bool, reason: Reason| {
-            conditions::make(
-                &[],
-                type_,
-                Some(status),
-                reason.as_str(),
-                "m",
-                Some(1),
-                Timestamp::UNIX_EPOCH,
-            )
-        };
         let degraded = cond(conditions::DEGRADED, true, Reason::ChildRejected);
         let ready = cond(conditions::READY, false, Reason::ChildRejected);
         let healed = cond(conditions::DEGRADED, false, Reason::AsExpected);
@@ -475,17 +477,7 @@ mod tests {
                 (conditions::SOURCE_SYNCED, synced),
             ]
             .into_iter()
-            .map(|(type_, (status, reason))| {
-                conditions::make(
-                    &[],
-                    type_,
-                    Some(status),
-                    reason.as_str(),
-                    "m",
-                    Some(1),
-                    Timestamp::UNIX_EPOCH,
-                )
-            })
+            .map(|(type_, (status, reason))| cond(type_, status, reason))
             .collect(),
             ..CelldFleetStatus::default()
         };

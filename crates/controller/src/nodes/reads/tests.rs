@@ -263,43 +263,43 @@ async fn node_on_v1(refuses: bool) -> (String, Arc<Mutex<Vec<String>>>) {
     (address, requests)
 }
 
-#[tokio::test]
-async fn a_node_that_took_the_reload_is_read_again_and_shows_the_version_in_the_same_reading() {
-    let (address, requests) = node_on_v1(false).await;
+/// One reading for `v2` of a node on `v1` (see [`node_on_v1`]), and the requests it got (method
+/// and path).
+async fn read_node_on_v1(refuses: bool) -> (Arc<Reading>, Vec<String>) {
+    let (address, requests) = node_on_v1(refuses).await;
     let api = NodeApi::new(Some(address), Duration::from_secs(5));
     let reads = Arc::new(NodeReads::default());
     let reading = reads
         .within(&api, "u", fleet_of(1), "v2", Duration::from_secs(5), || {})
         .await
         .expect("read within the budget");
+    let requests = requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    (reading, requests)
+}
+
+#[tokio::test]
+async fn a_node_that_took_the_reload_is_read_again_and_shows_the_version_in_the_same_reading() {
+    let (reading, requests) = read_node_on_v1(false).await;
     assert_eq!(
         standing("v2", &reading.nodes[0].1),
         (celld_api::Adoption::Adopted, None),
         "{reading:?}"
     );
-    let requests = requests.lock().unwrap().clone();
-    assert_eq!(
-        requests
-            .iter()
-            .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "))
-            .collect::<Vec<_>>(),
-        ["GET /state", "POST /reload", "GET /state"]
-    );
+    assert_eq!(requests, ["GET /state", "POST /reload", "GET /state"]);
 }
 
 #[tokio::test]
 async fn a_node_that_refused_the_reload_is_not_read_again() {
-    let (address, requests) = node_on_v1(true).await;
-    let api = NodeApi::new(Some(address), Duration::from_secs(5));
-    let reads = Arc::new(NodeReads::default());
-    let reading = reads
-        .within(&api, "u", fleet_of(1), "v2", Duration::from_secs(5), || {})
-        .await
-        .expect("read within the budget");
+    let (reading, requests) = read_node_on_v1(true).await;
     assert_eq!(
         standing("v2", &reading.nodes[0].1).0,
         celld_api::Adoption::Refused,
         "{reading:?}"
     );
-    assert_eq!(requests.lock().unwrap().len(), 2, "a state and a reload");
+    assert_eq!(requests, ["GET /state", "POST /reload"]);
 }
