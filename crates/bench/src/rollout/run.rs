@@ -5,20 +5,20 @@
 
 use super::floor::{Floor, Sources};
 use super::player::{Play, Player};
+use super::seen::{Seen, player_times};
 use super::watch::{RolloutSeen, RolloutWatch, serves_revision};
 use super::workload::{
     BAKE, RolloutWorkload, STORES, rollout_manifest, rollout_namespace, served_before, wave_sizes,
 };
-use crate::audit::Percentiles;
 use crate::error::{Error, Result};
 use crate::measure::clock::Anchor;
 use crate::measure::cpu_meter::{CpuMeter, CpuUse};
 use crate::measure::proc_stats::{clock_tick, cpu_ticks, rss_kib};
-use crate::measure::readiness::{self, Shared, Watches, fleet_shows_capacity, lock, watch};
+use crate::measure::readiness::{Shared, Watches, fleet_shows_capacity, lock, watch};
 use crate::node_answers::NodeAnswers;
 use crate::operator::run::{AUDIT_LAG, Plan, Setup, first_capacity_round, settle};
 use crate::results::rollout::Round;
-use crate::results::rollout::{PlaneWindow, PlayerTimes, RolloutRun, WaveRun};
+use crate::results::rollout::{PlaneWindow, RolloutRun, WaveRun};
 use crate::settings::{
     FIRST_CAPACITY_AGE, IDLE_WINDOW, nodes_for, pods_of, ready_timeout, settle_limit,
 };
@@ -384,89 +384,6 @@ async fn wait_succeeded(
     }
 }
 
-/// What the run saw that each wave's times are read from.
-struct Seen<'a> {
-    /// The rollout's statuses.
-    rollout: &'a RolloutSeen,
-    /// The player's plays of the fleets' deploy pods.
-    plays: &'a [Play],
-    /// When each fleet was first seen serving the new version.
-    served: &'a readiness::Seen,
-    /// When the operator's creates of each fleet's deploy Jobs were received, by fleet.
-    jobs: &'a HashMap<&'a str, Vec<jiff::Timestamp>>,
-    /// The rollout's apply.
-    anchor: &'a Anchor,
-}
-
-impl Seen<'_> {
-    /// Wave `number`, its times from its first `Publishing`, with its floor's `rounds`.
-    fn wave(&self, number: usize, rounds: Vec<Round>) -> WaveRun {
-        let wave = i32::try_from(number).unwrap_or(i32::MAX);
-        let names = self.rollout.wave_fleets(wave);
-        let start = self.rollout.wave(wave, "Publishing");
-        let ours: Vec<&Play> = self
-            .plays
-            .iter()
-            .filter(|p| p.fleet.as_ref().is_some_and(|f| names.contains(f)))
-            .collect();
-        let from_start = |t: Option<Instant>| Some(t?.saturating_duration_since(start?));
-        let all_played = ours.len() >= names.len();
-        let when = |f: fn(&Play) -> Option<Instant>| -> Option<Instant> {
-            all_played.then(|| last(ours.iter().map(|p| f(p))))?
-        };
-        let jobs: Vec<jiff::Timestamp> = names
-            .iter()
-            .filter_map(|n| self.jobs.get(n.as_str()))
-            .flatten()
-            .copied()
-            .collect();
-        let from_start_wall = |t: Option<&jiff::Timestamp>| {
-            let start = self.anchor.wall(start?);
-            Duration::try_from(t?.duration_since(start)).ok()
-        };
-        WaveRun {
-            number: wave,
-            fleets: names.len(),
-            bake: BAKE,
-            started: start.map(|s| s.saturating_duration_since(self.anchor.instant())),
-            first_job: from_start_wall(jobs.iter().min()),
-            jobs_created: from_start_wall(jobs.iter().max()),
-            pods_seen: from_start(when(|p| Some(p.seen))),
-            played: from_start(when(|p| p.played)),
-            pods_succeeded: from_start(when(|p| p.succeeded)),
-            serving: from_start(last(
-                names.iter().map(|n| self.served.ready.get(n).copied()),
-            )),
-            baking: from_start(self.rollout.wave(wave, "Baking")),
-            passed: from_start(self.rollout.wave(wave, "Passed")),
-            floor_rounds: rounds,
-        }
-    }
-}
-
-/// The latest of `times`, once every one of them happened.
-fn last(times: impl Iterator<Item = Option<Instant>>) -> Option<Instant> {
-    times.collect::<Option<Vec<_>>>()?.into_iter().max()
-}
-
-/// The player's own time per pod over `plays`.
-fn player_times(plays: &[Play]) -> PlayerTimes {
-    let times: Vec<Duration> = plays
-        .iter()
-        .filter_map(|p| Some(p.played?.saturating_duration_since(p.seen)))
-        .collect();
-    let pointer: Vec<Duration> = plays
-        .iter()
-        .filter_map(|p| Some(p.written?.saturating_duration_since(p.seen)))
-        .collect();
-    PlayerTimes {
-        pods: times.len() as u64,
-        max: times.iter().max().copied().unwrap_or_default(),
-        spread: Percentiles::of(times),
-        pointer: Percentiles::of(pointer),
-    }
-}
-
 /// The operator's fleet reconciles so far (its metrics), None when they cannot be read.
 async fn fleet_reconciles(setup: &Setup) -> Option<u64> {
     let metrics = setup.operator.metrics().await.ok()?;
@@ -518,22 +435,5 @@ celld_operator_reconciles_total{result=\"error\"} 3\n\
 celld_operator_reconciles_unchanged_total 40\n";
         assert_eq!(counter_sum(text, RECONCILES), Some(15));
         assert_eq!(counter_sum(text, "celld_operator_missing_total"), None);
-    }
-
-    #[test]
-    fn the_player_s_time_is_from_seeing_a_pod_to_having_played_it() {
-        let t = Instant::now();
-        let play = |fleet: &str, played_ms: Option<u64>| Play {
-            fleet: Some(fleet.into()),
-            seen: t,
-            written: played_ms.map(|m| t + Duration::from_millis(m / 2)),
-            played: played_ms.map(|m| t + Duration::from_millis(m)),
-            succeeded: None,
-        };
-        let plays = [play("a", Some(10)), play("b", Some(30)), play("c", None)];
-        let times = player_times(&plays);
-        assert_eq!(times.pods, 2);
-        assert_eq!(times.max, Duration::from_millis(30));
-        assert_eq!(times.pointer.p99, Duration::from_millis(15));
     }
 }
