@@ -301,22 +301,8 @@ impl WatchStreams {
         cached: fn(&K) -> bool,
         worth: Projection<K>,
     ) -> (Store<K>, Items<K>, Items<K>) {
-        let (store, writer) = reflector::store();
-        let mut cache = self.cache_writer(writer);
-        let mut listed = self.listed_flag();
-        let events = self
-            .watch(name, &config, namespaced::<K>)
-            .map_ok(|(ns, event)| {
-                let trim = |object: &mut K| object.managed_fields_mut().clear();
-                (ns, event.modify(trim))
-            })
-            .inspect_ok(move |(ns, event)| {
-                if of(event).is_none_or(cached) {
-                    cache.apply_in(ns.as_deref(), event);
-                }
-                listed.saw(ns, event);
-            })
-            .map_ok(|(_, event)| event);
+        let trim = |object: &mut K| object.managed_fields_mut().clear();
+        let (store, events) = self.cached_events(name, config, None, trim, cached);
         let [kept, others] = fanned(without_errors(name.to_string(), events));
         let mut worth = Worth::unless_blank(worth);
         let kept = kept
@@ -378,25 +364,45 @@ impl WatchStreams {
         trim: fn(&mut K),
         mut worth: Option<Worth<K>>,
     ) -> (Store<K>, Items<K>) {
-        let (store, writer) = reflector::store();
-        let mut cache = self.cache_writer(writer);
-        let mut listed = self.listed_flag();
-        let items = self
-            .watch(name, &config, namespaced::<K>)
-            .map_ok(move |(ns, event)| (ns, event.modify(trim)))
-            .inspect_ok(move |(ns, event)| {
-                cache.apply_in(ns.as_deref(), event);
-                if let Some(owners) = &owners {
-                    owners.record(event);
-                }
-                listed.saw(ns, event);
-            })
-            .map_ok(|(_, event)| event)
+        let (store, events) = self.cached_events(name, config, owners, trim, |_| true);
+        let items = events
             .try_filter(move |event| {
                 futures::future::ready(worth.as_mut().is_none_or(|w| w.passes(event)))
             })
             .touched_objects();
         (store, without_errors(name.to_string(), items))
+    }
+
+    /// The watch `name` of `K`, each object trimmed by `trim`, those `keep` keeps kept in a
+    /// cache (and `owners` in step with it when given), and its events.
+    fn cached_events<K: Watched>(
+        &self,
+        name: &str,
+        config: watcher::Config,
+        owners: Option<Arc<OwnerIndex>>,
+        trim: fn(&mut K),
+        keep: fn(&K) -> bool,
+    ) -> (
+        Store<K>,
+        impl futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+    ) {
+        let (store, writer) = reflector::store();
+        let mut cache = self.cache_writer(writer);
+        let mut listed = self.listed_flag();
+        let events = self
+            .watch(name, &config, namespaced::<K>)
+            .map_ok(move |(ns, event)| (ns, event.modify(trim)))
+            .inspect_ok(move |(ns, event)| {
+                if of(event).is_none_or(keep) {
+                    cache.apply_in(ns.as_deref(), event);
+                    if let Some(owners) = &owners {
+                        owners.record(event);
+                    }
+                }
+                listed.saw(ns, event);
+            })
+            .map_ok(|(_, event)| event);
+        (store, events)
     }
 }
 
